@@ -1,0 +1,1 @@
+"""Thin HTTP adapters over the services: parse input, call a service, map errors to statuses."""

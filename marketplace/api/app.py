@@ -1,0 +1,79 @@
+"""The FastAPI app mounted by Reflex for every `/api/*` route."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from marketplace.api import auth as auth_routes
+from marketplace.api import oauth as oauth_routes
+from marketplace.config import settings
+from marketplace.services.errors import DomainError
+
+UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+ORIGIN_EXEMPT = ("/api/stripe/webhook",)
+
+
+class OriginCheckMiddleware:
+    """Refuse cross-site writes to /api: a browser always sends Origin on unsafe requests."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] in UNSAFE_METHODS and scope["path"].startswith("/api/"):
+            origin = dict(scope["headers"]).get(b"origin", b"").decode()
+            if origin and origin not in settings.allowed_origins and not scope["path"].startswith(ORIGIN_EXEMPT):
+                response = JSONResponse({"message": "Cross-origin request refused"}, status_code=403)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        loc = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path")]
+        name = ".".join(loc)
+        parts.append(f"{name}: {error.get('msg', 'invalid')}" if name else str(error.get("msg", "invalid")))
+    return "; ".join(parts) or "Invalid request"
+
+
+def create_api() -> FastAPI:
+    api = FastAPI(
+        title="Agent Marketplace API",
+        docs_url="/api/docs",
+        openapi_url="/api/openapi.json",
+        redoc_url=None,
+    )
+
+    @api.exception_handler(DomainError)
+    async def _domain_error(_request: Request, exc: DomainError) -> JSONResponse:
+        body = {"message": exc.message}
+        if exc.field:
+            body["field"] = exc.field
+        return JSONResponse(body, status_code=exc.status)
+
+    @api.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"message": _validation_message(exc)}, status_code=422)
+
+    @api.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
+
+    for router in (auth_routes.router, oauth_routes.router):
+        api.include_router(router)
+
+    @api.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)
+    async def _unknown(path: str) -> JSONResponse:
+        return JSONResponse({"message": f"No API route /api/{path}"}, status_code=404)
+
+    api.add_middleware(SessionMiddleware, secret_key=settings.secret_key, session_cookie="mp_oauth",
+                       same_site="lax", https_only=settings.secure_cookies, max_age=600)
+    api.add_middleware(OriginCheckMiddleware)
+    return api

@@ -1,0 +1,112 @@
+"""Registration, sign-in and the current user."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import RedirectResponse
+from pydantic import Field
+
+from marketplace.api.deps import (
+    SESSION_COOKIE,
+    OptionalUser,
+    SignedInUser,
+    clear_session_cookie,
+    client_address,
+    set_session_cookie,
+)
+from marketplace.models import ApiModel, TwoFactorSetup, UserPublic
+from marketplace.services import auth, users
+from marketplace.services.permissions import require_user
+
+router = APIRouter(prefix="/api", tags=["accounts"])
+
+
+class RegisterIn(ApiModel):
+    username: str = Field(max_length=200)
+    email: str = Field(max_length=300)
+    password: str = Field(max_length=1000)
+    enable_2fa: bool = Field(default=False, alias="enable2FA")
+
+
+class RegisterOut(UserPublic):
+    two_factor_setup: TwoFactorSetup | None = None
+
+
+class LoginIn(ApiModel):
+    username: str = Field(max_length=300)
+    password: str = Field(max_length=1000)
+    enable_2fa: bool = Field(default=False, alias="enable2FA")
+    two_factor_code: str | None = Field(default=None, max_length=6)
+
+
+class TwoFactorConfirmIn(ApiModel):
+    code: str = Field(max_length=6)
+
+
+class ProfileIn(ApiModel):
+    first_name: str = Field(max_length=200)
+    last_name: str = Field(max_length=200)
+    email: str = Field(max_length=300)
+
+
+class RoleIn(ApiModel):
+    role: str = Field(max_length=16)
+
+
+class RoleOut(ApiModel):
+    user: UserPublic
+
+
+@router.post("/register", response_model=RegisterOut, status_code=201)
+def register(body: RegisterIn, response: Response) -> RegisterOut:
+    result = auth.register(
+        username=body.username, email=body.email, password=body.password, enable_2fa=body.enable_2fa
+    )
+    set_session_cookie(response, auth.create_session(user=result.user))
+    return RegisterOut(**UserPublic.of(result.user).model_dump(), two_factor_setup=result.two_factor)
+
+
+@router.post("/login", response_model=UserPublic)
+def login(body: LoginIn, request: Request, response: Response) -> UserPublic:
+    user = auth.authenticate(
+        identifier=body.username,
+        password=body.password,
+        two_factor_code=body.two_factor_code,
+        address=client_address(request),
+    )
+    set_session_cookie(response, auth.create_session(user=user))
+    return UserPublic.of(user)
+
+
+@router.get("/login", include_in_schema=False)
+def login_page() -> RedirectResponse:
+    return RedirectResponse("/login", status_code=302)
+
+
+@router.post("/logout", status_code=204)
+def logout(request: Request, response: Response) -> None:
+    auth.end_session(token=request.cookies.get(SESSION_COOKIE))
+    clear_session_cookie(response)
+
+
+@router.get("/user", response_model=UserPublic)
+@router.get("/auth/user", response_model=UserPublic)
+def current_user(user: OptionalUser) -> UserPublic:
+    return UserPublic.of(require_user(user))
+
+
+@router.post("/user/2fa/confirm", response_model=UserPublic)
+def confirm_two_factor(body: TwoFactorConfirmIn, user: SignedInUser) -> UserPublic:
+    return UserPublic.of(auth.confirm_two_factor(actor=user, code=body.code))
+
+
+@router.put("/user/profile", response_model=UserPublic)
+def update_profile(body: ProfileIn, user: SignedInUser) -> UserPublic:
+    return UserPublic.of(
+        users.update_profile(actor=user, first_name=body.first_name, last_name=body.last_name, email=body.email)
+    )
+
+
+@router.post("/dev/switch-role", response_model=RoleOut)
+def switch_role(body: RoleIn, user: OptionalUser) -> RoleOut:
+    return RoleOut(user=UserPublic.of(users.switch_role(actor=user, role=body.role)))

@@ -1,0 +1,96 @@
+"""One settings object, read from environment variables with safe local defaults."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pydantic import model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_SECRET_KEY = "local-development-secret-key-change-me"
+
+
+class Settings(BaseSettings):
+    """Environment-driven settings; `APP_ENV=production` hardens the defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
+
+    app_env: str = "local"  # local | test | production
+    secret_key: str = DEFAULT_SECRET_KEY
+    public_url: str = "http://localhost:3000"
+    port: int = 3000
+    database_url: str = f"sqlite:///{PROJECT_ROOT / 'data' / 'marketplace.db'}"
+    redis_url: str = ""
+    demo_mode: bool | None = None  # None: on unless production
+    cors_extra_origins: str = ""  # comma separated
+
+    session_days: int = 14
+    login_max_failures_per_account: int = 5
+    login_max_failures_per_address: int = 20
+    login_window_minutes: int = 15
+
+    google_client_id: str = ""
+    google_client_secret: str = ""
+    google_metadata_url: str = "https://accounts.google.com/.well-known/openid-configuration"
+    github_client_id: str = ""
+    github_client_secret: str = ""
+    github_api_base: str = "https://api.github.com"
+    github_authorize_url: str = "https://github.com/login/oauth/authorize"
+    github_token_url: str = "https://github.com/login/oauth/access_token"
+
+    stripe_secret_key: str = ""
+    stripe_publishable_key: str = ""
+    stripe_webhook_secret: str = ""
+    stripe_api_base: str = ""
+
+    storage_backend: str = "local"  # local | s3
+    storage_dir: str = str(PROJECT_ROOT / "data" / "files")
+    s3_bucket: str = ""
+    s3_endpoint_url: str = ""
+    s3_region: str = "us-east-1"
+
+    @model_validator(mode="after")
+    def _production_guard(self) -> Settings:
+        if self.is_production:
+            if self.secret_key == DEFAULT_SECRET_KEY or len(self.secret_key) < 32:
+                msg = "SECRET_KEY must be set to a random value of 32+ characters in production"
+                raise ValueError(msg)
+            if self.demo_mode:
+                msg = "DEMO_MODE cannot be enabled in production"
+                raise ValueError(msg)
+        return self
+
+    @property
+    def is_production(self) -> bool:
+        return self.app_env == "production"
+
+    @property
+    def demo_enabled(self) -> bool:
+        return (not self.is_production) if self.demo_mode is None else self.demo_mode
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.public_url.startswith("https://")
+
+    @cached_property
+    def allowed_origins(self) -> list[str]:
+        parts = urlsplit(self.public_url)
+        origins = {f"{parts.scheme}://{parts.netloc}"}
+        if parts.hostname == "localhost":
+            origins.add(f"{parts.scheme}://127.0.0.1:{parts.port or 80}")
+        origins.update(o.strip().rstrip("/") for o in self.cors_extra_origins.split(",") if o.strip())
+        return sorted(origins)
+
+    @property
+    def google_configured(self) -> bool:
+        return bool(self.google_client_id and self.google_client_secret)
+
+    @property
+    def github_configured(self) -> bool:
+        return bool(self.github_client_id and self.github_client_secret)
+
+
+settings = Settings()

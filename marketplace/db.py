@@ -1,0 +1,70 @@
+"""Database engine and sessions; the one place that knows how to connect."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import Session, create_engine
+
+from marketplace.config import settings
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def build_engine(url: str) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
+        url = str(parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False))
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+@lru_cache(maxsize=1)
+def get_engine() -> Engine:
+    return build_engine(settings.database_url)
+
+
+def set_engine(engine: Engine) -> None:
+    """Point the app at another engine (tests)."""
+    get_engine.cache_clear()
+    _override[0] = engine
+
+
+_override: list[Engine | None] = [None]
+
+
+def engine() -> Engine:
+    return _override[0] or get_engine()
+
+
+@contextmanager
+def session_scope() -> Iterator[Session]:
+    """A unit of work: commit on success, roll back on any error."""
+    with Session(engine(), expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def is_postgres() -> bool:
+    return engine().dialect.name == "postgresql"

@@ -1,0 +1,86 @@
+"""Categories, agents, their tags and their files."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import Column, Index, String, Text
+from sqlmodel import Field, SQLModel
+
+from marketplace.models.base import new_id, utcnow
+
+
+class AgentStatus(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+class Category(SQLModel, table=True):
+    __tablename__ = "categories"
+
+    id: int | None = Field(default=None, primary_key=True)
+    slug: str = Field(sa_column=Column(String(64), unique=True, nullable=False))
+    name: str = Field(max_length=100)
+    emoji: str = Field(default="", max_length=16)
+    description: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    sort_order: int = 0
+
+
+class Agent(SQLModel, table=True):
+    __tablename__ = "agents"
+    __table_args__ = (
+        # Browse filters: only live agents, narrowed by category/price/rating, ordered by a sort key.
+        Index("ix_agents_live_created", "status", "deleted_at", "created_at"),
+        Index("ix_agents_live_price", "status", "deleted_at", "price_cents"),
+        Index("ix_agents_live_rating", "status", "deleted_at", "avg_rating"),
+        Index("ix_agents_live_sales", "status", "deleted_at", "sales_count"),
+        Index("ix_agents_live_category", "status", "deleted_at", "category_id", "created_at"),
+        Index("ix_agents_live_featured", "status", "deleted_at", "is_featured", "created_at"),
+    )
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    vendor_id: str | None = Field(default=None, foreign_key="users.id", index=True, max_length=32, ondelete="SET NULL")
+    category_id: int | None = Field(default=None, foreign_key="categories.id", index=True, ondelete="SET NULL")
+    name: str = Field(max_length=200)
+    short_description: str = Field(default="", max_length=500)
+    description: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    price_cents: int = Field(default=0, ge=0)
+    image_url: str | None = Field(default=None, max_length=1000)
+    demo_url: str | None = Field(default=None, max_length=1000)
+    status: str = Field(default=AgentStatus.PENDING, max_length=16, index=True)
+    rejection_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    is_featured: bool = False
+    rating_sum: int = 0
+    review_count: int = 0
+    avg_rating: float = 0.0
+    sales_count: int = 0
+    favorites_count: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    reviewed_at: datetime | None = None  # when approved or rejected
+    deleted_at: datetime | None = None
+
+
+class AgentTag(SQLModel, table=True):
+    __tablename__ = "agent_tags"
+    __table_args__ = (Index("ix_agent_tags_tag_agent", "tag", "agent_id"),)
+
+    agent_id: str = Field(foreign_key="agents.id", primary_key=True, max_length=32, ondelete="CASCADE")
+    tag: str = Field(primary_key=True, max_length=50)
+    position: int = 0
+
+
+class AgentFile(SQLModel, table=True):
+    """A stored file of an agent; `storage_key` addresses it in the storage backend."""
+
+    __tablename__ = "agent_files"
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    agent_id: str = Field(foreign_key="agents.id", index=True, max_length=32, ondelete="CASCADE")
+    storage_key: str = Field(max_length=500)
+    filename: str = Field(max_length=255)
+    size_bytes: int = 0
+    content_type: str = Field(default="application/octet-stream", max_length=255)
+    created_at: datetime = Field(default_factory=utcnow)

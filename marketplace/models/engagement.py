@@ -1,0 +1,63 @@
+"""What customers leave on agents: reviews, favourites, reports."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import Column, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from marketplace.models.base import new_id, utcnow
+
+
+class ReportType(StrEnum):
+    BROKEN = "broken"
+    MISLEADING = "misleading"
+    INAPPROPRIATE = "inappropriate"
+    SPAM = "spam"
+    OTHER = "other"
+
+
+class ReportStatus(StrEnum):
+    PENDING = "pending"
+    REVIEWED = "reviewed"
+    RESOLVED = "resolved"
+
+
+class Review(SQLModel, table=True):
+    __tablename__ = "reviews"
+    __table_args__ = (UniqueConstraint("agent_id", "user_id"),)
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    agent_id: str = Field(foreign_key="agents.id", index=True, max_length=32, ondelete="CASCADE")
+    user_id: str | None = Field(default=None, foreign_key="users.id", index=True, max_length=32, ondelete="SET NULL")
+    rating: int = Field(ge=1, le=5)
+    comment: str = Field(sa_column=Column(Text, nullable=False))
+    is_verified_purchase: bool = False
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Favorite(SQLModel, table=True):
+    __tablename__ = "favorites"
+    __table_args__ = (UniqueConstraint("user_id", "agent_id"),)
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    user_id: str = Field(foreign_key="users.id", index=True, max_length=32, ondelete="CASCADE")
+    agent_id: str = Field(foreign_key="agents.id", index=True, max_length=32, ondelete="CASCADE")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Report(SQLModel, table=True):
+    __tablename__ = "reports"
+    __table_args__ = (UniqueConstraint("user_id", "agent_id"),)
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    user_id: str | None = Field(default=None, foreign_key="users.id", index=True, max_length=32, ondelete="SET NULL")
+    agent_id: str = Field(foreign_key="agents.id", index=True, max_length=32, ondelete="CASCADE")
+    report_type: str = Field(max_length=32)
+    reason: str = Field(sa_column=Column(Text, nullable=False))
+    description: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    status: str = Field(default=ReportStatus.PENDING, max_length=16, index=True)
+    created_at: datetime = Field(default_factory=utcnow, index=True)

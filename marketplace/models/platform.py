@@ -1,0 +1,18 @@
+"""Platform-wide settings kept as key/value rows (commission rate, checkout currency...)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Field, SQLModel
+
+from marketplace.models.base import utcnow
+
+
+class PlatformSetting(SQLModel, table=True):
+    __tablename__ = "platform_settings"
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = Field(max_length=500)
+    description: str = Field(default="", max_length=500)
+    updated_at: datetime = Field(default_factory=utcnow)

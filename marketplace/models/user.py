@@ -1,0 +1,103 @@
+"""Accounts, sign-in sessions, linked OAuth identities and sign-in attempts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import Column, Index, String, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from marketplace.models.base import ApiModel, new_id, utcnow
+
+
+class Role(StrEnum):
+    USER = "user"
+    VENDOR = "vendor"
+    ADMIN = "admin"
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    username: str = Field(sa_column=Column(String(64), unique=True, nullable=False))
+    email: str = Field(sa_column=Column(String(255), unique=True, nullable=False))
+    password_hash: str | None = Field(default=None, max_length=255)
+    first_name: str | None = Field(default=None, max_length=100)
+    last_name: str | None = Field(default=None, max_length=100)
+    role: str = Field(default=Role.USER, max_length=16, index=True)
+    profile_image_url: str | None = Field(default=None, max_length=1000)
+    is_vendor_approved: bool = Field(default=False, index=True)
+    totp_secret: str | None = Field(default=None, max_length=64)
+    totp_enabled: bool = False
+    stripe_account_id: str | None = Field(default=None, max_length=255)
+    stripe_charges_enabled: bool = False
+    stripe_payouts_enabled: bool = False
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    updated_at: datetime = Field(default_factory=utcnow)
+    deleted_at: datetime | None = Field(default=None, index=True)
+
+
+class OAuthAccount(SQLModel, table=True):
+    __tablename__ = "oauth_accounts"
+    __table_args__ = (UniqueConstraint("provider", "subject"),)
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    user_id: str = Field(foreign_key="users.id", index=True, max_length=32, ondelete="CASCADE")
+    provider: str = Field(max_length=32)
+    subject: str = Field(max_length=255)
+    email: str | None = Field(default=None, max_length=255)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class UserSession(SQLModel, table=True):
+    """Server-side session; only the SHA-256 of the cookie token is stored."""
+
+    __tablename__ = "user_sessions"
+
+    token_hash: str = Field(primary_key=True, max_length=64)
+    user_id: str = Field(foreign_key="users.id", index=True, max_length=32, ondelete="CASCADE")
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime = Field(index=True)
+
+
+class LoginAttempt(SQLModel, table=True):
+    """A failed sign-in, counted per account and per address for throttling."""
+
+    __tablename__ = "login_attempts"
+    __table_args__ = (
+        Index("ix_login_attempts_account_created", "account", "created_at"),
+        Index("ix_login_attempts_address_created", "address", "created_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    account: str = Field(max_length=255)
+    address: str = Field(max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class UserPublic(ApiModel):
+    id: str
+    username: str
+    email: str
+    first_name: str | None = None
+    last_name: str | None = None
+    role: str
+    profile_image_url: str | None = None
+    is_vendor_approved: bool = False
+    two_factor_enabled: bool = False
+    is_authenticated: bool = True
+    created_at: datetime
+
+    @classmethod
+    def of(cls, user: User) -> UserPublic:
+        return cls.model_validate(user).model_copy(update={"two_factor_enabled": user.totp_enabled})
+
+
+class TwoFactorSetup(ApiModel):
+    """Shown once after choosing 2FA at sign-up, so the user can add the account to an authenticator."""
+
+    secret: str
+    otpauth_url: str
+    qr_code_svg: str

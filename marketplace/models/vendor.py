@@ -1,0 +1,49 @@
+"""Vendor applications and the notifications vendors receive."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import Column, Text
+from sqlmodel import Field, SQLModel
+
+from marketplace.models.base import new_id, utcnow
+
+
+class ApplicationStatus(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+class NotificationType(StrEnum):
+    APPROVAL = "approval"
+    REJECTION = "rejection"
+    SALE = "sale"
+    OTHER = "other"
+
+
+class VendorApplication(SQLModel, table=True):
+    __tablename__ = "vendor_applications"
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    user_id: str = Field(foreign_key="users.id", index=True, max_length=32, ondelete="CASCADE")
+    business_name: str = Field(max_length=200)
+    business_description: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    website: str | None = Field(default=None, max_length=500)
+    status: str = Field(default=ApplicationStatus.PENDING, max_length=16, index=True)
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+    decided_at: datetime | None = None
+
+
+class Notification(SQLModel, table=True):
+    __tablename__ = "notifications"
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    user_id: str = Field(foreign_key="users.id", index=True, max_length=32, ondelete="CASCADE")
+    type: str = Field(default=NotificationType.OTHER, max_length=16)
+    title: str = Field(max_length=200)
+    message: str = Field(sa_column=Column(Text, nullable=False))
+    is_read: bool = False
+    created_at: datetime = Field(default_factory=utcnow, index=True)

@@ -1,0 +1,1 @@
+"""Business rules. Every function takes the acting user explicitly and raises a DomainError."""

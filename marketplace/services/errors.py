@@ -1,0 +1,36 @@
+"""Domain errors, mapped to HTTP statuses by the API and to toasts by the states."""
+
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    status = 400
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class Invalid(DomainError):
+    status = 400
+
+
+class Unauthorized(DomainError):
+    status = 401
+
+
+class Forbidden(DomainError):
+    status = 403
+
+
+class NotFound(DomainError):
+    status = 404
+
+
+class Conflict(DomainError):
+    status = 409
+
+
+class TooManyRequests(DomainError):
+    status = 429

@@ -1,0 +1,111 @@
+"""Profile changes, single sign-on account linking and the demo role switch."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import func
+from sqlmodel import select
+
+from marketplace.config import settings
+from marketplace.db import session_scope
+from marketplace.models import OAuthAccount, Role, User
+from marketplace.models.base import utcnow
+from marketplace.services.auth import validate_email
+from marketplace.services.errors import Conflict, Invalid, NotFound, Unauthorized
+from marketplace.services.permissions import require_user
+
+
+def update_profile(*, actor: User | None, first_name: str, last_name: str, email: str) -> User:
+    user = require_user(actor)
+    first_name, last_name = first_name.strip(), last_name.strip()
+    if not first_name:
+        raise Invalid("First name is required", field="firstName")
+    if not last_name:
+        raise Invalid("Last name is required", field="lastName")
+    if len(first_name) > 100 or len(last_name) > 100:
+        raise Invalid("Names must be at most 100 characters", field="firstName")
+    email = validate_email(email, message="Invalid email address")
+    with session_scope() as session:
+        row = session.get(User, user.id)
+        if row is None:
+            raise Unauthorized("Unauthorized")
+        taken = session.exec(select(User.id).where(User.email == email, User.id != user.id)).first()
+        if taken:
+            raise Conflict("An account with this email already exists", field="email")
+        row.first_name, row.last_name, row.email = first_name, last_name, email
+        row.updated_at = utcnow()
+        session.add(row)
+    return row
+
+
+def switch_role(*, actor: User | None, role: str) -> User:
+    """Demo only: any signed-in user may test the product as another role."""
+    if not settings.demo_enabled:
+        raise NotFound("Not Found")
+    user = require_user(actor)
+    if role not in {r.value for r in Role}:
+        raise Invalid("Role must be one of user, vendor, admin", field="role")
+    with session_scope() as session:
+        row = session.get(User, user.id)
+        if row is None:
+            raise Unauthorized("Unauthorized")
+        row.role = role
+        row.is_vendor_approved = role in (Role.VENDOR, Role.ADMIN) or row.is_vendor_approved
+        row.updated_at = utcnow()
+        session.add(row)
+    return row
+
+
+def _free_username(session, base: str) -> str:  # noqa: ANN001
+    base = re.sub(r"[^A-Za-z0-9_.-]", "", base)[:50] or "user"
+    if len(base) < 3:
+        base = f"{base}user"
+    candidate, n = base, 1
+    while session.exec(select(User.id).where(func.lower(User.username) == candidate.lower())).first():
+        n += 1
+        candidate = f"{base}{n}"
+    return candidate
+
+
+def sign_in_with_provider(
+    *,
+    provider: str,
+    subject: str,
+    email: str | None,
+    email_verified: bool,
+    first_name: str | None = None,
+    last_name: str | None = None,
+    username_hint: str | None = None,
+    avatar_url: str | None = None,
+) -> User:
+    """Find the user linked to this provider identity, else link by verified e-mail, else create one."""
+    if not subject:
+        raise Invalid("The provider did not identify the account")
+    with session_scope() as session:
+        link = session.exec(
+            select(OAuthAccount).where(OAuthAccount.provider == provider, OAuthAccount.subject == subject)
+        ).first()
+        if link is not None:
+            user = session.get(User, link.user_id)
+            if user is None or user.deleted_at is not None:
+                raise Unauthorized("This account has been deleted")
+            return user
+        if not email or not email_verified:
+            raise Invalid(f"Your {provider.title()} account has no verified e-mail address")
+        email = validate_email(email)
+        user = session.exec(select(User).where(User.email == email)).first()
+        if user is not None and user.deleted_at is not None:
+            raise Unauthorized("This account has been deleted")
+        if user is None:
+            user = User(
+                username=_free_username(session, username_hint or email.split("@")[0]),
+                email=email,
+                first_name=first_name,
+                last_name=last_name,
+                profile_image_url=avatar_url,
+            )
+            session.add(user)
+            session.flush()
+        session.add(OAuthAccount(user_id=user.id, provider=provider, subject=subject, email=email))
+    return user

@@ -1,0 +1,18 @@
+"""Reflex configuration, derived from the one settings object."""
+
+import reflex as rx
+
+from marketplace.config import settings
+
+config = rx.Config(
+    app_name="marketplace",
+    frontend_port=settings.port,
+    backend_port=settings.port,
+    deploy_url=settings.public_url,
+    api_url=settings.public_url,
+    cors_allowed_origins=settings.allowed_origins,
+    redis_url=settings.redis_url or None,
+    telemetry_enabled=False,
+    show_built_with_reflex=False,
+    disable_plugins=[rx.plugins.SitemapPlugin],
+)

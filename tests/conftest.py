@@ -1,0 +1,104 @@
+"""Shared fixtures: one migrated database per run (SQLite, or TEST_DATABASE_URL), emptied between tests."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+_TMP = Path(tempfile.mkdtemp(prefix="marketplace-tests-"))
+os.environ.setdefault("APP_ENV", "test")
+os.environ["STORAGE_DIR"] = str(_TMP / "files")
+os.environ.setdefault("DATABASE_URL", f"sqlite:///{_TMP / 'app.db'}")
+if os.environ.get("TEST_DATABASE_URL"):
+    os.environ["DATABASE_URL"] = os.environ["TEST_DATABASE_URL"]
+
+import pytest  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+from sqlalchemy import text  # noqa: E402
+from sqlmodel import SQLModel  # noqa: E402
+
+from marketplace import db, migrate  # noqa: E402
+from marketplace.models import Role, User  # noqa: E402
+from marketplace.services import auth  # noqa: E402
+
+BASE_URL = "http://localhost:3000"
+
+
+def _reset_schema() -> None:
+    engine = db.engine()
+    if engine.dialect.name == "postgresql":
+        with engine.begin() as conn:
+            conn.execute(text("DROP SCHEMA public CASCADE"))
+            conn.execute(text("CREATE SCHEMA public"))
+    migrate.upgrade()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _database() -> Iterator[None]:
+    _reset_schema()
+    yield
+    db.engine().dispose()
+
+
+@pytest.fixture(autouse=True)
+def _empty_tables() -> Iterator[None]:
+    yield
+    engine = db.engine()
+    tables = [t.name for t in reversed(SQLModel.metadata.sorted_tables)]
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
+        else:
+            for name in tables:
+                conn.execute(text(f"DELETE FROM {name}"))
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    from marketplace.api.app import create_api
+
+    with TestClient(create_api(), base_url=BASE_URL) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def make_user():
+    """Create a user directly; `role` and `vendor_approved` set as asked."""
+    counter = iter(range(1, 10_000))
+
+    def _make(
+        username: str | None = None,
+        *,
+        password: str = "secret123",
+        role: str = Role.USER,
+        vendor_approved: bool = False,
+        email: str | None = None,
+    ) -> User:
+        n = next(counter)
+        username = username or f"user{n}"
+        user = User(
+            username=username,
+            email=email or f"{username}@example.com",
+            password_hash=auth.hash_password(password),
+            role=role,
+            is_vendor_approved=vendor_approved,
+        )
+        with db.session_scope() as session:
+            session.add(user)
+        return user
+
+    return _make
+
+
+@pytest.fixture
+def login(client: TestClient):
+    """Sign `client` in as the given user (password defaults to the factory's)."""
+
+    def _login(user: User, password: str = "secret123") -> TestClient:
+        response = client.post("/api/login", json={"username": user.username, "password": password})
+        assert response.status_code == 200, response.text
+        return client
+
+    return _login

@@ -1,0 +1,84 @@
+import pyotp
+import pytest
+
+from marketplace.services import auth
+from marketplace.services.errors import Conflict, Invalid, TooManyRequests, Unauthorized
+
+
+def test_register_hashes_with_argon2id_and_signs_in():
+    result = auth.register(username="alice", email="Alice@Example.com", password="secret1")
+    assert result.user.password_hash.startswith("$argon2id$")
+    assert result.user.email == "alice@example.com"
+    assert result.two_factor is None
+    user = auth.authenticate(identifier="ALICE@example.com", password="secret1", two_factor_code=None, address="a")
+    assert user.id == result.user.id
+
+
+@pytest.mark.parametrize(
+    ("username", "email", "password", "message"),
+    [
+        ("ab", "a@b.co", "secret1", "Username must be at least 3 characters"),
+        ("abc", "not-an-email", "secret1", "Please enter a valid email address"),
+        ("abc", "a@b.co", "12345", "Password must be at least 6 characters"),
+    ],
+)
+def test_register_validation(username, email, password, message):
+    with pytest.raises(Invalid, match=message):
+        auth.register(username=username, email=email, password=password)
+
+
+def test_register_duplicate_username_and_email():
+    auth.register(username="bob", email="bob@example.com", password="secret1")
+    with pytest.raises(Conflict):
+        auth.register(username="BOB", email="other@example.com", password="secret1")
+    with pytest.raises(Conflict):
+        auth.register(username="bobby", email="bob@example.com", password="secret1")
+
+
+def test_wrong_password_is_refused():
+    auth.register(username="carol", email="carol@example.com", password="secret1")
+    with pytest.raises(Unauthorized, match="Invalid username or password"):
+        auth.authenticate(identifier="carol", password="wrong!!", two_factor_code=None, address="a")
+    with pytest.raises(Unauthorized, match="Invalid username or password"):
+        auth.authenticate(identifier="nobody", password="wrong!!", two_factor_code=None, address="a")
+
+
+def test_two_factor_required_after_confirmation():
+    reg = auth.register(username="dave", email="dave@example.com", password="secret1", enable_2fa=True)
+    assert reg.two_factor is not None and reg.two_factor.qr_code_svg.startswith("data:image/svg+xml;base64,")
+    totp = pyotp.TOTP(reg.two_factor.secret)
+    # Not enforced until confirmed with a valid code.
+    auth.authenticate(identifier="dave", password="secret1", two_factor_code=None, address="a")
+    with pytest.raises(Invalid):
+        auth.confirm_two_factor(actor=reg.user, code="000000" if totp.now() != "000000" else "111111")
+    auth.confirm_two_factor(actor=reg.user, code=totp.now())
+    with pytest.raises(Unauthorized, match="code required"):
+        auth.authenticate(identifier="dave", password="secret1", two_factor_code=None, address="a")
+    wrong = "123456" if totp.now() != "123456" else "654321"
+    with pytest.raises(Unauthorized, match="Invalid two-factor"):
+        auth.authenticate(identifier="dave", password="secret1", two_factor_code=wrong, address="a")
+    assert auth.authenticate(identifier="dave", password="secret1", two_factor_code=totp.now(), address="a")
+
+
+def test_throttling_per_account_then_per_address():
+    auth.register(username="erin", email="erin@example.com", password="secret1")
+    for _ in range(5):
+        with pytest.raises(Unauthorized):
+            auth.authenticate(identifier="erin", password="bad-pass", two_factor_code=None, address="1.1.1.1")
+    # Even the right password is refused while the account is throttled.
+    with pytest.raises(TooManyRequests, match="Too many failed sign-in attempts"):
+        auth.authenticate(identifier="erin", password="secret1", two_factor_code=None, address="2.2.2.2")
+    for n in range(20):
+        with pytest.raises(Unauthorized):
+            auth.authenticate(identifier=f"ghost{n}", password="bad-pass", two_factor_code=None, address="9.9.9.9")
+    with pytest.raises(TooManyRequests):
+        auth.authenticate(identifier="someone", password="x", two_factor_code=None, address="9.9.9.9")
+
+
+def test_sessions_resolve_and_end():
+    reg = auth.register(username="frank", email="frank@example.com", password="secret1")
+    token = auth.create_session(user=reg.user)
+    assert auth.user_for_token(token).id == reg.user.id
+    assert auth.user_for_token("forged") is None
+    auth.end_session(token=token)
+    assert auth.user_for_token(token) is None
