@@ -1,14 +1,35 @@
+"""The Reflex app: pages, the mounted `/api` FastAPI app, and start-up housekeeping."""
+
+from __future__ import annotations
+
 import reflex as rx
-from fastapi import FastAPI
 
-api = FastAPI()
+from marketplace import migrate
+from marketplace.api.app import create_api
+from marketplace.pages.home import index_page
+from marketplace.pages.login import login_page
+from marketplace.pages.not_found import not_found_page
+from marketplace.pages.signup import signup_page
+from marketplace.services import auth, platform
+from marketplace.state.accounts import LoginState
+from marketplace.state.session import SessionState
 
-@api.get("/api/ping2")
-def ping2():
-    return {"ok": True}
 
-def index() -> rx.Component:
-    return rx.text("hello")
+def _on_start() -> None:
+    migrate.upgrade()
+    platform.ensure_defaults()
+    auth.purge_expired()
 
-app = rx.App(api_transformer=api)
-app.add_page(index, route="/")
+
+app = rx.App(
+    api_transformer=create_api(),
+    theme=rx.theme(accent_color="violet", gray_color="slate", radius="large"),
+    toaster=rx.toast.provider(visible_toasts=1, duration=5000, close_button=True, position="bottom-right"),
+)
+app.register_lifespan_task(_on_start)
+
+app.add_page(index_page, route="/", title="AgentMarket", on_load=SessionState.load)
+app.add_page(login_page, route="/login", title="Sign In | AgentMarket", on_load=[SessionState.load, LoginState.on_load])
+app.add_page(signup_page, route="/signup", title="Sign Up | AgentMarket",
+             on_load=[SessionState.load, SessionState.redirect_if_signed_in])
+app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionState.load)

@@ -49,14 +49,6 @@ class ProfileIn(ApiModel):
     email: str = Field(max_length=300)
 
 
-class RoleIn(ApiModel):
-    role: str = Field(max_length=16)
-
-
-class RoleOut(ApiModel):
-    user: UserPublic
-
-
 @router.post("/register", response_model=RegisterOut, status_code=201)
 def register(body: RegisterIn, response: Response) -> RegisterOut:
     result = auth.register(
@@ -106,7 +98,3 @@ def update_profile(body: ProfileIn, user: SignedInUser) -> UserPublic:
         users.update_profile(actor=user, first_name=body.first_name, last_name=body.last_name, email=body.email)
     )
 
-
-@router.post("/dev/switch-role", response_model=RoleOut)
-def switch_role(body: RoleIn, user: OptionalUser) -> RoleOut:
-    return RoleOut(user=UserPublic.of(users.switch_role(actor=user, role=body.role)))

@@ -1,0 +1,1 @@
+"""UI building blocks shared by pages."""

@@ -1,0 +1,95 @@
+"""Top bar, page frame and the loading spinner every page shares."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from marketplace.state.session import SessionState
+
+
+def _nav_link(label: str, href: str) -> rx.Component:
+    return rx.link(label, href=href, size="3", weight="medium", color_scheme="gray", high_contrast=True,
+                   underline="none")
+
+
+def _avatar_menu() -> rx.Component:
+    return rx.menu.root(
+        rx.menu.trigger(
+            rx.button(
+                rx.avatar(fallback=SessionState.initials, size="2", radius="full"),
+                variant="ghost", radius="full", aria_label="Account menu", id="avatar-menu",
+            ),
+        ),
+        rx.menu.content(
+            rx.box(
+                rx.text(SessionState.display_name, weight="bold", size="2"),
+                rx.text(SessionState.email, size="1", color_scheme="gray"),
+                padding_x="0.75em", padding_y="0.5em",
+            ),
+            rx.menu.separator(),
+            rx.menu.item("Dashboard", on_click=rx.redirect("/dashboard")),
+            rx.cond(
+                SessionState.role == "vendor",
+                rx.menu.item("Vendor Dashboard", on_click=rx.redirect("/vendor")),
+            ),
+            rx.cond(
+                SessionState.role == "admin",
+                rx.menu.item("Admin Panel", on_click=rx.redirect("/admin")),
+            ),
+            rx.menu.separator(),
+            rx.menu.item("Log out", color="red", on_click=SessionState.logout),
+            align="end",
+        ),
+    )
+
+
+def top_bar() -> rx.Component:
+    return rx.box(
+        rx.hstack(
+            rx.link(
+                rx.hstack(rx.text("🤖", size="6"), rx.heading("AgentMarket", size="5"), align="center", spacing="2"),
+                href="/", underline="none", color_scheme="gray", high_contrast=True,
+            ),
+            rx.hstack(
+                _nav_link("Browse Agents", "/agents"),
+                _nav_link("Categories", "/categories"),
+                spacing="5", display=["none", "none", "flex"],
+            ),
+            rx.spacer(),
+            rx.cond(
+                SessionState.checked,
+                rx.cond(
+                    SessionState.signed_in,
+                    _avatar_menu(),
+                    rx.hstack(
+                        rx.el.a(rx.button("Sign In", variant="ghost"), href="/api/login"),
+                        rx.el.a(rx.button("Get Started"), href="/api/login"),
+                        spacing="3",
+                    ),
+                ),
+            ),
+            align="center", spacing="6", max_width="1200px", margin_x="auto", padding_x="1.5em",
+            height="64px",
+        ),
+        border_bottom="1px solid var(--gray-a5)", background="var(--color-background)",
+        position="sticky", top="0", z_index="10",
+    )
+
+
+def spinner_screen() -> rx.Component:
+    return rx.center(rx.spinner(size="3"), min_height="60vh", id="page-loading")
+
+
+def page_frame(content: rx.Component) -> rx.Component:
+    """Every page: top bar, then a spinner until the session is known, then the content."""
+    return rx.box(
+        top_bar(),
+        rx.cond(SessionState.checked, content, spinner_screen()),
+        rx.cond(SessionState.is_hydrated, rx.box(id="hydrated", display="none")),
+        min_height="100vh",
+    )
+
+
+def container(*children: rx.Component, **props: object) -> rx.Component:
+    return rx.box(*children, max_width="1200px", margin_x="auto", padding_x="1.5em", padding_y="2em",
+                  width="100%", **props)

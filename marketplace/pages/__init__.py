@@ -1,0 +1,1 @@
+"""Pages: UI only, bound to states."""

@@ -1,0 +1,64 @@
+"""/login: username or e-mail, password, optional two-factor code, single sign-on."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from marketplace.components.forms import field, or_divider, sso_buttons
+from marketplace.components.layout import page_frame
+from marketplace.state.accounts import LoginState
+
+
+def auth_card(title: str, subtitle: str, *children: rx.Component) -> rx.Component:
+    return rx.center(
+        rx.card(
+            rx.vstack(
+                rx.heading(title, size="6"),
+                rx.text(subtitle, color_scheme="gray", size="2"),
+                *children,
+                spacing="4", width="100%",
+            ),
+            width="100%", max_width="420px", size="3",
+        ),
+        padding_y="3em", padding_x="1em",
+    )
+
+
+def login_page() -> rx.Component:
+    return page_frame(
+        auth_card(
+            "Sign In",
+            "Welcome back to the AI agent marketplace",
+            rx.form(
+                rx.vstack(
+                    field("Username or Email",
+                          rx.input(id="username", value=LoginState.username, on_change=LoginState.set_username,
+                                   placeholder="Enter your username or email", auto_complete="username", size="3"),
+                          LoginState.errors.get("username", ""), field_id="username"),
+                    field("Password",
+                          rx.input(id="password", type="password", value=LoginState.password,
+                                   on_change=LoginState.set_password, placeholder="Enter your password",
+                                   auto_complete="current-password", size="3"),
+                          LoginState.errors.get("password", ""), field_id="password"),
+                    rx.checkbox("Enable two-factor authentication", id="enable-2fa",
+                                checked=LoginState.enable_2fa, on_change=LoginState.set_enable_2fa),
+                    rx.cond(
+                        LoginState.enable_2fa,
+                        field("Two-factor code",
+                              rx.input(id="two-factor-code", value=LoginState.two_factor_code,
+                                       on_change=LoginState.set_two_factor_code, max_length=6,
+                                       placeholder="6-digit code", input_mode="numeric",
+                                       auto_complete="one-time-code", size="3"),
+                              field_id="two-factor-code"),
+                    ),
+                    rx.button(rx.cond(LoginState.submitting, "Signing in...", "Sign In"), type="submit",
+                              size="3", width="100%", disabled=LoginState.submitting, id="sign-in"),
+                    spacing="3", width="100%",
+                ),
+                on_submit=LoginState.submit, width="100%",
+            ),
+            or_divider(),
+            sso_buttons(),
+            rx.button("Create New Account", variant="soft", width="100%", on_click=rx.redirect("/signup")),
+        )
+    )

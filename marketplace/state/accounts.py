@@ -1,0 +1,163 @@
+"""Sign-in and sign-up forms: field checks here mirror the services' rules for instant feedback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from marketplace.services.auth import EMAIL_RE
+from marketplace.state.browser import error_message, fetch_api, response_json
+from marketplace.state.session import SessionState, flash_and_go
+
+
+class LoginState(rx.State):
+    username: str = ""
+    password: str = ""
+    enable_2fa: bool = False
+    two_factor_code: str = ""
+    errors: dict[str, str] = {}
+    submitting: bool = False
+
+    @rx.event
+    def set_username(self, value: str) -> None:
+        self.username = value
+        self.errors.pop("username", None)
+
+    @rx.event
+    def set_password(self, value: str) -> None:
+        self.password = value
+        self.errors.pop("password", None)
+
+    @rx.event
+    def set_enable_2fa(self, value: bool) -> None:
+        self.enable_2fa = value
+        if not value:
+            self.two_factor_code = ""
+
+    @rx.event
+    def set_two_factor_code(self, value: str) -> None:
+        self.two_factor_code = value[:6]
+
+    @rx.event
+    def on_load(self) -> list[Any]:
+        events: list[Any] = [SessionState.redirect_if_signed_in]
+        error = self.router.url.query_parameters.get("error")
+        if error:
+            events.append(rx.toast.error("Login Failed", description=error))
+        return events
+
+    @rx.event
+    def submit(self, _form: dict | None = None) -> rx.event.EventSpec | None:
+        errors: dict[str, str] = {}
+        if not self.username.strip():
+            errors["username"] = "Username or email is required"
+        if not self.password:
+            errors["password"] = "Password is required"
+        self.errors = errors
+        if errors:
+            return None
+        self.submitting = True
+        body: dict[str, Any] = {"username": self.username.strip(), "password": self.password}
+        if self.enable_2fa:
+            body |= {"enable2FA": True, "twoFactorCode": self.two_factor_code.strip()}
+        self.password = ""
+        return rx.call_script(fetch_api("POST", "/api/login", body), callback=LoginState.done)
+
+    @rx.event
+    def done(self, result: dict[str, Any]) -> rx.event.EventSpec:
+        if result.get("ok"):
+            return flash_and_go("Welcome back!", "You have successfully logged in.")
+        self.submitting = False
+        message = error_message(result)
+        if "code required" in message:
+            self.enable_2fa = True
+        return rx.toast.error("Login Failed", description=message or "Invalid username or password")
+
+
+class SignupState(rx.State):
+    username: str = ""
+    email: str = ""
+    password: str = ""
+    confirm_password: str = ""
+    enable_2fa: bool = False
+    errors: dict[str, str] = {}
+    submitting: bool = False
+    # 2FA enrolment, shown after the account exists.
+    totp_secret: str = ""
+    totp_qr: str = ""
+    totp_code: str = ""
+    confirming: bool = False
+
+    @rx.event
+    def set_field(self, name: str, value: str) -> None:
+        setattr(self, name, value)
+        self.errors.pop(name, None)
+
+    @rx.event
+    def set_enable_2fa(self, value: bool) -> None:
+        self.enable_2fa = value
+
+    @rx.event
+    def set_totp_code(self, value: str) -> None:
+        self.totp_code = value[:6]
+
+    @rx.event
+    def submit(self, _form: dict | None = None) -> rx.event.EventSpec | None:
+        errors: dict[str, str] = {}
+        if len(self.username.strip()) < 3:
+            errors["username"] = "Username must be at least 3 characters"
+        if not EMAIL_RE.match(self.email.strip()):
+            errors["email"] = "Please enter a valid email address"
+        if len(self.password) < 6:
+            errors["password"] = "Password must be at least 6 characters"
+        if self.confirm_password != self.password:
+            errors["confirm_password"] = "Passwords don't match"
+        self.errors = errors
+        if errors:
+            return None
+        self.submitting = True
+        body = {"username": self.username.strip(), "email": self.email.strip(), "password": self.password,
+                "enable2FA": self.enable_2fa}
+        self.password = self.confirm_password = ""
+        return rx.call_script(fetch_api("POST", "/api/register", body), callback=SignupState.done)
+
+    @rx.event
+    def done(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+        self.submitting = False
+        if not result.get("ok"):
+            data = response_json(result)
+            field = {"username": "username", "email": "email", "password": "password"}.get(str(data.get("field")))
+            if field:
+                self.errors = {field: str(data.get("message"))}
+            return rx.toast.error(
+                "Signup Failed", description=error_message(result) or "An error occurred during registration"
+            )
+        setup = response_json(result).get("twoFactorSetup")
+        if setup:
+            self.totp_secret, self.totp_qr = setup["secret"], setup["qrCodeSvg"]
+            return None
+        return self._welcome()
+
+    def _welcome(self) -> rx.event.EventSpec:
+        return flash_and_go(f"Welcome to AgentMarket, {self.username.strip()}!",
+                            "Your account has been created successfully.")
+
+    @rx.event
+    def confirm_two_factor(self, _form: dict | None = None) -> rx.event.EventSpec | None:
+        if len(self.totp_code.strip()) != 6:
+            self.errors = {"totp_code": "Enter the 6-digit code from your authenticator app"}
+            return None
+        self.confirming = True
+        return rx.call_script(
+            fetch_api("POST", "/api/user/2fa/confirm", {"code": self.totp_code.strip()}),
+            callback=SignupState.confirmed,
+        )
+
+    @rx.event
+    def confirmed(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+        self.confirming = False
+        if result.get("ok"):
+            return self._welcome()
+        self.errors = {"totp_code": error_message(result) or "Invalid two-factor code"}
+        return None

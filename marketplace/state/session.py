@@ -1,0 +1,110 @@
+"""Who is signed in, read from the session cookie carried by the websocket handshake."""
+
+from __future__ import annotations
+
+import json
+from http.cookies import CookieError, SimpleCookie
+
+import reflex as rx
+
+from marketplace.api.deps import SESSION_COOKIE
+from marketplace.models import User
+from marketplace.services import auth
+
+FLASH_KEY = "mp-flash"
+
+
+def flash_and_go(title: str, description: str, path: str = "/") -> rx.event.EventSpec:
+    """Show a toast on the next page: the cookie changed, so a full page load must follow."""
+    payload = json.dumps({"title": title, "description": description})
+    return rx.call_script(
+        f"sessionStorage.setItem({json.dumps(FLASH_KEY)}, {json.dumps(payload)});"
+        f" window.location.assign({json.dumps(path)})"
+    )
+
+
+def full_navigation(path: str) -> rx.event.EventSpec:
+    return rx.call_script(f"window.location.assign({json.dumps(path)})")
+
+
+class SessionState(rx.State):
+    """The current user, refreshed on every page load."""
+
+    checked: bool = False
+    user_id: str = ""
+    username: str = ""
+    email: str = ""
+    first_name: str = ""
+    last_name: str = ""
+    role: str = ""
+    is_vendor_approved: bool = False
+
+    def _token(self) -> str | None:
+        raw = self.router.headers.cookie or ""
+        try:
+            jar = SimpleCookie(raw)
+        except CookieError:
+            return None
+        morsel = jar.get(SESSION_COOKIE)
+        return morsel.value if morsel else None
+
+    def current_user(self) -> User | None:
+        """The signed-in user as the services see it (re-read from the database every time)."""
+        return auth.user_for_token(self._token())
+
+    def _apply(self, user: User | None) -> None:
+        self.user_id = user.id if user else ""
+        self.username = user.username if user else ""
+        self.email = user.email if user else ""
+        self.first_name = (user.first_name or "") if user else ""
+        self.last_name = (user.last_name or "") if user else ""
+        self.role = user.role if user else ""
+        self.is_vendor_approved = bool(user and user.is_vendor_approved)
+
+    @rx.var
+    def signed_in(self) -> bool:
+        return self.user_id != ""
+
+    @rx.var
+    def display_name(self) -> str:
+        full = f"{self.first_name} {self.last_name}".strip()
+        return full or self.username
+
+    @rx.var
+    def initials(self) -> str:
+        name = self.display_name
+        return name[:1].upper() if name else "?"
+
+    @rx.event
+    def load(self) -> rx.event.EventSpec:
+        self._apply(self.current_user())
+        self.checked = True
+        return rx.call_script(
+            f"(() => {{ const f = sessionStorage.getItem({json.dumps(FLASH_KEY)});"
+            f" sessionStorage.removeItem({json.dumps(FLASH_KEY)}); return f || ''; }})()",
+            callback=SessionState.show_flash,
+        )
+
+    @rx.event
+    def show_flash(self, raw: str) -> rx.event.EventSpec | None:
+        if not raw:
+            return None
+        try:
+            data = json.loads(raw)
+        except (TypeError, ValueError):
+            return None
+        return rx.toast(str(data.get("title", "")), description=str(data.get("description", "")))
+
+    @rx.event
+    def redirect_if_signed_in(self) -> rx.event.EventSpec | None:
+        """Login and sign-up bounce signed-in users to the home page."""
+        if self.signed_in:
+            return rx.redirect("/", replace=True)
+        return None
+
+    @rx.event
+    def logout(self) -> rx.event.EventSpec:
+        return rx.call_script(
+            "fetch('/api/logout', {method: 'POST', credentials: 'include'})"
+            ".finally(() => window.location.assign('/'))"
+        )

@@ -1,0 +1,115 @@
+"""Browser tests: one built app (fresh SQLite + demo data) shared by every test, driven by Chromium."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+]
+
+pytestmark = pytest.mark.e2e
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for(url: str, proc: subprocess.Popen, log: Path, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"app exited early:\n{log.read_text()[-4000:]}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError(f"app did not answer {url} within {timeout}s:\n{log.read_text()[-4000:]}")
+
+
+@pytest.fixture(scope="session")
+def app_server() -> Iterator[str]:
+    """Start the app as `make run` does, on a free port with its own database and files."""
+    tmp = Path(tempfile.mkdtemp(prefix="marketplace-e2e-"))
+    port = int(os.environ.get("E2E_PORT") or _free_port())
+    base = f"http://localhost:{port}"
+    env = {
+        **os.environ,
+        "PORT": str(port),
+        "PUBLIC_URL": base,
+        "DATABASE_URL": f"sqlite:///{tmp / 'e2e.db'}",
+        "STORAGE_DIR": str(tmp / "files"),
+        "APP_ENV": "local",
+    }
+    env.pop("TEST_DATABASE_URL", None)
+    log = tmp / "app.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(["bash", "scripts/run.sh"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        _wait_for(f"{base}/ping", proc, log)
+        _wait_for(f"{base}/", proc, log)
+        yield base
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+                                      args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser, app_server: str, request: pytest.FixtureRequest) -> Iterator[Page]:
+    context = browser.new_context(base_url=app_server, viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(15_000)
+    pg = context.new_page()
+    yield pg
+    ARTIFACTS.mkdir(exist_ok=True)
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
+    try:
+        pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    finally:
+        context.close()
+
+
+def open_page(page: Page, path: str) -> Page:
+    """Navigate and wait until Reflex has hydrated, so clicks reach the app."""
+    page.goto(path)
+    page.locator("#hydrated").wait_for(state="attached")
+    expect(page.locator("#page-loading")).to_have_count(0)
+    return page
+
+
+def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

@@ -1,0 +1,51 @@
+import pytest
+from pydantic import ValidationError
+from sqlmodel import func, select
+
+from marketplace import db
+from marketplace.config import Settings
+from marketplace.models import Agent, AgentFile, Category, Order, Review, User
+from marketplace.services import demo
+from marketplace.services.errors import NotFound, Unauthorized
+
+
+def test_production_refuses_default_secret_and_demo_mode():
+    with pytest.raises(ValidationError, match="SECRET_KEY"):
+        Settings(app_env="production")
+    with pytest.raises(ValidationError, match="DEMO_MODE"):
+        Settings(app_env="production", secret_key="x" * 40, demo_mode=True)
+    prod = Settings(app_env="production", secret_key="x" * 40)
+    assert prod.demo_enabled is False
+    assert Settings().demo_enabled is True
+
+
+def _count(model) -> int:
+    with db.session_scope() as session:
+        return session.exec(select(func.count()).select_from(model)).one()
+
+
+def test_demo_seed_is_complete_and_idempotent():
+    demo.seed()
+    counts = {m: _count(m) for m in (Agent, AgentFile, Category, Order, Review, User)}
+    assert counts[Agent] >= 24 and counts[Category] == len(demo.CATEGORIES)
+    assert counts[AgentFile] == 3 * counts[Agent]
+    with db.session_scope() as session:
+        slugs = set(session.exec(select(Category.slug)).all())
+        assert {"content-creation", "business-automation", "data-analysis", "customer-support", "marketing",
+                "development-tools", "productivity", "development", "ai-assistance", "automation"} <= slugs
+        assert session.exec(select(func.count()).select_from(Agent).where(Agent.price_cents == 0)).one() > 0
+        assert session.exec(select(func.count()).select_from(Agent).where(Agent.is_featured)).one() >= 6
+        roles = {u.username: u.role for u in session.exec(select(User)).all()}
+        assert roles["admin"] == "admin" and roles["vendor"] == "vendor" and roles["customer"] == "user"
+    demo.seed()
+    assert {m: _count(m) for m in counts} == counts
+
+
+def test_init_demo_data_needs_sign_in_and_demo_mode(monkeypatch, make_user):
+    from marketplace.config import settings
+
+    with pytest.raises(Unauthorized):
+        demo.init_demo_data(actor=None)
+    monkeypatch.setattr(settings, "demo_mode", False)
+    with pytest.raises(NotFound):
+        demo.init_demo_data(actor=make_user())
