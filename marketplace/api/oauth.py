@@ -1,15 +1,71 @@
-"""Google and GitHub sign-in (Authlib). Placeholder until the OAuth work lands."""
+"""Google and GitHub sign-in: start the provider redirect, and finish it on the callback.
+
+Every failure (not configured, cancelled, tampered state, failed exchange, unverified e-mail) sends the browser
+back to /login with a message to show, because these routes are browser navigations, not JSON calls.
+"""
 
 from __future__ import annotations
 
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
+from starlette.concurrency import run_in_threadpool
+
+from marketplace.api.deps import set_session_cookie
+from marketplace.config import settings
+from marketplace.integrations import oauth
+from marketplace.services import auth, users
+from marketplace.services.errors import DomainError
 
 router = APIRouter(prefix="/api/auth", tags=["accounts"])
 
 
-@router.get("/{provider}")
-def start(provider: str) -> RedirectResponse:
-    return RedirectResponse(f"/login?error={quote(f'{provider.title()} sign-in is not configured')}", status_code=302)
+def _callback_url(provider: str) -> str:
+    return f"{settings.public_url.rstrip('/')}/api/auth/{provider}/callback"
+
+
+def _back_to_login(message: str) -> RedirectResponse:
+    return RedirectResponse(f"/login?{urlencode({'error': message}, quote_via=quote)}", status_code=302)
+
+
+async def _start(request: Request, provider: str) -> RedirectResponse:
+    try:
+        return await oauth.authorize_redirect(request, provider, redirect_uri=_callback_url(provider))
+    except oauth.ProviderError as exc:
+        return _back_to_login(exc.message)
+
+
+async def _finish(request: Request, provider: str) -> RedirectResponse:
+    try:
+        identity = await oauth.fetch_identity(request, provider)
+        # The services are synchronous (database I/O): keep them off the event loop.
+        user = await run_in_threadpool(lambda: users.sign_in_with_provider(**identity.as_kwargs()))
+        token = await run_in_threadpool(lambda: auth.create_session(user=user))
+    except oauth.ProviderError as exc:
+        return _back_to_login(exc.message)
+    except DomainError as exc:
+        return _back_to_login(exc.message)
+    response = RedirectResponse("/", status_code=302)
+    set_session_cookie(response, token)
+    return response
+
+
+@router.get("/google")
+async def google_start(request: Request) -> RedirectResponse:
+    return await _start(request, "google")
+
+
+@router.get("/google/callback")
+async def google_callback(request: Request) -> RedirectResponse:
+    return await _finish(request, "google")
+
+
+@router.get("/github")
+async def github_start(request: Request) -> RedirectResponse:
+    return await _start(request, "github")
+
+
+@router.get("/github/callback")
+async def github_callback(request: Request) -> RedirectResponse:
+    return await _finish(request, "github")

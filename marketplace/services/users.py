@@ -57,6 +57,9 @@ def switch_role(*, actor: User | None, role: str) -> User:
     return row
 
 
+_PROVIDER_NAMES = {"github": "GitHub"}  # where str.title() gets the brand wrong
+
+
 def _free_username(session, base: str) -> str:  # noqa: ANN001
     base = re.sub(r"[^A-Za-z0-9_.-]", "", base)[:50] or "user"
     if len(base) < 3:
@@ -79,9 +82,17 @@ def sign_in_with_provider(
     username_hint: str | None = None,
     avatar_url: str | None = None,
 ) -> User:
-    """Find the user linked to this provider identity, else link by verified e-mail, else create one."""
-    if not subject:
+    """Find the user linked to this provider identity, else link by verified e-mail, else create one.
+
+    Profile values come from the provider, so they are trimmed to the columns' sizes rather than trusted.
+    """
+    subject = (subject or "").strip()
+    if not subject or len(subject) > 255:
         raise Invalid("The provider did not identify the account")
+    first_name = (first_name or "").strip()[:100] or None
+    last_name = (last_name or "").strip()[:100] or None
+    if avatar_url and (len(avatar_url) > 1000 or not avatar_url.startswith(("https://", "http://"))):
+        avatar_url = None
     with session_scope() as session:
         link = session.exec(
             select(OAuthAccount).where(OAuthAccount.provider == provider, OAuthAccount.subject == subject)
@@ -92,7 +103,8 @@ def sign_in_with_provider(
                 raise Unauthorized("This account has been deleted")
             return user
         if not email or not email_verified:
-            raise Invalid(f"Your {provider.title()} account has no verified e-mail address")
+            name = _PROVIDER_NAMES.get(provider, provider.title())
+            raise Invalid(f"Your {name} account has no verified e-mail address")
         email = validate_email(email)
         user = session.exec(select(User).where(User.email == email)).first()
         if user is not None and user.deleted_at is not None:

@@ -1,0 +1,46 @@
+"""Provider sign-in linking rules, and the hardening of provider-supplied profile values."""
+
+import pytest
+
+from marketplace.services import users
+from marketplace.services.errors import Invalid
+
+
+def _sign_in(**overrides):
+    values = {"provider": "github", "subject": "42", "email": "ada@example.com", "email_verified": True}
+    return users.sign_in_with_provider(**(values | overrides))
+
+
+def test_unverified_email_message_names_the_provider_properly():
+    with pytest.raises(Invalid, match=r"^Your GitHub account has no verified e-mail address$"):
+        _sign_in(email_verified=False)
+    with pytest.raises(Invalid, match=r"^Your Google account has no verified e-mail address$"):
+        _sign_in(provider="google", email_verified=False)
+
+
+@pytest.mark.parametrize("subject", ["", "   ", "x" * 256])
+def test_missing_or_oversized_subject_is_refused(subject):
+    with pytest.raises(Invalid, match="The provider did not identify the account"):
+        _sign_in(subject=subject)
+
+
+def test_profile_values_are_trimmed_to_column_sizes():
+    user = _sign_in(
+        first_name="  " + "A" * 150, last_name="B" * 150 + " ", avatar_url="https://img.example/" + "x" * 990
+    )
+    assert user.first_name == "A" * 100
+    assert user.last_name == "B" * 100
+    assert user.profile_image_url is None  # longer than the column: dropped rather than cut into a broken URL
+
+
+def test_non_http_avatar_url_is_dropped():
+    assert _sign_in(avatar_url="javascript:alert(1)").profile_image_url is None
+    assert _sign_in(subject="43", email="b@example.com", avatar_url="https://img.example/a.png").profile_image_url == (
+        "https://img.example/a.png"
+    )
+
+
+def test_blank_names_become_none_and_subject_is_stripped():
+    user = _sign_in(subject=" 42 ", first_name="  ", last_name="")
+    assert (user.first_name, user.last_name) == (None, None)
+    assert _sign_in(subject="42").id == user.id
