@@ -1,10 +1,10 @@
 """Alembic environment: migrates the app's own engine, or a connection handed in by the caller."""
 
-from alembic import context
 from sqlalchemy.engine import Connection
 from sqlmodel import SQLModel
 
 import marketplace.models  # noqa: F401  (registers every table)
+from alembic import context
 from marketplace.db import engine
 
 target_metadata = SQLModel.metadata

@@ -34,12 +34,14 @@ def test_register_conflict_is_409(client, make_user):
 def test_signed_out_user_endpoints_answer_401(client):
     assert client.get("/api/user").status_code == 401
     assert client.get("/api/auth/user").json() == {"message": "Unauthorized"}
-    assert client.put("/api/user/profile", json={"firstName": "a", "lastName": "b", "email": "a@b.co"}).status_code == 401
+    profile = {"firstName": "a", "lastName": "b", "email": "a@b.co"}
+    assert client.put("/api/user/profile", json=profile).status_code == 401
 
 
 def test_login_by_username_or_email_and_logout(client, make_user):
     user = make_user("trinity")
-    assert client.post("/api/login", json={"username": "trinity@example.com", "password": "secret123"}).status_code == 200
+    response = client.post("/api/login", json={"username": "trinity@example.com", "password": "secret123"})
+    assert response.status_code == 200
     assert client.get("/api/user").json()["id"] == user.id
     assert client.post("/api/logout").status_code == 204
     assert client.get("/api/user").status_code == 401
