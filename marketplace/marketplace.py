@@ -11,7 +11,7 @@ from marketplace.pages.login import login_page
 from marketplace.pages.not_found import not_found_page
 from marketplace.pages.signup import signup_page
 from marketplace.services import auth, platform
-from marketplace.state.accounts import LoginState
+from marketplace.state.accounts import LoginState, SignupState
 from marketplace.state.session import SessionState
 
 
@@ -31,5 +31,5 @@ app.register_lifespan_task(_on_start)
 app.add_page(index_page, route="/", title="AgentMarket", on_load=SessionState.load)
 app.add_page(login_page, route="/login", title="Sign In | AgentMarket", on_load=[SessionState.load, LoginState.on_load])
 app.add_page(signup_page, route="/signup", title="Sign Up | AgentMarket",
-             on_load=[SessionState.load, SessionState.redirect_if_signed_in])
+             on_load=[SessionState.load, SignupState.on_load])
 app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionState.load)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
+from marketplace.state.session import full_page_load
+
 
 def field(label: str, control: rx.Component, error: Var[str] | str = "", *, field_id: str = "") -> rx.Component:
     return rx.vstack(
@@ -18,10 +20,10 @@ def field(label: str, control: rx.Component, error: Var[str] | str = "", *, fiel
 def sso_buttons() -> rx.Component:
     """Google and GitHub: full-page navigation, since the provider redirects back to /api."""
     return rx.vstack(
-        rx.el.a(rx.button("Continue with Google", variant="outline", width="100%", type="button"),
-                href="/api/auth/google", width="100%"),
-        rx.el.a(rx.button("Continue with GitHub", variant="outline", width="100%", type="button"),
-                href="/api/auth/github", width="100%"),
+        rx.button("Continue with Google", variant="outline", width="100%", type="button",
+                  on_click=full_page_load("/api/auth/google")),
+        rx.button("Continue with GitHub", variant="outline", width="100%", type="button",
+                  on_click=full_page_load("/api/auth/github")),
         spacing="2", width="100%",
     )
 

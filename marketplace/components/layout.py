@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace.state.session import SessionState
+from marketplace.state.session import SessionState, full_page_load
 
 
 def _nav_link(label: str, href: str) -> rx.Component:
@@ -62,8 +62,8 @@ def top_bar() -> rx.Component:
                     SessionState.signed_in,
                     _avatar_menu(),
                     rx.hstack(
-                        rx.el.a(rx.button("Sign In", variant="ghost"), href="/api/login"),
-                        rx.el.a(rx.button("Get Started"), href="/api/login"),
+                        rx.button("Sign In", variant="ghost", on_click=full_page_load("/api/login")),
+                        rx.button("Get Started", on_click=full_page_load("/api/login")),
                         spacing="3",
                     ),
                 ),

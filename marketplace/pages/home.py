@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from marketplace.components.layout import container, page_frame
-from marketplace.state.session import SessionState
+from marketplace.state.session import SessionState, full_page_load
 
 PLANS = [
     ("Free", "$0", ["Up to 3 agents", "15% transaction fee", "Community support"]),
@@ -30,7 +30,7 @@ def hero() -> rx.Component:
                         max_width="640px"),
                 rx.hstack(
                     rx.link(rx.button("Browse Agents", size="3"), href="/agents"),
-                    rx.el.a(rx.button("Start Selling", size="3", variant="outline"), href="/api/login"),
+                    rx.button("Start Selling", size="3", variant="outline", on_click=full_page_load("/api/login")),
                     spacing="3",
                 ),
                 rx.hstack(_stat("99.9%", "Uptime"), spacing="8", padding_top="1.5em", id="hero-stats"),
@@ -48,8 +48,8 @@ def pricing() -> rx.Component:
                 rx.heading(name, size="5"),
                 rx.hstack(rx.heading(price, size="8"), rx.text("/month", color_scheme="gray"), align="baseline"),
                 *[rx.hstack(rx.icon("check", size=16, color="var(--green-9)"), rx.text(f, size="2")) for f in features],
-                rx.el.a(rx.button("Get Started", width="100%", variant="soft" if name != "Pro" else "solid"),
-                        href="/api/login", width="100%"),
+                rx.button("Get Started", width="100%", variant="soft" if name != "Pro" else "solid",
+                          on_click=full_page_load("/api/login")),
                 spacing="3", align="start",
             ),
             size="3",
@@ -73,7 +73,7 @@ def closing() -> rx.Component:
                     rx.heading("Built an AI agent? Sell it here.", size="6"),
                     rx.text("Reach thousands of customers. Vendors keep the larger share of every sale.",
                             color_scheme="gray"),
-                    rx.el.a(rx.button("Submit Your Agent", size="3"), href="/api/login"),
+                    rx.button("Submit Your Agent", size="3", on_click=full_page_load("/api/login")),
                     align="center", spacing="3", padding="2em",
                 ),
                 size="3",

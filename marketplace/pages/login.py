@@ -55,7 +55,7 @@ def login_page() -> rx.Component:
                               size="3", width="100%", disabled=LoginState.submitting, id="sign-in"),
                     spacing="3", width="100%",
                 ),
-                on_submit=LoginState.submit, width="100%",
+                on_submit=LoginState.submit, width="100%", no_validate=True,
             ),
             or_divider(),
             sso_buttons(),

@@ -39,7 +39,7 @@ def _form() -> rx.Component:
                           type="submit", size="3", width="100%", disabled=SignupState.submitting, id="create-account"),
                 spacing="3", width="100%",
             ),
-            on_submit=SignupState.submit, width="100%",
+            on_submit=SignupState.submit, width="100%", no_validate=True,
         ),
         or_divider(),
         sso_buttons(),
@@ -52,7 +52,7 @@ def _two_factor_enrolment() -> rx.Component:
         "Set up two-factor authentication",
         "Scan the QR code with an authenticator app (or type the secret), then enter the 6-digit code it shows.",
         rx.center(rx.image(src=SignupState.totp_qr, width="200px", height="200px", alt="Two-factor QR code",
-                           id="totp-qr", background="white", padding="8px", border_radius="8px")),
+                           id="totp-qr", background="white", padding="8px", border_radius="8px"), width="100%"),
         rx.vstack(
             rx.text("Secret key", size="1", color_scheme="gray"),
             rx.code(SignupState.totp_secret, id="totp-secret", size="3"),
@@ -69,7 +69,7 @@ def _two_factor_enrolment() -> rx.Component:
                           size="3", width="100%", disabled=SignupState.confirming, id="verify-2fa"),
                 spacing="3", width="100%",
             ),
-            on_submit=SignupState.confirm_two_factor, width="100%",
+            on_submit=SignupState.confirm_two_factor, width="100%", no_validate=True,
         ),
     )
 

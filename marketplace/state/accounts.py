@@ -8,7 +8,7 @@ import reflex as rx
 
 from marketplace.services.auth import EMAIL_RE
 from marketplace.state.browser import error_message, fetch_api, response_json
-from marketplace.state.session import SessionState, flash_and_go
+from marketplace.state.session import SessionState, flash_and_go, toast_on_load
 
 
 class LoginState(rx.State):
@@ -41,10 +41,11 @@ class LoginState(rx.State):
 
     @rx.event
     def on_load(self) -> list[Any]:
+        self.reset()  # the tab's state outlives page loads; start each visit with a clean form
         events: list[Any] = [SessionState.redirect_if_signed_in]
         error = self.router.url.query_parameters.get("error")
         if error:
-            events.append(rx.toast.error("Login Failed", description=error))
+            events.append(toast_on_load("Login Failed", error, error=True))
         return events
 
     @rx.event
@@ -88,6 +89,11 @@ class SignupState(rx.State):
     totp_qr: str = ""
     totp_code: str = ""
     confirming: bool = False
+
+    @rx.event
+    def on_load(self) -> rx.event.EventSpec:
+        self.reset()
+        return SessionState.redirect_if_signed_in
 
     @rx.event
     def set_field(self, name: str, value: str) -> None:

@@ -23,8 +23,15 @@ def flash_and_go(title: str, description: str, path: str = "/") -> rx.event.Even
     )
 
 
-def full_navigation(path: str) -> rx.event.EventSpec:
+def full_page_load(path: str) -> rx.event.EventSpec:
+    """Leave the single-page app: /api routes (sign-in entry, SSO) must be fetched by the browser itself."""
     return rx.call_script(f"window.location.assign({json.dumps(path)})")
+
+
+def toast_on_load(title: str, description: str, *, error: bool = False) -> rx.event.EventSpec:
+    """A toast from an on_load handler: sent via one browser round trip, once the toaster is mounted."""
+    payload = json.dumps({"title": title, "description": description, "error": error})
+    return rx.call_script(json.dumps(payload), callback=SessionState.show_flash)
 
 
 class SessionState(rx.State):
@@ -93,7 +100,8 @@ class SessionState(rx.State):
             data = json.loads(raw)
         except (TypeError, ValueError):
             return None
-        return rx.toast(str(data.get("title", "")), description=str(data.get("description", "")))
+        show = rx.toast.error if data.get("error") else rx.toast
+        return show(str(data.get("title", "")), description=str(data.get("description", "")))
 
     @rx.event
     def redirect_if_signed_in(self) -> rx.event.EventSpec | None:

@@ -1,0 +1,174 @@
+"""Accounts in a real browser: sign up, sign out, sign in, 2FA, role menus, 404."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pyotp
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import open_page, shot
+
+
+def _unique(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:8]}"
+
+
+def _sign_up(page: Page, username: str, *, password: str = "secret123", two_factor: bool = False) -> None:
+    open_page(page, "/signup")
+    page.fill("#username", username)
+    page.fill("#email", f"{username}@example.com")
+    page.fill("#password", password)
+    page.fill("#confirm_password", password)
+    if two_factor:
+        page.click("#enable-2fa")
+    page.click("#create-account")
+
+
+def _sign_in(page: Page, username: str, password: str, code: str | None = None) -> None:
+    open_page(page, "/login")
+    page.fill("#username", username)
+    page.fill("#password", password)
+    if code is not None:
+        page.click("#enable-2fa")
+        page.fill("#two-factor-code", code)
+    page.click("#sign-in")
+
+
+def _open_menu(page: Page) -> None:
+    page.click("#avatar-menu")
+    expect(page.get_by_role("menu")).to_be_visible()
+
+
+def _close_menu(page: Page) -> None:
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("menu")).to_have_count(0)
+
+
+def _sign_out(page: Page) -> None:
+    _open_menu(page)
+    page.get_by_role("menuitem", name="Log out").click()
+    expect(page.get_by_role("button", name="Sign In")).to_be_visible()
+
+
+def test_sign_up_sign_out_and_sign_in(page: Page) -> None:
+    username = _unique("eve")
+    _sign_up(page, username)
+    expect(page.get_by_text("Your account has been created successfully.")).to_be_visible()
+    shot(page, "signup-welcome")
+    _open_menu(page)
+    expect(page.get_by_role("menu").get_by_text(f"{username}@example.com")).to_be_visible()
+    _close_menu(page)
+    _sign_out(page)
+    expect(page.locator("#landing")).to_be_visible()
+    _sign_in(page, username, "secret123")
+    expect(page.get_by_text("You have successfully logged in.")).to_be_visible()
+    expect(page.get_by_text("Welcome back!", exact=True)).to_be_visible()
+    expect(page).to_have_url(re.compile(r"^http://[^/]+/$"))
+    shot(page, "signed-in-home")
+
+
+def test_wrong_password_shows_login_failed_toast(page: Page) -> None:
+    _sign_in(page, "customer", "not-the-password")
+    toast = page.locator("[data-sonner-toast]")
+    expect(toast.get_by_text("Login Failed")).to_be_visible()
+    expect(toast.get_by_text("Invalid username or password")).to_be_visible()
+    expect(page.locator("#sign-in")).to_be_enabled()
+    shot(page, "login-failed")
+
+
+def test_form_validation_messages(page: Page) -> None:
+    open_page(page, "/login")
+    page.click("#sign-in")
+    expect(page.get_by_text("Username or email is required")).to_be_visible()
+    expect(page.get_by_text("Password is required")).to_be_visible()
+    open_page(page, "/signup")
+    page.fill("#username", "ab")
+    page.fill("#email", "nope")
+    page.fill("#password", "123")
+    page.fill("#confirm_password", "1234")
+    page.click("#create-account")
+    for message in ("Username must be at least 3 characters", "Please enter a valid email address",
+                    "Password must be at least 6 characters", "Passwords don't match"):
+        expect(page.get_by_text(message)).to_be_visible()
+    shot(page, "signup-validation")
+
+
+def test_two_factor_sign_up_and_sign_in(page: Page) -> None:
+    username = _unique("tfa")
+    _sign_up(page, username, two_factor=True)
+    expect(page.locator("#totp-qr")).to_be_visible()
+    secret = page.locator("#totp-secret").inner_text().strip()
+    shot(page, "two-factor-enrolment")
+    totp = pyotp.TOTP(secret)
+    page.fill("#totp_code", totp.now())
+    page.click("#verify-2fa")
+    expect(page.get_by_text("Your account has been created successfully.")).to_be_visible()
+    _sign_out(page)
+
+    _sign_in(page, username, "secret123")
+    toast = page.locator("[data-sonner-toast]")
+    expect(toast.get_by_text("Two-factor authentication code required")).to_be_visible()
+    expect(page.locator("#two-factor-code")).to_be_visible()  # the code box opens by itself
+    wrong = "000000" if totp.now() != "000000" else "111111"
+    page.fill("#password", "secret123")
+    page.fill("#two-factor-code", wrong)
+    page.click("#sign-in")
+    expect(toast.get_by_text("Invalid two-factor authentication code")).to_be_visible()
+    page.fill("#password", "secret123")
+    page.fill("#two-factor-code", totp.now())
+    page.click("#sign-in")
+    expect(page.get_by_text("You have successfully logged in.")).to_be_visible()
+
+
+def _menu_items(page: Page) -> list[str]:
+    _open_menu(page)
+    items = [t.strip() for t in page.get_by_role("menuitem").all_inner_texts()]
+    _close_menu(page)
+    return items
+
+
+def test_role_specific_menu_items(page: Page) -> None:
+    expected = {
+        "customer": ["Dashboard", "Log out"],
+        "vendor": ["Dashboard", "Vendor Dashboard", "Log out"],
+        "admin": ["Dashboard", "Admin Panel", "Log out"],
+    }
+    for username, items in expected.items():
+        _sign_in(page, username, f"{username}123")
+        expect(page.get_by_text("You have successfully logged in.")).to_be_visible()
+        assert _menu_items(page) == items
+        if username == "admin":
+            _open_menu(page)
+            shot(page, "admin-menu")
+            _close_menu(page)
+        _sign_out(page)
+
+
+def test_signed_in_user_is_bounced_from_login(page: Page) -> None:
+    _sign_in(page, "customer", "customer123")
+    expect(page.get_by_text("You have successfully logged in.")).to_be_visible()
+    page.goto("/login")
+    expect(page.locator("#home")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"^http://[^/]+/$"))
+
+
+def test_unknown_route_shows_404_card(page: Page) -> None:
+    open_page(page, "/no/such/page")
+    expect(page.get_by_text("404 Page Not Found")).to_be_visible()
+    expect(page.get_by_text("Did you forget to add the page to the router?")).to_be_visible()
+    shot(page, "not-found")
+
+
+def test_sso_without_configuration_returns_to_login_with_message(page: Page) -> None:
+    open_page(page, "/login")
+    page.get_by_role("button", name="Continue with Google").click()
+    expect(page.locator("[data-sonner-toast]").get_by_text("Google sign-in is not configured")).to_be_visible()
+
+
+def test_top_bar_sign_in_goes_through_api_login(page: Page) -> None:
+    open_page(page, "/")
+    page.get_by_role("button", name="Get Started").first.click()
+    expect(page).to_have_url(re.compile(r"/login/?$"))
+    expect(page.locator("#sign-in")).to_be_visible()
