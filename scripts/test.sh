@@ -18,5 +18,12 @@ if [ -n "${TEST_DATABASE_URL:-}" ]; then
   python -m pytest tests/unit tests/api -q -p no:cacheprovider
 fi
 
-echo "==> browser tests"
+if [ -n "${TEST_DATABASE_URL:-}" ]; then
+  # The production-like set-up: PostgreSQL, and Redis-backed state (several workers) when Redis answers.
+  export E2E_DATABASE_URL="$TEST_DATABASE_URL"
+  if python -c "import redis,sys; sys.exit(0 if redis.Redis(socket_timeout=1).ping() else 1)" 2>/dev/null; then
+    export E2E_REDIS_URL="redis://127.0.0.1:6379"
+  fi
+fi
+echo "==> browser tests (database: ${E2E_DATABASE_URL:-SQLite}, state: ${E2E_REDIS_URL:-in memory})"
 env -u TEST_DATABASE_URL python -m pytest tests/e2e -q -p no:cacheprovider

@@ -47,17 +47,31 @@ def _wait_for(url: str, proc: subprocess.Popen, log: Path, timeout: float = 300)
     raise RuntimeError(f"app did not answer {url} within {timeout}s:\n{log.read_text()[-4000:]}")
 
 
+def _empty_postgres(url: str) -> None:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
 @pytest.fixture(scope="session")
 def app_server() -> Iterator[str]:
     """Start the app as `make run` does, on a free port with its own database and files."""
     tmp = Path(tempfile.mkdtemp(prefix="marketplace-e2e-"))
     port = int(os.environ.get("E2E_PORT") or _free_port())
     base = f"http://localhost:{port}"
+    database_url = os.environ.get("E2E_DATABASE_URL") or f"sqlite:///{tmp / 'e2e.db'}"
+    if database_url.startswith("postgresql"):
+        _empty_postgres(database_url)
     env = {
         **os.environ,
         "PORT": str(port),
         "PUBLIC_URL": base,
-        "DATABASE_URL": f"sqlite:///{tmp / 'e2e.db'}",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": os.environ.get("E2E_REDIS_URL", ""),
         "STORAGE_DIR": str(tmp / "files"),
         "APP_ENV": "local",
     }
