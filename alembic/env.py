@@ -9,6 +9,13 @@ from marketplace.db import engine
 
 target_metadata = SQLModel.metadata
 
+# Search tables are created by hand in revision 0002 (FTS5 / tsvector); autogenerate must leave them alone.
+SEARCH_TABLE_PREFIXES = ("agent_search", "agents_fts")
+
+
+def _include_name(name: str | None, type_: str, _parents: dict) -> bool:
+    return not (type_ == "table" and name is not None and name.startswith(SEARCH_TABLE_PREFIXES))
+
 
 def _migrate(connection: Connection) -> None:
     context.configure(
@@ -16,6 +23,7 @@ def _migrate(connection: Connection) -> None:
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        include_name=_include_name,
     )
     with context.begin_transaction():
         context.run_migrations()

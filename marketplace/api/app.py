@@ -10,7 +10,9 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from marketplace.api import auth as auth_routes
+from marketplace.api import catalog as catalog_routes
 from marketplace.api import demo as demo_routes
+from marketplace.api import engagement as engagement_routes
 from marketplace.api import oauth as oauth_routes
 from marketplace.config import settings
 from marketplace.services.errors import DomainError
@@ -67,7 +69,9 @@ def create_api() -> FastAPI:
     async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return JSONResponse({"message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
 
-    for router in (auth_routes.router, oauth_routes.router, demo_routes.router):
+    routers = (auth_routes.router, oauth_routes.router, demo_routes.router, catalog_routes.router,
+               engagement_routes.router)
+    for router in routers:
         api.include_router(router)
 
     @api.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)

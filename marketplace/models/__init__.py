@@ -1,9 +1,33 @@
 """All tables, imported here so that metadata (and Alembic) sees every one."""
 
 from marketplace.models.base import ApiModel
-from marketplace.models.catalog import Agent, AgentFile, AgentStatus, AgentTag, Category
+from marketplace.models.catalog import (
+    Agent,
+    AgentFile,
+    AgentPage,
+    AgentPublic,
+    AgentStatus,
+    AgentTag,
+    Category,
+    CategoryPublic,
+    CategoryRef,
+    StatsPublic,
+    VendorRef,
+)
 from marketplace.models.commerce import Order, OrderStatus, ProcessedWebhookEvent, Purchase
-from marketplace.models.engagement import Favorite, Report, ReportStatus, ReportType, Review
+from marketplace.models.engagement import (
+    Favorite,
+    FavoriteStatus,
+    Report,
+    ReportedStatus,
+    ReportPublic,
+    ReportStatus,
+    ReportType,
+    Review,
+    ReviewAuthor,
+    ReviewPage,
+    ReviewPublic,
+)
 from marketplace.models.platform import PlatformSetting
 from marketplace.models.user import LoginAttempt, OAuthAccount, Role, TwoFactorSetup, User, UserPublic, UserSession
 from marketplace.models.vendor import ApplicationStatus, Notification, NotificationType, VendorApplication
@@ -11,12 +35,17 @@ from marketplace.models.vendor import ApplicationStatus, Notification, Notificat
 __all__ = [
     "Agent",
     "AgentFile",
+    "AgentPage",
+    "AgentPublic",
     "AgentStatus",
     "AgentTag",
     "ApiModel",
     "ApplicationStatus",
     "Category",
+    "CategoryPublic",
+    "CategoryRef",
     "Favorite",
+    "FavoriteStatus",
     "LoginAttempt",
     "Notification",
     "NotificationType",
@@ -27,13 +56,20 @@ __all__ = [
     "ProcessedWebhookEvent",
     "Purchase",
     "Report",
+    "ReportPublic",
     "ReportStatus",
     "ReportType",
+    "ReportedStatus",
     "Review",
+    "ReviewAuthor",
+    "ReviewPage",
+    "ReviewPublic",
     "Role",
+    "StatsPublic",
     "TwoFactorSetup",
     "User",
     "UserPublic",
     "UserSession",
     "VendorApplication",
+    "VendorRef",
 ]

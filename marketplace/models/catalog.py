@@ -8,7 +8,7 @@ from enum import StrEnum
 from sqlalchemy import Column, Index, String, Text
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import new_id, utcnow
+from marketplace.models.base import ApiModel, new_id, utcnow
 
 
 class AgentStatus(StrEnum):
@@ -84,3 +84,66 @@ class AgentFile(SQLModel, table=True):
     size_bytes: int = 0
     content_type: str = Field(default="application/octet-stream", max_length=255)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+# ---- API schemas (camelCase on the wire) ----------------------------------------------------------------
+
+
+class VendorRef(ApiModel):
+    id: str
+    username: str
+
+
+class CategoryRef(ApiModel):
+    id: int
+    name: str
+    slug: str
+    emoji: str
+
+
+class AgentPublic(ApiModel):
+    """An agent as `/api/agents*` shows it (spec section 3). Money and rating are decimal strings."""
+
+    id: str
+    name: str
+    short_description: str
+    description: str
+    price: str
+    image_url: str | None = None
+    demo_url: str | None = None
+    file_url: str | None = None
+    tags: list[str]
+    is_featured: bool
+    is_approved: bool
+    status: str
+    rejection_reason: str | None = None
+    avg_rating: str
+    review_count: int
+    vendor_id: str | None = None
+    vendor: VendorRef | None = None
+    category_id: int | None = None
+    category: CategoryRef | None = None
+    created_at: datetime
+    updated_at: datetime
+
+
+class AgentPage(ApiModel):
+    """One page of a listing plus the number of matches across all pages."""
+
+    items: list[AgentPublic]
+    total: int
+
+
+class CategoryPublic(ApiModel):
+    id: int
+    slug: str
+    name: str
+    emoji: str
+    description: str
+    agent_count: int
+
+
+class StatsPublic(ApiModel):
+    total_agents: int
+    total_categories: int
+    total_users: int

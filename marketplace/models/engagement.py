@@ -8,7 +8,7 @@ from enum import StrEnum
 from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import new_id, utcnow
+from marketplace.models.base import ApiModel, new_id, utcnow
 
 
 class ReportType(StrEnum):
@@ -61,3 +61,45 @@ class Report(SQLModel, table=True):
     description: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     status: str = Field(default=ReportStatus.PENDING, max_length=16, index=True)
     created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+# ---- API schemas (camelCase on the wire) ----------------------------------------------------------------
+
+
+class ReviewAuthor(ApiModel):
+    id: str
+    username: str
+    first_name: str | None = None
+
+
+class ReviewPublic(ApiModel):
+    id: str
+    rating: int
+    comment: str
+    created_at: datetime
+    updated_at: datetime
+    is_verified_purchase: bool
+    user: ReviewAuthor | None = None
+
+
+class ReviewPage(ApiModel):
+    items: list[ReviewPublic]
+    total: int
+
+
+class FavoriteStatus(ApiModel):
+    is_favorited: bool
+
+
+class ReportedStatus(ApiModel):
+    has_reported: bool
+
+
+class ReportPublic(ApiModel):
+    id: str
+    agent_id: str
+    report_type: str
+    reason: str
+    description: str | None = None
+    status: str
+    created_at: datetime

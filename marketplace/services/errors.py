@@ -34,3 +34,9 @@ class Conflict(DomainError):
 
 class TooManyRequests(DomainError):
     status = 429
+
+
+class InvalidParameter(Invalid):
+    """A named request parameter has a bad value (422, so clients can tell it from other 400s)."""
+
+    status = 422

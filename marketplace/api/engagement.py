@@ -1,0 +1,99 @@
+"""Reviews, favourites and reports. Writes need a signed-in user (401 otherwise); the services validate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Response
+from pydantic import TypeAdapter
+
+from marketplace.api.catalog import AGENT_LIST, json_list
+from marketplace.api.deps import OptionalUser, SignedInUser
+from marketplace.models import AgentPublic, ApiModel, FavoriteStatus, ReportedStatus, ReportPublic, ReviewPublic
+from marketplace.services import favorites, reports, reviews
+
+router = APIRouter(prefix="/api", tags=["engagement"])
+
+REVIEW_LIST = TypeAdapter(list[ReviewPublic])
+
+
+# Fields are loosely typed on purpose: the services check them and name the field in a 422.
+class ReviewIn(ApiModel):
+    rating: Any = None
+    comment: Any = None
+
+
+class FavoriteIn(ApiModel):
+    agent_id: Any = None
+
+
+class ReportIn(ApiModel):
+    report_type: Any = None
+    reason: Any = None
+    description: Any = None
+
+
+# ---- reviews --------------------------------------------------------------------------------------
+
+
+@router.get("/agents/{agent_id}/reviews", response_model=list[ReviewPublic])
+def list_reviews(
+    agent_id: str, user: OptionalUser, limit: int = reviews.DEFAULT_LIMIT, offset: int = 0
+) -> Response:
+    page = reviews.list_reviews(agent_id=agent_id, actor=user, limit=limit, offset=offset)
+    return json_list(page.items, REVIEW_LIST, page.total)
+
+
+@router.post("/agents/{agent_id}/reviews", response_model=ReviewPublic, status_code=201,
+             responses={200: {"description": "the caller's earlier review was updated"}})
+def post_review(agent_id: str, body: ReviewIn, user: SignedInUser, response: Response) -> ReviewPublic:
+    saved = reviews.submit_review(actor=user, agent_id=agent_id, rating=body.rating, comment=body.comment)
+    if not saved.created:
+        response.status_code = 200
+    return saved.review
+
+
+# ---- favourites -----------------------------------------------------------------------------------
+
+
+@router.get("/favorites", response_model=list[AgentPublic])
+def list_favorites(user: SignedInUser, limit: int = favorites.DEFAULT_LIMIT, offset: int = 0) -> Response:
+    page = favorites.list_favorites(actor=user, limit=limit, offset=offset)
+    return json_list(page.items, AGENT_LIST, page.total)
+
+
+@router.post("/favorites", response_model=FavoriteStatus)
+def add_favorite(body: FavoriteIn, user: SignedInUser) -> FavoriteStatus:
+    return favorites.add_favorite(actor=user, agent_id=body.agent_id)
+
+
+@router.delete("/favorites", response_model=FavoriteStatus)
+def remove_favorite(body: FavoriteIn, user: SignedInUser) -> FavoriteStatus:
+    return favorites.remove_favorite(actor=user, agent_id=body.agent_id)
+
+
+@router.delete("/favorites/{agent_id}", response_model=FavoriteStatus)
+def remove_favorite_by_path(agent_id: str, user: SignedInUser) -> FavoriteStatus:
+    return favorites.remove_favorite(actor=user, agent_id=agent_id)
+
+
+@router.get("/agents/{agent_id}/favorited", response_model=FavoriteStatus)
+def is_favorited(agent_id: str, user: OptionalUser) -> FavoriteStatus:
+    """False for a signed-out caller (the page asks before it knows), not 401."""
+    return favorites.is_favorited(actor=user, agent_id=agent_id)
+
+
+# ---- reports --------------------------------------------------------------------------------------
+
+
+@router.post("/agents/{agent_id}/report", response_model=ReportPublic, status_code=201)
+def report(agent_id: str, body: ReportIn, user: SignedInUser) -> ReportPublic:
+    return reports.report_agent(
+        actor=user, agent_id=agent_id, report_type=body.report_type, reason=body.reason, description=body.description
+    )
+
+
+@router.get("/agents/{agent_id}/reported", response_model=ReportedStatus)
+def has_reported(agent_id: str, user: OptionalUser) -> ReportedStatus:
+    """False for a signed-out caller, like /favorited."""
+    return reports.has_reported(actor=user, agent_id=agent_id)

@@ -1,0 +1,142 @@
+"""Reviews: one per user per agent (posting again edits it), with the agent's rating totals kept exact.
+
+The agent's `rating_sum`, `review_count` and `avg_rating` change in the same transaction as the
+review, by relative SQL updates on the locked agent row, so concurrent reviews cannot lose a vote.
+"Verified purchase" is computed when reading, so it turns true as soon as the reviewer buys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Float, cast, exists, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from marketplace.db import session_scope
+from marketplace.models import Agent, Purchase, Review, ReviewAuthor, ReviewPage, ReviewPublic, User
+from marketplace.models.base import utcnow
+from marketplace.services.catalog import live_agent, visible_agent
+from marketplace.services.errors import Forbidden, InvalidParameter
+from marketplace.services.permissions import require_user
+
+MAX_COMMENT = 2000
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 100
+AGENTS = Agent.__table__
+
+
+@dataclass(frozen=True)
+class SavedReview:
+    review: ReviewPublic
+    created: bool
+
+
+def validate_review(rating: object, comment: object) -> tuple[int, str]:
+    if isinstance(rating, str) and rating.strip().isdigit():
+        rating = int(rating.strip())  # a form's select value
+    if isinstance(rating, bool) or not isinstance(rating, int) or not 1 <= rating <= 5:
+        raise InvalidParameter("rating must be a whole number from 1 to 5", field="rating")
+    if not isinstance(comment, str) or not comment.strip():
+        raise InvalidParameter("comment must not be blank", field="comment")
+    comment = comment.strip()
+    if len(comment) > MAX_COMMENT:
+        raise InvalidParameter(f"comment must be at most {MAX_COMMENT} characters", field="comment")
+    return rating, comment
+
+
+def _verified(user_id: object, agent_id: object):  # noqa: ANN202 (SQL expression)
+    return exists().where(Purchase.user_id == user_id, Purchase.agent_id == agent_id)
+
+
+def _review_rows(session: Session, stmt) -> list[ReviewPublic]:  # noqa: ANN001
+    rows = session.execute(stmt).all()
+    return [
+        ReviewPublic(
+            id=review.id,
+            rating=review.rating,
+            comment=review.comment,
+            created_at=review.created_at,
+            updated_at=review.updated_at,
+            is_verified_purchase=bool(verified),
+            user=ReviewAuthor(id=user_id, username=username, first_name=first_name) if user_id else None,
+        )
+        for review, verified, user_id, username, first_name in rows
+    ]
+
+
+def _select_reviews():  # noqa: ANN202
+    return select(
+        Review,
+        _verified(Review.user_id, Review.agent_id).label("verified"),
+        User.id,
+        User.username,
+        User.first_name,
+    ).outerjoin(User, User.id == Review.user_id)
+
+
+def list_reviews(
+    *, agent_id: str, actor: User | None = None, limit: int = DEFAULT_LIMIT, offset: int = 0
+) -> ReviewPage:
+    """Reviews of an agent the caller may see, newest first."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidParameter(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
+    if offset < 0:
+        raise InvalidParameter("offset must not be negative", field="offset")
+    with session_scope() as session:
+        agent = visible_agent(session, agent_id=agent_id, actor=actor)
+        stmt = (
+            _select_reviews()
+            .where(Review.agent_id == agent.id)
+            .order_by(Review.created_at.desc(), Review.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        return ReviewPage(items=_review_rows(session, stmt), total=agent.review_count)
+
+
+def _save(*, user: User, agent_id: str, rating: int, comment: str) -> bool:
+    with session_scope() as session:
+        agent = live_agent(session, agent_id=agent_id, lock=True)  # serialises writers of this agent's totals
+        if agent.vendor_id == user.id:
+            raise Forbidden("You cannot review your own agent")
+        review = session.execute(
+            select(Review).where(Review.agent_id == agent.id, Review.user_id == user.id).with_for_update()
+        ).scalars().first()
+        verified = bool(session.execute(select(_verified(user.id, agent.id))).scalar())
+        now = utcnow()
+        created = review is None
+        if review is None:
+            review = Review(agent_id=agent.id, user_id=user.id, rating=rating, comment=comment,
+                            is_verified_purchase=verified, created_at=now, updated_at=now)
+            delta, added = rating, 1
+        else:
+            delta, added = rating - review.rating, 0
+            review.rating, review.comment, review.updated_at = rating, comment, now
+            review.is_verified_purchase = verified
+        session.add(review)
+        session.flush()
+        session.execute(
+            update(AGENTS)
+            .where(AGENTS.c.id == agent.id)
+            .values(
+                rating_sum=AGENTS.c.rating_sum + delta,
+                review_count=AGENTS.c.review_count + added,
+                avg_rating=cast(AGENTS.c.rating_sum + delta, Float) / (AGENTS.c.review_count + added),
+            )
+        )
+    return created
+
+
+def submit_review(*, actor: User | None, agent_id: str, rating: object, comment: object) -> SavedReview:
+    """Create the caller's review of a live agent, or replace their earlier one."""
+    user = require_user(actor)
+    rating, comment = validate_review(rating, comment)
+    try:
+        created = _save(user=user, agent_id=agent_id, rating=rating, comment=comment)
+    except IntegrityError:
+        # A simultaneous first review by the same user won the unique (agent, user) race: edit it instead.
+        created = _save(user=user, agent_id=agent_id, rating=rating, comment=comment)
+    with session_scope() as session:
+        stmt = _select_reviews().where(Review.agent_id == agent_id, Review.user_id == user.id)
+        return SavedReview(review=_review_rows(session, stmt)[0], created=created)

@@ -1,0 +1,131 @@
+"""Full-text search over agents, one implementation per dialect, both served by an index (never LIKE).
+
+The search text of an agent is its name, short description, description, tags and vendor username
+(see alembic revision 0002 for the index and the triggers that keep it current). Callers get a
+subquery of `(agent_id, rank)`, where a smaller rank is a better match, to join with their filters.
+
+Query words are letters and digits; every word must match and the last one may be a prefix of a
+word, so results appear while the user is still typing.
+- PostgreSQL: earlier words are stemmed (`plainto_tsquery('english')`), the last matches its stem or
+  any word starting with it; ranked by `ts_rank_cd` (name A > short description, tags B > vendor C >
+  description D).
+- SQLite (FTS5): no stemmer, so every word is a prefix match and a trailing plural "s" is dropped
+  ("agents" finds "agent"); ranked by `bm25` with column weights in the same order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlalchemy import Float, column, func, literal_column, select, table, text
+from sqlalchemy.engine import Dialect
+from sqlalchemy.sql import Subquery
+
+from marketplace.services.errors import InvalidParameter
+
+MAX_QUERY_LENGTH = 200
+MAX_WORDS = 12
+_WORD = re.compile(r"[^\W_]+")
+
+# SQLite bm25 column weights, in FTS column order: name, short_description, description, tags, vendor.
+BM25_WEIGHTS = (10.0, 5.0, 1.0, 4.0, 2.0)
+
+_docs = table("agent_search_docs", column("search_key"), column("agent_id"))
+_fts = table("agents_fts")
+_pg_search = table("agent_search", column("agent_id"), column("document"))
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    words: tuple[str, ...]
+
+    @property
+    def head(self) -> tuple[str, ...]:
+        return self.words[:-1]
+
+    @property
+    def last(self) -> str:
+        return self.words[-1]
+
+
+def parse_query(raw: str | None) -> SearchQuery | None:
+    """The words to look for, or None when the text holds none (then the caller does not filter)."""
+    if raw is None:
+        return None
+    if len(raw) > MAX_QUERY_LENGTH:
+        raise InvalidParameter(f"search must be at most {MAX_QUERY_LENGTH} characters", field="search")
+    words = tuple(w[:64] for w in _WORD.findall(raw.lower()))[:MAX_WORDS]
+    return SearchQuery(words) if words else None
+
+
+def _fts5_term(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    return f'"{word}"*'  # words hold no quotes: letters and digits only
+
+
+def fts5_match_expression(query: SearchQuery) -> str:
+    return " AND ".join(_fts5_term(w) for w in query.words)
+
+
+def _pg_tsquery(query: SearchQuery):  # noqa: ANN202 (SQL expression)
+    prefix = f"'{query.last}':*"  # a letters-and-digits word cannot break out of the quotes
+    last = func.to_tsquery(literal_column("'english'::regconfig"), prefix).op("||")(
+        func.to_tsquery(literal_column("'simple'::regconfig"), prefix)
+    )
+    if not query.head:
+        return last
+    head = func.plainto_tsquery(literal_column("'english'::regconfig"), " ".join(query.head))
+    return head.op("&&")(last)
+
+
+def matches(query: SearchQuery, dialect: Dialect) -> Subquery:
+    """`(agent_id, rank)` of every agent matching the query, smaller rank = better."""
+    if dialect.name == "postgresql":
+        tsq = _pg_tsquery(query)
+        rank = -func.ts_rank_cd(_pg_search.c.document, tsq)
+        return (
+            select(_pg_search.c.agent_id.label("agent_id"), rank.label("rank"))
+            .where(_pg_search.c.document.op("@@")(tsq))
+            .subquery("search")
+        )
+    if dialect.name == "sqlite":
+        fts = literal_column("agents_fts")
+        rank = func.bm25(fts, *BM25_WEIGHTS, type_=Float)
+        return (
+            select(_docs.c.agent_id.label("agent_id"), rank.label("rank"))
+            .select_from(_fts.join(_docs, _docs.c.search_key == literal_column("agents_fts.rowid")))
+            .where(fts.op("MATCH")(fts5_match_expression(query)))
+            .subquery("search")
+        )
+    raise NotImplementedError(f"no full-text search for {dialect.name}")
+
+
+def rebuild_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
+    """Recompute every search document (after bulk loads that bypassed triggers, or to repair)."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("DELETE FROM agent_search"))
+        connection.execute(text("SELECT agent_search_refresh(ARRAY(SELECT id FROM agents))"))
+    elif connection.dialect.name == "sqlite":
+        connection.execute(text("DELETE FROM agent_search_docs"))
+        connection.execute(
+            text(
+                """
+                INSERT INTO agent_search_docs(agent_id, name, short_description, description, tags, vendor)
+                SELECT a.id, a.name, a.short_description, a.description,
+                       coalesce((SELECT group_concat(tag, ' ') FROM agent_tags t WHERE t.agent_id = a.id), ''),
+                       coalesce((SELECT username FROM users u WHERE u.id = a.vendor_id), '')
+                FROM agents a
+                """
+            )
+        )
+        connection.execute(text("INSERT INTO agents_fts(agents_fts) VALUES ('rebuild')"))
+    else:
+        raise NotImplementedError(f"no full-text search for {connection.dialect.name}")
+
+
+def check_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
+    """SQLite: raise if the FTS index differs from its content table (used by tests)."""
+    if connection.dialect.name == "sqlite":
+        connection.execute(text("INSERT INTO agents_fts(agents_fts, rank) VALUES ('integrity-check', 1)"))
