@@ -11,6 +11,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from marketplace.api import auth as auth_routes
 from marketplace.api import oauth as oauth_routes
+from marketplace.api import purchases as purchase_routes
 from marketplace.config import settings
 from marketplace.services.errors import DomainError
 
@@ -66,7 +67,7 @@ def create_api() -> FastAPI:
     async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return JSONResponse({"message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
 
-    for router in (auth_routes.router, oauth_routes.router):
+    for router in (auth_routes.router, oauth_routes.router, purchase_routes.router):
         api.include_router(router)
 
     @api.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)
