@@ -296,8 +296,9 @@ async def health(_request: web.Request) -> web.Response:
 
 @own_auth
 async def reset(_request: web.Request) -> web.Response:
-    """Forget every object, saved idempotent answer and onboarding link (tests call this between cases)."""
+    """Forget every object, webhook endpoint, saved idempotent answer and onboarding link (between tests)."""
     ls.store.clear()
+    _webhooks.clear()
     idempotency.clear()
     compat.connect_state.clear()
     return _json({"ok": True})

@@ -136,7 +136,7 @@
   PaymentElement.prototype._field = function (label, name, placeholder, autocomplete) {
     var appearance = this._elements._appearance();
     var wrapper = document.createElement('label');
-    Object.assign(wrapper.style, {display: 'flex', flexDirection: 'column', gap: '4px', flex: '1',
+    Object.assign(wrapper.style, {display: 'flex', flexDirection: 'column', gap: '4px', flex: '1', minWidth: '0',
       fontSize: '14px', color: appearance.colorText});
     var caption = document.createElement('span');
     caption.textContent = label;
@@ -150,7 +150,8 @@
     input.setAttribute('aria-label', label);
     Object.assign(input.style, {padding: '10px 12px', fontSize: '16px', border: '1px solid #d0d5dd',
       borderRadius: appearance.borderRadius, background: appearance.colorBackground,
-      color: appearance.colorText, fontFamily: appearance.fontFamily, minWidth: '0'});
+      color: appearance.colorText, fontFamily: appearance.fontFamily, minWidth: '0', width: '100%',
+      boxSizing: 'border-box'});
     wrapper.appendChild(caption);
     wrapper.appendChild(input);
     return {wrapper: wrapper, input: input};
