@@ -147,7 +147,17 @@ def create_payment_intent(
         obj = client().v1.payment_intents.create(params=params, options={"idempotency_key": idempotency_key})
     except stripe.StripeError as exc:
         raise _provider_error(exc) from exc
-    return _intent(obj)
+    intent = _intent(obj)
+    if _replayed(obj):
+        # A replay carries the intent as it was when first created; the caller needs its status now.
+        intent = retrieve_payment_intent(intent.id) or intent
+    return intent
+
+
+def _replayed(obj: Any) -> bool:
+    response = getattr(obj, "last_response", None)
+    headers = {k.lower(): v for k, v in (response.headers.items() if response is not None else [])}
+    return str(headers.get("idempotent-replayed", "")).lower() == "true"
 
 
 def retrieve_payment_intent(intent_id: str) -> Intent | None:

@@ -162,15 +162,27 @@ def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutInten
     if route.reason:
         metadata["splitBlockReason"] = route.reason
     key = _idempotency_key({**metadata, "amount": pricing.amount, "fee": fee, "destination": route.destination})
-    intent = payments.create_payment_intent(
-        amount=pricing.amount,
-        currency=currency,
-        metadata=metadata,
-        idempotency_key=key,
-        description=f"{agent_name} (AI agent license)",
-        application_fee_amount=fee if route.destination else None,
-        destination=route.destination,
-    )
+
+    def open_intent(idempotency_key: str) -> payments.Intent:
+        return payments.create_payment_intent(
+            amount=pricing.amount,
+            currency=currency,
+            metadata=metadata,
+            idempotency_key=idempotency_key,
+            description=f"{agent_name} (AI agent license)",
+            application_fee_amount=fee if route.destination else None,
+            destination=route.destination,
+        )
+
+    intent = open_intent(key)
+    if intent.status in ("succeeded", "processing", "requires_capture"):
+        # The reused intent was already paid (the page closed before completing): record it, don't charge again.
+        if intent.status == "succeeded":
+            complete_payment(actor=buyer, payment_intent_id=intent.id, agent_id=agent_id)
+            raise Conflict("You already own this agent")
+        raise Conflict("A payment for this agent is already being processed")
+    if intent.status == "canceled":
+        intent = open_intent(f"{key}-after-{intent.id}")
     return CheckoutIntent(
         payment_intent_id=intent.id,
         client_secret=intent.client_secret,

@@ -466,3 +466,21 @@ def test_concurrent_free_claims_make_one_purchase(stripe_standin, buyer, make_ag
     results, errors = _run_threads(10, claim)
     assert errors == [] and len(results) == 10
     assert _count(Order) == 1 and _count(Purchase) == 1 and _sales(agent.id) == 1
+
+
+def test_checkout_again_after_paying_without_completing_records_the_purchase(stripe_standin, buyer, make_agent):
+    """The page closed after the card was charged and no webhook came: the next checkout must not charge again."""
+    agent = make_agent()
+    intent, _ = _paid_intent(stripe_standin, buyer, agent)
+    with pytest.raises(Conflict, match="You already own this agent"):
+        purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
+    assert _count(Order, payment_intent_id=intent.payment_intent_id) == 1 and _count(Purchase) == 1
+
+
+def test_canceled_intent_is_replaced(stripe_standin, buyer, make_agent):
+    agent = make_agent()
+    first = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
+    stripe_standin.stripe.v1.payment_intents.cancel(first.payment_intent_id)
+    second = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
+    assert second.payment_intent_id != first.payment_intent_id
+    assert stripe_standin.confirm(second.client_secret).json()["status"] == "succeeded"
