@@ -24,6 +24,7 @@ from marketplace.models import Role, User  # noqa: E402
 from marketplace.services import auth  # noqa: E402
 
 BASE_URL = "http://localhost:3000"
+pytest_plugins = ["tests.payments_fixtures"]
 
 
 def _reset_schema() -> None:

@@ -9,7 +9,7 @@ from enum import StrEnum
 from sqlalchemy import Column, Numeric, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import new_id, utcnow
+from marketplace.models.base import ApiModel, new_id, utcnow
 
 
 class OrderStatus(StrEnum):
@@ -64,3 +64,85 @@ class ProcessedWebhookEvent(SQLModel, table=True):
     id: str = Field(primary_key=True, max_length=255)  # the provider's event id
     type: str = Field(max_length=100)
     processed_at: datetime = Field(default_factory=utcnow)
+
+
+# --- API schemas (camelCase on the wire; amounts as "29.99" strings) ---------------------------------------
+
+
+def _cents(cents: int) -> str:
+    return f"{'-' if cents < 0 else ''}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+
+class OrderPublic(ApiModel):
+    id: str
+    status: str
+    total_amount: str
+    currency: str
+    created_at: datetime
+    agent_id: str | None = None
+    agent_name: str
+    commission_split_enabled: bool
+    commission_rate: str
+    vendor_amount: str
+    platform_fee_amount: str
+    commission_currency: str
+    original_price_usd: str = Field(alias="originalPriceUSD")
+    exchange_rate: str
+    split_block_reason: str | None = None
+
+    @classmethod
+    def of(cls, order: Order) -> OrderPublic:
+        return cls(
+            id=order.id,
+            status=order.status,
+            total_amount=_cents(order.total_amount_cents),
+            currency=order.currency,
+            created_at=order.created_at,
+            agent_id=order.agent_id,
+            agent_name=order.agent_name,
+            commission_split_enabled=order.commission_split_enabled,
+            commission_rate=f"{Decimal(order.commission_rate).quantize(Decimal('0.01')):f}",
+            vendor_amount=_cents(order.vendor_amount_cents),
+            platform_fee_amount=_cents(order.platform_fee_cents),
+            commission_currency=order.currency.upper(),
+            original_price_usd=_cents(order.original_price_usd_cents),
+            exchange_rate=f"{Decimal(order.exchange_rate).quantize(Decimal('0.0001')):f}",
+            split_block_reason=order.split_block_reason,
+        )
+
+
+class PurchasedAgentPublic(ApiModel):
+    id: str
+    name: str
+    short_description: str
+    description: str
+    image_url: str | None = None
+    file_url: str | None = None
+    demo_url: str | None = None
+
+
+class PurchasePublic(ApiModel):
+    id: str
+    purchased_at: datetime
+    purchase_price: str
+    currency: str
+    agent: PurchasedAgentPublic
+    order: OrderPublic | None = None
+
+
+class PaymentIntentPublic(ApiModel):
+    client_secret: str
+    payment_intent_id: str
+    currency: str
+    display_amount: str
+    exchange_rate: str
+    supported_payment_methods: list[str]
+    commission_split_enabled: bool
+    split_block_reason: str | None = None
+
+
+class PurchaseCompletePublic(ApiModel):
+    success: bool = True
+    already_recorded: bool
+    order_id: str
+    purchase_id: str | None = None

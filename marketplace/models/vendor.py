@@ -8,7 +8,7 @@ from enum import StrEnum
 from sqlalchemy import Column, Text
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import new_id, utcnow
+from marketplace.models.base import ApiModel, new_id, utcnow
 
 
 class ApplicationStatus(StrEnum):
@@ -47,3 +47,12 @@ class Notification(SQLModel, table=True):
     message: str = Field(sa_column=Column(Text, nullable=False))
     is_read: bool = False
     created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class VendorApplicationPublic(ApiModel):
+    id: str
+    business_name: str
+    business_description: str | None = None
+    website: str | None = None
+    status: str
+    created_at: datetime

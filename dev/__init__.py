@@ -1,0 +1,1 @@
+"""Development and test tooling; never imported by the product (the `marketplace` package)."""

@@ -1,0 +1,76 @@
+"""Local Stripe stand-in: localstripe plus our compatibility layer plus a Stripe.js shim, on one loopback port.
+
+Dev/test tooling only: the product (`marketplace`) never imports this package; it talks to whatever
+STRIPE_API_BASE points at, exactly as it would talk to Stripe.
+
+Run it
+------
+    python -m dev.stripe_standin --port 8420 \
+        --webhook-url http://localhost:3000/api/stripe/webhook --webhook-secret whsec_local_standin
+
+and start the app with
+
+    STRIPE_SECRET_KEY=sk_test_standin STRIPE_PUBLISHABLE_KEY=pk_test_standin \
+    STRIPE_WEBHOOK_SECRET=whsec_local_standin STRIPE_API_BASE=http://127.0.0.1:8420
+
+(any `sk_...`/`pk_...` strings work; the webhook secret must be the same on both sides). Tests use the
+`stripe_standin` fixture (tests/payments_fixtures.py), which starts it on a free port and points settings at it.
+
+What it adds to localstripe (see compat.py and server.py)
+--------------------------------------------------------
+- Connect: POST/GET /v1/accounts (charges_enabled, payouts_enabled, details_submitted, requirements,
+  capabilities), POST /v1/account_links (a hosted onboarding page at /_standin/connect/onboarding/<token>
+  whose buttons complete the account and send `account.updated`), POST /v1/accounts/<id>/login_links,
+  /v1/transfers (a destination charge creates one on success).
+- PaymentIntents keep and return application_fee_amount, transfer_data[destination], on_behalf_of,
+  automatic_payment_methods, payment_method_types, description, receipt_email.
+- Card declines at charge time, as Stripe answers them: 4242424242424242 succeeds, 4000000000000002
+  "Your card was declined." (generic_decline), 4000000000009995 "Your card has insufficient funds."
+  (insufficient_funds); also ...9987 lost, ...9979 stolen, ...0069 expired, ...0127 CVC, ...0119 processing;
+  3-D Secure cards (4000002500003155...) ask for authentication. localstripe alone declined ...0002 and ...9995
+  only when attaching a card to a customer, so confirming a PaymentIntent with them *succeeded*.
+- Idempotency-Key replay (same key + same body -> same answer; different body -> idempotency_error).
+- POST /v1/payment_intents/<id>/confirm and GET /v1/payment_intents/<id> with the publishable key + client
+  secret (what Stripe.js does), and POST /v1/payment_methods with the publishable key.
+- aiohttp: localstripe registers plain-function handlers, deprecated in aiohttp 3.x (warning today, an error
+  in a future release); every one is re-registered wrapped as a coroutine. It runs with the pinned aiohttp.
+- localstripe pickles its whole store to a fixed /tmp file on every write; here the store stays in memory
+  (or in --state-file).
+- POST /_standin/reset forgets everything (tests), GET /_standin/health answers when ready.
+
+How the browser gets Stripe.js (for the checkout page)
+------------------------------------------------------
+The stand-in serves a Stripe.js shim at `<STRIPE_API_BASE>/js.stripe.com/v3/`; real Stripe serves
+`https://js.stripe.com/v3/`. The app says which one in `GET /api/stripe/config`:
+
+    {"publishableKey": "pk_test_...", "stripeJsUrl": "http://127.0.0.1:8420/js.stripe.com/v3/"}
+
+(`marketplace.integrations.payments.browser_config()` gives the same to Reflex state code.) A page:
+
+1. Injects the script and the key: add a classic `<script src="{stripeJsUrl}">` (not a module, not async
+   before it runs) and wait for its `load` event (or for `window.Stripe` to exist); then
+   `const stripe = await loadStripe(publishableKey)` using `import {loadStripe} from '@stripe/stripe-js/pure'`.
+   `loadStripe` returns `window.Stripe` when it is already defined, so the same code serves real Stripe
+   and the stand-in. (The default `@stripe/stripe-js` entry starts loading js.stripe.com as soon as it is
+   imported, so use `/pure`, or make sure the script tag precedes the app bundle.)
+2. Creates the intent: `POST /api/purchase/create-payment-intent {agentId, customerEmail, customerName,
+   isGuestCheckout: false}` -> `{clientSecret, paymentIntentId, currency, displayAmount, exchangeRate,
+   supportedPaymentMethods, ...}` (401 signed out, 404 agent not live, 409 already owned, 403 own agent,
+   400 free agent -> use `POST /api/purchase/claim-free {agentId}` instead).
+3. Mounts and confirms: `<Elements stripe={stripe} options={{clientSecret, appearance}}>` +
+   `<PaymentElement options={{layout: 'accordion'}}/>` (or `stripe.elements({clientSecret, appearance})
+   .create('payment', {layout: 'accordion'}).mount(node)`), then
+   `const {paymentIntent, error} = await stripe.confirmPayment({elements, redirect: 'if_required',
+   confirmParams: {return_url: origin + '/purchase-success'}})`. `error.message` is the text to show
+   ("Your card was declined."); success means `paymentIntent.status === 'succeeded'`.
+4. Records the purchase: `POST /api/purchase/complete {paymentIntentId: paymentIntent.id, agentId,
+   agentName, userId, customerEmail, customerName, isGuestCheckout: false}`; the server retrieves the intent
+   from Stripe and checks it, and the webhook records the same purchase if the page never gets that far.
+
+The shim implements `Stripe(pk)` with `elements({clientSecret, appearance})`, `elements.create('payment' |
+'card')` (a card number / expiry / CVC form mounted into the node, with `on/off/once('ready' | 'change' |
+'focus' | 'blur')`, `update`, `destroy`), `elements.submit()`, `confirmPayment`, `confirmCardPayment`,
+`retrievePaymentIntent`, `handleNextAction`, `createPaymentMethod`, `createToken`; enough for
+@stripe/react-stripe-js's `Elements`/`PaymentElement`. Its inputs are ordinary page inputs (no iframe):
+test cards only.
+"""

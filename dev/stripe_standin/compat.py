@@ -1,0 +1,504 @@
+"""What localstripe lacks, added on top of its resource model (imported only by the stand-in runner).
+
+Patched in place on import, so localstripe's own routes, events and webhooks see the same objects:
+
+- card declines at charge time with Stripe's codes and messages (localstripe only declines
+  4000000000000002 / ...9995 when *attaching* a card, so confirming a PaymentIntent with them succeeded);
+- PaymentIntents accept and keep Connect and Payment Element parameters (`application_fee_amount`,
+  `transfer_data[destination]`, `on_behalf_of`, `automatic_payment_methods`, `payment_method_types`,
+  `description`, `receipt_email`, `transfer_group`); a destination charge creates a Transfer on success;
+- Connect: Account objects (charges_enabled, payouts_enabled, details_submitted, requirements,
+  capabilities), account links with a hosted onboarding page, login links, transfers;
+- a card validation that answers like Stripe.js (`incomplete_number`, `invalid_expiry_year`...).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from localstripe import resources as ls
+from localstripe.errors import UserError
+from localstripe.webhooks import schedule_webhook
+
+# Test card numbers (Stripe docs, "Testing") -> (code, decline_code, message) when charged.
+CARD_DECLINES: dict[str, tuple[str, str | None, str]] = {
+    "4000000000000002": ("card_declined", "generic_decline", "Your card was declined."),
+    "4000000000009995": ("card_declined", "insufficient_funds", "Your card has insufficient funds."),
+    "4000000000009987": ("card_declined", "lost_card", "Your card was declined."),
+    "4000000000009979": ("card_declined", "stolen_card", "Your card was declined."),
+    "4000000000000069": ("expired_card", "expired_card", "Your card has expired."),
+    "4000000000000127": ("incorrect_cvc", "incorrect_cvc", "Your card's security code is incorrect."),
+    "4000000000000119": (
+        "processing_error",
+        "processing_error",
+        "An error occurred while processing your card. Try again in a little bit.",
+    ),
+    "4000000000000341": ("card_declined", "generic_decline", "Your card was declined."),
+}
+DESTINATION_CAPABILITY_MESSAGE = (
+    "Your destination account needs to have at least one of the following capabilities enabled: "
+    "transfers, crypto_transfers, legacy_payments"
+)
+FEE_WITHOUT_CONNECT_MESSAGE = (
+    "Can only apply an application_fee_amount when the PaymentIntent is attempting a direct payment "
+    "(using an OAuth key or Stripe-Account header) or destination payment (using `transfer_data[destination]`)."
+)
+ONBOARDING_FIELDS = [
+    "business_profile.mcc",
+    "business_profile.url",
+    "external_account",
+    "individual.dob.day",
+    "individual.dob.month",
+    "individual.dob.year",
+    "individual.first_name",
+    "individual.last_name",
+    "tos_acceptance.date",
+    "tos_acceptance.ip",
+]
+
+
+class CardError(UserError):
+    """A 402 shaped like Stripe's `card_error` (localstripe only knows `invalid_request_error`)."""
+
+    def __init__(self, message: str, *, code: str, decline_code: str | None = None, **extra: Any) -> None:
+        contents: dict[str, Any] = {"code": code, **extra}
+        if decline_code:
+            contents["decline_code"] = decline_code
+        super().__init__(402, message, contents)
+        self.body["error"]["type"] = "card_error"
+
+
+class InvalidRequest(UserError):
+    """A 400 with Stripe's `code`/`param` fields, which the SDK turns into InvalidRequestError."""
+
+    def __init__(self, message: str, *, code: str | None = None, param: str | None = None) -> None:
+        contents: dict[str, Any] = {}
+        if code:
+            contents["code"] = code
+        if param:
+            contents["param"] = param
+        super().__init__(400, message, contents)
+
+
+def _as_int(value: Any, *, param: str) -> int:
+    converted = ls.try_convert_to_int(value)
+    if type(converted) is not int:
+        raise InvalidRequest(f"Invalid integer: {value}", code="parameter_invalid_integer", param=param)
+    return converted
+
+
+def _as_bool(value: Any) -> bool:
+    return ls.try_convert_to_bool(value) is True
+
+
+# --- card checks, shared by the browser confirm route and createPaymentMethod ------------------------------
+
+
+def _luhn_ok(number: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(number)):
+        d = int(ch)
+        if i % 2 == 1:
+            d = d * 2 - 9 if d * 2 > 9 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def validate_card(card: Any) -> dict[str, Any]:
+    """Normalise typed card data or raise the `validation`-style card error Stripe.js would show."""
+    if not isinstance(card, dict):
+        raise CardError("Your card number is incomplete.", code="incomplete_number", param="card[number]")
+    number = re.sub(r"[\s-]", "", str(card.get("number") or ""))
+    if not number.isdigit() or len(number) < 16:
+        raise CardError("Your card number is incomplete.", code="incomplete_number", param="card[number]")
+    if len(number) > 16 or not _luhn_ok(number):
+        raise CardError("Your card number is invalid.", code="invalid_number", param="card[number]")
+    month = ls.try_convert_to_int(card.get("exp_month"))
+    year = ls.try_convert_to_int(card.get("exp_year"))
+    if type(month) is not int or type(year) is not int:
+        raise CardError("Your card's expiration date is incomplete.", code="incomplete_expiry", param="card[exp_month]")
+    if not 1 <= month <= 12:
+        raise CardError("Your card's expiration month is invalid.", code="invalid_expiry_month",
+                        param="card[exp_month]")
+    if year < 100:
+        year += 2000
+    now = datetime.now(UTC)
+    if year < now.year or year > 2099:
+        raise CardError("Your card's expiration year is in the past." if year < now.year
+                        else "Your card's expiration year is invalid.",
+                        code="invalid_expiry_year", param="card[exp_year]")
+    if (year, month) < (now.year, now.month):
+        raise CardError("Your card's expiration date is in the past.", code="invalid_expiry_month",
+                        param="card[exp_month]")
+    cvc = str(card.get("cvc") or "").strip()
+    if not cvc.isdigit() or len(cvc) < 3:
+        raise CardError("Your card's security code is incomplete.", code="incomplete_cvc", param="card[cvc]")
+    if len(cvc) != 3:
+        raise CardError("Your card's security code is invalid.", code="invalid_cvc", param="card[cvc]")
+    return {"number": number, "exp_month": month, "exp_year": year, "cvc": cvc}
+
+
+def payment_method_from_data(data: Any) -> ls.PaymentMethod:
+    """Create a card PaymentMethod from `payment_method_data` (what Stripe.js sends on confirm)."""
+    if not isinstance(data, dict) or data.get("type", "card") != "card":
+        raise InvalidRequest("Only card payment methods are supported by the local stand-in.",
+                             param="payment_method_data[type]")
+    billing = data.get("billing_details")
+    return ls.PaymentMethod(type="card", card=validate_card(data.get("card")),
+                            billing_details=billing if isinstance(billing, dict) else None)
+
+
+# --- declines at charge time ---------------------------------------------------------------------------------
+
+
+def _card_number_of(payment_method_id: str | None) -> str | None:
+    if not payment_method_id:
+        return None
+    obj = ls.store.get("payment_method:" + payment_method_id) or ls.store.get("card:" + payment_method_id)
+    return getattr(obj, "_card_number", None)
+
+
+_orig_charging_is_declined = ls.PaymentMethod._charging_is_declined
+
+
+def _charging_is_declined(self: Any) -> bool:
+    if getattr(self, "type", None) == "card" and getattr(self, "_card_number", None) in CARD_DECLINES:
+        return True
+    return _orig_charging_is_declined(self)
+
+
+def _set_auth_failure(self: ls.Charge) -> None:
+    code, decline_code, message = CARD_DECLINES.get(
+        _card_number_of(self.payment_method) or "", ("card_declined", "generic_decline", "Your card was declined.")
+    )
+    self.status = "failed"
+    self.failure_code = code
+    self.failure_message = message
+    self.outcome = {"type": "issuer_declined", "reason": decline_code, "network_status": "declined_by_network"}
+    self._decline_code = decline_code
+
+
+def _raise_failure(self: ls.Charge) -> None:
+    raise CardError(self.failure_message, code=self.failure_code,
+                    decline_code=getattr(self, "_decline_code", None), charge=self.id)
+
+
+_orig_last_payment_error = ls.PaymentIntent.last_payment_error
+
+
+def _last_payment_error(self: ls.PaymentIntent) -> dict[str, Any] | None:
+    error = _orig_last_payment_error.fget(self)
+    charge = self.latest_charge
+    if error and charge is not None and charge.status == "failed":
+        error = {**error, "type": "card_error", "decline_code": getattr(charge, "_decline_code", None),
+                 "payment_method": {"id": charge.payment_method, "type": "card"}}
+    elif error:
+        error = {**error, "type": "card_error"}
+    return error
+
+
+# --- PaymentIntent parameters localstripe refuses ------------------------------------------------------------
+
+PI_EXTRA_PARAMS = (
+    "application_fee_amount",
+    "transfer_data",
+    "on_behalf_of",
+    "automatic_payment_methods",
+    "description",
+    "receipt_email",
+    "statement_descriptor_suffix",
+    "transfer_group",
+    "payment_method_types",
+)
+_orig_pi_init = ls.PaymentIntent.__init__
+_orig_pi_on_success = ls.PaymentIntent._on_success
+
+
+def _transfer_destination(destination: Any, *, param: str) -> str:
+    if not isinstance(destination, str) or not destination.startswith("acct_"):
+        raise InvalidRequest(f"No such destination: '{destination}'", code="resource_missing", param=param)
+    account = ls.store.get("account:" + destination)
+    if account is None:
+        raise InvalidRequest(f"No such destination: '{destination}'", code="resource_missing", param=param)
+    if account.capabilities.get("transfers") != "active":
+        raise InvalidRequest(DESTINATION_CAPABILITY_MESSAGE, code="insufficient_capabilities_for_transfer",
+                             param=param)
+    return destination
+
+
+def _pi_init(self: ls.PaymentIntent, **kwargs: Any) -> None:
+    extra = {key: kwargs.pop(key) for key in PI_EXTRA_PARAMS if key in kwargs}
+    amount = ls.try_convert_to_int(kwargs.get("amount"))
+    # Validate everything before the original constructor stores the object.
+    fee = extra.get("application_fee_amount")
+    if fee is not None:
+        fee = _as_int(fee, param="application_fee_amount")
+        if fee < 0 or (type(amount) is int and fee > amount):
+            raise InvalidRequest("The application fee must be between 0 and the amount.",
+                                 param="application_fee_amount")
+    transfer_data = extra.get("transfer_data")
+    if transfer_data is not None:
+        if not isinstance(transfer_data, dict):
+            raise InvalidRequest("Invalid transfer_data", param="transfer_data")
+        transfer_data = {"destination": _transfer_destination(transfer_data.get("destination"),
+                                                              param="transfer_data[destination]")}
+        if "amount" in extra["transfer_data"]:
+            transfer_data["amount"] = _as_int(extra["transfer_data"]["amount"], param="transfer_data[amount]")
+    on_behalf_of = extra.get("on_behalf_of")
+    if on_behalf_of is not None:
+        _transfer_destination(on_behalf_of, param="on_behalf_of")
+    if fee is not None and transfer_data is None and on_behalf_of is None:
+        raise InvalidRequest(FEE_WITHOUT_CONNECT_MESSAGE, param="application_fee_amount")
+    methods = extra.get("payment_method_types")
+    if methods is not None and (not isinstance(methods, list) or not all(isinstance(m, str) for m in methods)):
+        raise InvalidRequest("Invalid array", param="payment_method_types")
+    automatic = extra.get("automatic_payment_methods")
+    if automatic is not None:
+        if not isinstance(automatic, dict):
+            raise InvalidRequest("Invalid automatic_payment_methods", param="automatic_payment_methods")
+        automatic = {"enabled": _as_bool(automatic.get("enabled")),
+                     "allow_redirects": automatic.get("allow_redirects", "always")}
+        if methods is not None and automatic["enabled"]:
+            raise InvalidRequest("You may only specify one of these parameters: automatic_payment_methods, "
+                                 "payment_method_types.", param="automatic_payment_methods")
+
+    _orig_pi_init(self, **kwargs)
+
+    self.application_fee_amount = fee
+    self.transfer_data = transfer_data
+    self.on_behalf_of = on_behalf_of
+    self.automatic_payment_methods = automatic
+    # The stand-in's Stripe.js shim collects cards only, so that is what automatic methods resolve to.
+    self.payment_method_types = methods or ["card"]
+    self.description = extra.get("description")
+    self.receipt_email = extra.get("receipt_email")
+    self.statement_descriptor_suffix = extra.get("statement_descriptor_suffix")
+    self.transfer_group = extra.get("transfer_group")
+
+
+def _pi_on_success(self: ls.PaymentIntent) -> None:
+    """Destination charge: move the amount less the application fee to the connected account."""
+    charge = self.latest_charge
+    transfer_data = getattr(self, "transfer_data", None)
+    if transfer_data and charge is not None and getattr(charge, "transfer", None) is None:
+        fee = getattr(self, "application_fee_amount", None) or 0
+        amount = transfer_data.get("amount", self.amount - fee)
+        transfer = Transfer(amount=amount, currency=self.currency, destination=transfer_data["destination"],
+                            source_transaction=charge.id, transfer_group=getattr(self, "transfer_group", None),
+                            metadata={"payment_intent": self.id})
+        charge.transfer = transfer.id
+        charge.transfer_data = dict(transfer_data)
+        charge.application_fee_amount = fee
+        charge.destination = transfer_data["destination"]
+    _orig_pi_on_success(self)
+
+
+# --- Connect -------------------------------------------------------------------------------------------------
+
+
+class Account(ls.StripeObject):
+    """A connected account: restricted until its onboarding link is completed."""
+
+    object = "account"
+    _id_prefix = "acct_"
+
+    def __init__(
+        self,
+        type: str | None = None,
+        country: str | None = None,
+        email: str | None = None,
+        business_type: str | None = None,
+        capabilities: dict[str, Any] | None = None,
+        business_profile: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
+        default_currency: str | None = None,
+        controller: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if kwargs:
+            raise InvalidRequest(f"Received unknown parameter: {next(iter(kwargs))}", code="parameter_unknown")
+        if type not in (None, "express", "standard", "custom"):
+            raise InvalidRequest(f"Invalid type: must be one of express, standard, or custom (got {type})",
+                                 param="type")
+        country = (country or "US").upper()
+        if not re.fullmatch(r"[A-Z]{2}", country):
+            raise InvalidRequest("Invalid country", param="country")
+        if capabilities is not None and not isinstance(capabilities, dict):
+            raise InvalidRequest("Invalid capabilities", param="capabilities")
+        requested = {name for name, value in (capabilities or {}).items()
+                     if isinstance(value, dict) and _as_bool(value.get("requested"))}
+        if type in (None, "express", "standard") and not requested:
+            requested = {"card_payments", "transfers"}
+
+        super().__init__()
+
+        self.type = type or "express"
+        self.country = country
+        self.email = email
+        self.business_type = business_type
+        self.business_profile = business_profile or {"mcc": None, "name": None, "url": None}
+        self.metadata = metadata or {}
+        self.default_currency = (default_currency or ("eur" if country in EURO_COUNTRIES else "usd")).lower()
+        self.controller = controller or {"type": "application", "is_controller": True}
+        self.capabilities = {name: "inactive" for name in sorted(requested)}
+        self.charges_enabled = False
+        self.payouts_enabled = False
+        self.details_submitted = False
+        self.requirements = _requirements(ONBOARDING_FIELDS, disabled_reason="requirements.past_due")
+        self.future_requirements = _requirements([], disabled_reason=None)
+        self.tos_acceptance = {"date": None, "ip": None, "user_agent": None}
+
+    def _complete_onboarding(self) -> None:
+        self.details_submitted = True
+        self.charges_enabled = True
+        self.payouts_enabled = True
+        self.capabilities = {name: "active" for name in self.capabilities}
+        self.requirements = _requirements([], disabled_reason=None)
+        self.tos_acceptance = {"date": int(time.time()), "ip": "127.0.0.1", "user_agent": "stripe-standin"}
+        schedule_webhook(ls.Event("account.updated", self))
+
+    def _submit_without_payouts(self) -> None:
+        """Details sent, bank account still being verified: can charge, cannot be paid out yet."""
+        self.details_submitted = True
+        self.charges_enabled = True
+        self.payouts_enabled = False
+        self.capabilities = {name: "active" for name in self.capabilities}
+        self.requirements = _requirements([], disabled_reason=None, pending=["external_account"])
+        schedule_webhook(ls.Event("account.updated", self))
+
+    @classmethod
+    def _api_update(cls, id: str, **data: Any) -> Account:
+        allowed = {"email", "business_profile", "metadata", "default_currency", "business_type"}
+        unknown = set(data) - allowed
+        if unknown:
+            raise InvalidRequest(f"Received unknown parameter: {sorted(unknown)[0]}", code="parameter_unknown")
+        obj = super()._api_update(id, **data)
+        schedule_webhook(ls.Event("account.updated", obj))
+        return obj
+
+
+
+EURO_COUNTRIES = {"AT", "BE", "DE", "ES", "FI", "FR", "IE", "IT", "LU", "NL", "PT"}
+
+
+def _requirements(due: list[str], *, disabled_reason: str | None, pending: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "alternatives": [],
+        "current_deadline": None,
+        "currently_due": list(due),
+        "disabled_reason": disabled_reason,
+        "errors": [],
+        "eventually_due": list(due),
+        "past_due": list(due),
+        "pending_verification": list(pending or []),
+    }
+
+
+@dataclass
+class OnboardingLink:
+    account: str
+    refresh_url: str
+    return_url: str
+    expires_at: int
+    used: bool = False
+
+
+@dataclass
+class ConnectState:
+    """Account links are not Stripe objects you can retrieve; the hosted pages resolve them by token."""
+
+    links: dict[str, OnboardingLink] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.links.clear()
+
+
+connect_state = ConnectState()
+LINK_TTL_SECONDS = 300
+
+
+def create_account_link(*, base_url: str, account: Any, refresh_url: Any, return_url: Any, type: Any,
+                        **kwargs: Any) -> dict[str, Any]:
+    kwargs.pop("collect", None)
+    kwargs.pop("collection_options", None)
+    if kwargs:
+        raise InvalidRequest(f"Received unknown parameter: {next(iter(kwargs))}", code="parameter_unknown")
+    if not isinstance(account, str):
+        raise InvalidRequest("Missing required param: account.", code="parameter_missing", param="account")
+    Account._api_retrieve(account)
+    for name, value in (("refresh_url", refresh_url), ("return_url", return_url)):
+        if not isinstance(value, str) or not value.startswith(("http://", "https://")):
+            raise InvalidRequest(f"Not a valid URL: {name}", code="url_invalid", param=name)
+    if type not in ("account_onboarding", "account_update"):
+        raise InvalidRequest("Invalid type: must be one of account_onboarding or account_update", param="type")
+    token = secrets.token_urlsafe(18)
+    created = int(time.time())
+    connect_state.links[token] = OnboardingLink(account=account, refresh_url=refresh_url, return_url=return_url,
+                                                expires_at=created + LINK_TTL_SECONDS)
+    return {"object": "account_link", "created": created, "expires_at": created + LINK_TTL_SECONDS,
+            "url": f"{base_url}/_standin/connect/onboarding/{token}"}
+
+
+def create_login_link(*, base_url: str, account_id: str) -> dict[str, Any]:
+    """Express dashboard link; the stand-in's page shows the account state and its transfers."""
+    account = Account._api_retrieve(account_id)
+    if account.type != "express":
+        raise InvalidRequest("Login links can only be created for Express accounts.")
+    return {"object": "login_link", "created": int(time.time()),
+            "url": f"{base_url}/_standin/connect/dashboard/{account_id}"}
+
+
+class Transfer(ls.StripeObject):
+    object = "transfer"
+    _id_prefix = "tr_"
+
+    def __init__(self, amount: Any = None, currency: Any = None, destination: Any = None,
+                 source_transaction: str | None = None, transfer_group: str | None = None,
+                 metadata: dict[str, Any] | None = None, description: str | None = None, **kwargs: Any) -> None:
+        if kwargs:
+            raise InvalidRequest(f"Received unknown parameter: {next(iter(kwargs))}", code="parameter_unknown")
+        amount = _as_int(amount, param="amount")
+        if amount < 0:
+            raise InvalidRequest("Invalid positive integer", param="amount")
+        if not isinstance(currency, str) or not currency:
+            raise InvalidRequest("Missing required param: currency.", code="parameter_missing", param="currency")
+        destination = _transfer_destination(destination, param="destination")
+
+        super().__init__()
+
+        self.amount = amount
+        self.amount_reversed = 0
+        self.currency = currency.lower()
+        self.destination = destination
+        self.source_transaction = source_transaction
+        self.transfer_group = transfer_group
+        self.description = description
+        self.metadata = metadata or {}
+        self.reversed = False
+
+    @classmethod
+    def _api_list_all(cls, url: str, destination: str | None = None, limit: Any = None,
+                      starting_after: str | None = None, **kwargs: Any) -> Any:
+        li = super()._api_list_all(url, limit=limit, starting_after=starting_after, **kwargs)
+        if destination:
+            li._list = [t for t in li._list if t.destination == destination]
+        li._list.sort(key=lambda t: t.created, reverse=True)
+        return li
+
+
+def install() -> None:
+    """Apply the patches once (idempotent)."""
+    if getattr(ls, "_standin_installed", False):
+        return
+    ls.PaymentMethod._charging_is_declined = _charging_is_declined
+    ls.Charge._set_auth_failure = _set_auth_failure
+    ls.Charge._raise_failure = _raise_failure
+    ls.PaymentIntent.last_payment_error = property(_last_payment_error)
+    ls.PaymentIntent.__init__ = _pi_init
+    ls.PaymentIntent._on_success = _pi_on_success
+    ls._standin_installed = True

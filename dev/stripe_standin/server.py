@@ -1,0 +1,399 @@
+"""The stand-in's HTTP app: our routes first, then every localstripe route, on one loopback port."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import html
+import inspect
+import logging
+import pickle
+import time
+import warnings
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from localstripe import __version__ as localstripe_version
+from localstripe import resources as ls
+from localstripe.errors import UserError
+from localstripe.webhooks import _webhooks, register_webhook
+
+from dev.stripe_standin import compat
+
+with warnings.catch_warnings():
+    # localstripe builds its own app at import with plain-function handlers (deprecated by aiohttp 3.x).
+    # That app is never served: its handlers are re-registered below, wrapped as coroutines.
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from localstripe import server as ls_server
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+SHIM_PATH = Path(__file__).with_name("stripe-standin.js")
+IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+BROWSER_ONLY_PARAMS = (
+    "key", "client_secret", "payment_user_agent", "referrer", "use_stripe_sdk", "expected_payment_method_type",
+    "return_url", "mandate_data", "setup_future_usage", "error_on_requires_action", "off_session", "shipping",
+    "time_on_page", "guid", "muid", "sid",
+)
+log = logging.getLogger("stripe_standin")
+
+
+def own_auth(handler: Handler) -> Handler:
+    """Mark a route that checks its own credentials (publishable key + client secret, or none for pages)."""
+    handler.standin_own_auth = True  # type: ignore[attr-defined]
+    return handler
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    return ls_server.json_response(data, status=status)
+
+
+def _base_url(request: web.Request) -> str:
+    return f"{request.scheme}://{request.host}"
+
+
+# --- idempotency (localstripe ignores the Idempotency-Key header) --------------------------------------------
+
+
+@dataclass
+class _Saved:
+    fingerprint: str
+    status: int
+    body: bytes
+    stored_at: float
+
+
+@dataclass
+class IdempotencyStore:
+    """Replays the first answer for a key; a different request under the same key is an idempotency_error."""
+
+    saved: dict[tuple[str, str], _Saved] = field(default_factory=dict)
+    locks: dict[tuple[str, str], asyncio.Lock] = field(default_factory=dict)
+
+    def lock(self, scope: tuple[str, str]) -> asyncio.Lock:
+        return self.locks.setdefault(scope, asyncio.Lock())
+
+    def get(self, scope: tuple[str, str]) -> _Saved | None:
+        hit = self.saved.get(scope)
+        if hit and time.time() - hit.stored_at > IDEMPOTENCY_TTL_SECONDS:
+            del self.saved[scope]
+            return None
+        return hit
+
+    def clear(self) -> None:
+        self.saved.clear()
+        self.locks.clear()
+
+
+idempotency = IdempotencyStore()
+
+
+@web.middleware
+async def idempotency_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    key = request.headers.get("Idempotency-Key")
+    if request.method != "POST" or not key:
+        return await handler(request)
+    if len(key) > 255:
+        raise compat.InvalidRequest("Idempotency-Key must be at most 255 characters.")
+    body = await request.read()
+    scope = (ls_server.get_api_key(request) or "", key)
+    fingerprint = hashlib.sha256(request.path.encode() + b"\n" + body).hexdigest()
+    async with idempotency.lock(scope):
+        hit = idempotency.get(scope)
+        if hit is not None:
+            if hit.fingerprint != fingerprint:
+                return _json({"error": {
+                    "type": "idempotency_error",
+                    "message": "Keys for idempotent requests can only be used with the same parameters they were "
+                               f"first used with. Try using a key other than '{key}' if you meant to execute a "
+                               "different request.",
+                }}, status=400)
+            return web.Response(body=hit.body, status=hit.status, content_type="application/json",
+                                headers={"Idempotent-Replayed": "true", "Idempotency-Key": key})
+        try:
+            response = await handler(request)
+        except UserError as exc:
+            response = exc.to_response()
+        if isinstance(response, web.Response) and response.status < 500 and isinstance(response.body, bytes):
+            idempotency.saved[scope] = _Saved(fingerprint, response.status, response.body, time.time())
+        response.headers["Idempotency-Key"] = key
+        return response
+
+
+@web.middleware
+async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    route_handler = request.match_info.route.handler
+    if getattr(route_handler, "standin_own_auth", False):
+        return await handler(request)
+    return await ls_server.auth_middleware(request, handler)
+
+
+# --- browser-side PaymentIntent routes (what Stripe.js calls with the publishable key) ----------------------
+
+
+def _authorize_client_secret(request: web.Request, data: dict[str, Any], pi: Any) -> None:
+    if ls_server.get_api_key(request):
+        return
+    key = data.get("key")
+    if not (isinstance(key, str) and key.startswith("pk_")):
+        raise UserError(401, "Unauthorized")
+    if data.get("client_secret") != pi.client_secret:
+        raise compat.InvalidRequest(
+            "The client_secret provided does not match the client_secret associated with the PaymentIntent.",
+            code="payment_intent_invalid_parameter", param="client_secret",
+        )
+
+
+@own_auth
+async def confirm_payment_intent(request: web.Request) -> web.Response:
+    """Confirm server-side (secret key) or from the browser (publishable key + client secret + card data)."""
+    data = await ls_server.get_post_data(request, remove_auth=False) or {}
+    pi = ls.PaymentIntent._api_retrieve(request.match_info["id"])
+    _authorize_client_secret(request, data, pi)
+    for name in BROWSER_ONLY_PARAMS:
+        data.pop(name, None)
+    expand = data.pop("expand", None)
+    method_data = data.pop("payment_method_data", None)
+    method_id = data.pop("payment_method", None)
+    receipt_email = data.pop("receipt_email", None)
+    if data:
+        raise compat.InvalidRequest(f"Received unknown parameter: {next(iter(data))}", code="parameter_unknown")
+    status = pi.status
+    if status == "succeeded":
+        raise compat.InvalidRequest(
+            "You cannot confirm this PaymentIntent because it has already succeeded after being previously "
+            "confirmed.", code="payment_intent_unexpected_state")
+    if status not in ("requires_payment_method", "requires_confirmation"):
+        raise compat.InvalidRequest(f"You cannot confirm this PaymentIntent because it has a status of {status}.",
+                                    code="payment_intent_unexpected_state")
+    if method_data is not None:
+        method = compat.payment_method_from_data(method_data)
+    elif method_id is not None:
+        method = ls.PaymentMethod._api_retrieve(method_id)
+    elif pi.payment_method:
+        method = ls.PaymentMethod._api_retrieve(pi.payment_method)
+    else:
+        raise compat.InvalidRequest(
+            "You cannot confirm this PaymentIntent because it's missing a payment method.",
+            code="payment_intent_unexpected_state")
+    if receipt_email:
+        pi.receipt_email = receipt_email
+    # A new attempt: forget the previous (declined) charge so the intent can be charged again.
+    pi.payment_method = method.id
+    pi.latest_charge = None
+    pi.next_action = None
+    try:
+        pi._confirm(on_failure_now=pi._report_failure)
+    except UserError as exc:
+        exc.body["error"]["payment_intent"] = pi._export()
+        raise
+    return _json(pi._export(expand=expand))
+
+
+@own_auth
+async def retrieve_payment_intent(request: web.Request) -> web.Response:
+    data = ls_server.unflatten_data(request.query)
+    pi = ls.PaymentIntent._api_retrieve(request.match_info["id"])
+    _authorize_client_secret(request, data, pi)
+    return _json(pi._export(expand=data.get("expand")))
+
+
+@own_auth
+async def create_payment_method(request: web.Request) -> web.Response:
+    data = await ls_server.get_post_data(request, remove_auth=False) or {}
+    key = data.pop("key", None)
+    if not ls_server.get_api_key(request) and not (isinstance(key, str) and key.startswith("pk_")):
+        raise UserError(401, "Unauthorized")
+    for name in BROWSER_ONLY_PARAMS:
+        data.pop(name, None)
+    method = compat.payment_method_from_data(data) if data.get("type", "card") == "card" else ls.PaymentMethod(**data)
+    return _json(method._export())
+
+
+# --- Connect ------------------------------------------------------------------------------------------------
+
+
+async def create_account_link(request: web.Request) -> web.Response:
+    data = await ls_server.get_post_data(request) or {}
+    return _json(compat.create_account_link(base_url=_base_url(request), **{
+        "account": None, "refresh_url": None, "return_url": None, "type": None, **data}))
+
+
+async def create_login_link(request: web.Request) -> web.Response:
+    return _json(compat.create_login_link(base_url=_base_url(request), account_id=request.match_info["id"]))
+
+
+PAGE_STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:560px;margin:40px auto;padding:0 16px;color:#1a1a2e}"
+    "button{padding:10px 16px;margin:6px 6px 0 0;border-radius:6px;border:1px solid #635bff;cursor:pointer}"
+    ".primary{background:#635bff;color:#fff}code{background:#f3f3f7;padding:2px 4px;border-radius:4px}"
+)
+
+
+def _page(title: str, body: str) -> web.Response:
+    return web.Response(text=f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+                             f"<style>{PAGE_STYLE}</style></head><body>{body}</body></html>",
+                        content_type="text/html")
+
+
+@own_auth
+async def onboarding_page(request: web.Request) -> web.StreamResponse:
+    """Hosted onboarding stand-in: one click completes (or leaves) the account's requirements."""
+    link = compat.connect_state.links.get(request.match_info["token"])
+    if link is None:
+        return _page("Link not found", "<h1>This onboarding link is not valid.</h1>")
+    if link.used or time.time() > link.expires_at:
+        raise web.HTTPFound(link.refresh_url)
+    account = compat.Account._api_retrieve(link.account)
+    if request.method == "POST":
+        form = await request.post()
+        action = form.get("action")
+        if action == "complete":
+            account._complete_onboarding()
+        elif action == "payouts_pending":
+            account._submit_without_payouts()
+        link.used = True
+        raise web.HTTPFound(link.return_url)
+    return _page("Connect onboarding (local stand-in)", f"""
+<h1>Set up payouts</h1>
+<p>Local Stripe stand-in: account <code>{html.escape(account.id)}</code>
+({html.escape(account.email or "no e-mail")}). No real data is collected.</p>
+<form method="post">
+<button class="primary" name="action" value="complete">Complete onboarding</button>
+<button name="action" value="payouts_pending">Submit details (payouts pending verification)</button>
+<button name="action" value="exit">Save and exit without finishing</button>
+</form>""")
+
+
+@own_auth
+async def dashboard_page(request: web.Request) -> web.Response:
+    account = compat.Account._api_retrieve(request.match_info["id"])
+    transfers = [t for key, t in ls.store.items() if key.startswith("transfer:") and t.destination == account.id]
+    rows = "".join(f"<tr><td>{html.escape(t.id)}</td><td>{t.amount / 100:.2f} {t.currency.upper()}</td></tr>"
+                   for t in sorted(transfers, key=lambda t: t.created, reverse=True))
+    return _page("Express dashboard (local stand-in)", f"""
+<h1>Express dashboard</h1><p>Account <code>{html.escape(account.id)}</code>:
+charges {"enabled" if account.charges_enabled else "disabled"},
+payouts {"enabled" if account.payouts_enabled else "disabled"}.</p>
+<table><tr><th>Transfer</th><th>Amount</th></tr>{rows}</table>""")
+
+
+# --- the Stripe.js shim and housekeeping ---------------------------------------------------------------------
+
+
+@own_auth
+async def stripe_js(_request: web.Request) -> web.Response:
+    return web.Response(text=SHIM_PATH.read_text(), content_type="application/javascript",
+                        headers={"Cache-Control": "no-store"})
+
+
+@own_auth
+async def health(_request: web.Request) -> web.Response:
+    return _json({"ok": True, "localstripe": localstripe_version, "webhooks": sorted(_webhooks)})
+
+
+@own_auth
+async def reset(_request: web.Request) -> web.Response:
+    """Forget every object, webhook endpoint, saved idempotent answer and onboarding link (between tests)."""
+    ls.store.clear()
+    _webhooks.clear()
+    idempotency.clear()
+    compat.connect_state.clear()
+    return _json({"ok": True})
+
+
+def _async(handler: Callable[[web.Request], Any]) -> Handler:
+    """localstripe registers plain functions, which aiohttp deprecates; wrap them as coroutines."""
+    if inspect.iscoroutinefunction(handler):
+        return handler
+
+    async def wrapped(request: web.Request) -> web.StreamResponse:
+        result = handler(request)
+        return await result if inspect.isawaitable(result) else result
+
+    wrapped.__name__ = getattr(handler, "__name__", "localstripe_handler")
+    return wrapped
+
+
+def configure_store(state_file: Path | None) -> None:
+    """localstripe pickles its store to a fixed /tmp file on every write; keep it in memory or in `state_file`."""
+    if state_file is None:
+        ls.store.dump_to_disk = lambda: None
+        ls.store.try_load_from_disk = lambda: None
+        return
+
+    def dump() -> None:
+        tmp = state_file.with_suffix(".tmp")
+        with tmp.open("wb") as f:
+            pickle.dump(dict(ls.store), f, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(state_file)
+
+    def load() -> None:
+        if state_file.is_file():
+            with state_file.open("rb") as f:
+                ls.store.clear()
+                dict.update(ls.store, pickle.load(f))
+
+    ls.store.dump_to_disk = dump
+    ls.store.try_load_from_disk = load
+
+
+@web.middleware
+async def persist_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    finally:
+        if request.method in ("POST", "DELETE"):
+            ls.store.dump_to_disk()
+
+
+def create_app(*, state_file: Path | None = None, webhook_url: str | None = None,
+               webhook_secret: str | None = None) -> web.Application:
+    compat.install()
+    configure_store(state_file)
+    ls.store.try_load_from_disk()
+    if webhook_url:
+        if not webhook_secret:
+            raise ValueError("a webhook URL needs its signing secret")
+        register_webhook("standin", webhook_url, webhook_secret, None)
+
+    app = web.Application(middlewares=[ls_server.error_middleware, auth_middleware, idempotency_middleware,
+                                       persist_middleware])
+    app.on_response_prepare.append(ls_server.add_cors_headers)
+    ours: list[tuple[str, str, Handler]] = [
+        ("GET", "/js.stripe.com/v3/", stripe_js),
+        ("GET", "/js.stripe.com/v3", stripe_js),
+        ("GET", "/_standin/health", health),
+        ("POST", "/_standin/reset", reset),
+        ("GET", "/_standin/connect/onboarding/{token}", onboarding_page),
+        ("POST", "/_standin/connect/onboarding/{token}", onboarding_page),
+        ("GET", "/_standin/connect/dashboard/{id}", dashboard_page),
+        ("POST", "/v1/payment_intents/{id}/confirm", confirm_payment_intent),
+        ("GET", "/v1/payment_intents/{id}", retrieve_payment_intent),
+        ("POST", "/v1/payment_methods", create_payment_method),
+        ("POST", "/v1/account_links", create_account_link),
+        ("POST", "/v1/accounts/{id}/login_links", create_login_link),
+        ("POST", "/v1/accounts", ls_server.api_create(compat.Account, "/v1/accounts")),
+        ("GET", "/v1/accounts/{id}", _async(ls_server.api_retrieve(compat.Account, "/v1/accounts"))),
+        ("POST", "/v1/accounts/{id}", ls_server.api_update(compat.Account, "/v1/accounts")),
+        ("DELETE", "/v1/accounts/{id}", _async(ls_server.api_delete(compat.Account, "/v1/accounts"))),
+        ("GET", "/v1/accounts", _async(ls_server.api_list_all(compat.Account, "/v1/accounts"))),
+        ("POST", "/v1/transfers", ls_server.api_create(compat.Transfer, "/v1/transfers")),
+        ("GET", "/v1/transfers/{id}", _async(ls_server.api_retrieve(compat.Transfer, "/v1/transfers"))),
+        ("GET", "/v1/transfers", _async(ls_server.api_list_all(compat.Transfer, "/v1/transfers"))),
+    ]
+    taken = set()
+    for method, path, handler in ours:
+        app.router.add_route(method, path, handler)
+        taken.add((method, path))
+        if method == "GET":
+            taken.add(("HEAD", path))
+    for route in ls_server.app.router.routes():
+        path = route.resource.canonical if route.resource is not None else None
+        if path is None or (route.method, path) in taken:
+            continue
+        app.router.add_route(route.method, path, _async(route.handler))
+    return app
+

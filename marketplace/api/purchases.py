@@ -1,0 +1,149 @@
+"""Checkout, purchase completion, the Stripe webhook, purchase/order history, downloads, vendor applications."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from pydantic import Field
+from starlette.concurrency import run_in_threadpool
+
+from marketplace.api.deps import OptionalUser, SignedInUser
+from marketplace.integrations import payments
+from marketplace.models import ApiModel
+from marketplace.models.commerce import (
+    OrderPublic,
+    PaymentIntentPublic,
+    PurchaseCompletePublic,
+    PurchasedAgentPublic,
+    PurchasePublic,
+)
+from marketplace.models.vendor import VendorApplicationPublic
+from marketplace.services import downloads, money, purchases, vendors
+
+router = APIRouter(prefix="/api", tags=["purchases"])
+
+
+class PaymentIntentIn(ApiModel):
+    agent_id: str = Field(max_length=64)
+    customer_email: str | None = Field(default=None, max_length=300)
+    customer_name: str | None = Field(default=None, max_length=300)
+    is_guest_checkout: bool = False
+
+
+class CompleteIn(ApiModel):
+    payment_intent_id: str = Field(max_length=255)
+    agent_id: str | None = Field(default=None, max_length=64)
+    agent_name: str | None = Field(default=None, max_length=300)
+    user_id: str | None = Field(default=None, max_length=64)
+    customer_email: str | None = Field(default=None, max_length=300)
+    customer_name: str | None = Field(default=None, max_length=300)
+    is_guest_checkout: bool = False
+
+
+class ClaimFreeIn(ApiModel):
+    agent_id: str = Field(max_length=64)
+
+
+class VendorApplyIn(ApiModel):
+    business_name: str = Field(default="", max_length=1000)
+    business_description: str | None = Field(default=None, max_length=20000)
+    website: str | None = Field(default=None, max_length=2000)
+
+
+class StripeConfigPublic(ApiModel):
+    publishable_key: str
+    stripe_js_url: str
+
+
+def _completion(done: purchases.Completion) -> PurchaseCompletePublic:
+    return PurchaseCompletePublic(already_recorded=not done.created, order_id=done.order.id,
+                                  purchase_id=done.purchase.id if done.purchase else None)
+
+
+@router.get("/stripe/config", response_model=StripeConfigPublic)
+def stripe_config() -> StripeConfigPublic:
+    """Publishable key and Stripe.js URL for the checkout page (the local stand-in's when configured)."""
+    config = payments.browser_config()
+    return StripeConfigPublic(publishable_key=config.publishable_key, stripe_js_url=config.stripe_js_url)
+
+
+@router.post("/purchase/create-payment-intent", response_model=PaymentIntentPublic)
+def create_payment_intent(body: PaymentIntentIn, user: OptionalUser) -> PaymentIntentPublic:
+    intent = purchases.create_payment_intent(actor=user, agent_id=body.agent_id)
+    return PaymentIntentPublic(
+        client_secret=intent.client_secret,
+        payment_intent_id=intent.payment_intent_id,
+        currency=intent.currency,
+        display_amount=intent.display_amount,
+        exchange_rate=money.format_rate(intent.exchange_rate),
+        supported_payment_methods=intent.supported_payment_methods,
+        commission_split_enabled=intent.commission_split_enabled,
+        split_block_reason=intent.split_block_reason,
+    )
+
+
+@router.post("/purchase/complete", response_model=PurchaseCompletePublic)
+def complete_purchase(body: CompleteIn, user: OptionalUser) -> PurchaseCompletePublic:
+    done = purchases.complete_payment(actor=user, payment_intent_id=body.payment_intent_id,
+                                      agent_id=body.agent_id, user_id=body.user_id)
+    return _completion(done)
+
+
+@router.post("/purchase/claim-free", response_model=PurchaseCompletePublic, status_code=201)
+def claim_free(body: ClaimFreeIn, user: OptionalUser) -> PurchaseCompletePublic:
+    return _completion(purchases.claim_free_agent(actor=user, agent_id=body.agent_id))
+
+
+@router.post("/stripe/webhook")
+async def stripe_webhook(request: Request) -> dict[str, str | bool]:
+    """Signed by Stripe; verified on the raw body. Exempt from the Origin check (server-to-server)."""
+    payload = await request.body()
+    outcome = await run_in_threadpool(purchases.handle_webhook, payload=payload,
+                                      signature=request.headers.get("stripe-signature"))
+    return {"received": True, "result": outcome.result}
+
+
+@router.get("/user/purchases", response_model=list[PurchasePublic])
+def user_purchases(user: OptionalUser) -> list[PurchasePublic]:
+    return [
+        PurchasePublic(
+            id=r.purchase.id,
+            purchased_at=r.purchase.purchased_at,
+            purchase_price=money.format_cents(r.purchase.purchase_price_cents),
+            currency=r.purchase.currency,
+            agent=PurchasedAgentPublic(
+                id=r.agent.id, name=r.agent.name, short_description=r.agent.short_description,
+                description=r.agent.description, image_url=r.agent.image_url, demo_url=r.agent.demo_url,
+                file_url=f"/api/agents/{r.agent.id}/download" if r.has_files else None,
+            ),
+            order=OrderPublic.of(r.order) if r.order else None,
+        )
+        for r in purchases.list_purchases(actor=user)
+    ]
+
+
+@router.get("/user/orders", response_model=list[OrderPublic])
+def user_orders(user: OptionalUser) -> list[OrderPublic]:
+    return [OrderPublic.of(order) for order in purchases.list_orders(actor=user)]
+
+
+@router.get("/agents/{agent_id}/download", response_class=Response)
+def download_agent(agent_id: str, user: OptionalUser) -> Response:
+    archive = downloads.agent_archive(actor=user, agent_id=agent_id)
+    return Response(
+        content=archive.content,
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{archive.filename}"', "Cache-Control": "no-store"},
+    )
+
+
+@router.post("/vendor/apply", response_model=VendorApplicationPublic, status_code=201)
+def vendor_apply(body: VendorApplyIn, user: SignedInUser) -> VendorApplicationPublic:
+    application = vendors.apply(actor=user, business_name=body.business_name,
+                                business_description=body.business_description, website=body.website)
+    return VendorApplicationPublic.model_validate(application)
+
+
+@router.get("/vendor/application", response_model=VendorApplicationPublic | None)
+def vendor_application(user: SignedInUser) -> VendorApplicationPublic | None:
+    application = vendors.latest_application(actor=user)
+    return VendorApplicationPublic.model_validate(application) if application else None

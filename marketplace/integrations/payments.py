@@ -1,0 +1,249 @@
+"""Stripe: the only module that talks to it (PaymentIntents, webhooks, Connect accounts).
+
+Configured by STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_API_BASE. With real
+test keys and no API base it talks to Stripe; with STRIPE_API_BASE pointing at the local stand-in
+(`python -m dev.stripe_standin`) the same calls go there, and the browser loads the stand-in's Stripe.js.
+Everything returned is a plain dataclass so services never handle SDK objects.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import stripe
+
+from marketplace.config import settings
+from marketplace.services.errors import DomainError, Invalid
+
+REAL_STRIPE_JS_URL = "https://js.stripe.com/v3/"
+log = logging.getLogger(__name__)
+
+
+class PaymentsNotConfigured(DomainError):
+    status = 503
+
+
+class PaymentProviderError(DomainError):
+    """Stripe could not be reached or answered unexpectedly; the caller may retry."""
+
+    status = 502
+
+
+@dataclass(frozen=True)
+class BrowserConfig:
+    publishable_key: str
+    stripe_js_url: str
+
+
+@dataclass(frozen=True)
+class Intent:
+    id: str
+    client_secret: str
+    status: str
+    amount: int
+    currency: str
+    metadata: dict[str, str]
+    application_fee_amount: int | None = None
+    transfer_destination: str | None = None
+    payment_method_types: list[str] = field(default_factory=lambda: ["card"])
+
+
+@dataclass(frozen=True)
+class ConnectedAccount:
+    id: str
+    charges_enabled: bool
+    payouts_enabled: bool
+    details_submitted: bool
+    currently_due: list[str]
+    disabled_reason: str | None
+
+
+@dataclass(frozen=True)
+class WebhookEvent:
+    id: str
+    type: str
+    object_id: str | None
+    data: dict[str, Any]
+
+
+def is_configured() -> bool:
+    return bool(settings.stripe_secret_key)
+
+
+def browser_config() -> BrowserConfig:
+    """What a checkout page needs: the publishable key and where Stripe.js comes from."""
+    if not settings.stripe_publishable_key:
+        raise PaymentsNotConfigured("Payments are not configured")
+    base = settings.stripe_api_base.rstrip("/")
+    return BrowserConfig(
+        publishable_key=settings.stripe_publishable_key,
+        stripe_js_url=f"{base}/js.stripe.com/v3/" if base else REAL_STRIPE_JS_URL,
+    )
+
+
+@lru_cache(maxsize=4)
+def _client_for(secret_key: str, api_base: str) -> stripe.StripeClient:
+    addresses: dict[str, str] = {"api": api_base} if api_base else {}
+    return stripe.StripeClient(secret_key, base_addresses=addresses, max_network_retries=2)  # type: ignore[arg-type]
+
+
+def client() -> stripe.StripeClient:
+    if not is_configured():
+        raise PaymentsNotConfigured("Payments are not configured")
+    return _client_for(settings.stripe_secret_key, settings.stripe_api_base.rstrip("/"))
+
+
+def _provider_error(exc: stripe.StripeError) -> PaymentProviderError:
+    log.warning("Stripe request failed: %s", exc)
+    return PaymentProviderError("The payment provider could not process the request. Please try again.")
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    """SDK objects are not dicts (stripe>=15); work on their recursive dict form."""
+    return obj.to_dict() if hasattr(obj, "to_dict") else dict(obj)
+
+
+def _intent(sdk_obj: Any) -> Intent:
+    obj = _plain(sdk_obj)
+    transfer = obj.get("transfer_data")
+    return Intent(
+        id=obj["id"],
+        client_secret=obj.get("client_secret") or "",
+        status=obj["status"],
+        amount=int(obj["amount"]),
+        currency=str(obj["currency"]).lower(),
+        metadata={str(k): str(v) for k, v in (obj.get("metadata") or {}).items()},
+        application_fee_amount=obj.get("application_fee_amount"),
+        transfer_destination=transfer.get("destination") if transfer else None,
+        payment_method_types=list(obj.get("payment_method_types") or ["card"]),
+    )
+
+
+def create_payment_intent(
+    *,
+    amount: int,
+    currency: str,
+    metadata: dict[str, str],
+    idempotency_key: str,
+    description: str,
+    application_fee_amount: int | None = None,
+    destination: str | None = None,
+) -> Intent:
+    """A PaymentIntent for the Payment Element; a destination charge when `destination` is given."""
+    params: dict[str, Any] = {
+        "amount": amount,
+        "currency": currency,
+        "metadata": metadata,
+        "description": description,
+        "automatic_payment_methods": {"enabled": True},
+    }
+    if destination:
+        params["application_fee_amount"] = application_fee_amount or 0
+        params["transfer_data"] = {"destination": destination}
+    try:
+        obj = client().v1.payment_intents.create(params=params, options={"idempotency_key": idempotency_key})
+    except stripe.StripeError as exc:
+        raise _provider_error(exc) from exc
+    intent = _intent(obj)
+    if _replayed(obj):
+        # A replay carries the intent as it was when first created; the caller needs its status now.
+        intent = retrieve_payment_intent(intent.id) or intent
+    return intent
+
+
+def _replayed(obj: Any) -> bool:
+    response = getattr(obj, "last_response", None)
+    headers = {k.lower(): v for k, v in (response.headers.items() if response is not None else [])}
+    return str(headers.get("idempotent-replayed", "")).lower() == "true"
+
+
+def retrieve_payment_intent(intent_id: str) -> Intent | None:
+    """The PaymentIntent as Stripe has it now, or None when Stripe does not know the id."""
+    try:
+        obj = client().v1.payment_intents.retrieve(intent_id)
+    except stripe.InvalidRequestError as exc:
+        if exc.http_status == 404 or exc.code == "resource_missing":
+            return None
+        raise _provider_error(exc) from exc
+    except stripe.StripeError as exc:
+        raise _provider_error(exc) from exc
+    return _intent(obj)
+
+
+def parse_webhook(payload: bytes, signature: str | None) -> WebhookEvent:
+    """Verify the Stripe-Signature header on the raw body, then read the event."""
+    if not settings.stripe_webhook_secret:
+        raise PaymentsNotConfigured("Webhook signing secret is not configured")
+    try:
+        event = stripe.Webhook.construct_event(payload, signature or "", settings.stripe_webhook_secret)
+    except stripe.SignatureVerificationError:
+        raise Invalid("Invalid webhook signature") from None
+    except ValueError:
+        raise Invalid("Invalid webhook payload") from None
+    body = _plain(event)
+    data_object = (body.get("data") or {}).get("object") or {}
+    return WebhookEvent(id=body["id"], type=body["type"], object_id=data_object.get("id"), data=data_object)
+
+
+def _account(sdk_obj: Any) -> ConnectedAccount:
+    obj = _plain(sdk_obj)
+    requirements = obj.get("requirements") or {}
+    return ConnectedAccount(
+        id=obj["id"],
+        charges_enabled=bool(obj.get("charges_enabled")),
+        payouts_enabled=bool(obj.get("payouts_enabled")),
+        details_submitted=bool(obj.get("details_submitted")),
+        currently_due=list(requirements.get("currently_due") or []),
+        disabled_reason=requirements.get("disabled_reason"),
+    )
+
+
+def account_from_event(data: dict[str, Any]) -> ConnectedAccount:
+    return _account(data)
+
+
+def create_connected_account(
+    *, email: str, country: str = "US", idempotency_key: str | None = None
+) -> ConnectedAccount:
+    """An Express account for a vendor; it can take charges once onboarding is complete."""
+    params: dict[str, Any] = {
+        "type": "express",
+        "country": country,
+        "email": email,
+        "capabilities": {"card_payments": {"requested": True}, "transfers": {"requested": True}},
+    }
+    options: dict[str, Any] = {"idempotency_key": idempotency_key} if idempotency_key else {}
+    try:
+        return _account(client().v1.accounts.create(params=params, options=options))  # type: ignore[arg-type]
+    except stripe.StripeError as exc:
+        raise _provider_error(exc) from exc
+
+
+def retrieve_account(account_id: str) -> ConnectedAccount:
+    try:
+        return _account(client().v1.accounts.retrieve(account_id))
+    except stripe.StripeError as exc:
+        raise _provider_error(exc) from exc
+
+
+def create_onboarding_link(*, account_id: str, refresh_url: str, return_url: str) -> str:
+    """A one-time URL of Stripe's hosted onboarding for the connected account."""
+    try:
+        link = client().v1.account_links.create(params={
+            "account": account_id, "refresh_url": refresh_url, "return_url": return_url,
+            "type": "account_onboarding",
+        })
+    except stripe.StripeError as exc:
+        raise _provider_error(exc) from exc
+    return str(_plain(link)["url"])
+
+
+def create_dashboard_link(account_id: str) -> str:
+    """A login link to the vendor's Express dashboard."""
+    try:
+        return str(_plain(client().v1.accounts.login_links.create(account_id))["url"])
+    except stripe.StripeError as exc:
+        raise _provider_error(exc) from exc

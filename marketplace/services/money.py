@@ -1,0 +1,60 @@
+"""Money arithmetic in integer minor units (cents), shared by checkout, orders and the dashboards.
+
+Rounding rule, applied once per computed amount: half-up to the cent. The platform fee is rounded and the
+vendor gets the rest, so fee + vendor amount always equals the amount charged (2999 at 20% -> 600 + 2399).
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+SUPPORTED_CURRENCIES = ("usd", "eur")
+RATE_QUANTUM = Decimal("0.0001")
+PERCENT_QUANTUM = Decimal("0.01")
+
+
+def round_half_up(value: Decimal) -> int:
+    return int(value.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def convert_from_usd(usd_cents: int, rate: Decimal) -> int:
+    """USD cents -> cents of the checkout currency at `rate` (1 USD = rate units)."""
+    return round_half_up(Decimal(usd_cents) * rate)
+
+
+def platform_fee(amount: int, rate_percent: Decimal) -> int:
+    """The platform's share of `amount` at `rate_percent` (e.g. Decimal('20')), half-up to the cent."""
+    return round_half_up(Decimal(amount) * rate_percent / 100)
+
+
+def split(amount: int, rate_percent: Decimal) -> tuple[int, int]:
+    """(vendor amount, platform fee) for a charge of `amount` minor units."""
+    fee = platform_fee(amount, rate_percent)
+    return amount - fee, fee
+
+
+def format_cents(cents: int) -> str:
+    """2999 -> '29.99' (the API's price format)."""
+    sign = "-" if cents < 0 else ""
+    cents = abs(cents)
+    return f"{sign}{cents // 100}.{cents % 100:02d}"
+
+
+def format_rate(rate: Decimal) -> str:
+    """An exchange rate with exactly 4 decimals, as shown at checkout ('0.9200')."""
+    return f"{rate.quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP):f}"
+
+
+def format_percent(rate: Decimal) -> str:
+    return f"{rate.quantize(PERCENT_QUANTUM, rounding=ROUND_HALF_UP):f}"
+
+
+def parse_rate(value: str) -> Decimal | None:
+    """A positive exchange rate with at most 4 decimals, or None."""
+    try:
+        rate = Decimal(value.strip())
+    except (InvalidOperation, AttributeError):
+        return None
+    if not rate.is_finite() or rate <= 0 or rate != rate.quantize(RATE_QUANTUM):
+        return None
+    return rate

@@ -1,0 +1,492 @@
+"""Checkout and purchase completion: PaymentIntents priced on the server, one idempotent completion path.
+
+The browser's `POST /api/purchase/complete` and the `payment_intent.succeeded` webhook both end in
+`complete_payment`, which trusts nothing but the PaymentIntent retrieved from Stripe. Exactly one Order
+(orders.payment_intent_id is unique) and one Purchase (unique user+agent) result however often, in whatever
+order and however concurrently it runs: the unique constraints decide races, the loser re-reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from marketplace.db import session_scope
+from marketplace.integrations import payments
+from marketplace.models import (
+    Agent,
+    AgentFile,
+    AgentStatus,
+    Notification,
+    NotificationType,
+    Order,
+    OrderStatus,
+    ProcessedWebhookEvent,
+    Purchase,
+    User,
+)
+from marketplace.services import money, platform
+from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
+from marketplace.services.permissions import require_user
+
+log = logging.getLogger(__name__)
+
+NO_ACCOUNT = "Vendor has not connected a Stripe account"
+CHARGES_DISABLED = "Vendor's Stripe account cannot accept charges yet"
+NO_VENDOR = "Agent has no vendor account"
+FREE_REASON = "Free agent: no payment taken"
+NOT_SUCCEEDED = "Payment was not successful"
+FOREIGN_PAYMENT = "This payment was not made for a purchase on this marketplace"
+MISMATCH = "Payment does not match this purchase"
+METADATA_KEYS = ("agentId", "userId", "vendorId", "commissionRate", "originalPriceUsdCents", "exchangeRate",
+                 "currency")
+INTENT_ID_RE = re.compile(r"^pi_[A-Za-z0-9_]{1,250}$")
+MIN_CHARGE_CENTS = 50  # Stripe's minimum charge for USD and EUR
+COMPLETION_ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class CheckoutIntent:
+    payment_intent_id: str
+    client_secret: str
+    currency: str
+    amount: int
+    display_amount: str
+    exchange_rate: Decimal
+    supported_payment_methods: list[str]
+    commission_split_enabled: bool
+    split_block_reason: str | None
+
+
+@dataclass(frozen=True)
+class Completion:
+    order: Order
+    purchase: Purchase | None
+    created: bool
+
+
+@dataclass(frozen=True)
+class _Pricing:
+    currency: str
+    rate: Decimal
+    amount: int
+
+
+@dataclass(frozen=True)
+class _Route:
+    """Where the money goes: a destination charge to `destination`, or direct to the platform (`reason`)."""
+
+    destination: str | None
+    reason: str | None
+
+
+# --- pricing -------------------------------------------------------------------------------------------------
+
+
+def checkout_currency() -> tuple[str, Decimal]:
+    """The currency charged now and its rate from USD (1 for USD)."""
+    currency = "eur" if platform.get_setting(platform.CHECKOUT_CURRENCY).strip().lower() == "eur" else "usd"
+    return currency, checkout_rate_for(currency)
+
+
+def _price(usd_cents: int, currency: str, rate: Decimal) -> _Pricing:
+    return _Pricing(currency=currency, rate=rate, amount=money.convert_from_usd(usd_cents, rate))
+
+
+def _route(vendor: User | None) -> _Route:
+    if vendor is None or vendor.deleted_at is not None:
+        return _Route(None, NO_VENDOR)
+    if not vendor.stripe_account_id:
+        return _Route(None, NO_ACCOUNT)
+    if not vendor.stripe_charges_enabled:
+        return _Route(None, CHARGES_DISABLED)
+    return _Route(vendor.stripe_account_id, None)
+
+
+def _live_agent(session: Session, agent_id: str) -> Agent:
+    agent = session.get(Agent, agent_id) if isinstance(agent_id, str) and agent_id else None
+    if agent is None or agent.status != AgentStatus.APPROVED or agent.deleted_at is not None:
+        raise NotFound("Agent not found")
+    return agent
+
+
+def _owns(session: Session, user_id: str, agent_id: str) -> bool:
+    return session.exec(
+        select(Purchase.id).where(Purchase.user_id == user_id, Purchase.agent_id == agent_id)
+    ).first() is not None
+
+
+def _idempotency_key(params: dict[str, object]) -> str:
+    """Same buyer, agent and charge -> same key, so a double click reuses one PaymentIntent."""
+    digest = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return f"checkout-{params['userId']}-{params['agentId']}-{params['amount']}-{params['currency']}-{digest}"
+
+
+def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutIntent:
+    """Price the agent on the server and open a PaymentIntent for the signed-in buyer."""
+    buyer = require_user(actor)
+    with session_scope() as session:
+        agent = _live_agent(session, agent_id)
+        if agent.vendor_id == buyer.id:
+            raise Forbidden("You cannot buy your own agent")
+        if _owns(session, buyer.id, agent.id):
+            raise Conflict("You already own this agent")
+        if agent.price_cents == 0:
+            raise Invalid("This agent is free: claim it without payment")
+        vendor = session.get(User, agent.vendor_id) if agent.vendor_id else None
+        route = _route(vendor)
+        agent_name, price_cents, vendor_id = agent.name, agent.price_cents, agent.vendor_id
+    currency, rate = checkout_currency()
+    pricing = _price(price_cents, currency, rate)
+    if pricing.amount < MIN_CHARGE_CENTS:
+        raise Invalid(f"The price is below the minimum card payment of 0.50 {currency.upper()}")
+    commission = platform.commission_rate()
+    fee = money.platform_fee(pricing.amount, commission)
+    metadata = {
+        "agentId": agent_id,
+        "userId": buyer.id,
+        "vendorId": vendor_id or "",
+        "commissionRate": money.format_percent(commission),
+        "originalPriceUsdCents": str(price_cents),
+        "exchangeRate": money.format_rate(rate),
+        "currency": currency,
+    }
+    if route.reason:
+        metadata["splitBlockReason"] = route.reason
+    key = _idempotency_key({**metadata, "amount": pricing.amount, "fee": fee, "destination": route.destination})
+
+    def open_intent(idempotency_key: str) -> payments.Intent:
+        return payments.create_payment_intent(
+            amount=pricing.amount,
+            currency=currency,
+            metadata=metadata,
+            idempotency_key=idempotency_key,
+            description=f"{agent_name} (AI agent license)",
+            application_fee_amount=fee if route.destination else None,
+            destination=route.destination,
+        )
+
+    intent = open_intent(key)
+    if intent.status in ("succeeded", "processing", "requires_capture"):
+        # The reused intent was already paid (the page closed before completing): record it, don't charge again.
+        if intent.status == "succeeded":
+            complete_payment(actor=buyer, payment_intent_id=intent.id, agent_id=agent_id)
+            raise Conflict("You already own this agent")
+        raise Conflict("A payment for this agent is already being processed")
+    if intent.status == "canceled":
+        intent = open_intent(f"{key}-after-{intent.id}")
+    return CheckoutIntent(
+        payment_intent_id=intent.id,
+        client_secret=intent.client_secret,
+        currency=currency,
+        amount=pricing.amount,
+        display_amount=money.format_cents(pricing.amount),
+        exchange_rate=rate,
+        supported_payment_methods=_payment_methods(intent.payment_method_types),
+        commission_split_enabled=route.destination is not None,
+        split_block_reason=route.reason,
+    )
+
+
+OFFERED_METHODS = ("card", "apple_pay", "google_pay", "ideal", "bancontact", "sepa_debit", "sofort", "eps",
+                   "giropay")
+
+
+def _payment_methods(types: list[str]) -> list[str]:
+    """Card always, plus the other methods the checkout can offer that Stripe enabled for this intent."""
+    offered = ["card"]
+    offered += [t for t in OFFERED_METHODS if t != "card" and t in types]
+    return offered
+
+
+# --- completion ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Verified:
+    intent: payments.Intent
+    user_id: str
+    agent_id: str
+    vendor_id: str | None
+    agent_name: str
+    customer_email: str
+    buyer_name: str
+    commission: Decimal
+    rate: Decimal
+    original_usd_cents: int
+    split: bool
+    reason: str | None
+    vendor_amount: int
+    fee: int
+
+
+def _metadata_decimal(metadata: dict[str, str], key: str) -> Decimal:
+    try:
+        value = Decimal(metadata[key])
+    except (InvalidOperation, KeyError):
+        raise Invalid(MISMATCH) from None
+    if not value.is_finite():
+        raise Invalid(MISMATCH)
+    return value
+
+
+def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None, user_id: str | None) -> _Verified:
+    """Check the retrieved intent against the database and the caller; raise on any mismatch."""
+    metadata = intent.metadata
+    if any(not metadata.get(key) for key in ("agentId", "userId", "commissionRate", "originalPriceUsdCents",
+                                             "exchangeRate", "currency")):
+        raise Invalid(FOREIGN_PAYMENT)
+    if actor is not None and metadata["userId"] != actor.id:
+        raise Forbidden("This payment belongs to another account")
+    if user_id is not None and user_id != metadata["userId"]:
+        raise Forbidden("This payment belongs to another account")
+    if agent_id is not None and agent_id != metadata["agentId"]:
+        raise Invalid(MISMATCH)
+    if intent.status != "succeeded":
+        raise Invalid(NOT_SUCCEEDED)
+
+    with session_scope() as session:
+        agent = session.get(Agent, metadata["agentId"])
+        buyer = session.get(User, metadata["userId"])
+        if agent is None:
+            raise NotFound("Agent not found")
+        if buyer is None:
+            raise Invalid(FOREIGN_PAYMENT)
+        price_cents, vendor_id, agent_name = agent.price_cents, agent.vendor_id, agent.name
+        email = buyer.email
+        buyer_name = buyer.username
+
+    currency = intent.currency
+    if currency != metadata["currency"] or currency not in money.SUPPORTED_CURRENCIES:
+        raise Invalid(MISMATCH)
+    rate = _metadata_decimal(metadata, "exchangeRate")
+    if currency == "usd" and rate != 1:
+        raise Invalid(MISMATCH)
+    if currency == "eur" and rate != checkout_rate_for("eur"):
+        raise Invalid("Payment amount does not match the agent's price")
+    if metadata["originalPriceUsdCents"] != str(price_cents) or intent.amount != money.convert_from_usd(
+            price_cents, rate):
+        raise Invalid("Payment amount does not match the agent's price")
+    if (metadata.get("vendorId") or None) != vendor_id:
+        raise Invalid(MISMATCH)
+    commission = _metadata_decimal(metadata, "commissionRate")
+    if not Decimal(0) <= commission <= Decimal(100):
+        raise Invalid(MISMATCH)
+    vendor_amount, fee = money.split(intent.amount, commission)
+    split = intent.transfer_destination is not None
+    if split and intent.application_fee_amount != fee:
+        raise Invalid(MISMATCH)
+    return _Verified(
+        intent=intent, user_id=metadata["userId"], agent_id=metadata["agentId"], vendor_id=vendor_id,
+        agent_name=agent_name, customer_email=email, buyer_name=buyer_name, commission=commission, rate=rate,
+        original_usd_cents=price_cents, split=split,
+        reason=None if split else (metadata.get("splitBlockReason") or "Payment processed directly to platform"),
+        vendor_amount=vendor_amount, fee=fee,
+    )
+
+
+def checkout_rate_for(currency: str) -> Decimal:
+    if currency == "usd":
+        return Decimal(1)
+    rate = money.parse_rate(platform.get_setting(platform.USD_TO_EUR_RATE))
+    if rate is None:
+        raise Invalid("The stored USD to EUR exchange rate is invalid")
+    return rate
+
+
+def _existing(session: Session, intent_id: str) -> Completion | None:
+    order = session.exec(select(Order).where(Order.payment_intent_id == intent_id)).first()
+    if order is None:
+        return None
+    purchase = session.exec(select(Purchase).where(Purchase.order_id == order.id)).first()
+    return Completion(order=order, purchase=purchase, created=False)
+
+
+def _record(v: _Verified) -> Completion:
+    """Insert order, purchase, sales count and notification in one transaction; the first writer wins."""
+    for _attempt in range(COMPLETION_ATTEMPTS):
+        try:
+            with session_scope() as session:
+                # The INSERT comes first so the transaction starts by taking the write lock (SQLite).
+                order = Order(
+                    user_id=v.user_id, agent_id=v.agent_id, vendor_id=v.vendor_id, agent_name=v.agent_name,
+                    customer_email=v.customer_email, status=OrderStatus.COMPLETED, currency=v.intent.currency,
+                    total_amount_cents=v.intent.amount, original_price_usd_cents=v.original_usd_cents,
+                    exchange_rate=v.rate, commission_rate=v.commission, commission_split_enabled=v.split,
+                    vendor_amount_cents=v.vendor_amount, platform_fee_cents=v.fee, split_block_reason=v.reason,
+                    payment_intent_id=v.intent.id,
+                )
+                session.add(order)
+                session.flush()
+                if _owns(session, v.user_id, v.agent_id):
+                    # A second payment for an agent already owned (two tabs): keep the money trail only.
+                    log.warning("payment %s for an agent the buyer already owns; order %s needs a refund",
+                                v.intent.id, order.id)
+                    return Completion(order=order, purchase=None, created=True)
+                purchase = Purchase(user_id=v.user_id, agent_id=v.agent_id, order_id=order.id,
+                                    purchase_price_cents=v.intent.amount, currency=v.intent.currency)
+                session.add(purchase)
+                session.flush()
+                session.exec(update(Agent).where(Agent.id == v.agent_id).values(sales_count=Agent.sales_count + 1))
+                if v.vendor_id:
+                    session.add(Notification(
+                        user_id=v.vendor_id, type=NotificationType.SALE, title="New sale",
+                        message=f"{v.buyer_name} bought {v.agent_name} for "
+                                f"{money.format_cents(v.intent.amount)} {v.intent.currency.upper()}.",
+                    ))
+            return Completion(order=order, purchase=purchase, created=True)
+        except IntegrityError:
+            # Another completion of this intent (or another purchase of this agent) won the race.
+            with session_scope() as session:
+                done = _existing(session, v.intent.id)
+            if done is not None:
+                return done
+    raise Conflict("The purchase could not be recorded, please retry")
+
+
+def complete_payment(
+    *, actor: User | None, payment_intent_id: str, agent_id: str | None = None, user_id: str | None = None,
+    from_webhook: bool = False,
+) -> Completion:
+    """Record the purchase paid by this PaymentIntent (idempotent).
+
+    A browser call (`from_webhook=False`) must come from the signed-in buyer the intent was made for;
+    the webhook acts for the buyer named in the intent's metadata.
+    """
+    if not from_webhook:
+        actor = require_user(actor)
+    if not isinstance(payment_intent_id, str) or not INTENT_ID_RE.match(payment_intent_id):
+        raise Invalid("Invalid payment intent id")
+    with session_scope() as session:
+        done = _existing(session, payment_intent_id)
+    if done is not None:
+        if actor is not None and done.order.user_id != actor.id:
+            raise Forbidden("This payment belongs to another account")
+        if agent_id is not None and done.order.agent_id != agent_id:
+            raise Invalid(MISMATCH)
+        return done
+    intent = payments.retrieve_payment_intent(payment_intent_id)
+    if intent is None:
+        raise Invalid("Payment not found")
+    verified = _verify(intent, actor=actor, agent_id=agent_id, user_id=user_id)
+    return _record(verified)
+
+
+def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
+    """A price-0 agent: one order (no payment) and one purchase, idempotent per buyer and agent."""
+    buyer = require_user(actor)
+    with session_scope() as session:
+        agent = _live_agent(session, agent_id)
+        if agent.vendor_id == buyer.id:
+            raise Forbidden("You cannot buy your own agent")
+        if agent.price_cents != 0:
+            raise Invalid("This agent is not free")
+        if _owns(session, buyer.id, agent.id):
+            raise Conflict("You already own this agent")
+        vendor_id, agent_name = agent.vendor_id, agent.name
+    verified = _Verified(
+        intent=payments.Intent(id=f"free_{buyer.id}_{agent_id}", client_secret="", status="succeeded", amount=0,
+                               currency="usd", metadata={}),
+        user_id=buyer.id, agent_id=agent_id, vendor_id=vendor_id, agent_name=agent_name,
+        customer_email=buyer.email, buyer_name=buyer.username, commission=platform.commission_rate(),
+        rate=Decimal(1), original_usd_cents=0, split=False, reason=FREE_REASON, vendor_amount=0, fee=0,
+    )
+    done = _record(verified)
+    if done.purchase is None or done.purchase.user_id != buyer.id:
+        raise Conflict("You already own this agent")
+    return done
+
+
+# --- webhook -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WebhookOutcome:
+    event_id: str
+    type: str
+    result: str  # recorded | already-recorded | duplicate | ignored | rejected | updated
+
+
+def _mark_processed(event: payments.WebhookEvent) -> None:
+    try:
+        with session_scope() as session:
+            session.add(ProcessedWebhookEvent(id=event.id, type=event.type[:100]))
+    except IntegrityError:
+        pass  # processed concurrently by another delivery
+
+
+def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
+    """Verify and apply one Stripe event. Duplicates and late events change nothing."""
+    event = payments.parse_webhook(payload, signature)
+    with session_scope() as session:
+        if session.get(ProcessedWebhookEvent, event.id) is not None:
+            return WebhookOutcome(event.id, event.type, "duplicate")
+    result = "ignored"
+    if event.type == "payment_intent.succeeded" and event.object_id:
+        if not all(event.data.get("metadata", {}).get(k) for k in ("agentId", "userId")):
+            result = "ignored"  # not one of our checkouts
+        else:
+            try:
+                done = complete_payment(actor=None, payment_intent_id=event.object_id, from_webhook=True)
+                result = "recorded" if done.created else "already-recorded"
+            except (Invalid, NotFound, Forbidden, Conflict) as exc:
+                # Permanent: retrying will not help. Logged for an operator; Stripe is told we got it.
+                log.warning("webhook %s: payment %s not recorded: %s", event.id, event.object_id, exc.message)
+                result = "rejected"
+    elif event.type == "payment_intent.payment_failed":
+        error = event.data.get("last_payment_error") or {}
+        log.info("payment %s failed: %s", event.object_id, error.get("message"))
+    elif event.type == "account.updated" and event.object_id:
+        account = payments.account_from_event(event.data)
+        with session_scope() as session:
+            changed = session.exec(
+                update(User).where(User.stripe_account_id == account.id).values(
+                    stripe_charges_enabled=account.charges_enabled, stripe_payouts_enabled=account.payouts_enabled)
+            ).rowcount
+        result = "updated" if changed else "ignored"
+    _mark_processed(event)
+    return WebhookOutcome(event.id, event.type, result)
+
+
+# --- history -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PurchaseRecord:
+    purchase: Purchase
+    agent: Agent
+    has_files: bool
+    order: Order | None
+
+
+def list_purchases(*, actor: User | None) -> list[PurchaseRecord]:
+    user = require_user(actor)
+    with session_scope() as session:
+        rows = session.exec(
+            select(Purchase, Agent, Order)
+            .join(Agent, Agent.id == Purchase.agent_id)
+            .join(Order, Order.id == Purchase.order_id, isouter=True)
+            .where(Purchase.user_id == user.id)
+            .order_by(Purchase.purchased_at.desc(), Purchase.id)
+        ).all()
+        agent_ids = {agent.id for _, agent, _ in rows}
+        with_files = set(session.exec(select(AgentFile.agent_id).where(AgentFile.agent_id.in_(agent_ids))).all()) \
+            if agent_ids else set()
+    return [PurchaseRecord(purchase=p, agent=a, has_files=a.id in with_files, order=o) for p, a, o in rows]
+
+
+def list_orders(*, actor: User | None) -> list[Order]:
+    user = require_user(actor)
+    with session_scope() as session:
+        return list(session.exec(
+            select(Order).where(Order.user_id == user.id).order_by(Order.created_at.desc(), Order.id)
+        ).all())
+

@@ -1,0 +1,69 @@
+"""Vendor applications submitted from the customer dashboard."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from sqlalchemy import update
+from sqlmodel import select
+
+from marketplace.db import session_scope
+from marketplace.models import ApplicationStatus, Role, User, VendorApplication
+from marketplace.models.base import utcnow
+from marketplace.services.errors import Conflict, Invalid, Unauthorized
+from marketplace.services.permissions import require_user
+
+MAX_BUSINESS_NAME = 200
+MAX_DESCRIPTION = 5000
+MAX_WEBSITE = 500
+
+
+def _website(value: str | None) -> str | None:
+    value = (value or "").strip()
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if len(value) > MAX_WEBSITE or parts.scheme not in ("http", "https") or not parts.hostname or " " in value:
+        raise Invalid("Website must be a valid http(s) URL", field="website")
+    return value
+
+
+def apply(
+    *, actor: User | None, business_name: str, business_description: str | None = None, website: str | None = None
+) -> VendorApplication:
+    """File a pending application; a user has at most one pending application at a time."""
+    user = require_user(actor)
+    if user.role != Role.USER:
+        raise Invalid("Vendors and administrators cannot apply to become a vendor")
+    name = (business_name or "").strip()
+    if not name:
+        raise Invalid("Business name is required", field="businessName")
+    if len(name) > MAX_BUSINESS_NAME:
+        raise Invalid(f"Business name must be at most {MAX_BUSINESS_NAME} characters", field="businessName")
+    description = (business_description or "").strip() or None
+    if description and len(description) > MAX_DESCRIPTION:
+        raise Invalid(f"Business description must be at most {MAX_DESCRIPTION} characters",
+                      field="businessDescription")
+    site = _website(website)
+    with session_scope() as session:
+        # Write to the user's row first: it serialises concurrent applications of the same user
+        # (row lock on PostgreSQL, the database write lock on SQLite) before the pending check.
+        touched = session.exec(update(User).where(User.id == user.id, User.deleted_at.is_(None))
+                               .values(updated_at=utcnow())).rowcount
+        if not touched:
+            raise Unauthorized("Unauthorized")
+        pending = session.exec(select(VendorApplication.id).where(
+            VendorApplication.user_id == user.id, VendorApplication.status == ApplicationStatus.PENDING)).first()
+        if pending:
+            raise Conflict("You already have a pending vendor application")
+        application = VendorApplication(user_id=user.id, business_name=name, business_description=description,
+                                        website=site)
+        session.add(application)
+    return application
+
+
+def latest_application(*, actor: User | None) -> VendorApplication | None:
+    user = require_user(actor)
+    with session_scope() as session:
+        return session.exec(select(VendorApplication).where(VendorApplication.user_id == user.id)
+                            .order_by(VendorApplication.created_at.desc())).first()

@@ -1,0 +1,195 @@
+"""Payment test fixtures: the Stripe stand-in on a free loopback port, agents, connected vendors, card payments."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import stripe
+
+from marketplace import db
+from marketplace.config import settings
+from marketplace.models import Agent, AgentStatus, PlatformSetting, Role, User
+from marketplace.services import platform
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET_KEY = "sk_test_standin"
+PUBLISHABLE_KEY = "pk_test_standin"
+WEBHOOK_SECRET = "whsec_test_standin"
+GOOD_CARD = "4242424242424242"
+DECLINED_CARD = "4000000000000002"
+INSUFFICIENT_FUNDS_CARD = "4000000000009995"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_standin(*extra: str) -> tuple[subprocess.Popen, str, Path]:
+    """Start `python -m dev.stripe_standin` on a free port and wait until it answers."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    log = Path(tempfile.mkstemp(prefix="stripe-standin-", suffix=".log")[1])
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dev.stripe_standin", "--port", str(port), "--quiet", *extra],
+            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"stripe stand-in exited:\n{log.read_text()}")
+        try:
+            if httpx.get(f"{base}/_standin/health", timeout=1).status_code == 200:
+                return proc, base, log
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    stop_standin(proc)
+    raise RuntimeError(f"stripe stand-in did not start:\n{log.read_text()}")
+
+
+def stop_standin(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@dataclass
+class StandIn:
+    base: str
+    stripe: stripe.StripeClient
+
+    def confirm(self, client_secret: str, card: str = GOOD_CARD) -> httpx.Response:
+        """Confirm as Stripe.js does: publishable key + client secret + typed card."""
+        intent_id = client_secret.split("_secret_")[0]
+        return httpx.post(f"{self.base}/v1/payment_intents/{intent_id}/confirm", data={
+            "key": PUBLISHABLE_KEY, "client_secret": client_secret,
+            "payment_method_data[type]": "card", "payment_method_data[card][number]": card,
+            "payment_method_data[card][exp_month]": "12", "payment_method_data[card][exp_year]": "2034",
+            "payment_method_data[card][cvc]": "123",
+        })
+
+    def onboard(self, account_id: str, action: str = "complete") -> None:
+        link = self.stripe.v1.account_links.create(params={
+            "account": account_id, "refresh_url": "http://localhost:3000/vendor", "type": "account_onboarding",
+            "return_url": "http://localhost:3000/vendor",
+        })
+        assert httpx.post(link.url, data={"action": action}).status_code == 302
+
+    def event_for(self, intent_id: str, event_type: str) -> dict[str, Any]:
+        """The event the stand-in generated for an intent, as it would be delivered."""
+        events = self.stripe.v1.events.list(params={"type": event_type, "limit": 100})
+        for event in events.data:
+            if event.data.object.id == intent_id:
+                return event.to_dict()
+        raise AssertionError(f"no {event_type} event for {intent_id}")
+
+
+def sign(payload: bytes, secret: str = WEBHOOK_SECRET, timestamp: int | None = None) -> str:
+    """A Stripe-Signature header for `payload`."""
+    ts = int(time.time()) if timestamp is None else timestamp
+    digest = hmac.new(secret.encode(), f"{ts}.".encode() + payload, hashlib.sha256).hexdigest()
+    return f"t={ts},v1={digest}"
+
+
+def event_body(event: dict[str, Any]) -> bytes:
+    return json.dumps(event).encode()
+
+
+@pytest.fixture(scope="session")
+def stripe_standin_server() -> Iterator[str]:
+    proc, base, log = start_standin()
+    try:
+        yield base
+    finally:
+        stop_standin(proc)
+        log.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def stripe_standin(stripe_standin_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[StandIn]:
+    """Settings pointed at the stand-in, which starts empty for each test."""
+    base = stripe_standin_server
+    httpx.post(f"{base}/_standin/reset").raise_for_status()
+    monkeypatch.setattr(settings, "stripe_secret_key", SECRET_KEY)
+    monkeypatch.setattr(settings, "stripe_publishable_key", PUBLISHABLE_KEY)
+    monkeypatch.setattr(settings, "stripe_webhook_secret", WEBHOOK_SECRET)
+    monkeypatch.setattr(settings, "stripe_api_base", base)
+    yield StandIn(base=base, stripe=stripe.StripeClient(SECRET_KEY, base_addresses={"api": base}))
+
+
+@pytest.fixture
+def make_agent():
+    """An agent row; approved (live) unless told otherwise."""
+    counter = iter(range(1, 10_000))
+
+    def _make(vendor: User | None = None, *, price_cents: int = 2999, status: str = AgentStatus.APPROVED,
+              name: str | None = None) -> Agent:
+        agent = Agent(name=name or f"Agent {next(counter)}", short_description="Short", description="Long text",
+                      price_cents=price_cents, status=status, vendor_id=vendor.id if vendor else None,
+                      demo_url="https://demo.example.com")
+        with db.session_scope() as session:
+            session.add(agent)
+        return agent
+
+    return _make
+
+
+@pytest.fixture
+def make_vendor(make_user, stripe_standin: StandIn):
+    """A vendor; `account` = none | restricted (account, charges disabled) | enabled (onboarded account)."""
+
+    def _make(account: str = "none") -> User:
+        vendor = make_user(role=Role.VENDOR, vendor_approved=True)
+        if account == "none":
+            return vendor
+        created = stripe_standin.stripe.v1.accounts.create(params={"type": "express", "email": vendor.email})
+        if account == "enabled":
+            stripe_standin.onboard(created.id)
+        state = stripe_standin.stripe.v1.accounts.retrieve(created.id)
+        with db.session_scope() as session:
+            row = session.get(User, vendor.id)
+            row.stripe_account_id = state.id
+            row.stripe_charges_enabled = bool(state.charges_enabled)
+            row.stripe_payouts_enabled = bool(state.payouts_enabled)
+            session.add(row)
+        return row
+
+    return _make
+
+
+def set_platform(*, currency: str | None = None, rate: str | None = None, commission: str | None = None) -> None:
+    values = {platform.CHECKOUT_CURRENCY: currency, platform.USD_TO_EUR_RATE: rate,
+              platform.COMMISSION_RATE: commission}
+    with db.session_scope() as session:
+        for key, value in values.items():
+            if value is not None:
+                session.merge(PlatformSetting(key=key, value=value))
+
+
+@pytest.fixture
+def eur_checkout() -> Decimal:
+    set_platform(currency="eur", rate="0.9200")
+    return Decimal("0.9200")

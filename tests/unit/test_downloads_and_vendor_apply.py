@@ -1,0 +1,150 @@
+"""Download access matrix and zip contents; vendor applications from the customer dashboard."""
+
+from __future__ import annotations
+
+import io
+import threading
+import zipfile
+
+import pytest
+from sqlalchemy import func
+from sqlmodel import select
+
+from marketplace import db
+from marketplace.integrations.storage import get_storage
+from marketplace.models import AgentFile, Purchase, Role, VendorApplication
+from marketplace.services import downloads, vendors
+from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
+
+
+def add_file(agent, filename, data, *, store=True):
+    key = f"agents/{agent.id}/{filename.replace('/', '_')}-{len(data)}"
+    if store:
+        get_storage().put(key, data)
+    with db.session_scope() as session:
+        session.add(AgentFile(agent_id=agent.id, storage_key=key, filename=filename, size_bytes=len(data)))
+
+
+def grant(user, agent):
+    with db.session_scope() as session:
+        session.add(Purchase(user_id=user.id, agent_id=agent.id, purchase_price_cents=agent.price_cents))
+
+
+@pytest.fixture
+def shop(make_user, make_agent):
+    vendor = make_user("vendor", role=Role.VENDOR, vendor_approved=True)
+    agent = make_agent(vendor, name="Data Wizard 2.0 (beta)")
+    add_file(agent, "README.md", b"# Data Wizard\n")
+    add_file(agent, "src/agent.py", b"print('hi')\n")
+    add_file(agent, "README.md", b"second readme")
+    return vendor, agent
+
+
+def test_archive_name_replaces_every_non_alphanumeric():
+    assert downloads.archive_name("Data Wizard 2.0 (beta)") == "Data_Wizard_2_0__beta__files.zip"
+    assert downloads.archive_name("Émile's bot") == "_mile_s_bot_files.zip"
+
+
+@pytest.mark.parametrize("who", ["buyer", "vendor", "admin"])
+def test_allowed_users_get_one_zip_with_every_file(shop, make_user, who):
+    vendor, agent = shop
+    user = {"vendor": lambda: vendor, "admin": lambda: make_user("root", role=Role.ADMIN),
+            "buyer": lambda: make_user("buyer")}[who]()
+    if who == "buyer":
+        grant(user, agent)
+    archive = downloads.agent_archive(actor=user, agent_id=agent.id)
+    assert archive.filename == "Data_Wizard_2_0__beta__files.zip"
+    with zipfile.ZipFile(io.BytesIO(archive.content)) as z:
+        assert sorted(z.namelist()) == ["README (2).md", "README.md", "agent.py"]  # same name kept apart
+        assert z.read("agent.py") == b"print('hi')\n"
+        assert {z.read("README.md"), z.read("README (2).md")} == {b"# Data Wizard\n", b"second readme"}
+
+
+def test_others_are_refused(shop, make_user, make_agent):
+    vendor, agent = shop
+    with pytest.raises(Unauthorized):
+        downloads.agent_archive(actor=None, agent_id=agent.id)
+    stranger = make_user("stranger")
+    with pytest.raises(Forbidden, match=r"^You don't have access to download this file\.$"):
+        downloads.agent_archive(actor=stranger, agent_id=agent.id)
+    other_vendor = make_user("othervendor", role=Role.VENDOR, vendor_approved=True)
+    with pytest.raises(Forbidden):
+        downloads.agent_archive(actor=other_vendor, agent_id=agent.id)
+    # Owning another agent is not access to this one.
+    grant(stranger, make_agent(vendor))
+    with pytest.raises(Forbidden):
+        downloads.agent_archive(actor=stranger, agent_id=agent.id)
+
+
+def test_missing_files_are_not_found(make_user, make_agent):
+    admin = make_user("root", role=Role.ADMIN)
+    with pytest.raises(NotFound, match=r"^File not found\.$"):
+        downloads.agent_archive(actor=admin, agent_id="missing")
+    empty = make_agent()
+    with pytest.raises(NotFound, match=r"^File not found\.$"):
+        downloads.agent_archive(actor=admin, agent_id=empty.id)
+    lost = make_agent()
+    add_file(lost, "a.txt", b"a")
+    add_file(lost, "gone.txt", b"never stored", store=False)
+    with pytest.raises(NotFound, match=r"^File not found\.$"):
+        downloads.agent_archive(actor=admin, agent_id=lost.id)
+
+
+# --- vendor applications -------------------------------------------------------------------------------------
+
+
+def _applications(user_id):
+    with db.session_scope() as session:
+        return session.exec(select(func.count()).select_from(VendorApplication)
+                            .where(VendorApplication.user_id == user_id)).one()
+
+
+def test_apply_creates_one_pending_application(make_user):
+    user = make_user("hopeful")
+    app = vendors.apply(actor=user, business_name="  Acme AI  ", business_description="We build agents",
+                        website="https://acme.example.com")
+    assert (app.business_name, app.status, app.website) == ("Acme AI", "pending", "https://acme.example.com")
+    with pytest.raises(Conflict, match="You already have a pending vendor application"):
+        vendors.apply(actor=user, business_name="Acme again")
+    assert _applications(user.id) == 1
+    assert vendors.latest_application(actor=user).id == app.id
+
+
+def test_apply_input_and_permission_checks(make_user):
+    user = make_user("hopeful")
+    with pytest.raises(Unauthorized):
+        vendors.apply(actor=None, business_name="Acme")
+    for role in (Role.VENDOR, Role.ADMIN):
+        with pytest.raises(Invalid, match="cannot apply"):
+            vendors.apply(actor=make_user(role=role, vendor_approved=True), business_name="Acme")
+    with pytest.raises(Invalid, match="Business name is required"):
+        vendors.apply(actor=user, business_name="   ")
+    with pytest.raises(Invalid, match="at most 200"):
+        vendors.apply(actor=user, business_name="x" * 201)
+    for bad in ("ftp://acme.example.com", "acme.example.com", "javascript:alert(1)", "https://", "http://a b.com"):
+        with pytest.raises(Invalid, match="Website must be a valid http"):
+            vendors.apply(actor=user, business_name="Acme", website=bad)
+    assert _applications(user.id) == 0
+    assert vendors.apply(actor=user, business_name="Acme", website="  ").website is None
+
+
+def test_concurrent_applications_leave_one_pending(make_user):
+    user = make_user("eager")
+    barrier = threading.Barrier(8)
+    outcomes = []
+
+    def run():
+        barrier.wait(timeout=30)
+        try:
+            vendors.apply(actor=user, business_name="Acme")
+            outcomes.append("ok")
+        except Conflict:
+            outcomes.append("conflict")
+
+    threads = [threading.Thread(target=run) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(outcomes) == ["conflict"] * 7 + ["ok"]
+    assert _applications(user.id) == 1

@@ -1,0 +1,48 @@
+from decimal import Decimal
+
+import pytest
+
+from marketplace.services import money
+
+
+@pytest.mark.parametrize(
+    ("amount", "rate", "vendor", "fee"),
+    [
+        (2999, "20", 2399, 600),  # 599.8 -> 600
+        (2759, "20", 2207, 552),  # the EUR price of 29.99 at 0.92: 551.8 -> 552
+        (1001, "50", 500, 501),  # exactly half a cent rounds up (half-up on the fee)
+        (2999, "12.5", 2624, 375),  # 374.875 -> 375
+        (1000, "0", 1000, 0),
+        (1000, "100", 0, 1000),
+        (1, "20", 1, 0),  # 0.2 -> 0
+    ],
+)
+def test_commission_split_to_the_cent(amount, rate, vendor, fee):
+    assert money.split(amount, Decimal(rate)) == (vendor, fee)
+    assert vendor + fee == amount
+
+
+@pytest.mark.parametrize(
+    ("usd_cents", "rate", "expected"),
+    [(2999, "0.9200", 2759), (1000, "0.9250", 925), (2999, "1", 2999), (50, "0.9210", 46), (0, "0.92", 0),
+     (1999, "0.9225", 1844)],  # 1844.0775 -> 1844
+)
+def test_convert_from_usd_rounds_half_up(usd_cents, rate, expected):
+    assert money.convert_from_usd(usd_cents, Decimal(rate)) == expected
+
+
+def test_formatting():
+    assert money.format_cents(2999) == "29.99"
+    assert money.format_cents(5) == "0.05"
+    assert money.format_cents(0) == "0.00"
+    assert money.format_cents(-150) == "-1.50"
+    assert money.format_rate(Decimal("0.92")) == "0.9200"
+    assert money.format_rate(Decimal(1)) == "1.0000"
+    assert money.format_percent(Decimal("20")) == "20.00"
+
+
+@pytest.mark.parametrize(("value", "expected"), [("0.9200", Decimal("0.92")), (" 1.1 ", Decimal("1.1")),
+                                                 ("0", None), ("-1", None), ("abc", None), ("0.12345", None),
+                                                 ("NaN", None), ("Infinity", None)])
+def test_parse_rate(value, expected):
+    assert money.parse_rate(value) == expected
