@@ -72,6 +72,7 @@ def app_server() -> Iterator[str]:
         "PUBLIC_URL": base,
         "DATABASE_URL": database_url,
         "REDIS_URL": os.environ.get("E2E_REDIS_URL", ""),
+        "STRIPE_STANDIN_PORT": str(_free_port()),
         "STORAGE_DIR": str(tmp / "files"),
         "APP_ENV": "local",
     }

@@ -17,7 +17,7 @@ import httpx
 import pytest
 import uvicorn
 from fastapi.responses import HTMLResponse
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page
 from sqlalchemy import func
 from sqlmodel import select
 
@@ -27,9 +27,6 @@ from marketplace.models import Order, ProcessedWebhookEvent, Purchase
 from tests.payments_fixtures import WEBHOOK_SECRET, free_port
 
 pytestmark = pytest.mark.e2e
-
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>checkout</title></head><body>
 <div id="payment"></div><button id="pay" disabled>Complete Payment</button><div id="status"></div>
@@ -99,13 +96,13 @@ def live_api(stripe_standin, monkeypatch) -> Iterator[str]:
 
 
 @pytest.fixture
-def browser_page() -> Iterator[Page]:
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        try:
-            yield browser.new_page()
-        finally:
-            browser.close()
+def browser_page(browser: Browser) -> Iterator[Page]:
+    """A page of the session's shared Chromium (one Playwright instance per run)."""
+    context = browser.new_context()
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
 
 
 def _count(model, **where) -> int:
