@@ -58,3 +58,33 @@ def parse_rate(value: str) -> Decimal | None:
     if not rate.is_finite() or rate <= 0 or rate != rate.quantize(RATE_QUANTUM):
         return None
     return rate
+
+
+CURRENCY_SYMBOLS = {"usd": "$", "eur": "€"}
+
+
+def format_amount(cents: int, currency: str) -> str:
+    """2999, 'usd' -> '$29.99'; an unknown currency is written as a code suffix ('29.99 GBP')."""
+    symbol = CURRENCY_SYMBOLS.get(currency.lower())
+    if symbol is None:
+        return f"{format_cents(cents)} {currency.upper()}"
+    sign = "-" if cents < 0 else ""
+    return f"{sign}{symbol}{format_cents(abs(cents))}"
+
+
+def format_totals(totals: dict[str, int]) -> str:
+    """Sums kept per currency (never added across currencies), USD first: '$120.50' or '$120.50 + €27.59'."""
+    ordered = sorted(totals.items(), key=lambda item: (item[0] != "usd", item[0]))
+    parts = [format_amount(cents, currency) for currency, cents in ordered if cents or len(totals) == 1]
+    return " + ".join(parts) or format_amount(0, "usd")
+
+
+def split_label(commission_percent: Decimal) -> str:
+    """Vendor/platform split from an order's snapshotted commission: 20 -> '80/20', 12.5 -> '87.5/12.5'."""
+
+    def plain(value: Decimal) -> str:
+        text = f"{value.quantize(PERCENT_QUANTUM, rounding=ROUND_HALF_UP):f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+
+    platform_share = Decimal(commission_percent)
+    return f"{plain(Decimal(100) - platform_share)}/{plain(platform_share)}"

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from sqlalchemy import update
+from sqlalchemy import func, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
@@ -490,3 +490,31 @@ def list_orders(*, actor: User | None) -> list[Order]:
             select(Order).where(Order.user_id == user.id).order_by(Order.created_at.desc(), Order.id)
         ).all())
 
+
+
+@dataclass(frozen=True)
+class SpendingSummary:
+    """The customer dashboard's three figures. Totals stay per currency: USD and EUR are never added up."""
+
+    agents_owned: int
+    completed_orders: int
+    total_spent: dict[str, int]  # currency -> sum of purchase prices in its minor units
+
+
+def spending_summary(*, actor: User | None) -> SpendingSummary:
+    user = require_user(actor)
+    with session_scope() as session:
+        rows = session.exec(
+            select(Purchase.currency, func.count(), func.coalesce(func.sum(Purchase.purchase_price_cents), 0))
+            .where(Purchase.user_id == user.id)
+            .group_by(Purchase.currency)
+        ).all()
+        completed = session.exec(
+            select(func.count()).select_from(Order)
+            .where(Order.user_id == user.id, Order.status == OrderStatus.COMPLETED)
+        ).one()
+    return SpendingSummary(
+        agents_owned=sum(count for _, count, _ in rows),
+        completed_orders=completed,
+        total_spent={currency: int(total) for currency, _, total in rows} or {"usd": 0},
+    )
