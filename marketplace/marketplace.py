@@ -6,12 +6,16 @@ import reflex as rx
 
 from marketplace import migrate
 from marketplace.api.app import create_api
+from marketplace.pages.dashboard import dashboard_page
+from marketplace.pages.demo_setup import demo_setup_page
 from marketplace.pages.home import index_page
 from marketplace.pages.login import login_page
 from marketplace.pages.not_found import not_found_page
 from marketplace.pages.signup import signup_page
 from marketplace.services import auth, platform
 from marketplace.state.accounts import LoginState, SignupState
+from marketplace.state.dashboard import DashboardState
+from marketplace.state.demo_setup import DemoSetupState
 from marketplace.state.session import SessionState
 
 
@@ -32,4 +36,8 @@ app.add_page(index_page, route="/", title="AgentMarket", on_load=SessionState.lo
 app.add_page(login_page, route="/login", title="Sign In | AgentMarket", on_load=[SessionState.load, LoginState.on_load])
 app.add_page(signup_page, route="/signup", title="Sign Up | AgentMarket",
              on_load=[SessionState.load, SignupState.on_load])
+app.add_page(dashboard_page, route="/dashboard", title="Dashboard | AgentMarket",
+             on_load=[SessionState.load, DashboardState.on_load])
+app.add_page(demo_setup_page, route="/demo-setup", title="Demo Testing Center | AgentMarket",
+             on_load=[SessionState.load, DemoSetupState.on_load])
 app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionState.load)

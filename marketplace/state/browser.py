@@ -30,3 +30,26 @@ def response_json(result: dict[str, Any]) -> dict[str, Any]:
 def error_message(result: dict[str, Any]) -> str:
     """The server's `message`, or empty when there is none."""
     return str(response_json(result).get("message") or "")
+
+
+def download_js(path: str, fallback_name: str) -> str:
+    """JS that fetches a file with the session cookie and saves it under the server's file name.
+
+    Resolves to {ok, status, filename} for a state callback; a plain link cannot be used because the
+    client router would intercept it and the callback could not report 403/404.
+    """
+    return (
+        "(async () => { try {"
+        f" const r = await fetch({json.dumps(path)}, {{credentials: 'include'}});"
+        " if (!r.ok) return {ok: false, status: r.status, filename: ''};"
+        " const cd = r.headers.get('Content-Disposition') || '';"
+        " const m = /filename=\"?([^\";]+)\"?/i.exec(cd);"
+        f" const filename = m ? m[1] : {json.dumps(fallback_name)};"
+        " const url = URL.createObjectURL(await r.blob());"
+        " const a = document.createElement('a');"
+        " a.href = url; a.download = filename; a.style.display = 'none';"
+        " document.body.appendChild(a); a.click(); a.remove();"
+        " setTimeout(() => URL.revokeObjectURL(url), 60000);"
+        " return {ok: true, status: r.status, filename};"
+        " } catch (e) { return {ok: false, status: 0, filename: ''}; } })()"
+    )

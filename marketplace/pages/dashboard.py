@@ -1,0 +1,489 @@
+"""/dashboard: the signed-in user's agents, favourites, orders, profile, payment and account tabs."""
+
+from __future__ import annotations
+
+import reflex as rx
+from reflex.vars import Var
+
+from marketplace.components.forms import field
+from marketplace.components.layout import container, page_frame
+from marketplace.state.dashboard import DashboardState, FavoriteCard, OrderRow, PurchaseCard
+from marketplace.state.session import SessionState
+
+
+def role_badge(role: Var[str], **props: object) -> rx.Component:
+    """admin: destructive (red), vendor: default (accent), user: secondary (gray)."""
+    return rx.match(
+        role,
+        ("admin", rx.badge(role, color_scheme="red", variant="solid", **props)),
+        ("vendor", rx.badge(role, variant="solid", **props)),
+        rx.badge(role, color_scheme="gray", variant="soft", **props),
+    )
+
+
+def _spinner(name: str) -> rx.Component:
+    return rx.center(rx.spinner(size="3"), padding_y="4em", id=f"{name}-loading")
+
+
+def _empty(icon: str, title: str, text: str, *action: rx.Component, name: str) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.icon(icon, size=40, color="var(--gray-8)"),
+            rx.heading(title, size="4"),
+            rx.cond(text != "", rx.text(text, color_scheme="gray", size="2", align="center")),
+            *action,
+            align="center", spacing="3", padding_y="2.5em",
+        ),
+        width="100%", id=f"{name}-empty",
+    )
+
+
+def _agent_image(url: Var[str], size: str) -> rx.Component:
+    return rx.cond(
+        url != "",
+        rx.image(src=url, alt="", width=size, height=size, object_fit="cover", border_radius="var(--radius-3)",
+                 flex_shrink="0"),
+        rx.center(rx.icon("bot", size=28, color="var(--accent-9)"), width=size, height=size, flex_shrink="0",
+                  background="var(--accent-a3)", border_radius="var(--radius-3)", class_name="image-placeholder"),
+    )
+
+
+# --- header and summary --------------------------------------------------------------------------------------
+
+
+def _header() -> rx.Component:
+    return rx.hstack(
+        rx.vstack(
+            rx.heading(f"Welcome back, {DashboardState.welcome_name}!", size="8", id="welcome"),
+            rx.text("Manage your AI agents and purchases", color_scheme="gray", size="3"),
+            spacing="1",
+        ),
+        rx.spacer(),
+        role_badge(SessionState.role, size="3", id="role-badge"),
+        align="center", width="100%", wrap="wrap", spacing="3",
+    )
+
+
+def _summary_card(name: str, tab: str, title: str, icon: str, value: Var, caption: str) -> rx.Component:
+    return rx.card(
+        rx.hstack(
+            rx.vstack(
+                rx.text(title, size="2", weight="medium", color_scheme="gray"),
+                rx.cond(DashboardState.loading, rx.spinner(size="2"),
+                        rx.heading(value, size="7", id=f"summary-{name}-value")),
+                rx.text(caption, size="1", color_scheme="gray"),
+                spacing="1",
+            ),
+            rx.spacer(),
+            rx.icon(icon, size=22, color="var(--accent-9)"),
+            width="100%",
+        ),
+        on_click=DashboardState.set_tab(tab),
+        cursor="pointer", role="button", id=f"summary-{name}",
+        _hover={"box_shadow": "0 0 0 1px var(--accent-8)"},
+    )
+
+
+def _summary() -> rx.Component:
+    return rx.grid(
+        _summary_card("agents", "purchases", "My Agents", "bot", DashboardState.agents_owned, "AI agents owned"),
+        _summary_card("spent", "orders", "Total Spent", "dollar-sign", DashboardState.total_spent,
+                      "Total investment"),
+        _summary_card("orders", "orders", "Orders", "receipt", DashboardState.completed_orders, "Completed orders"),
+        columns=rx.breakpoints(initial="1", md="3"), spacing="4", width="100%",
+    )
+
+
+# --- My Agents ---------------------------------------------------------------------------------------------
+
+
+def _payment_box(card: PurchaseCard) -> rx.Component:
+    split = rx.vstack(
+        rx.badge(rx.icon("split", size=14), f"Commission Split ({card.split_label})", color_scheme="green",
+                 variant="soft"),
+        rx.hstack(rx.text("Vendor received:", color_scheme="gray"), rx.text(card.vendor_amount, weight="medium"),
+                  spacing="2"),
+        rx.hstack(rx.text("Platform fee:", color_scheme="gray"), rx.text(card.platform_fee, weight="medium"),
+                  spacing="2"),
+        rx.cond(
+            card.original_usd != "",
+            rx.hstack(rx.text("Original (USD):", color_scheme="gray"),
+                      rx.text(f"{card.original_usd} (rate {card.exchange_rate})", weight="medium"), spacing="2"),
+        ),
+        spacing="1", size="1",
+    )
+    direct = rx.vstack(
+        rx.badge(rx.icon("landmark", size=14), "Direct Payment", color_scheme="orange", variant="soft"),
+        rx.text(
+            rx.cond(card.split_reason != "", f"Reason: {card.split_reason}", "Payment processed directly to platform"),
+            color_scheme="gray", size="1",
+        ),
+        spacing="1",
+    )
+    return rx.box(
+        rx.text("Payment Processing", size="2", weight="bold"),
+        rx.box(rx.cond(card.split_enabled, split, direct), padding_top="0.4em", font_size="var(--font-size-1)"),
+        background="var(--gray-a2)", border="1px solid var(--gray-a4)", border_radius="var(--radius-3)",
+        padding="0.75em", width="100%", class_name="payment-processing",
+    )
+
+
+def _purchase_card(card: PurchaseCard) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                _agent_image(card.image_url, "72px"),
+                rx.vstack(
+                    rx.heading(card.name, size="4"),
+                    rx.text(card.description, size="2", color_scheme="gray", class_name="line-clamp-2",
+                            style={"display": "-webkit-box", "-webkit-line-clamp": "2",
+                                   "-webkit-box-orient": "vertical", "overflow": "hidden"}),
+                    spacing="1", min_width="0",
+                ),
+                spacing="3", width="100%", align="start",
+            ),
+            rx.hstack(
+                rx.hstack(rx.icon("calendar", size=14), rx.text(f"Purchased {card.purchased_on}", size="2"),
+                          align="center", spacing="1", color="var(--gray-11)"),
+                rx.spacer(),
+                rx.text(card.price, size="4", weight="bold", class_name="purchase-price"),
+                width="100%", align="center",
+            ),
+            rx.cond(card.has_order, _payment_box(card)),
+            rx.hstack(
+                rx.button(
+                    rx.cond(DashboardState.downloading == card.id, rx.spinner(size="1"), rx.icon("download", size=16)),
+                    "Download",
+                    on_click=DashboardState.download(card.id),
+                    disabled=DashboardState.downloading != "",
+                    flex="1", class_name="download-button",
+                ),
+                rx.cond(
+                    card.demo_url != "",
+                    rx.link(rx.button(rx.icon("external-link", size=16), "Demo", variant="outline", width="100%"),
+                            href=card.demo_url, is_external=True, flex="1", class_name="demo-link"),
+                ),
+                width="100%", spacing="2",
+            ),
+            spacing="3", height="100%",
+        ),
+        class_name="purchase-card", data_agent=card.name,
+    )
+
+
+def _purchases_tab() -> rx.Component:
+    return rx.cond(
+        DashboardState.loading,
+        _spinner("purchases"),
+        rx.cond(
+            DashboardState.purchases.length() == 0,
+            _empty("package-open", "No agents purchased yet",
+                   "Start building your AI toolkit by browsing our marketplace.",
+                   rx.link(rx.button("Browse Agents"), href="/"), name="purchases"),
+            rx.grid(rx.foreach(DashboardState.purchases, _purchase_card),
+                    columns=rx.breakpoints(initial="1", md="2"), spacing="4", width="100%", id="purchase-grid"),
+        ),
+    )
+
+
+# --- Favorites, Order History ------------------------------------------------------------------------------
+
+
+def _favorite_card(card: FavoriteCard) -> rx.Component:
+    return rx.link(
+        rx.card(
+            rx.hstack(
+                _agent_image(card.image_url, "56px"),
+                rx.vstack(
+                    rx.heading(card.name, size="3"),
+                    rx.hstack(
+                        rx.text(card.price, weight="bold", size="2"),
+                        rx.hstack(rx.icon("star", size=14, color="var(--amber-9)", fill="var(--amber-9)"),
+                                  rx.text(f"{card.rating} ({card.review_count})", size="1", color_scheme="gray"),
+                                  spacing="1", align="center"),
+                        spacing="3", align="center",
+                    ),
+                    rx.cond(card.purchased,
+                            rx.badge(rx.icon("circle-check", size=12), "Already purchased", color_scheme="green")),
+                    spacing="1", align="start",
+                ),
+                spacing="3", align="start",
+            ),
+            width="100%", height="100%",
+        ),
+        href=f"/agents/{card.id}", underline="none", color="inherit", class_name="favorite-card",
+    )
+
+
+def _favorites_tab() -> rx.Component:
+    return rx.cond(
+        DashboardState.loading,
+        _spinner("favorites"),
+        rx.cond(
+            DashboardState.favorites.length() == 0,
+            _empty("heart", "No favorite agents yet", "", rx.link(rx.button("Browse Agents"), href="/agents"),
+                   name="favorites"),
+            rx.grid(rx.foreach(DashboardState.favorites, _favorite_card),
+                    columns=rx.breakpoints(initial="1", md="2", lg="3"), spacing="4", width="100%"),
+        ),
+    )
+
+
+def _order_row(order: OrderRow) -> rx.Component:
+    status = rx.cond(
+        order.completed,
+        rx.badge(rx.icon("circle-check", size=12), order.status, color_scheme="green"),
+        rx.badge(rx.icon("clock", size=12), order.status, color_scheme="yellow"),
+    )
+    return rx.hstack(
+        rx.center(rx.icon("receipt", size=18), width="40px", height="40px", border_radius="var(--radius-3)",
+                  background="var(--accent-a3)", color="var(--accent-11)", flex_shrink="0"),
+        rx.vstack(
+            rx.text(f"Order #{order.number}", weight="bold", size="2", class_name="order-number"),
+            rx.text(order.agent_name, size="2"),
+            rx.text(order.placed_at, size="1", color_scheme="gray"),
+            spacing="0",
+        ),
+        rx.spacer(),
+        rx.vstack(rx.text(order.total, weight="bold", size="2"), status, align="end", spacing="1"),
+        align="center", width="100%", padding_y="0.75em", border_bottom="1px solid var(--gray-a4)",
+        class_name="order-row",
+    )
+
+
+def _orders_tab() -> rx.Component:
+    return rx.cond(
+        DashboardState.loading,
+        _spinner("orders"),
+        rx.cond(
+            DashboardState.orders.length() == 0,
+            _empty("receipt", "No orders found", "Your purchase history will appear here.", name="orders"),
+            rx.card(
+                rx.heading("Order History", size="4"),
+                rx.box(rx.foreach(DashboardState.orders, _order_row), width="100%"),
+                width="100%",
+            ),
+        ),
+    )
+
+
+# --- Profile -----------------------------------------------------------------------------------------------
+
+
+def _read_value(label: str, value: Var[str], value_id: str) -> rx.Component:
+    return rx.vstack(
+        rx.text(label, size="1", weight="medium", color_scheme="gray"),
+        rx.text(rx.cond(value != "", value, "Not set"), size="3", id=value_id),
+        spacing="1",
+    )
+
+
+def _profile_read() -> rx.Component:
+    return rx.vstack(
+        rx.grid(
+            _read_value("First Name", SessionState.first_name, "profile-first-name"),
+            _read_value("Last Name", SessionState.last_name, "profile-last-name"),
+            _read_value("Email", SessionState.email, "profile-email"),
+            _read_value("Username", SessionState.username, "profile-username"),
+            columns=rx.breakpoints(initial="1", sm="2"), spacing="4", width="100%",
+        ),
+        rx.button(rx.icon("pencil", size=16), "Edit", variant="outline", on_click=DashboardState.start_editing,
+                  id="edit-profile"),
+        spacing="4", width="100%",
+    )
+
+
+def _profile_input(label: str, name: str, value: Var[str], **props: object) -> rx.Component:
+    field_id = f"profile-{name.replace('_', '-')}-input"
+    return field(
+        label,
+        rx.input(id=field_id, name=name, value=value, on_change=lambda v: DashboardState.set_form_field(name, v),
+                 size="3", **props),
+        DashboardState.errors.get(name, ""),
+        field_id=field_id,
+    )
+
+
+def _profile_edit() -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            rx.grid(
+                _profile_input("First Name", "first_name", DashboardState.form_first_name,
+                               auto_complete="given-name"),
+                _profile_input("Last Name", "last_name", DashboardState.form_last_name, auto_complete="family-name"),
+                columns=rx.breakpoints(initial="1", sm="2"), spacing="4", width="100%",
+            ),
+            _profile_input("Email Address", "email", DashboardState.form_email, type="email", auto_complete="email"),
+            rx.hstack(
+                rx.button(rx.cond(DashboardState.saving, "Saving...", "Save"), type="submit", id="save-profile",
+                          disabled=DashboardState.saving | ~DashboardState.profile_changed),
+                rx.button("Cancel", type="button", variant="soft", color_scheme="gray",
+                          on_click=DashboardState.cancel_editing, id="cancel-profile"),
+                spacing="2",
+            ),
+            spacing="4", width="100%",
+        ),
+        on_submit=DashboardState.save_profile, no_validate=True, width="100%",
+    )
+
+
+def _profile_tab() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("Profile Information", size="4"),
+            rx.text("Your personal details and the e-mail address for receipts.", size="2", color_scheme="gray"),
+            rx.cond(DashboardState.editing, _profile_edit(), _profile_read()),
+            spacing="4", width="100%",
+        ),
+        width="100%", id="profile-card",
+    )
+
+
+# --- Payment, Account --------------------------------------------------------------------------------------
+
+
+def _payment_tab() -> rx.Component:
+    return rx.vstack(
+        rx.card(
+            rx.vstack(
+                rx.heading("Payment Methods", size="4"),
+                rx.center(
+                    rx.vstack(
+                        rx.icon("credit-card", size=36, color="var(--gray-8)"),
+                        rx.text("No payment methods saved", color_scheme="gray"),
+                        rx.button(rx.icon("plus", size=16), "Add Payment Method", variant="outline", type="button"),
+                        align="center", spacing="3",
+                    ),
+                    padding_y="1.5em", width="100%",
+                ),
+                width="100%",
+            ),
+            width="100%",
+        ),
+        rx.card(
+            rx.vstack(
+                rx.heading("Payment History", size="4"),
+                rx.center(rx.text("No payment history", color_scheme="gray"), padding_y="1.5em", width="100%"),
+                width="100%",
+            ),
+            width="100%",
+        ),
+        spacing="4", width="100%",
+    )
+
+
+def _become_vendor() -> rx.Component:
+    pending = rx.vstack(
+        rx.badge(rx.icon("hourglass", size=12), "Application pending review", color_scheme="amber", size="2"),
+        rx.text(f"Submitted {DashboardState.application_date}. An administrator will review it soon.", size="2",
+                color_scheme="gray"),
+        spacing="2", id="vendor-application-pending",
+    )
+    open_to_apply = rx.vstack(
+        rx.cond(DashboardState.application_status == "rejected",
+                rx.text("Your previous application was not approved. You are welcome to apply again.", size="2",
+                        color_scheme="gray")),
+        rx.button(rx.cond(DashboardState.applying, "Applying...", "Apply Now"), on_click=DashboardState.apply_as_vendor,
+                  disabled=DashboardState.applying, id="apply-vendor"),
+        spacing="2",
+    )
+    return rx.box(
+        rx.hstack(
+            rx.icon("store", size=22, color="var(--accent-9)"),
+            rx.vstack(
+                rx.heading("Become a Vendor", size="3"),
+                rx.text("Start selling your own AI agents on our platform", size="2", color_scheme="gray"),
+                rx.cond(DashboardState.application_status == "pending", pending, open_to_apply),
+                spacing="2",
+            ),
+            spacing="3", align="start",
+        ),
+        border="1px solid var(--accent-a6)", background="var(--accent-a2)", border_radius="var(--radius-3)",
+        padding="1em", width="100%", id="become-vendor",
+    )
+
+
+def _account_tab() -> rx.Component:
+    return rx.vstack(
+        rx.card(
+            rx.vstack(
+                rx.heading("Account Information", size="4"),
+                rx.grid(
+                    _read_value("Name", SessionState.display_name, "account-name"),
+                    _read_value("Email", SessionState.email, "account-email"),
+                    rx.vstack(rx.text("Account Type", size="1", weight="medium", color_scheme="gray"),
+                              role_badge(SessionState.role, id="account-type"), spacing="1"),
+                    columns=rx.breakpoints(initial="1", sm="3"), spacing="4", width="100%",
+                ),
+                spacing="4", width="100%",
+            ),
+            width="100%",
+        ),
+        rx.card(
+            rx.vstack(
+                rx.heading("Account Actions", size="4"),
+                rx.cond(DashboardState.can_apply, _become_vendor()),
+                rx.hstack(
+                    rx.link(rx.button(rx.icon("store", size=16), "Browse Agents", variant="outline"), href="/"),
+                    rx.button(rx.icon("log-out", size=16), "Sign Out", color_scheme="red", variant="soft",
+                              on_click=SessionState.logout, id="sign-out"),
+                    spacing="2", wrap="wrap",
+                ),
+                spacing="4", width="100%",
+            ),
+            width="100%",
+        ),
+        spacing="4", width="100%",
+    )
+
+
+# --- page --------------------------------------------------------------------------------------------------
+
+TAB_LABELS = [("purchases", "My Agents", "bot"), ("favorites", "Favorites", "heart"),
+              ("orders", "Order History", "receipt"), ("profile", "Profile", "user"),
+              ("payment", "Payment", "credit-card"), ("account", "Account", "settings")]
+
+
+def _tabs() -> rx.Component:
+    contents = {"purchases": _purchases_tab, "favorites": _favorites_tab, "orders": _orders_tab,
+                "profile": _profile_tab, "payment": _payment_tab, "account": _account_tab}
+    return rx.tabs.root(
+        rx.tabs.list(
+            *[rx.tabs.trigger(rx.hstack(rx.icon(icon, size=14), label, spacing="1", align="center"), value=value,
+                              id=f"tab-{value}")
+              for value, label, icon in TAB_LABELS],
+            wrap="wrap",
+        ),
+        *[rx.tabs.content(rx.box(contents[value](), padding_top="1.25em"), value=value)
+          for value, _, _ in TAB_LABELS],
+        value=DashboardState.tab, on_change=DashboardState.set_tab, width="100%",
+    )
+
+
+def _signed_out() -> rx.Component:
+    return rx.center(
+        rx.card(
+            rx.vstack(
+                rx.icon("lock", size=32, color="var(--gray-9)"),
+                rx.heading("Authentication Required", size="5"),
+                rx.text("Please log in to access your dashboard.", color_scheme="gray"),
+                rx.link(rx.button("Log In"), href="/login"),
+                align="center", spacing="3",
+            ),
+            size="3", max_width="420px", width="100%", id="auth-required",
+        ),
+        padding_y="5em", padding_x="1em",
+    )
+
+
+def dashboard_page() -> rx.Component:
+    return page_frame(
+        rx.cond(
+            SessionState.signed_in,
+            container(
+                rx.vstack(_header(), _summary(), _tabs(), spacing="6", width="100%"),
+                id="dashboard",
+            ),
+            _signed_out(),
+        )
+    )

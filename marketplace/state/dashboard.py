@@ -1,0 +1,319 @@
+"""/dashboard: purchases, favourites, orders, profile and account actions of the signed-in user.
+
+Everything is read from the services with the user of the session cookie; the browser only sends which
+tab, which purchase and the profile form. Lists are kept as small display records built once per load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import reflex as rx
+
+from marketplace.models import ApplicationStatus, Order, OrderStatus, Role, User
+from marketplace.models.commerce import OrderPublic
+from marketplace.services import catalog, downloads, favorites, money, purchases, users, vendors
+from marketplace.services.auth import EMAIL_RE
+from marketplace.services.errors import DomainError, Unauthorized
+from marketplace.state.browser import download_js
+from marketplace.state.display import (
+    BROWSER_TIME_ZONE_JS,
+    format_day,
+    format_day_time,
+    logged_out_again,
+    time_zone,
+)
+from marketplace.state.session import SessionState
+
+TABS = ("purchases", "favorites", "orders", "profile", "payment", "account")
+VENDOR_PITCH = ("Independent developer of AI agents: designing, building and maintaining agents that automate "
+                "everyday work, sold and supported through the marketplace.")
+_PROFILE_FIELDS = {"firstName": "first_name", "lastName": "last_name", "email": "email"}
+
+
+@dataclass
+class PurchaseCard:
+    id: str
+    agent_id: str
+    name: str
+    description: str
+    image_url: str
+    purchased_on: str
+    price: str
+    has_files: bool
+    demo_url: str
+    has_order: bool
+    split_enabled: bool
+    split_label: str
+    vendor_amount: str
+    platform_fee: str
+    original_usd: str  # empty unless paid in another currency
+    exchange_rate: str
+    split_reason: str
+
+
+@dataclass
+class FavoriteCard:
+    id: str
+    name: str
+    image_url: str
+    price: str
+    rating: str
+    review_count: int
+    purchased: bool
+
+
+@dataclass
+class OrderRow:
+    id: str
+    number: str
+    agent_name: str
+    placed_at: str
+    total: str
+    status: str
+    completed: bool
+
+
+def _price(cents: int, currency: str) -> str:
+    return "Free" if cents == 0 else money.format_amount(cents, currency)
+
+
+def _purchase_card(record: purchases.PurchaseRecord, zone: Any) -> PurchaseCard:
+    agent, order = record.agent, record.order
+    public = OrderPublic.of(order) if order else None
+    foreign = bool(public and order and order.currency.lower() != "usd" and order.original_price_usd_cents
+                   and order.exchange_rate)
+    return PurchaseCard(
+        id=record.purchase.id,
+        agent_id=agent.id,
+        name=agent.name,
+        description=agent.short_description or agent.description,
+        image_url=agent.image_url or "",
+        purchased_on=format_day(record.purchase.purchased_at, zone),
+        price=_price(record.purchase.purchase_price_cents, record.purchase.currency),
+        has_files=record.has_files,
+        demo_url=agent.demo_url or "",
+        has_order=public is not None,
+        split_enabled=bool(public and public.commission_split_enabled),
+        split_label=money.split_label(order.commission_rate) if order else "",
+        vendor_amount=f"{public.vendor_amount} {public.commission_currency}" if public else "",
+        platform_fee=f"{public.platform_fee_amount} {public.commission_currency}" if public else "",
+        original_usd=money.format_amount(order.original_price_usd_cents, "usd") if foreign and order else "",
+        exchange_rate=public.exchange_rate if public else "",
+        split_reason=(public.split_block_reason or "") if public else "",
+    )
+
+
+def _order_row(order: Order, zone: Any) -> OrderRow:
+    return OrderRow(
+        id=order.id,
+        number=order.id[-8:],
+        agent_name=order.agent_name,
+        placed_at=format_day_time(order.created_at, zone),
+        total=f"{money.format_amount(order.total_amount_cents, order.currency)} {order.currency.upper()}",
+        status=order.status,
+        completed=order.status == OrderStatus.COMPLETED,
+    )
+
+
+class DashboardState(SessionState):
+    """The dashboard of the signed-in user; reset on every visit (the tab's state outlives page loads)."""
+
+    tab: str = "purchases"
+    loading: bool = True
+    time_zone: str = "UTC"
+    purchases: list[PurchaseCard] = []
+    favorites: list[FavoriteCard] = []
+    orders: list[OrderRow] = []
+    agents_owned: int = 0
+    completed_orders: int = 0
+    total_spent: str = "$0.00"
+    downloading: str = ""  # purchase id while its zip is being fetched
+    # profile
+    editing: bool = False
+    saving: bool = False
+    form_first_name: str = ""
+    form_last_name: str = ""
+    form_email: str = ""
+    errors: dict[str, str] = {}
+    # vendor application
+    applying: bool = False
+    application_status: str = ""
+    application_date: str = ""
+
+    @rx.var
+    def welcome_name(self) -> str:
+        return self.first_name or "User"
+
+    @rx.var
+    def profile_changed(self) -> bool:
+        return (self.form_first_name, self.form_last_name, self.form_email) != (
+            self.first_name, self.last_name, self.email)
+
+    @rx.event
+    def on_load(self) -> rx.event.EventSpec | None:
+        self.reset()
+        tab = self.router.url.query_parameters.get("tab", "")
+        self.tab = tab if tab in TABS else "purchases"
+        if not self.signed_in:
+            self.loading = False
+            return None
+        return rx.call_script(BROWSER_TIME_ZONE_JS, callback=DashboardState.load_data)
+
+    @rx.event
+    def load_data(self, zone_name: str) -> list[rx.event.EventSpec] | None:
+        zone = time_zone(zone_name)
+        self.time_zone = zone.key
+        user = self.current_user()
+        if user is None:
+            self._apply(None)
+            self.loading = False
+            return None
+        self._load(user)
+        self.loading = False
+        return None
+
+    def _load(self, user: User) -> None:
+        zone = time_zone(self.time_zone)
+        records = purchases.list_purchases(actor=user)
+        self.purchases = [_purchase_card(r, zone) for r in records]
+        self.orders = [_order_row(o, zone) for o in purchases.list_orders(actor=user)]
+        owned = catalog.purchased_agent_ids(actor=user)
+        self.favorites = [
+            FavoriteCard(id=a.id, name=a.name, image_url=a.image_url or "",
+                         price="Free" if a.price in ("0.00", "0") else f"${a.price}", rating=a.avg_rating,
+                         review_count=a.review_count, purchased=a.id in owned)
+            for a in favorites.list_favorites(actor=user).items
+        ]
+        summary = purchases.spending_summary(actor=user)
+        self.agents_owned = summary.agents_owned
+        self.completed_orders = summary.completed_orders
+        self.total_spent = money.format_totals(summary.total_spent)
+        self._load_application(user)
+
+    def _load_application(self, user: User) -> None:
+        application = vendors.latest_application(actor=user)
+        self.application_status = application.status if application else ""
+        self.application_date = format_day(application.created_at, time_zone(self.time_zone)) if application else ""
+
+    @rx.event
+    def set_tab(self, tab: str) -> None:
+        if tab in TABS:
+            self.tab = tab
+
+    # --- downloads ---------------------------------------------------------------------------------------
+
+    @rx.event
+    def download(self, purchase_id: str) -> rx.event.EventSpec | None:
+        card = next((p for p in self.purchases if p.id == purchase_id), None)
+        if card is None or self.downloading:
+            return None
+        if not card.has_files:
+            return rx.toast.error("No file available", description="This agent doesn't have any downloadable files.")
+        self.downloading = purchase_id
+        return rx.call_script(download_js(catalog.download_url(card.agent_id), downloads.archive_name(card.name)),
+                              callback=DashboardState.downloaded)
+
+    @rx.event
+    def downloaded(self, result: dict[str, Any]) -> rx.event.EventSpec | list[rx.event.EventSpec]:
+        card = next((p for p in self.purchases if p.id == self.downloading), None)
+        self.downloading = ""
+        if result.get("ok"):
+            return rx.toast("Download started", description=f"Downloading {card.name if card else 'agent'} files...")
+        status = result.get("status")
+        if status == 401:
+            return logged_out_again()
+        description = {403: downloads.NO_ACCESS, 404: downloads.NOT_FOUND}.get(
+            status, "Failed to download agent files." if status == 0 else "Failed to download file.")
+        return rx.toast.error("Download failed", description=description)
+
+    # --- profile -----------------------------------------------------------------------------------------
+
+    @rx.event
+    def start_editing(self) -> None:
+        self.form_first_name, self.form_last_name, self.form_email = self.first_name, self.last_name, self.email
+        self.errors = {}
+        self.editing = True
+
+    @rx.event
+    def cancel_editing(self) -> None:
+        self.form_first_name, self.form_last_name, self.form_email = self.first_name, self.last_name, self.email
+        self.errors = {}
+        self.editing = False
+
+    @rx.event
+    def set_form_field(self, name: str, value: str) -> None:
+        if name in _PROFILE_FIELDS.values():
+            setattr(self, f"form_{name}", value)
+            self.errors.pop(name, None)
+
+    def _profile_errors(self) -> dict[str, str]:
+        errors: dict[str, str] = {}
+        if not self.form_first_name.strip():
+            errors["first_name"] = "First name is required"
+        if not self.form_last_name.strip():
+            errors["last_name"] = "Last name is required"
+        if not EMAIL_RE.match(self.form_email.strip()):
+            errors["email"] = "Invalid email address"
+        return errors
+
+    @rx.event
+    def save_profile(self, _form: dict | None = None) -> Iterator[Any]:
+        if self.saving or not self.profile_changed:
+            return
+        self.errors = self._profile_errors()
+        if self.errors:
+            return
+        self.saving = True
+        yield
+        try:
+            user = users.update_profile(actor=self.current_user(), first_name=self.form_first_name,
+                                        last_name=self.form_last_name, email=self.form_email)
+        except Unauthorized:
+            self.saving = False
+            yield logged_out_again()
+            return
+        except DomainError as error:
+            self.saving = False
+            field = _PROFILE_FIELDS.get(error.field or "")
+            if field:
+                self.errors = {field: error.message}
+            yield rx.toast.error("Update Failed", description=error.message or "Failed to update profile")
+            return
+        self._apply(user)
+        self.saving = False
+        self.editing = False
+        yield rx.toast("Profile Updated", description="Your profile has been successfully updated.")
+
+    # --- vendor application ------------------------------------------------------------------------------
+
+    @rx.event
+    def apply_as_vendor(self) -> Iterator[Any]:
+        if self.applying or self.application_status == ApplicationStatus.PENDING:
+            return
+        self.applying = True
+        yield
+        user = self.current_user()
+        try:
+            if user is None:
+                raise Unauthorized("Unauthorized")
+            name = f"{user.first_name or ''} {user.last_name or ''}".strip() or user.username
+            vendors.apply(actor=user, business_name=f"{name} AI Agents", business_description=VENDOR_PITCH)
+        except Unauthorized:
+            self.applying = False
+            yield logged_out_again()
+            return
+        except DomainError as error:
+            self.applying = False
+            yield rx.toast.error("Application Failed",
+                                 description=error.message or "Failed to submit vendor application")
+            return
+        self._load_application(user)
+        self.applying = False
+        yield rx.toast("Application Submitted", description="Your vendor application has been submitted for review.")
+
+    @rx.var
+    def can_apply(self) -> bool:
+        return self.role == Role.USER

@@ -1,0 +1,65 @@
+"""/demo-setup: demo data and the role switch for testers. Exists only in demo mode (the services check too)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import reflex as rx
+
+from marketplace.config import settings
+from marketplace.models import Role
+from marketplace.services import demo, users
+from marketplace.services.errors import DomainError, Unauthorized
+from marketplace.state.display import logged_out_again
+from marketplace.state.session import SessionState, flash_and_go
+
+
+class DemoSetupState(SessionState):
+    demo_enabled: bool = False
+    initializing: bool = False
+    switching: str = ""  # the role being switched to
+
+    @rx.event
+    def on_load(self) -> None:
+        self.reset()
+        self.demo_enabled = settings.demo_enabled
+
+    @rx.event
+    def initialize(self) -> Iterator[Any]:
+        if self.initializing:
+            return
+        self.initializing = True
+        yield
+        try:
+            demo.init_demo_data(actor=self.current_user())
+        except Unauthorized:
+            self.initializing = False
+            yield logged_out_again()
+            return
+        except DomainError as error:
+            self.initializing = False
+            yield rx.toast.error("Initialization Failed", description=error.message or "Failed to initialize demo data")
+            return
+        self.initializing = False
+        yield rx.toast("Demo Data Initialized",
+                       description="Platform is ready for testing with all settings configured")
+
+    @rx.event
+    def switch_role(self, role: str) -> Iterator[Any]:
+        if self.switching or role not in {r.value for r in Role} or role == self.role:
+            return
+        self.switching = role
+        yield
+        try:
+            user = users.switch_role(actor=self.current_user(), role=role)
+        except Unauthorized:
+            self.switching = ""
+            yield logged_out_again()
+            return
+        except DomainError as error:
+            self.switching = ""
+            yield rx.toast.error("Switch Failed", description=error.message or "Failed to switch role")
+            return
+        # A full page load, so the top bar, menus and every page see the new role.
+        yield flash_and_go("Role Switched Successfully", f"You are now testing as a {user.role}", "/demo-setup")

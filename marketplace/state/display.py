@@ -1,0 +1,48 @@
+"""How dates and the signed-out-again case look in the browser: shared by the account pages' states."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import reflex as rx
+
+# The browser's IANA time zone, so dates read as the user's local time (the server only knows UTC).
+BROWSER_TIME_ZONE_JS = "Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'"
+
+
+def time_zone(name: object) -> ZoneInfo:
+    """The browser's zone, or UTC when it sent nothing usable."""
+    if isinstance(name, str) and 0 < len(name) <= 64:
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+    return ZoneInfo("UTC")
+
+
+def _local(moment: datetime, zone: ZoneInfo) -> datetime:
+    # SQLite hands back naive datetimes; every stored timestamp is UTC.
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware.astimezone(zone)
+
+
+def format_day(moment: datetime, zone: ZoneInfo) -> str:
+    """'Jan 5, 2025'."""
+    local = _local(moment, zone)
+    return f"{local:%b} {local.day}, {local.year}"
+
+
+def format_day_time(moment: datetime, zone: ZoneInfo) -> str:
+    """'Jan 5, 2025 • 3:04 PM'."""
+    local = _local(moment, zone)
+    hour = local.hour % 12 or 12
+    return f"{format_day(local, zone)} • {hour}:{local:%M} {'AM' if local.hour < 12 else 'PM'}"
+
+
+def logged_out_again() -> list[rx.event.EventSpec]:
+    """The session ended while the page was open: say so, then sign in again after 500 ms."""
+    return [
+        rx.toast.error("Unauthorized", description="You are logged out. Logging in again..."),
+        rx.call_script("setTimeout(() => window.location.assign('/api/login'), 500)"),
+    ]
