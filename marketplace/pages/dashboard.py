@@ -452,7 +452,7 @@ def _tabs() -> rx.Component:
             *[rx.tabs.trigger(rx.hstack(rx.icon(icon, size=14), label, spacing="1", align="center"), value=value,
                               id=f"tab-{value}")
               for value, label, icon in TAB_LABELS],
-            wrap="wrap",
+            flex_wrap="wrap",
         ),
         *[rx.tabs.content(rx.box(contents[value](), padding_top="1.25em"), value=value)
           for value, _, _ in TAB_LABELS],

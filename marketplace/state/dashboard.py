@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import reflex as rx
 
@@ -80,7 +81,8 @@ def _price(cents: int, currency: str) -> str:
     return "Free" if cents == 0 else money.format_amount(cents, currency)
 
 
-def _purchase_card(record: purchases.PurchaseRecord, zone: Any) -> PurchaseCard:
+def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo) -> PurchaseCard:
+    """One My Agents card; the split label and amounts come from the order's own snapshot."""
     agent, order = record.agent, record.order
     public = OrderPublic.of(order) if order else None
     foreign = bool(public and order and order.currency.lower() != "usd" and order.original_price_usd_cents
@@ -106,7 +108,7 @@ def _purchase_card(record: purchases.PurchaseRecord, zone: Any) -> PurchaseCard:
     )
 
 
-def _order_row(order: Order, zone: Any) -> OrderRow:
+def order_row(order: Order, zone: ZoneInfo) -> OrderRow:
     return OrderRow(
         id=order.id,
         number=order.id[-8:],
@@ -178,8 +180,8 @@ class DashboardState(SessionState):
     def _load(self, user: User) -> None:
         zone = time_zone(self.time_zone)
         records = purchases.list_purchases(actor=user)
-        self.purchases = [_purchase_card(r, zone) for r in records]
-        self.orders = [_order_row(o, zone) for o in purchases.list_orders(actor=user)]
+        self.purchases = [purchase_card(r, zone) for r in records]
+        self.orders = [order_row(o, zone) for o in purchases.list_orders(actor=user)]
         owned = catalog.purchased_agent_ids(actor=user)
         self.favorites = [
             FavoriteCard(id=a.id, name=a.name, image_url=a.image_url or "",
