@@ -39,8 +39,8 @@ def header_card() -> rx.Component:
                 rx.heading(A.name, size="8", id="agent-name"),
                 rx.hstack(
                     stars(A.stars, size=18),
-                    rx.text(A.rating, weight="bold", id="agent-rating"),
-                    rx.text(rx.cond(A.review_count == 0, "(no reviews yet)",
+                    rx.cond(A.review_count > 0, rx.text(A.rating, weight="bold", id="agent-rating")),
+                    rx.text(rx.cond(A.review_count == 0, "No reviews yet",
                                     rx.cond(A.review_count == 1, "(1 review)", f"({A.review_count} reviews)")),
                             color_scheme="gray", id="agent-review-count"),
                     spacing="2", align="center",

@@ -141,7 +141,7 @@ def _content() -> rx.Component:
                             id="page-of"),
                 ),
                 rx.cond(
-                    BrowseState.has_filters,
+                    BrowseState.has_filters & (BrowseState.cards.length() > 0),
                     rx.button(rx.icon("x", size=14), "Clear Filters", variant="ghost", size="2",
                               on_click=BrowseState.clear_filters, id="clear-filters-top"),
                 ),

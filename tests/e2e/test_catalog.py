@@ -132,6 +132,13 @@ def test_paging_through_the_results(page: Page) -> None:
     expect(page.locator("#agents-grid .agent-card")).to_have_count(DEMO_AGENTS - 2 * PAGE_SIZE)
     page.click("#page-prev")
     expect(page).to_have_url(re.compile(r"page=2"))
+    # The address is rewritten in place, unseen by the client router; its link to plain /agents still starts over.
+    open_page(page, "/agents")
+    page.click("#page-next")
+    expect(page.locator("#page-of")).to_have_text("Page 2 of 3")
+    page.get_by_role("link", name="Browse Agents").first.click()
+    expect(page).to_have_url(re.compile(r"/agents/?$"))
+    expect(page.locator("#page-of")).to_have_text("Page 1 of 3")
 
 
 def test_open_an_agent_from_its_card_and_come_back(page: Page) -> None:
@@ -205,7 +212,8 @@ def test_post_a_review(page: Page) -> None:
     username = _new_customer(page)
     open_page(page, f"/agents/{_agent_id(page, 'SupportPilot')}")  # no reviews in the demo data
     expect(page.locator("#no-reviews")).to_be_visible()
-    expect(page.locator("#agent-review-count")).to_have_text("(no reviews yet)")
+    expect(page.locator("#agent-review-count")).to_have_text("No reviews yet")
+    expect(page.locator("#agent-rating")).to_have_count(0)
     expect(page.locator("#review-rating")).to_have_text("5 stars")
     submit = page.locator("#submit-review")
     expect(submit).to_be_disabled()
