@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable, Iterator
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -106,8 +106,9 @@ def price_label(price: str) -> str:
 
 
 def rating_label(avg_rating: str) -> str:
+    """"4.25" -> "4.3": one decimal, rounded half up as people expect."""
     try:
-        return f"{Decimal(avg_rating):.1f}"
+        return str(Decimal(avg_rating).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
     except InvalidOperation:
         return "0.0"
 
