@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import reflex as rx
@@ -89,7 +90,7 @@ def agent_view(agent: AgentPublic) -> AgentView:
         status=agent.status,
         status_label=STATUS_LABELS.get(agent.status, "Pending"),
         rating=avg,
-        stars=round(float(avg)),
+        stars=int(Decimal(avg).to_integral_value(rounding=ROUND_HALF_UP)),
         review_count=agent.review_count,
         vendor_id=agent.vendor_id or "",
         vendor_name=agent.vendor.username if agent.vendor else "",
