@@ -6,6 +6,9 @@ import reflex as rx
 
 from marketplace import migrate
 from marketplace.api.app import create_api
+from marketplace.pages.agent_detail import agent_detail_page
+from marketplace.pages.agents import agents_page
+from marketplace.pages.categories import categories_page
 from marketplace.pages.dashboard import dashboard_page
 from marketplace.pages.demo_setup import demo_setup_page
 from marketplace.pages.home import index_page
@@ -14,6 +17,8 @@ from marketplace.pages.not_found import not_found_page
 from marketplace.pages.signup import signup_page
 from marketplace.services import auth, platform
 from marketplace.state.accounts import LoginState, SignupState
+from marketplace.state.agent_detail import AgentDetailState
+from marketplace.state.catalog import BrowseState, CategoriesState, HomeState
 from marketplace.state.dashboard import DashboardState
 from marketplace.state.demo_setup import DemoSetupState
 from marketplace.state.session import SessionState
@@ -32,7 +37,13 @@ app = rx.App(
 )
 app.register_lifespan_task(_on_start)
 
-app.add_page(index_page, route="/", title="AgentMarket", on_load=SessionState.load)
+app.add_page(index_page, route="/", title="AgentMarket", on_load=[SessionState.load, HomeState.on_load])
+app.add_page(agents_page, route="/agents", title="Browse AI Agents | AgentMarket",
+             on_load=[SessionState.load, BrowseState.on_load])
+app.add_page(agent_detail_page, route="/agents/[agent_id]", title="AI Agent | AgentMarket",
+             on_load=[SessionState.load, AgentDetailState.on_load])
+app.add_page(categories_page, route="/categories", title="Categories | AgentMarket",
+             on_load=[SessionState.load, CategoriesState.on_load])
 app.add_page(login_page, route="/login", title="Sign In | AgentMarket", on_load=[SessionState.load, LoginState.on_load])
 app.add_page(signup_page, route="/signup", title="Sign Up | AgentMarket",
              on_load=[SessionState.load, SignupState.on_load])

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import swagger_ui_bundle
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -48,12 +51,16 @@ def _validation_message(exc: RequestValidationError) -> str:
 
 
 def create_api() -> FastAPI:
-    api = FastAPI(
-        title="Agent Marketplace API",
-        docs_url="/api/docs",
-        openapi_url="/api/openapi.json",
-        redoc_url=None,
-    )
+    api = FastAPI(title="Agent Marketplace API", docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
+    # Swagger UI from the installed package: pages must not load anything from the internet.
+    api.mount("/api/docs-assets", StaticFiles(directory=swagger_ui_bundle.swagger_ui_path), name="docs-assets")
+
+    @api.get("/api/docs", include_in_schema=False)
+    def _docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/api/openapi.json", title="Agent Marketplace API",
+                                   swagger_js_url="/api/docs-assets/swagger-ui-bundle.js",
+                                   swagger_css_url="/api/docs-assets/swagger-ui.css",
+                                   swagger_favicon_url="/api/docs-assets/favicon-32x32.png")
 
     @api.exception_handler(DomainError)
     async def _domain_error(_request: Request, exc: DomainError) -> JSONResponse:

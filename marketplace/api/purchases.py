@@ -17,7 +17,7 @@ from marketplace.models.commerce import (
     PurchasePublic,
 )
 from marketplace.models.vendor import VendorApplicationPublic
-from marketplace.services import downloads, money, purchases, vendors
+from marketplace.services import catalog, downloads, money, purchases, vendors
 
 router = APIRouter(prefix="/api", tags=["purchases"])
 
@@ -113,7 +113,7 @@ def user_purchases(user: OptionalUser) -> list[PurchasePublic]:
             agent=PurchasedAgentPublic(
                 id=r.agent.id, name=r.agent.name, short_description=r.agent.short_description,
                 description=r.agent.description, image_url=r.agent.image_url, demo_url=r.agent.demo_url,
-                file_url=f"/api/agents/{r.agent.id}/download" if r.has_files else None,
+                file_url=catalog.download_url(r.agent.id) if r.has_files else None,
             ),
             order=OrderPublic.of(r.order) if r.order else None,
         )

@@ -47,7 +47,8 @@ def top_bar() -> rx.Component:
     return rx.box(
         rx.hstack(
             rx.link(
-                rx.hstack(rx.text("🤖", size="6"), rx.heading("AgentMarket", size="5"), align="center", spacing="2"),
+                rx.hstack(rx.text("🤖", size="6"), rx.heading("AgentMarket", size=rx.breakpoints(initial="4", sm="5")),
+                          align="center", spacing="2"),
                 href="/", underline="none", color_scheme="gray", high_contrast=True,
             ),
             rx.hstack(
@@ -62,13 +63,16 @@ def top_bar() -> rx.Component:
                     SessionState.signed_in,
                     _avatar_menu(),
                     rx.hstack(
-                        rx.button("Sign In", variant="ghost", on_click=full_page_load("/api/login")),
-                        rx.button("Get Started", on_click=full_page_load("/api/login")),
-                        spacing="3",
+                        rx.button("Sign In", variant="ghost", on_click=full_page_load("/api/login"),
+                                  size=rx.breakpoints(initial="1", sm="2")),
+                        rx.button("Get Started", on_click=full_page_load("/api/login"),
+                                  size=rx.breakpoints(initial="1", sm="2")),
+                        spacing="3", align="center",
                     ),
                 ),
             ),
-            align="center", spacing="6", max_width="1200px", margin_x="auto", padding_x="1.5em",
+            align="center", spacing=rx.breakpoints(initial="3", md="6"), max_width="1200px", margin_x="auto",
+            padding_x=rx.breakpoints(initial="0.75em", sm="1.5em"),
             height="64px",
         ),
         border_bottom="1px solid var(--gray-a5)", background="var(--color-background)",

@@ -31,6 +31,7 @@ class User(SQLModel, table=True):
     is_vendor_approved: bool = Field(default=False, index=True)
     totp_secret: str | None = Field(default=None, max_length=64)
     totp_enabled: bool = False
+    totp_last_step: int | None = None  # last accepted TOTP time step: a code works once (RFC 6238 §5.2)
     stripe_account_id: str | None = Field(default=None, max_length=255)
     stripe_charges_enabled: bool = False
     stripe_payouts_enabled: bool = False

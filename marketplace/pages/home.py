@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import reflex as rx
 
+from marketplace.components.agent_card import agent_grid
+from marketplace.components.catalog import category_tile, quick_search
 from marketplace.components.layout import container, page_frame
+from marketplace.state.catalog import HomeState
 from marketplace.state.session import SessionState, full_page_load
 
 PLANS = [
@@ -14,9 +17,59 @@ PLANS = [
 ]
 
 
-def _stat(value: rx.Var | str, label: str) -> rx.Component:
-    return rx.vstack(rx.heading(value, size="7"), rx.text(label, color_scheme="gray", size="2"),
+def _stat(value: rx.Var | str, label: str, stat_id: str) -> rx.Component:
+    return rx.vstack(rx.heading(value, size="7", id=stat_id), rx.text(label, color_scheme="gray", size="2"),
                      align="center", spacing="1")
+
+
+def stats_row(**props: object) -> rx.Component:
+    """Live counts from the catalog, and the fixed uptime figure."""
+    return rx.hstack(
+        _stat(HomeState.total_agents, "AI Agents", "stat-agents"),
+        _stat(HomeState.total_categories, "Categories", "stat-categories"),
+        _stat(HomeState.total_users, "Users", "stat-users"),
+        _stat("99.9%", "Uptime", "stat-uptime"),
+        spacing="8", wrap="wrap", justify="center", id="hero-stats", **props,
+    )
+
+
+def section(title: str, subtitle: str, *children: rx.Component, link: tuple[str, str] | None = None,
+            **props: object) -> rx.Component:
+    return container(
+        rx.vstack(
+            rx.hstack(
+                rx.vstack(rx.heading(title, size="7"), rx.text(subtitle, color_scheme="gray"), spacing="1"),
+                rx.spacer(),
+                rx.link(link[0], rx.icon("arrow-right", size=16), href=link[1], weight="medium",
+                        display="flex", align_items="center", gap="4px") if link else rx.fragment(),
+                width="100%", align="end",
+            ),
+            *children,
+            spacing="5", width="100%",
+        ),
+        **props,
+    )
+
+
+def categories_section() -> rx.Component:
+    return section(
+        "Browse by Category", "Find the right agent for the job.",
+        rx.grid(rx.foreach(HomeState.categories, category_tile), columns=rx.breakpoints(initial="2", md="4"),
+                spacing="4", width="100%", id="home-categories"),
+        link=("All categories", "/categories"),
+    )
+
+
+def featured_section(subtitle: str) -> rx.Component:
+    return section(
+        "Featured Agents", subtitle,
+        rx.cond(
+            ~HomeState.loading & (HomeState.featured.length() == 0),
+            rx.text("No featured agents yet.", color_scheme="gray"),
+            agent_grid(HomeState.featured, HomeState.loading, grid_id="featured-agents"),
+        ),
+        link=("View all agents", "/agents"),
+    )
 
 
 def hero() -> rx.Component:
@@ -33,7 +86,7 @@ def hero() -> rx.Component:
                     rx.button("Start Selling", size="3", variant="outline", on_click=full_page_load("/api/login")),
                     spacing="3",
                 ),
-                rx.hstack(_stat("99.9%", "Uptime"), spacing="8", padding_top="1.5em", id="hero-stats"),
+                stats_row(padding_top="1.5em"),
                 align="center", spacing="5", padding_y="3em",
             )
         ),
@@ -95,7 +148,32 @@ def closing() -> rx.Component:
 
 
 def landing() -> rx.Component:
-    return rx.box(hero(), pricing(), closing(), id="landing")
+    return rx.box(
+        hero(),
+        categories_section(),
+        container(rx.card(quick_search(heading="Quick Search", form_id="quick-search"), size="3")),
+        featured_section("Hand-picked agents our customers love."),
+        pricing(),
+        closing(),
+        id="landing",
+    )
+
+
+def _home_card(icon: str, title: str, text: str, href: str, card_id: str) -> rx.Component:
+    return rx.link(
+        rx.card(
+            rx.hstack(
+                rx.center(rx.icon(icon, size=22), width="44px", height="44px", border_radius="var(--radius-3)",
+                          background="var(--accent-a3)", color="var(--accent-11)", flex_shrink="0"),
+                rx.vstack(rx.heading(title, size="4"), rx.text(text, color_scheme="gray", size="2"), spacing="1"),
+                rx.spacer(),
+                rx.icon("arrow-right", size=18, color="var(--gray-9)"),
+                align="center", spacing="4", width="100%",
+            ),
+            size="3",
+        ),
+        href=href, underline="none", color_scheme="gray", high_contrast=True, id=card_id,
+    )
 
 
 def home() -> rx.Component:
@@ -104,18 +182,19 @@ def home() -> rx.Component:
             rx.vstack(
                 rx.heading(f"Welcome back, {SessionState.display_name}!", size="8"),
                 rx.text("Discover new AI agents for your work.", color_scheme="gray"),
+                rx.card(quick_search(heading="Find an agent", form_id="home-search"), size="3", width="100%"),
+                rx.card(stats_row(width="100%", padding_y="0.5em"), size="3", width="100%"),
                 rx.grid(
-                    rx.link(rx.card(rx.vstack(rx.icon("store"), rx.heading("Browse Marketplace", size="4"),
-                                              rx.text("Explore all available AI agents", color_scheme="gray",
-                                                      size="2"))), href="/agents", underline="none"),
-                    rx.link(rx.card(rx.vstack(rx.icon("briefcase"), rx.heading("Apply as Vendor", size="4"),
-                                              rx.text("Start selling your own AI agents", color_scheme="gray",
-                                                      size="2"))), href="/dashboard", underline="none"),
+                    _home_card("store", "Browse Marketplace", "Explore all available AI agents", "/agents",
+                               "browse-marketplace"),
+                    _home_card("briefcase", "Apply as Vendor", "Start selling your own AI agents",
+                               "/dashboard?tab=account", "apply-vendor"),
                     columns=rx.breakpoints(initial="1", md="2"), spacing="4", width="100%",
                 ),
                 spacing="5", align="start", width="100%",
-            )
+            ),
         ),
+        featured_section("Your purchases are marked, so you can spot what is new."),
         id="home",
     )
 

@@ -76,6 +76,22 @@ def two_factor_setup(user: User) -> TwoFactorSetup:
     return TwoFactorSetup(secret=user.totp_secret, otpauth_url=uri, qr_code_svg=data_uri)
 
 
+def _accept_totp(user: User, code: str | None) -> bool:
+    """Accept a code of the current step (or one step either side), never the same step twice."""
+    code = (code or "").strip()
+    if not user.totp_secret or len(code) != 6 or not code.isdigit():
+        return False
+    totp = pyotp.TOTP(user.totp_secret)
+    now = utcnow()
+    for drift in (0, -1, 1):
+        at = now + timedelta(seconds=drift * totp.interval)
+        step = totp.timecode(at)
+        if secrets.compare_digest(totp.at(at), code) and (user.totp_last_step or -1) < step:
+            user.totp_last_step = step
+            return True
+    return False
+
+
 def register(*, username: str, email: str, password: str, enable_2fa: bool = False) -> Registration:
     """Create a customer account; with 2FA the secret is issued now and enforced once confirmed."""
     username = username.strip()
@@ -109,7 +125,7 @@ def confirm_two_factor(*, actor: User, code: str) -> User:
         user = session.get(User, actor.id)
         if user is None or not user.totp_secret:
             raise Invalid("Two-factor authentication was not requested for this account")
-        if not pyotp.TOTP(user.totp_secret).verify(code.strip(), valid_window=1):
+        if not _accept_totp(user, code):
             raise Invalid("Invalid two-factor code", field="twoFactorCode")
         user.totp_enabled = True
         user.updated_at = utcnow()
@@ -155,11 +171,10 @@ def authenticate(*, identifier: str, password: str, two_factor_code: str | None,
         elif user.totp_enabled and not (two_factor_code or "").strip():
             # Not a guess at the password: do not count it, the user just has to add the code.
             raise Unauthorized("Two-factor authentication code required")
-        elif user.totp_enabled and not pyotp.TOTP(user.totp_secret or "").verify(
-            (two_factor_code or "").strip(), valid_window=1
-        ):
+        elif user.totp_enabled and not _accept_totp(user, two_factor_code):
             failure = "Invalid two-factor authentication code"
         else:
+            session.add(user)
             session.exec(delete(LoginAttempt).where(LoginAttempt.account == account))
             return user
     _record_failure(account=account, address=address)

@@ -1,3 +1,5 @@
+import time
+
 import pyotp
 import pytest
 
@@ -57,7 +59,8 @@ def test_two_factor_required_after_confirmation():
     wrong = "123456" if totp.now() != "123456" else "654321"
     with pytest.raises(Unauthorized, match="Invalid two-factor"):
         auth.authenticate(identifier="dave", password="secret1", two_factor_code=wrong, address="a")
-    assert auth.authenticate(identifier="dave", password="secret1", two_factor_code=totp.now(), address="a")
+    next_code = totp.at(time.time() + totp.interval)  # the confirmation spent the current step
+    assert auth.authenticate(identifier="dave", password="secret1", two_factor_code=next_code, address="a")
 
 
 def test_throttling_per_account_then_per_address():
@@ -82,3 +85,14 @@ def test_sessions_resolve_and_end():
     assert auth.user_for_token("forged") is None
     auth.end_session(token=token)
     assert auth.user_for_token(token) is None
+
+
+def test_a_two_factor_code_works_only_once():
+    reg = auth.register(username="gina", email="gina@example.com", password="secret1", enable_2fa=True)
+    totp = pyotp.TOTP(reg.two_factor.secret)
+    auth.confirm_two_factor(actor=reg.user, code=totp.now())
+    # The confirmation used the current step; a later step is needed to sign in.
+    later = totp.at(time.time() + totp.interval)
+    assert auth.authenticate(identifier="gina", password="secret1", two_factor_code=later, address="a")
+    with pytest.raises(Unauthorized, match="Invalid two-factor"):
+        auth.authenticate(identifier="gina", password="secret1", two_factor_code=later, address="a")

@@ -1,0 +1,304 @@
+"""/agents/{id}: the agent, its reviews, and buy / demo / favourite / review / report actions."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from marketplace.components.agent_card import agent_image, stars
+from marketplace.components.catalog import option_select
+from marketplace.components.layout import container, page_frame
+from marketplace.services.reports import MAX_DESCRIPTION, MAX_REASON
+from marketplace.services.reviews import MAX_COMMENT
+from marketplace.state.agent_detail import RATING_CHOICES, REPORT_TYPE_OPTIONS, AgentDetailState
+from marketplace.state.session import SessionState
+
+S = AgentDetailState
+A = AgentDetailState.agent
+
+
+def _status_badge() -> rx.Component:
+    return rx.badge(
+        A.status_label,
+        color_scheme=rx.match(A.status, ("approved", "green"), ("rejected", "red"), "amber"),
+        variant="soft", size="2", id="status-badge",
+    )
+
+
+def header_card() -> rx.Component:
+    return rx.card(
+        rx.flex(
+            rx.box(agent_image(A.image_url, height="220px", emoji_size="6em"), width=["100%", "100%", "280px"],
+                   flex_shrink="0"),
+            rx.vstack(
+                rx.hstack(
+                    _status_badge(),
+                    rx.cond(A.is_featured, rx.badge(rx.icon("sparkles", size=12), "Featured", color_scheme="amber",
+                                                    variant="solid", size="2", id="featured-badge")),
+                    spacing="2",
+                ),
+                rx.heading(A.name, size="8", id="agent-name"),
+                rx.hstack(
+                    stars(A.stars, size=18),
+                    rx.cond(A.review_count > 0, rx.text(A.rating, weight="bold", id="agent-rating")),
+                    rx.text(rx.cond(A.review_count == 0, "No reviews yet",
+                                    rx.cond(A.review_count == 1, "(1 review)", f"({A.review_count} reviews)")),
+                            color_scheme="gray", id="agent-review-count"),
+                    spacing="2", align="center",
+                ),
+                rx.text(A.short_description, size="4", color_scheme="gray"),
+                rx.cond(A.vendor_name != "", rx.text("by ", rx.text.strong(A.vendor_name), size="2",
+                                                     color_scheme="gray")),
+                spacing="3", align="start",
+            ),
+            direction=rx.breakpoints(initial="column", md="row"), spacing="5", width="100%",
+        ),
+        size="3", width="100%",
+    )
+
+
+def about_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("About this agent", size="5"),
+            rx.text(A.description, white_space="pre-wrap", id="agent-description"),
+            rx.cond(
+                A.tags.length() > 0,
+                rx.hstack(
+                    rx.foreach(A.tags, lambda tag: rx.badge(tag, variant="soft", radius="full", size="2")),
+                    spacing="2", wrap="wrap", id="agent-tags",
+                ),
+            ),
+            spacing="3", align="start",
+        ),
+        size="3", width="100%",
+    )
+
+
+def review_form() -> rx.Component:
+    blank = S.review_comment.strip() == ""
+    return rx.form(
+        rx.vstack(
+            rx.heading("Write a Review", size="4"),
+            rx.hstack(
+                rx.text("Rating", size="2", weight="medium"),
+                rx.box(option_select("review-rating", S.review_rating, S.set_review_rating, RATING_CHOICES,
+                                     label="Rating", width="140px")),
+                align="center", spacing="3",
+            ),
+            rx.text_area(id="review-comment", name="comment", placeholder="Share your experience with this agent...",
+                         value=S.review_comment, on_change=S.set_review_comment, max_length=MAX_COMMENT,
+                         rows="4", width="100%", aria_label="Your review"),
+            rx.button(rx.cond(S.review_submitting, "Submitting...", "Submit Review"), type="submit",
+                      disabled=blank | S.review_submitting, id="submit-review"),
+            spacing="3", align="start", width="100%",
+        ),
+        on_submit=S.submit_review, no_validate=True, width="100%", id="review-form",
+    )
+
+
+def review_item(review: rx.Var) -> rx.Component:
+    return rx.box(
+        rx.hstack(
+            rx.avatar(fallback=review.initial, size="2", radius="full"),
+            rx.vstack(
+                rx.hstack(
+                    rx.text(review.author, weight="bold", size="2"),
+                    rx.cond(review.verified, rx.badge(rx.icon("badge-check", size=12), "Verified Purchase",
+                                                      color_scheme="green", variant="soft",
+                                                      class_name="verified-purchase")),
+                    spacing="2", align="center", wrap="wrap",
+                ),
+                rx.hstack(stars(review.rating), rx.text(review.date, size="1", color_scheme="gray"), spacing="2",
+                          align="center"),
+                rx.text(review.comment, size="2", white_space="pre-wrap", class_name="review-comment"),
+                spacing="1", align="start",
+            ),
+            spacing="3", align="start",
+        ),
+        padding_y="0.75em", border_top="1px solid var(--gray-a4)", width="100%", class_name="review-item",
+    )
+
+
+def reviews_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("Reviews (", A.review_count, ")", size="5", id="reviews-heading"),
+            rx.cond(
+                SessionState.signed_in,
+                rx.cond(
+                    S.is_owner,
+                    rx.callout("This is your agent: customers' reviews appear here.", icon="info", size="1"),
+                    review_form(),
+                ),
+                rx.text(rx.link("Sign in", href="/login"), " to write a review.", size="2", color_scheme="gray"),
+            ),
+            rx.cond(
+                S.reviews.length() > 0,
+                rx.vstack(rx.foreach(S.reviews, review_item), spacing="0", width="100%", id="reviews-list"),
+                rx.text("No reviews yet. Be the first to review this agent!", color_scheme="gray", size="2",
+                        id="no-reviews"),
+            ),
+            spacing="4", align="start", width="100%",
+        ),
+        size="3", width="100%",
+    )
+
+
+def report_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title("Report this agent"),
+            rx.dialog.description("Tell us what is wrong. Our team reviews every report.", size="2",
+                                  color_scheme="gray"),
+            rx.form(
+                rx.vstack(
+                    rx.text("Issue type", size="2", weight="medium"),
+                    rx.select.root(
+                        rx.select.trigger(placeholder="Select an issue type", id="report-type", width="100%",
+                                          aria_label="Issue type"),
+                        rx.select.content(*[rx.select.item(o.label, value=o.value) for o in REPORT_TYPE_OPTIONS],
+                                          position="popper"),
+                        value=S.report_type, on_change=S.set_report_type,
+                    ),
+                    rx.text("Reason", size="2", weight="medium"),
+                    rx.input(id="report-reason", name="reason", placeholder="Briefly, what is the problem?",
+                             value=S.report_reason, on_change=S.set_report_reason, max_length=MAX_REASON,
+                             width="100%"),
+                    rx.text("Details (optional)", size="2", weight="medium"),
+                    rx.text_area(id="report-description", name="description",
+                                 placeholder="Anything else we should know?", value=S.report_description,
+                                 on_change=S.set_report_description, max_length=MAX_DESCRIPTION, rows="3",
+                                 width="100%"),
+                    rx.hstack(
+                        rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray", type="button")),
+                        rx.button(rx.cond(S.report_submitting, "Submitting...", "Submit Report"), type="submit",
+                                  color_scheme="red", disabled=S.report_submitting, id="submit-report"),
+                        justify="end", width="100%", spacing="3", padding_top="0.5em",
+                    ),
+                    spacing="2", width="100%",
+                ),
+                on_submit=S.submit_report, no_validate=True, width="100%",
+            ),
+            max_width="480px",
+        ),
+        open=S.report_open,
+        on_open_change=S.set_report_open,
+    )
+
+
+def action_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.heading(A.price, size="8", id="agent-price"),
+                rx.cond(~A.is_free, rx.text("/month", color_scheme="gray")),
+                align="baseline", spacing="1",
+            ),
+            rx.cond(
+                S.bought,
+                rx.button(rx.icon("circle-check", size=16), "Already Bought", disabled=True, size="3", width="100%",
+                          id="already-bought"),
+                rx.button(rx.icon("shopping-cart", size=16), "Get This Agent", size="3", width="100%",
+                          on_click=rx.redirect(f"/checkout/{A.id}"), id="get-agent"),
+            ),
+            rx.cond(
+                A.demo_url != "",
+                rx.link(
+                    rx.button(rx.icon("external-link", size=16), "Try Demo", variant="outline", size="3",
+                              width="100%"),
+                    href=A.demo_url, is_external=True, width="100%", id="try-demo",
+                ),
+            ),
+            rx.hstack(
+                rx.button(
+                    rx.icon("heart", size=16, fill=rx.cond(S.is_favorited, "currentColor", "none")),
+                    rx.cond(S.is_favorited, "Favorited", "Add to Favorites"),
+                    variant=rx.cond(S.is_favorited, "soft", "outline"),
+                    color_scheme=rx.cond(S.is_favorited, "red", "gray"),
+                    size="2", flex="1", on_click=S.toggle_favorite, disabled=S.favorite_busy, id="favorite",
+                    aria_pressed=rx.cond(S.is_favorited, "true", "false"),
+                ),
+                rx.cond(
+                    SessionState.signed_in & ~S.is_owner,
+                    rx.button(
+                        rx.icon("flag", size=16), rx.cond(S.has_reported, "Reported", "Report"),
+                        variant="outline", color_scheme="gray", size="2", disabled=S.has_reported,
+                        on_click=S.set_report_open(True), id="report",
+                    ),
+                ),
+                spacing="2", width="100%",
+            ),
+            rx.separator(size="4"),
+            rx.vstack(
+                *[rx.hstack(rx.icon(icon, size=14, color="var(--green-9)"), rx.text(text, size="2"), align="center")
+                  for icon, text in (("shield-check", "30-day money-back guarantee"),
+                                     ("refresh-cw", "Free updates for 1 year"),
+                                     ("download", "Instant download after purchase"))],
+                spacing="2",
+            ),
+            spacing="3", width="100%",
+        ),
+        size="3", width="100%",
+    )
+
+
+def info_card() -> rx.Component:
+    def row(label: str, value: rx.Var, row_id: str) -> rx.Component:
+        return rx.hstack(rx.text(label, color_scheme="gray", size="2"), rx.spacer(),
+                         rx.text(value, size="2", weight="medium", id=row_id), width="100%")
+
+    return rx.card(
+        rx.vstack(
+            rx.heading("Agent Information", size="4"),
+            row("Category", A.category_name, "info-category"),
+            row("Created", A.created, "info-created"),
+            row("Last updated", A.updated, "info-updated"),
+            spacing="3", width="100%",
+        ),
+        size="3", width="100%",
+    )
+
+
+def not_found() -> rx.Component:
+    return rx.center(
+        rx.card(
+            rx.vstack(
+                rx.text("🤖", font_size="3em"),
+                rx.heading("Agent Not Found", size="6"),
+                rx.text("The agent you're looking for doesn't exist or is no longer available.", color_scheme="gray",
+                        align="center"),
+                rx.link(rx.button(rx.icon("arrow-left", size=16), "Back to Agents"), href="/agents"),
+                align="center", spacing="3", padding="1em",
+            ),
+            size="3", max_width="480px", width="100%", id="agent-not-found",
+        ),
+        padding_y="4em", padding_x="1em",
+    )
+
+
+def loading_view() -> rx.Component:
+    return rx.grid(
+        rx.vstack(rx.skeleton(height="260px", width="100%"), rx.skeleton(height="160px", width="100%"), spacing="4",
+                  grid_column=rx.breakpoints(initial="span 1", md="span 2")),
+        rx.skeleton(height="300px", width="100%"),
+        columns=rx.breakpoints(initial="1", md="3"), spacing="5", width="100%", id="agent-loading",
+    )
+
+
+def detail() -> rx.Component:
+    return rx.vstack(
+        rx.link(rx.hstack(rx.icon("arrow-left", size=16), rx.text("Back to Agents"), align="center", spacing="1"),
+                href="/agents", size="2", color_scheme="gray"),
+        rx.grid(
+            rx.vstack(header_card(), about_card(), reviews_card(), spacing="5", width="100%",
+                      grid_column=rx.breakpoints(initial="span 1", md="span 2")),
+            rx.vstack(action_card(), info_card(), spacing="5", width="100%"),
+            columns=rx.breakpoints(initial="1", md="3"), spacing="5", width="100%",
+        ),
+        report_dialog(),
+        spacing="4", width="100%", id="agent-detail",
+    )
+
+
+def agent_detail_page() -> rx.Component:
+    return page_frame(container(rx.cond(S.loading, loading_view(), rx.cond(S.found, detail(), not_found()))))

@@ -1,0 +1,92 @@
+"""/categories: every category with its icon, description, agent count and a link to its agents."""
+
+from __future__ import annotations
+
+import reflex as rx
+from reflex.vars import Var
+
+from marketplace.components.agent_card import card_grid
+from marketplace.components.catalog import category_icon
+from marketplace.components.layout import container, page_frame
+from marketplace.state.catalog import CategoriesState, CategoryCard
+
+SKELETONS = 6
+
+
+def category_card(category: Var[CategoryCard]) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.center(category_icon(category.slug), width="48px", height="48px", border_radius="var(--radius-3)",
+                          background="var(--accent-a3)", color="var(--accent-11)"),
+                rx.spacer(),
+                rx.badge(category.agent_count, rx.cond(category.agent_count == 1, " agent", " agents"),
+                         variant="soft", radius="full", class_name="agent-count"),
+                width="100%", align="center",
+            ),
+            rx.heading(category.name, size="5", class_name="category-name"),
+            rx.text(category.description, color_scheme="gray", size="2"),
+            rx.spacer(),
+            rx.link(
+                rx.button("Explore Agents", rx.icon("arrow-right", size=16), variant="soft", width="100%"),
+                href=f"/agents?category={category.slug}", width="100%", class_name="explore-link",
+            ),
+            spacing="3", align="start", height="100%",
+        ),
+        size="3", class_name="category-card", custom_attrs={"data-slug": category.slug},
+    )
+
+
+def skeleton_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.skeleton(height="48px", width="48px"),
+            rx.skeleton(height="22px", width="60%"),
+            rx.skeleton(height="14px", width="100%"),
+            rx.skeleton(height="36px", width="100%"),
+            spacing="3",
+        ),
+        size="3", class_name="category-skeleton",
+    )
+
+
+def request_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("Can't find what you're looking for?", size="5"),
+            rx.text("Browse every agent on the marketplace, or tell us which category you would like to see.",
+                    color_scheme="gray", align="center"),
+            rx.hstack(
+                rx.link(rx.button("Browse All Agents", size="3"), href="/agents"),
+                rx.link(rx.button("Request Category", size="3", variant="outline"), href="/contact"),
+                spacing="3", wrap="wrap", justify="center",
+            ),
+            align="center", spacing="3", padding="1.5em",
+        ),
+        size="3", width="100%", id="request-category",
+    )
+
+
+def categories_page() -> rx.Component:
+    return page_frame(
+        container(
+            rx.vstack(
+                rx.vstack(
+                    rx.heading("AI Agent Categories", size="8"),
+                    rx.text("Explore AI agents by what they do.", color_scheme="gray", size="3"),
+                    spacing="1",
+                ),
+                rx.cond(
+                    CategoriesState.loading,
+                    card_grid(*[skeleton_card() for _ in range(SKELETONS)], id="categories-loading"),
+                    rx.cond(
+                        CategoriesState.categories.length() > 0,
+                        card_grid(rx.foreach(CategoriesState.categories, category_card), id="categories-grid"),
+                        rx.center(rx.text("No categories yet.", color_scheme="gray"), padding_y="3em", width="100%"),
+                    ),
+                ),
+                request_card(),
+                spacing="6", width="100%",
+            )
+        )
+    )

@@ -1,0 +1,278 @@
+"""/agents/{id}: one agent with its reviews, and what a signed-in user can do there.
+
+Every action re-reads the signed-in user from the session cookie and calls the service; the
+service decides (visibility, own-agent rules, one report per user...). Toast texts are the spec's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+import reflex as rx
+
+from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPublic
+from marketplace.services import catalog, favorites, reports
+from marketplace.services import reviews as review_service
+from marketplace.services.errors import Conflict, DomainError, NotFound, Unauthorized
+from marketplace.state.catalog import Option, price_label, rating_label
+from marketplace.state.session import SessionState
+
+REPORT_TYPE_LABELS = {
+    ReportType.BROKEN.value: "Agent Not Working",
+    ReportType.MISLEADING.value: "Misleading Description",
+    ReportType.INAPPROPRIATE.value: "Inappropriate Content",
+    ReportType.SPAM.value: "Spam/Low Quality",
+    ReportType.OTHER.value: "Other Issue",
+}
+REPORT_TYPE_OPTIONS = [Option(value=v, label=label) for v, label in REPORT_TYPE_LABELS.items()]
+RATING_CHOICES = [Option(value=str(n), label=f"{n} star{'s' if n > 1 else ''}") for n in range(5, 0, -1)]
+STATUS_LABELS = {AgentStatus.APPROVED.value: "Approved", AgentStatus.REJECTED.value: "Rejected"}
+SIGN_IN_DELAY_MS = 500
+
+
+def long_date(moment: datetime) -> str:
+    return f"{moment:%B} {moment.day}, {moment.year}"
+
+
+@dataclasses.dataclass
+class AgentView:
+    id: str = ""
+    name: str = ""
+    short_description: str = ""
+    description: str = ""
+    price: str = ""
+    is_free: bool = False
+    image_url: str = ""
+    demo_url: str = ""
+    tags: list[str] = dataclasses.field(default_factory=list)
+    is_featured: bool = False
+    status: str = ""
+    status_label: str = ""
+    rating: str = "0.0"
+    stars: int = 0
+    review_count: int = 0
+    vendor_id: str = ""
+    vendor_name: str = ""
+    category_name: str = ""
+    category_emoji: str = ""
+    created: str = ""
+    updated: str = ""
+
+
+@dataclasses.dataclass
+class ReviewView:
+    id: str = ""
+    rating: int = 0
+    author: str = ""
+    initial: str = ""
+    date: str = ""
+    comment: str = ""
+    verified: bool = False
+
+
+def agent_view(agent: AgentPublic) -> AgentView:
+    avg = rating_label(agent.avg_rating)
+    return AgentView(
+        id=agent.id,
+        name=agent.name,
+        short_description=agent.short_description,
+        description=agent.description,
+        price=price_label(agent.price),
+        is_free=price_label(agent.price) == "Free",
+        image_url=agent.image_url or "",
+        demo_url=agent.demo_url or "",
+        tags=list(agent.tags),
+        is_featured=agent.is_featured,
+        status=agent.status,
+        status_label=STATUS_LABELS.get(agent.status, "Pending"),
+        rating=avg,
+        stars=int(Decimal(avg).to_integral_value(rounding=ROUND_HALF_UP)),
+        review_count=agent.review_count,
+        vendor_id=agent.vendor_id or "",
+        vendor_name=agent.vendor.username if agent.vendor else "",
+        category_name=agent.category.name if agent.category else "Uncategorized",
+        category_emoji=agent.category.emoji if agent.category else "",
+        created=long_date(agent.created_at),
+        updated=long_date(agent.updated_at),
+    )
+
+
+def review_view(review: ReviewPublic) -> ReviewView:
+    author = (review.user.first_name or review.user.username) if review.user else "Former user"
+    return ReviewView(
+        id=review.id, rating=review.rating, author=author, initial=author[:1].upper(),
+        date=long_date(review.created_at), comment=review.comment, verified=review.is_verified_purchase,
+    )
+
+
+class AgentDetailState(SessionState):
+    loading: bool = True
+    found: bool = False
+    agent: AgentView = AgentView()
+    reviews: list[ReviewView] = []
+    is_favorited: bool = False
+    has_reported: bool = False
+    bought: bool = False
+    is_owner: bool = False
+    favorite_busy: bool = False
+    # review form
+    review_rating: str = "5"
+    review_comment: str = ""
+    review_submitting: bool = False
+    # report dialog
+    report_open: bool = False
+    report_type: str = ""
+    report_reason: str = ""
+    report_description: str = ""
+    report_submitting: bool = False
+
+    def _agent_id(self) -> str:
+        """The {id} of /agents/{id}, from the address the browser is on."""
+        parts = [p for p in self.router.url.path.split("/") if p]
+        return parts[1] if len(parts) >= 2 and parts[0] == "agents" else ""
+
+    def _load(self, agent_id: str) -> None:
+        user = self.current_user()
+        try:
+            agent = catalog.get_agent(agent_id=agent_id, actor=user)
+            found_reviews = review_service.list_reviews(agent_id=agent_id, actor=user)
+            favorited = favorites.is_favorited(actor=user, agent_id=agent_id).is_favorited
+            reported = reports.has_reported(actor=user, agent_id=agent_id).has_reported
+        except NotFound:
+            self.found = False
+            return
+        self.agent = agent_view(agent)
+        self.reviews = [review_view(r) for r in found_reviews.items]
+        self.is_favorited, self.has_reported = favorited, reported
+        self.bought = agent.id in catalog.purchased_agent_ids(actor=user)
+        self.is_owner = user is not None and agent.vendor_id == user.id
+        self.found = True
+
+    def _reset_forms(self) -> None:
+        self.review_rating, self.review_comment, self.review_submitting = "5", "", False
+        self.report_open, self.report_type, self.report_reason, self.report_description = False, "", "", ""
+        self.report_submitting = self.favorite_busy = False
+
+    @rx.event
+    def on_load(self) -> Iterator[None]:
+        self._reset_forms()
+        agent_id = self._agent_id()
+        if agent_id != self.agent.id:  # another agent than last time: do not flash the old one
+            self.agent, self.reviews, self.found = AgentView(), [], False
+            self.loading = True
+            yield
+        self._load(agent_id)
+        self.loading = False
+
+    # -- favourite --
+
+    @rx.event
+    def toggle_favorite(self) -> Any:
+        user = self.current_user()
+        if user is None:
+            return rx.toast.error("Please sign in", description="You need to be signed in to add favorites")
+        adding = not self.is_favorited
+        self.favorite_busy = True
+        try:
+            if adding:
+                self.is_favorited = favorites.add_favorite(actor=user, agent_id=self.agent.id).is_favorited
+            else:
+                self.is_favorited = favorites.remove_favorite(actor=user, agent_id=self.agent.id).is_favorited
+        except Unauthorized:
+            return rx.toast.error("Please sign in", description="You need to be signed in to add favorites")
+        except DomainError:
+            action = "add to" if adding else "remove from"
+            return rx.toast.error("Error", description=f"Failed to {action} favorites. Please try again.")
+        finally:
+            self.favorite_busy = False
+        if adding:
+            return rx.toast("Added to favorites", description=f"{self.agent.name} is now in your favorites.")
+        return rx.toast("Removed from favorites", description=f"{self.agent.name} was removed from your favorites.")
+
+    # -- review --
+
+    @rx.event
+    def set_review_rating(self, value: str) -> None:
+        self.review_rating = value
+
+    @rx.event
+    def set_review_comment(self, value: str) -> None:
+        self.review_comment = value
+
+    @rx.event
+    def submit_review(self, _form: dict | None = None) -> Iterator[Any]:
+        if not self.review_comment.strip() or self.review_submitting:
+            return
+        self.review_submitting = True
+        yield
+        try:
+            review_service.submit_review(actor=self.current_user(), agent_id=self.agent.id,
+                                         rating=self.review_rating, comment=self.review_comment)
+        except Unauthorized:
+            self.review_submitting = False
+            yield from _signed_out()
+            return
+        except DomainError:
+            self.review_submitting = False
+            yield rx.toast.error("Error", description="Failed to submit review. Please try again.")
+            return
+        self.review_rating, self.review_comment, self.review_submitting = "5", "", False
+        self._load(self.agent.id)
+        yield rx.toast("Review submitted", description="Thank you for your feedback!")
+
+    # -- report --
+
+    @rx.event
+    def set_report_open(self, value: bool) -> None:
+        self.report_open = value and not self.has_reported
+        if not value:
+            self.report_type, self.report_reason, self.report_description = "", "", ""
+
+    @rx.event
+    def set_report_type(self, value: str) -> None:
+        self.report_type = value
+
+    @rx.event
+    def set_report_reason(self, value: str) -> None:
+        self.report_reason = value
+
+    @rx.event
+    def set_report_description(self, value: str) -> None:
+        self.report_description = value
+
+    @rx.event
+    def submit_report(self, _form: dict | None = None) -> Iterator[Any]:
+        if not self.report_type or not self.report_reason.strip():
+            yield rx.toast.error("Missing information",
+                                 description="Please select a report type and provide a reason.")
+            return
+        self.report_submitting = True
+        yield
+        try:
+            reports.report_agent(
+                actor=self.current_user(), agent_id=self.agent.id, report_type=self.report_type,
+                reason=self.report_reason, description=self.report_description.strip() or None,
+            )
+        except Unauthorized:
+            self.report_submitting = False
+            yield from _signed_out()
+            return
+        except DomainError as error:
+            self.report_submitting = False
+            if isinstance(error, Conflict):  # reported earlier (another tab): the button turns into 'Reported'
+                self.has_reported, self.report_open = True, False
+            yield rx.toast.error("Report failed", description=error.message or "Failed to submit report")
+            return
+        self.has_reported, self.report_open, self.report_submitting = True, False, False
+        self.report_type, self.report_reason, self.report_description = "", "", ""
+        yield rx.toast("Report submitted", description="Our team will review it shortly")
+
+
+def _signed_out() -> Iterator[Any]:
+    """The session ended: say so, then go through the sign-in entry after 500 ms (spec section 8)."""
+    yield rx.toast.error("Unauthorized", description="You are logged out. Logging in again...")
+    yield rx.call_script(f"setTimeout(() => window.location.assign('/api/login'), {SIGN_IN_DELAY_MS})")

@@ -1,0 +1,431 @@
+"""Catalog pages' states: landing/home, /agents (browse) and /categories.
+
+The states only adapt: they read the address or the form, call `services.catalog`, and keep small
+display records (dataclasses) for the pages to render.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Iterator
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+import reflex as rx
+
+from marketplace.models import AgentPage, AgentPublic, CategoryPublic
+from marketplace.services import catalog
+from marketplace.services.errors import DomainError
+from marketplace.state.session import SessionState
+
+PAGE_SIZE = 12
+FEATURED_LIMIT = 6
+HOME_CATEGORY_LIMIT = 8
+CARD_TAGS = 2
+
+# The browse page's category filter (spec section 2); other categories appear only while selected.
+BROWSE_CATEGORIES = (
+    "content-creation", "business-automation", "data-analysis", "customer-support", "marketing", "development-tools",
+)  # fmt: skip
+ALL = "all"
+ANY = "any"
+PRICE_LABELS = {
+    ANY: "Any price",
+    "free": "Free",
+    "0-10": "$0 - $10",
+    "10-50": "$10 - $50",
+    "50-100": "$50 - $100",
+    "100+": "$100+",
+    "1-25": "$1 - $25",
+    "26-50": "$26 - $50",
+    "51-100": "$51 - $100",
+}
+BROWSE_PRICES = (ANY, "free", "0-10", "10-50", "50-100", "100+")
+HOME_PRICES = (ANY, "free", "1-25", "26-50", "51-100", "100+")
+RATING_LABELS = {ANY: "Any rating", "5": "5 stars", "4+": "4+ stars", "3+": "3+ stars", "2+": "2+ stars"}
+RELEVANCE = "relevance"
+SORT_LABELS = {
+    "popularity": "Most Popular",
+    "rating": "Highest Rated",
+    "newest": "Newest",
+    "price-low": "Price: Low to High",
+    "price-high": "Price: High to Low",
+}
+DEFAULT_SORT = "popularity"
+POPULAR_TAGS = ("automation", "chatgpt", "productivity", "analytics", "writing")
+
+
+# ---- display records ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Option:
+    value: str = ""
+    label: str = ""
+
+
+@dataclasses.dataclass
+class AgentCard:
+    """What an agent card shows."""
+
+    id: str = ""
+    name: str = ""
+    short_description: str = ""
+    price: str = ""  # "$29.99", or "Free"
+    is_free: bool = False
+    rating: str = "0.0"
+    review_count: int = 0
+    image_url: str = ""
+    category_name: str = ""
+    category_emoji: str = ""
+    vendor_name: str = ""
+    tags: list[str] = dataclasses.field(default_factory=list)  # at most CARD_TAGS
+    more_tags: int = 0
+    is_featured: bool = False
+    bought: bool = False
+
+
+@dataclasses.dataclass
+class CategoryCard:
+    id: int = 0
+    slug: str = ""
+    name: str = ""
+    emoji: str = ""
+    description: str = ""
+    agent_count: int = 0
+
+
+def price_label(price: str) -> str:
+    """"29.99" -> "$29.99"; a zero price reads "Free"."""
+    try:
+        return "Free" if Decimal(price) == 0 else f"${price}"
+    except InvalidOperation:
+        return price
+
+
+def rating_label(avg_rating: str) -> str:
+    """"4.25" -> "4.3": one decimal, rounded half up as people expect."""
+    try:
+        return str(Decimal(avg_rating).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+    except InvalidOperation:
+        return "0.0"
+
+
+def agent_card(agent: AgentPublic, bought: set[str] | frozenset[str] = frozenset()) -> AgentCard:
+    return AgentCard(
+        id=agent.id,
+        name=agent.name,
+        short_description=agent.short_description,
+        price=price_label(agent.price),
+        is_free=price_label(agent.price) == "Free",
+        rating=rating_label(agent.avg_rating),
+        review_count=agent.review_count,
+        image_url=agent.image_url or "",
+        category_name=agent.category.name if agent.category else "",
+        category_emoji=agent.category.emoji if agent.category else "",
+        vendor_name=agent.vendor.username if agent.vendor else "",
+        tags=agent.tags[:CARD_TAGS],
+        more_tags=max(len(agent.tags) - CARD_TAGS, 0),
+        is_featured=agent.is_featured,
+        bought=agent.id in bought,
+    )
+
+
+def category_card(category: CategoryPublic) -> CategoryCard:
+    return CategoryCard(id=category.id, slug=category.slug, name=category.name, emoji=category.emoji,
+                        description=category.description, agent_count=category.agent_count)
+
+
+def options(values: Iterable[str], labels: dict[str, str]) -> list[Option]:
+    return [Option(value=v, label=labels.get(v, v)) for v in values]
+
+
+def agents_url(**params: str | list[str]) -> str:
+    """/agents with the non-default filters as query parameters (defaults are left out)."""
+    query = [
+        (name, v)
+        for name, value in params.items()
+        for v in (value if isinstance(value, list) else [value])
+        if v and v not in (ALL, ANY)
+    ]
+    return f"/agents?{urlencode(query)}" if query else "/agents"
+
+
+# ---- landing and home ---------------------------------------------------------------------------
+
+
+class HomeState(SessionState):
+    """Stats, categories and featured agents for `/`, plus the quick search that leads to /agents."""
+
+    total_agents: int = 0
+    total_categories: int = 0
+    total_users: int = 0
+    categories: list[CategoryCard] = []
+    category_options: list[Option] = []
+    featured: list[AgentCard] = []
+    loading: bool = True
+    query: str = ""
+    query_category: str = ALL
+    query_price: str = ANY
+
+    @rx.event
+    def on_load(self) -> Iterator[None]:
+        self.query, self.query_category, self.query_price = "", ALL, ANY
+        self.loading = True
+        yield
+        stats = catalog.stats()
+        self.total_agents, self.total_categories, self.total_users = (
+            stats.total_agents, stats.total_categories, stats.total_users,
+        )
+        all_categories = catalog.list_categories()
+        self.categories = [category_card(c) for c in all_categories[:HOME_CATEGORY_LIMIT]]
+        self.category_options = [Option(ALL, "All categories"), *(Option(c.slug, c.name) for c in all_categories)]
+        try:
+            page = catalog.list_agents(featured=True, limit=FEATURED_LIMIT)
+        except DomainError:
+            page = None  # the spec: a failed featured load shows no agents rather than an error
+        bought = catalog.purchased_agent_ids(actor=self.current_user())
+        self.featured = [agent_card(a, bought) for a in page.items] if page else []
+        self.loading = False
+
+    @rx.event
+    def set_query(self, value: str) -> None:
+        self.query = value
+
+    @rx.event
+    def set_query_category(self, value: str) -> None:
+        self.query_category = value
+
+    @rx.event
+    def set_query_price(self, value: str) -> None:
+        self.query_price = value
+
+    @rx.event
+    def quick_search(self, _form: dict | None = None) -> rx.event.EventSpec:
+        return rx.redirect(agents_url(search=self.query.strip(), category=self.query_category,
+                                      price=self.query_price))
+
+
+# ---- /agents ------------------------------------------------------------------------------------
+
+
+def _query_pairs(query: str) -> list[tuple[str, str]]:
+    return parse_qsl(query or "", keep_blank_values=False)
+
+
+class BrowseState(SessionState):
+    """Filters live in the address: read on every load, written back with history.replaceState."""
+
+    search: str = ""
+    category: str = ALL
+    price: str = ANY
+    rating: str = ANY
+    sort: str = ""  # "" = the default (best match while searching, else most popular)
+    tags: list[str] = []
+    page: int = 1
+    cards: list[AgentCard] = []
+    total: int = 0
+    loading: bool = True
+    failed: str = ""
+    category_options: list[Option] = []
+    price_options: list[Option] = options(BROWSE_PRICES, PRICE_LABELS)
+    _category_names: dict[str, str] = {}
+
+    # -- computed from plain vars only (no database) --
+
+    @rx.var
+    def sort_value(self) -> str:
+        if self.sort:
+            return self.sort
+        return RELEVANCE if self.search.strip() else DEFAULT_SORT
+
+    @rx.var
+    def result_text(self) -> str:
+        return f"{self.total} agent{'' if self.total == 1 else 's'} found"
+
+    @rx.var
+    def page_count(self) -> int:
+        return max((self.total + PAGE_SIZE - 1) // PAGE_SIZE, 1)
+
+    @rx.var
+    def page_numbers(self) -> list[int]:
+        """Pages to offer as buttons: first, last and two around the current one; 0 marks a gap."""
+        count = max((self.total + PAGE_SIZE - 1) // PAGE_SIZE, 1)
+        wanted = sorted({1, count, *range(max(self.page - 2, 1), min(self.page + 2, count) + 1)})
+        shown: list[int] = []
+        for number in wanted:
+            if shown and number - shown[-1] > 1:
+                shown.append(0)
+            shown.append(number)
+        return shown
+
+    @rx.var
+    def has_filters(self) -> bool:
+        return bool(self.search.strip() or self.category != ALL or self.price != ANY or self.rating != ANY
+                    or self.tags or self.sort)
+
+    # -- address <-> filters --
+
+    def _read_address(self) -> None:
+        pairs = _query_pairs(self.router.url.query)
+        first: dict[str, str] = {}
+        for name, value in pairs:
+            first.setdefault(name, value.strip())
+        self.search = first.get("search", "")
+        price = first.get("price", ANY).lower()
+        price = "100+" if price == "100" else price  # an unescaped '+' in an address arrives as a space
+        self.price = price if price in PRICE_LABELS else ANY
+        rating = first.get("rating", ANY).lower()
+        rating = f"{rating}+" if rating in {"4", "3", "2"} else rating
+        self.rating = rating if rating in RATING_LABELS else ANY
+        sort = first.get("sort", "").lower()
+        self.sort = sort if sort in SORT_LABELS or (sort == RELEVANCE and self.search) else ""
+        wanted = [v.strip().lower() for n, v in pairs if n == "tag" and v.strip()]
+        self.tags = list(dict.fromkeys(wanted))[: catalog.MAX_TAGS]
+        page = first.get("page", "1")
+        self.page = int(page) if page.isdigit() and 0 < int(page) <= 100_000 else 1
+        self.category = self._resolve_category(first.get("category", ALL).lower())
+
+    def _resolve_category(self, ref: str) -> str:
+        """A slug for the select: numeric ids (the landing page links by id) become their slug."""
+        categories = catalog.list_categories()
+        self._category_names = {c.slug: c.name for c in categories}
+        if ref in ("", ALL, ANY):
+            return ALL
+        if ref.isdigit():
+            by_id = {str(c.id): c.slug for c in categories}
+            return by_id.get(ref, ref)
+        return ref
+
+    def _update_options(self) -> None:
+        names = self._category_names
+        values = list(BROWSE_CATEGORIES)
+        if self.category != ALL and self.category not in values:
+            values.append(self.category)
+        self.category_options = [
+            Option(ALL, "All categories"), *(Option(v, names.get(v, v.replace("-", " ").title())) for v in values)
+        ]
+        prices = list(BROWSE_PRICES)
+        if self.price not in prices:
+            prices.append(self.price)
+        self.price_options = options(prices, PRICE_LABELS)
+
+    def _address(self) -> str:
+        url = agents_url(search=self.search.strip(), category=self.category, price=self.price, rating=self.rating,
+                         sort=self.sort, tag=self.tags)
+        if self.page > 1:
+            url += ("&" if "?" in url else "?") + f"page={self.page}"
+        return url
+
+    def _query(self) -> AgentPage:
+        return catalog.list_agents(
+            search=self.search.strip() or None,
+            category=None if self.category == ALL else self.category,
+            price=None if self.price == ANY else self.price,
+            rating=None if self.rating == ANY else self.rating,
+            sort=self.sort or (None if self.search.strip() else DEFAULT_SORT),
+            tags=self.tags,
+            limit=PAGE_SIZE,
+            offset=(self.page - 1) * PAGE_SIZE,
+        )
+
+    def _fetch(self) -> None:
+        try:
+            result = self._query()
+            if result.total and not result.items and self.page > 1:  # paged past the end: show the last page
+                self.page = (result.total + PAGE_SIZE - 1) // PAGE_SIZE
+                result = self._query()
+        except DomainError as error:
+            self.cards, self.total, self.failed = [], 0, error.message
+            return
+        bought = catalog.purchased_agent_ids(actor=self.current_user())
+        self.cards = [agent_card(a, bought) for a in result.items]
+        self.total = result.total
+        self.failed = ""
+
+    def _refresh(self, *, scroll: bool = False) -> Iterator[Any]:
+        self.loading = True
+        yield
+        self._update_options()
+        self._fetch()
+        self.loading = False
+        script = f"window.history.replaceState(window.history.state, '', {json.dumps(self._address())});"
+        if scroll:
+            script += " window.scrollTo({top: 0, behavior: 'smooth'});"
+        yield rx.call_script(script)
+
+    # -- events --
+
+    @rx.event
+    def on_load(self) -> Iterator[Any]:
+        self.loading = True
+        self.cards = []
+        yield
+        self._read_address()
+        self._update_options()
+        self._fetch()
+        self.loading = False
+
+    @rx.event
+    def set_search(self, value: str) -> Iterator[Any]:
+        self.search = value
+        self.page = 1
+        if self.sort == RELEVANCE and not value.strip():
+            self.sort = ""
+        yield from self._refresh()
+
+    @rx.event
+    def set_category(self, value: str) -> Iterator[Any]:
+        self.category, self.page = value, 1
+        yield from self._refresh()
+
+    @rx.event
+    def set_price(self, value: str) -> Iterator[Any]:
+        self.price, self.page = value, 1
+        yield from self._refresh()
+
+    @rx.event
+    def set_rating(self, value: str) -> Iterator[Any]:
+        self.rating, self.page = value, 1
+        yield from self._refresh()
+
+    @rx.event
+    def set_sort(self, value: str) -> Iterator[Any]:
+        self.sort = "" if value == DEFAULT_SORT and not self.search.strip() else value
+        self.page = 1
+        yield from self._refresh()
+
+    @rx.event
+    def toggle_tag(self, tag: str) -> Iterator[Any]:
+        self.tags = [t for t in self.tags if t != tag] if tag in self.tags else [*self.tags, tag]
+        self.page = 1
+        yield from self._refresh()
+
+    @rx.event
+    def go_to_page(self, number: int) -> Iterator[Any]:
+        self.page = min(max(number, 1), max((self.total + PAGE_SIZE - 1) // PAGE_SIZE, 1))
+        yield from self._refresh(scroll=True)
+
+    @rx.event
+    def clear_filters(self) -> Iterator[Any]:
+        self.search, self.category, self.price, self.rating, self.sort, self.tags, self.page = (
+            "", ALL, ANY, ANY, "", [], 1,
+        )
+        yield from self._refresh()
+
+
+# ---- /categories --------------------------------------------------------------------------------
+
+
+class CategoriesState(SessionState):
+    categories: list[CategoryCard] = []
+    loading: bool = True
+
+    @rx.event
+    def on_load(self) -> Iterator[None]:
+        self.loading = True
+        yield
+        self.categories = [category_card(c) for c in catalog.list_categories()]
+        self.loading = False

@@ -1,0 +1,344 @@
+"""Catalog pages in a real browser: landing, home, /agents filters in the address, agent detail actions, categories.
+
+The app runs with the deterministic demo data (marketplace/services/demo.py): 26 live agents in 10 categories,
+six featured, and past sales by the demo reviewers (maria, kenji, ...).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from urllib.parse import parse_qs, urlsplit
+
+from playwright.sync_api import Locator, Page, expect
+
+from tests.e2e.conftest import open_page, shot
+
+DEMO_AGENTS = 26
+PAGE_SIZE = 12
+MARKETING = {"AdCraft", "SEO Scout", "Social Scheduler"}
+# Featured demo agents that the demo reviewer maria bought (demo.py seeds its sales with Random(42)).
+MARIA_FEATURED_PURCHASES = {"BlogSmith", "CodeReviewer Pro"}
+
+
+def _toast(page: Page) -> Locator:
+    return page.locator("[data-sonner-toast]")
+
+
+def _query(page: Page) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(page.url).query)
+
+
+def _card_names(page: Page) -> list[str]:
+    return [n.strip() for n in page.locator("#agents-grid .agent-name").all_inner_texts()]
+
+
+def _choose(page: Page, select_id: str, option: str) -> None:
+    page.click(f"#{select_id}")
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def _agent_id(page: Page, name: str) -> str:
+    found = page.request.get("/api/agents", params={"search": name}).json()
+    return next(a["id"] for a in found if a["name"] == name)
+
+
+def _new_customer(page: Page) -> str:
+    """A fresh account, signed in for this browser context (the cookie is shared with its pages)."""
+    username = f"cat{uuid.uuid4().hex[:8]}"
+    answer = page.request.post("/api/register", data={"username": username, "email": f"{username}@example.com",
+                                                      "password": "secret123"})
+    assert answer.status == 201, answer.text()
+    return username
+
+
+def _sign_in(page: Page, username: str, password: str) -> None:
+    answer = page.request.post("/api/login", data={"username": username, "password": password})
+    assert answer.status == 200, answer.text()
+
+
+# ---- /agents -------------------------------------------------------------------------------------
+
+
+def test_category_from_address_filters_and_every_filter_goes_back_into_the_address(page: Page) -> None:
+    open_page(page, "/agents?category=marketing")
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+    expect(page.locator("#category-filter")).to_have_text("Marketing")
+    assert set(_card_names(page)) == MARKETING
+
+    _choose(page, "sort-filter", "Price: Low to High")
+    expect(page.locator("#agents-grid .agent-name")).to_have_text(["Social Scheduler", "SEO Scout", "AdCraft"])
+    _choose(page, "price-filter", "$10 - $50")
+    expect(page).to_have_url(re.compile(r"price=10-50"))
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+    page.click("#tag-automation")
+    expect(page.locator("#result-count")).to_have_text("1 agent found")
+    assert _card_names(page) == ["Social Scheduler"]
+    _choose(page, "rating-filter", "4+ stars")
+    expect(page).to_have_url(re.compile(r"rating=4"))
+    assert _query(page) == {"category": ["marketing"], "price": ["10-50"], "rating": ["4+"], "sort": ["price-low"],
+                            "tag": ["automation"]}
+    shot(page, "agents-filtered")
+
+    # The address alone restores every filter (shareable link, reload).
+    open_page(page, page.url)
+    expect(page.locator("#result-count")).to_have_text("1 agent found")
+    expect(page.locator("#category-filter")).to_have_text("Marketing")
+    expect(page.locator("#price-filter")).to_have_text("$10 - $50")
+    expect(page.locator("#rating-filter")).to_have_text("4+ stars")
+    expect(page.locator("#sort-filter")).to_have_text("Price: Low to High")
+    expect(page.locator("#tag-automation")).to_have_attribute("aria-pressed", "true")
+
+    page.click("#clear-filters-top")
+    expect(page.locator("#result-count")).to_have_text(f"{DEMO_AGENTS} agents found")
+    expect(page).to_have_url(re.compile(r"/agents/?$"))
+    expect(page.locator("#category-filter")).to_have_text("All categories")
+
+
+def test_empty_result_offers_clear_filters(page: Page) -> None:
+    open_page(page, "/agents?category=marketing&price=free")
+    expect(page.locator("#agents-empty")).to_be_visible()
+    expect(page.locator("#result-count")).to_have_text("0 agents found")
+    shot(page, "agents-empty")
+    page.click("#clear-filters")
+    expect(page.locator("#result-count")).to_have_text(f"{DEMO_AGENTS} agents found")
+    expect(page.locator("#agents-grid .agent-card")).to_have_count(PAGE_SIZE)
+
+
+def test_search_shows_best_match_first(page: Page) -> None:
+    open_page(page, "/agents")
+    page.fill("#agent-search", "blog")
+    expect(page.locator("#agents-grid .agent-name").first).to_have_text("BlogSmith")
+    expect(page).to_have_url(re.compile(r"search=blog"))
+    expect(page.locator("#sort-filter")).to_have_text("Best match")
+    shot(page, "agents-search")
+
+
+def test_paging_through_the_results(page: Page) -> None:
+    open_page(page, "/agents")
+    expect(page.locator("#result-count")).to_have_text(f"{DEMO_AGENTS} agents found")
+    expect(page.locator("#agents-grid .agent-card")).to_have_count(PAGE_SIZE)
+    first_page = _card_names(page)
+    page.click("#page-next")
+    expect(page).to_have_url(re.compile(r"page=2"))
+    expect(page.locator("#page-of")).to_have_text("Page 2 of 3")
+    expect(page.locator("#agents-grid .agent-card")).to_have_count(PAGE_SIZE)
+    assert not set(_card_names(page)) & set(first_page)
+    page.get_by_role("button", name="Page 3").click()
+    expect(page.locator("#agents-grid .agent-card")).to_have_count(DEMO_AGENTS - 2 * PAGE_SIZE)
+    expect(page.locator("#page-next")).to_be_disabled()
+    shot(page, "agents-page-3")
+    open_page(page, "/agents?page=3")  # a page is addressable too
+    expect(page.locator("#agents-grid .agent-card")).to_have_count(DEMO_AGENTS - 2 * PAGE_SIZE)
+    page.click("#page-prev")
+    expect(page).to_have_url(re.compile(r"page=2"))
+    # The address is rewritten in place, unseen by the client router; its link to plain /agents still starts over.
+    open_page(page, "/agents")
+    page.click("#page-next")
+    expect(page.locator("#page-of")).to_have_text("Page 2 of 3")
+    page.get_by_role("link", name="Browse Agents").first.click()
+    expect(page).to_have_url(re.compile(r"/agents/?$"))
+    expect(page.locator("#page-of")).to_have_text("Page 1 of 3")
+
+
+def test_open_an_agent_from_its_card_and_come_back(page: Page) -> None:
+    open_page(page, "/agents?search=blog")
+    page.locator("#agents-grid .agent-card").first.click()
+    expect(page).to_have_url(re.compile(r"/agents/[0-9a-f]{32}/?$"))
+    expect(page.locator("#agent-name")).to_have_text("BlogSmith")
+    expect(page.locator("#status-badge")).to_have_text("Approved")
+    expect(page.locator("#featured-badge")).to_be_visible()
+    expect(page.locator("#agent-price")).to_have_text("$29.99")
+    expect(page.locator("#info-category")).to_have_text("Content Creation")
+    expect(page.locator("#try-demo")).to_have_attribute("target", "_blank")
+    expect(page.locator("#get-agent")).to_be_visible()
+    expect(page.locator("#agent-tags")).to_contain_text("writing")
+    expect(page.locator(".review-item").first).to_be_visible()
+    expect(page.locator(".verified-purchase").first).to_be_visible()
+    expect(page.locator("#review-form")).to_have_count(0)  # signed out: no review form, no report button
+    expect(page.locator("#report")).to_have_count(0)
+    shot(page, "agent-detail")
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/agents/?\?search=blog$"))
+    expect(page.locator("#agent-search")).to_have_value("blog")
+    expect(page.locator("#agents-grid .agent-name").first).to_have_text("BlogSmith")
+
+
+def test_get_this_agent_goes_to_checkout(page: Page) -> None:
+    agent_id = _agent_id(page, "InsightLens")
+    open_page(page, f"/agents/{agent_id}")
+    page.click("#get-agent")
+    expect(page).to_have_url(re.compile(rf"/checkout/{agent_id}/?$"))
+
+
+def test_missing_agent_shows_not_found(page: Page) -> None:
+    open_page(page, "/agents/0123456789abcdef0123456789abcdef")
+    expect(page.locator("#agent-not-found")).to_contain_text("Agent Not Found")
+    page.get_by_role("link", name="Back to Agents").click()
+    expect(page).to_have_url(re.compile(r"/agents/?$"))
+
+
+# ---- favourites, reviews, reports ---------------------------------------------------------------
+
+
+def test_favourite_needs_sign_in(page: Page) -> None:
+    open_page(page, f"/agents/{_agent_id(page, 'AdCraft')}")
+    page.click("#favorite")
+    expect(_toast(page).get_by_text("Please sign in")).to_be_visible()
+    expect(_toast(page).get_by_text("You need to be signed in to add favorites")).to_be_visible()
+    shot(page, "favourite-signed-out")
+
+
+def test_favourite_toggles_when_signed_in(page: Page) -> None:
+    _new_customer(page)
+    agent_id = _agent_id(page, "AdCraft")
+    open_page(page, f"/agents/{agent_id}")
+    favourite = page.locator("#favorite")
+    expect(favourite).to_have_attribute("aria-pressed", "false")
+    favourite.click()
+    expect(_toast(page).get_by_text("Added to favorites")).to_be_visible()
+    expect(favourite).to_have_attribute("aria-pressed", "true")
+    expect(favourite).to_have_text("Favorited")
+    open_page(page, f"/agents/{agent_id}")
+    expect(page.locator("#favorite")).to_have_attribute("aria-pressed", "true")
+    assert [a["name"] for a in page.request.get("/api/favorites").json()] == ["AdCraft"]
+    page.click("#favorite")
+    expect(_toast(page).get_by_text("Removed from favorites")).to_be_visible()
+    expect(page.locator("#favorite")).to_have_attribute("aria-pressed", "false")
+    assert page.request.get("/api/favorites").json() == []
+
+
+def test_post_a_review(page: Page) -> None:
+    username = _new_customer(page)
+    open_page(page, f"/agents/{_agent_id(page, 'SupportPilot')}")  # no reviews in the demo data
+    expect(page.locator("#no-reviews")).to_be_visible()
+    expect(page.locator("#agent-review-count")).to_have_text("No reviews yet")
+    expect(page.locator("#agent-rating")).to_have_count(0)
+    expect(page.locator("#review-rating")).to_have_text("5 stars")
+    submit = page.locator("#submit-review")
+    expect(submit).to_be_disabled()
+    page.fill("#review-comment", "   ")
+    expect(submit).to_be_disabled()
+    _choose(page, "review-rating", "4 stars")
+    page.fill("#review-comment", "Answers most tickets on its own.")
+    expect(submit).to_be_enabled()
+    submit.click()
+    expect(_toast(page).get_by_text("Review submitted")).to_be_visible()
+    expect(_toast(page).get_by_text("Thank you for your feedback!")).to_be_visible()
+    review = page.locator(".review-item").first
+    expect(review).to_contain_text(username)
+    expect(review).to_contain_text("Answers most tickets on its own.")
+    expect(page.locator(".verified-purchase")).to_have_count(0)  # this user has not bought it
+    expect(page.locator("#agent-review-count")).to_have_text("(1 review)")
+    expect(page.locator("#agent-rating")).to_have_text("4.0")
+    expect(page.locator("#reviews-heading")).to_have_text("Reviews (1)")
+    expect(page.locator("#review-comment")).to_have_value("")
+    shot(page, "review-posted")
+
+
+def test_report_an_agent(page: Page) -> None:
+    _new_customer(page)
+    agent_id = _agent_id(page, "Contract Clerk")
+    open_page(page, f"/agents/{agent_id}")
+    page.click("#report")
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_be_visible()
+    page.click("#submit-report")
+    expect(_toast(page).get_by_text("Missing information")).to_be_visible()
+    expect(_toast(page).get_by_text("Please select a report type and provide a reason.")).to_be_visible()
+    page.click("#report-type")
+    labels = [t.strip() for t in page.get_by_role("option").all_inner_texts()]
+    assert labels == ["Agent Not Working", "Misleading Description", "Inappropriate Content", "Spam/Low Quality",
+                      "Other Issue"]
+    page.get_by_role("option", name="Misleading Description").click()
+    page.fill("#report-reason", "It does not read PDFs as promised")
+    shot(page, "report-dialog")
+    page.click("#submit-report")
+    expect(_toast(page).get_by_text("Report submitted")).to_be_visible()
+    expect(_toast(page).get_by_text("Our team will review it shortly")).to_be_visible()
+    expect(dialog).to_have_count(0)
+    expect(page.locator("#report")).to_be_disabled()
+    expect(page.locator("#report")).to_have_text("Reported")
+    open_page(page, f"/agents/{agent_id}")
+    expect(page.locator("#report")).to_be_disabled()
+    assert page.request.get(f"/api/agents/{agent_id}/reported").json() == {"hasReported": True}
+
+
+# ---- /categories, landing, home --------------------------------------------------------------------
+
+
+def test_categories_page_links_to_filtered_agents(page: Page) -> None:
+    open_page(page, "/categories")
+    expect(page.get_by_role("heading", name="AI Agent Categories")).to_be_visible()
+    cards = page.locator(".category-card")
+    expect(cards).to_have_count(10)
+    expect(page.locator(".explore-link")).to_have_count(10)
+    expect(page.locator("#request-category")).to_contain_text("Can't find what you're looking for?")
+    expect(page.locator("#request-category").get_by_role("link", name="Request Category")).to_have_attribute(
+        "href", "/contact")
+    marketing = page.locator('.category-card[data-slug="marketing"]')
+    expect(marketing.locator(".agent-count")).to_have_text("3 agents")
+    shot(page, "categories")
+    marketing.get_by_role("link", name="Explore Agents").click()
+    expect(page).to_have_url(re.compile(r"/agents/?\?category=marketing$"))
+    expect(page.locator("#category-filter")).to_have_text("Marketing")
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+
+
+def test_landing_page_stats_categories_featured_and_quick_search(page: Page) -> None:
+    open_page(page, "/")
+    expect(page.locator("#landing")).to_be_visible()
+    expect(page.locator("#stat-agents")).to_have_text(str(DEMO_AGENTS))
+    expect(page.locator("#stat-categories")).to_have_text("10")
+    expect(page.locator("#stat-uptime")).to_have_text("99.9%")
+    expect(page.locator("#home-categories .category-tile")).to_have_count(8)
+    expect(page.locator("#featured-agents .agent-card")).to_have_count(6)
+    expect(page.locator(".bought-marker")).to_have_count(0)
+    shot(page, "landing")
+
+    page.fill("#quick-search-text", "insight")
+    _choose(page, "quick-search-category", "Data Analysis")
+    _choose(page, "quick-search-price", "$51 - $100")
+    page.click("#quick-search-submit")
+    expect(page).to_have_url(re.compile(r"/agents/?\?"))
+    assert _query(page) == {"search": ["insight"], "category": ["data-analysis"], "price": ["51-100"]}
+    expect(page.locator("#price-filter")).to_have_text("$51 - $100")
+    expect(page.locator("#category-filter")).to_have_text("Data Analysis")
+    expect(page.locator("#agent-search")).to_have_value("insight")
+    expect(page.locator("#result-count")).to_have_text("1 agent found")
+    assert _card_names(page) == ["InsightLens"]
+    shot(page, "landing-quick-search")
+
+
+def test_landing_category_card_opens_its_agents(page: Page) -> None:
+    open_page(page, "/")
+    page.locator("#home-categories .category-tile").filter(has_text="Customer Support").click()
+    expect(page).to_have_url(re.compile(r"/agents/?\?category=\d+$"))  # the landing page links by id
+    expect(page.locator("#category-filter")).to_have_text("Customer Support")
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+
+
+def test_home_marks_bought_featured_agents_and_its_search_works(page: Page) -> None:
+    _sign_in(page, "maria", "customer123")
+    open_page(page, "/")
+    expect(page.locator("#home")).to_be_visible()
+    cards = page.locator("#featured-agents .agent-card")
+    expect(cards).to_have_count(6)
+    marked = cards.filter(has=page.locator(".bought-marker"))
+    expect(marked).to_have_count(len(MARIA_FEATURED_PURCHASES))
+    assert {n.strip() for n in marked.locator(".agent-name").all_inner_texts()} == MARIA_FEATURED_PURCHASES
+    expect(page.locator("#apply-vendor")).to_have_attribute("href", "/dashboard?tab=account")
+    expect(page.locator("#stat-uptime")).to_have_text("99.9%")
+    shot(page, "home-already-bought")
+
+    marked.first.click()
+    expect(page.locator("#already-bought")).to_be_disabled()
+    expect(page.locator("#get-agent")).to_have_count(0)
+
+    open_page(page, "/")
+    page.fill("#home-search-text", "blog")
+    _choose(page, "home-search-price", "$26 - $50")
+    page.click("#home-search-submit")
+    expect(page).to_have_url(re.compile(r"/agents/?\?"))
+    assert _query(page) == {"search": ["blog"], "price": ["26-50"]}
+    assert _card_names(page)[0] == "BlogSmith"

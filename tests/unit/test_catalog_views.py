@@ -1,0 +1,69 @@
+"""The display records the catalog pages render: prices, ratings, tag truncation, status labels, /agents links."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from marketplace.models import AgentPublic, CategoryRef, VendorRef
+from marketplace.state.agent_detail import agent_view, long_date
+from marketplace.state.catalog import agent_card, agents_url, price_label, rating_label
+
+
+def _agent(**fields: object) -> AgentPublic:
+    base: dict[str, object] = {
+        "id": "a1", "name": "BlogSmith", "short_description": "Blog posts", "description": "Long text",
+        "price": "29.99", "tags": ["writing", "seo", "chatgpt"], "is_featured": True, "is_approved": True,
+        "status": "approved", "avg_rating": "4.25", "review_count": 4, "vendor_id": "v1",
+        "vendor": VendorRef(id="v1", username="vendor"),
+        "category_id": 1, "category": CategoryRef(id=1, name="Content Creation", slug="content-creation", emoji="✍️"),
+        "created_at": datetime(2025, 3, 5, 12, tzinfo=UTC), "updated_at": datetime(2025, 11, 20, 8, tzinfo=UTC),
+    }
+    return AgentPublic(**(base | fields))
+
+
+def test_prices_read_per_month_amounts_or_free() -> None:
+    assert price_label("29.99") == "$29.99"
+    assert price_label("0.00") == "Free"
+    assert price_label("0") == "Free"
+    assert price_label("120.00") == "$120.00"
+
+
+def test_ratings_show_one_decimal() -> None:
+    assert rating_label("4.25") == "4.3"  # half up, not Python's half to even
+    assert rating_label("4.24") == "4.2"
+    assert rating_label("4.50") == "4.5"
+    assert rating_label("0.00") == "0.0"
+    assert rating_label("not a number") == "0.0"
+
+
+def test_card_keeps_two_tags_and_counts_the_rest() -> None:
+    card = agent_card(_agent(tags=["a", "b", "c", "d", "e"]), {"a1"})
+    assert card.tags == ["a", "b"]
+    assert card.more_tags == 3
+    assert card.bought is True
+    assert (card.price, card.category_name, card.vendor_name) == ("$29.99", "Content Creation", "vendor")
+    short = agent_card(_agent(tags=["only"], price="0.00", image_url=None, category=None, vendor=None))
+    assert (short.tags, short.more_tags, short.bought, short.is_free) == (["only"], 0, False, True)
+    assert (short.image_url, short.category_name, short.vendor_name) == ("", "", "")
+
+
+def test_detail_status_labels_and_dates() -> None:
+    assert agent_view(_agent()).status_label == "Approved"
+    assert agent_view(_agent(status="rejected")).status_label == "Rejected"
+    assert agent_view(_agent(status="pending")).status_label == "Pending"
+    assert agent_view(_agent(status="something-else")).status_label == "Pending"
+    view = agent_view(_agent())
+    assert (view.created, view.updated) == ("March 5, 2025", "November 20, 2025")
+    assert view.stars == 4
+    assert agent_view(_agent(avg_rating="4.50")).stars == 5  # half up, like the number shown beside the stars
+    assert agent_view(_agent(category=None)).category_name == "Uncategorized"
+    assert long_date(datetime(2024, 1, 9, tzinfo=UTC)) == "January 9, 2024"
+
+
+def test_agents_links_leave_out_defaults_and_repeat_tags() -> None:
+    assert agents_url() == "/agents"
+    assert agents_url(search="", category="all", price="any") == "/agents"
+    assert agents_url(search="blog post", category="marketing", price="100+") == (
+        "/agents?search=blog+post&category=marketing&price=100%2B"
+    )
+    assert agents_url(tag=["automation", "writing"], rating="4+") == "/agents?tag=automation&tag=writing&rating=4%2B"
