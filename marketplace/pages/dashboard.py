@@ -5,9 +5,11 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
+from marketplace.components.agent_card import price_tag, rating_line
 from marketplace.components.forms import field
 from marketplace.components.layout import container, page_frame
-from marketplace.state.dashboard import DashboardState, FavoriteCard, OrderRow, PurchaseCard
+from marketplace.state.catalog import AgentCard
+from marketplace.state.dashboard import DashboardState, OrderRow, PurchaseCard
 from marketplace.state.session import SessionState
 
 
@@ -189,21 +191,16 @@ def _purchases_tab() -> rx.Component:
 # --- Favorites, Order History ------------------------------------------------------------------------------
 
 
-def _favorite_card(card: FavoriteCard) -> rx.Component:
+def _favorite_card(card: AgentCard) -> rx.Component:
     return rx.link(
         rx.card(
             rx.hstack(
                 _agent_image(card.image_url, "56px"),
                 rx.vstack(
                     rx.heading(card.name, size="3"),
-                    rx.hstack(
-                        rx.text(card.price, weight="bold", size="2"),
-                        rx.hstack(rx.icon("star", size=14, color="var(--amber-9)", fill="var(--amber-9)"),
-                                  rx.text(f"{card.rating} ({card.review_count})", size="1", color_scheme="gray"),
-                                  spacing="1", align="center"),
-                        spacing="3", align="center",
-                    ),
-                    rx.cond(card.purchased,
+                    rx.hstack(price_tag(card), rating_line(card.rating, card.review_count), spacing="3",
+                              align="center"),
+                    rx.cond(card.bought,
                             rx.badge(rx.icon("circle-check", size=12), "Already purchased", color_scheme="green")),
                     spacing="1", align="start",
                 ),

@@ -19,6 +19,7 @@ from marketplace.services import catalog, downloads, favorites, money, purchases
 from marketplace.services.auth import EMAIL_RE
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.state.browser import download_js
+from marketplace.state.catalog import AgentCard, agent_card
 from marketplace.state.display import (
     BROWSER_TIME_ZONE_JS,
     format_day,
@@ -53,17 +54,6 @@ class PurchaseCard:
     original_usd: str  # empty unless paid in another currency
     exchange_rate: str
     split_reason: str
-
-
-@dataclass
-class FavoriteCard:
-    id: str
-    name: str
-    image_url: str
-    price: str
-    rating: str
-    review_count: int
-    purchased: bool
 
 
 @dataclass
@@ -127,7 +117,7 @@ class DashboardState(SessionState):
     loading: bool = True
     time_zone: str = "UTC"
     purchases: list[PurchaseCard] = []
-    favorites: list[FavoriteCard] = []
+    favorites: list[AgentCard] = []  # the catalog's card record; `bought` marks 'Already purchased'
     orders: list[OrderRow] = []
     agents_owned: int = 0
     completed_orders: int = 0
@@ -183,12 +173,7 @@ class DashboardState(SessionState):
         self.purchases = [purchase_card(r, zone) for r in records]
         self.orders = [order_row(o, zone) for o in purchases.list_orders(actor=user)]
         owned = catalog.purchased_agent_ids(actor=user)
-        self.favorites = [
-            FavoriteCard(id=a.id, name=a.name, image_url=a.image_url or "",
-                         price="Free" if a.price in ("0.00", "0") else f"${a.price}", rating=a.avg_rating,
-                         review_count=a.review_count, purchased=a.id in owned)
-            for a in favorites.list_favorites(actor=user).items
-        ]
+        self.favorites = [agent_card(a, owned) for a in favorites.list_favorites(actor=user).items]
         summary = purchases.spending_summary(actor=user)
         self.agents_owned = summary.agents_owned
         self.completed_orders = summary.completed_orders
