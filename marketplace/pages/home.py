@@ -7,6 +7,7 @@ import reflex as rx
 from marketplace.components.agent_card import agent_grid
 from marketplace.components.catalog import category_tile, quick_search
 from marketplace.components.layout import container, page_frame
+from marketplace.config import settings
 from marketplace.state.catalog import HomeState
 from marketplace.state.session import SessionState, full_page_load
 
@@ -176,12 +177,25 @@ def _home_card(icon: str, title: str, text: str, href: str, card_id: str) -> rx.
     )
 
 
+def _role_switcher() -> rx.Component:
+    """Demo mode only: test the product as another role."""
+    return rx.callout(
+        rx.hstack(
+            rx.text("Testing as ", rx.badge(SessionState.role), " — try the vendor or admin side."),
+            rx.link("Switch testing role", href="/demo-setup", id="role-switcher"),
+            spacing="3", align="center", wrap="wrap",
+        ),
+        icon="flask-conical", size="1", variant="surface", width="100%",
+    )
+
+
 def home() -> rx.Component:
     return rx.box(
         container(
             rx.vstack(
                 rx.heading(f"Welcome back, {SessionState.display_name}!", size="8"),
                 rx.text("Discover new AI agents for your work.", color_scheme="gray"),
+                _role_switcher() if settings.demo_enabled else rx.fragment(),
                 rx.card(quick_search(heading="Find an agent", form_id="home-search"), size="3", width="100%"),
                 rx.card(stats_row(width="100%", padding_y="0.5em"), size="3", width="100%"),
                 rx.grid(

@@ -19,6 +19,7 @@ from marketplace.services import catalog, favorites, reports
 from marketplace.services import reviews as review_service
 from marketplace.services.errors import Conflict, DomainError, NotFound, Unauthorized
 from marketplace.state.catalog import Option, price_label, rating_label
+from marketplace.state.display import logged_out_again
 from marketplace.state.session import SessionState
 
 REPORT_TYPE_LABELS = {
@@ -31,7 +32,6 @@ REPORT_TYPE_LABELS = {
 REPORT_TYPE_OPTIONS = [Option(value=v, label=label) for v, label in REPORT_TYPE_LABELS.items()]
 RATING_CHOICES = [Option(value=str(n), label=f"{n} star{'s' if n > 1 else ''}") for n in range(5, 0, -1)]
 STATUS_LABELS = {AgentStatus.APPROVED.value: "Approved", AgentStatus.REJECTED.value: "Rejected"}
-SIGN_IN_DELAY_MS = 500
 
 
 def long_date(moment: datetime) -> str:
@@ -214,7 +214,7 @@ class AgentDetailState(SessionState):
                                          rating=self.review_rating, comment=self.review_comment)
         except Unauthorized:
             self.review_submitting = False
-            yield from _signed_out()
+            yield from logged_out_again()
             return
         except DomainError:
             self.review_submitting = False
@@ -259,7 +259,7 @@ class AgentDetailState(SessionState):
             )
         except Unauthorized:
             self.report_submitting = False
-            yield from _signed_out()
+            yield from logged_out_again()
             return
         except DomainError as error:
             self.report_submitting = False
@@ -270,9 +270,3 @@ class AgentDetailState(SessionState):
         self.has_reported, self.report_open, self.report_submitting = True, False, False
         self.report_type, self.report_reason, self.report_description = "", "", ""
         yield rx.toast("Report submitted", description="Our team will review it shortly")
-
-
-def _signed_out() -> Iterator[Any]:
-    """The session ended: say so, then go through the sign-in entry after 500 ms (spec section 8)."""
-    yield rx.toast.error("Unauthorized", description="You are logged out. Logging in again...")
-    yield rx.call_script(f"setTimeout(() => window.location.assign('/api/login'), {SIGN_IN_DELAY_MS})")
