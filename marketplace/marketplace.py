@@ -6,12 +6,15 @@ import reflex as rx
 
 from marketplace import migrate
 from marketplace.api.app import create_api
+from marketplace.pages.checkout import checkout_page
 from marketplace.pages.home import index_page
 from marketplace.pages.login import login_page
 from marketplace.pages.not_found import not_found_page
+from marketplace.pages.purchase_success import purchase_success_page
 from marketplace.pages.signup import signup_page
 from marketplace.services import auth, platform
 from marketplace.state.accounts import LoginState, SignupState
+from marketplace.state.checkout import CheckoutState, PurchaseSuccessState
 from marketplace.state.session import SessionState
 
 
@@ -32,4 +35,10 @@ app.add_page(index_page, route="/", title="AgentMarket", on_load=SessionState.lo
 app.add_page(login_page, route="/login", title="Sign In | AgentMarket", on_load=[SessionState.load, LoginState.on_load])
 app.add_page(signup_page, route="/signup", title="Sign Up | AgentMarket",
              on_load=[SessionState.load, SignupState.on_load])
+app.add_page(checkout_page, route="/checkout/[agent_id]", title="Checkout | AgentMarket",
+             on_load=[SessionState.load, CheckoutState.on_load])
+app.add_page(checkout_page, route="/checkout", title="Checkout | AgentMarket",
+             on_load=[SessionState.load, CheckoutState.on_load])
+app.add_page(purchase_success_page, route="/purchase-success", title="Purchase Successful | AgentMarket",
+             on_load=[SessionState.load, PurchaseSuccessState.on_load])
 app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionState.load)
