@@ -63,12 +63,12 @@ def success_card() -> rx.Component:
 def purchase_success_page() -> rx.Component:
     return page_frame(
         rx.cond(
-            PurchaseSuccessState.recording,
-            rx.center(rx.vstack(rx.spinner(size="3"), rx.text("Confirming your payment...", color_scheme="gray"),
-                                align="center"), min_height="50vh"),
+            PurchaseSuccessState.confirmed,
             rx.fragment(
                 confetti(count=CONFETTI_PIECES, duration_ms=CONFETTI_MS),
                 rx.center(success_card(), padding_y="3em", padding_x="1em"),
             ),
+            rx.center(rx.vstack(rx.spinner(size="3"), rx.text("Confirming your payment...", color_scheme="gray"),
+                                align="center"), min_height="50vh", id="confirming-payment"),
         )
     )

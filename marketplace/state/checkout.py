@@ -225,27 +225,27 @@ class CheckoutState(rx.State):
 class PurchaseSuccessState(rx.State):
     """/purchase-success. Also where Stripe returns the browser after a redirect-based payment method."""
 
-    recording: bool = False
+    # The success content shows only once there is nothing left to confirm (no confetti for a failed return).
+    confirmed: bool = False
 
     @rx.event
     async def on_load(self) -> AsyncIterator[Any]:
-        self.recording = False
+        self.confirmed = False
         params = self.router.url.query_parameters
         intent_id = params.get("payment_intent", "")
         if not intent_id:
+            self.confirmed = True
             return
         if params.get("redirect_status") not in (None, "succeeded"):
             yield [toast_on_load("Payment Error", purchases.NOT_SUCCEEDED, error=True), rx.redirect("/")]
             return
-        self.recording = True
         yield
         user = await _signed_in_user(self)
         try:
             await asyncio.to_thread(purchases.complete_payment, actor=user, payment_intent_id=intent_id)
         except DomainError as error:
-            self.recording = False
             yield [toast_on_load("Payment Error", error.message or PAYMENT_FAILED, error=True), rx.redirect("/")]
             return
-        self.recording = False
+        self.confirmed = True
         # Drop the intent id and client secret from the address bar.
         yield rx.call_script(f"window.history.replaceState(null, '', {SUCCESS_PATH!r})")

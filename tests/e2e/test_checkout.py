@@ -242,3 +242,38 @@ def test_euro_checkout_shows_and_charges_euros(page: Page, euro_checkout: None) 
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
     orders = page.request.get("/api/user/orders").json()
     assert len(orders) == 1 and orders[0]["totalAmount"] == "27.59", orders
+
+
+def _pay_outside_the_page(page: Page, agent_id: str) -> str:
+    """What a redirect-based payment method leaves behind: a succeeded PaymentIntent the page never completed."""
+    intent = page.request.post("/api/purchase/create-payment-intent", data={"agentId": agent_id}).json()
+    config = page.request.get("/api/stripe/config").json()
+    standin = config["stripeJsUrl"].removesuffix("/js.stripe.com/v3/")
+    confirmed = page.request.post(f"{standin}/v1/payment_intents/{intent['paymentIntentId']}/confirm", form={
+        "key": config["publishableKey"], "client_secret": intent["clientSecret"],
+        "payment_method_data[type]": "card", "payment_method_data[card][number]": "4242424242424242",
+        "payment_method_data[card][exp_month]": "12", "payment_method_data[card][exp_year]": "2034",
+        "payment_method_data[card][cvc]": "123"})
+    assert confirmed.ok and confirmed.json()["status"] == "succeeded", confirmed.text()
+    return intent["paymentIntentId"]
+
+
+def test_return_from_a_payment_redirect_records_the_purchase(page: Page) -> None:
+    _sign_up(page)
+    intent_id = _pay_outside_the_page(page, _agent_id(page, "HR Onboarder"))
+    open_page(page, f"/purchase-success?payment_intent={intent_id}&redirect_status=succeeded")
+    expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/purchase-success$"))  # intent id and secret leave the address bar
+    assert _purchased(page) == ["HR Onboarder"]
+
+
+def test_return_from_a_failed_payment_redirect_says_so(page: Page) -> None:
+    _sign_up(page)
+    page.add_init_script("""window.__celebrated = false; new MutationObserver(() => {
+      if (document.getElementById('purchase-success-title')) { window.__celebrated = true; }
+    }).observe(document, {subtree: true, childList: true});""")
+    open_page(page, "/purchase-success?payment_intent=pi_123&redirect_status=failed")
+    _toast(page, "Payment Error", "Payment was not successful")
+    expect(page).to_have_url(re.compile(r"^http://[^/]+/$"))
+    assert page.evaluate("window.__celebrated") is False
+    assert _purchased(page) == []
