@@ -102,9 +102,10 @@ def billing_info() -> rx.Component:
                           rx.text(CheckoutState.billing_name, size="2", weight="medium", id="billing-name"),
                           spacing="1"),
                 rx.vstack(rx.text("Email", size="1", color_scheme="gray"),
-                          rx.text(CheckoutState.billing_email, size="2", weight="medium", id="billing-email"),
-                          spacing="1"),
-                columns="2", spacing="4", width="100%",
+                          rx.text(CheckoutState.billing_email, size="2", weight="medium", id="billing-email",
+                                  word_break="break-all"),
+                          spacing="1", min_width="0"),
+                columns=rx.breakpoints(initial="1", sm="2"), spacing="4", width="100%",
             ),
             spacing="3", width="100%",
         ),
@@ -175,7 +176,8 @@ def test_mode_note() -> rx.Component:
             rx.text("Test mode: no real charges will be made.", weight="bold", size="2"),
             rx.text("Use these test card numbers:", size="2"),
             *[
-                rx.hstack(rx.code(number, size="2"), rx.text(outcome, size="2"), spacing="2", align="center")
+                rx.hstack(rx.code(number, size="2", white_space="nowrap"), rx.text(outcome, size="2"), spacing="2",
+                          align="center", wrap="wrap")
                 for number, outcome in TEST_CARDS
             ],
             rx.text("Any future expiry date and any CVC.", size="2"),

@@ -191,6 +191,15 @@ def test_checkout_without_agent_id_and_with_unknown_agent(page: Page) -> None:
     shot(page, "checkout-unknown-agent")
 
 
+def test_unreachable_stripe_js_shows_the_failure_card(page: Page) -> None:
+    _sign_up(page)
+    page.route("**/js.stripe.com/v3/**", lambda route: route.abort())
+    open_page(page, f"/checkout/{_agent_id(page, 'Contract Clerk')}")
+    _toast(page, "Checkout Error", "The secure payment form could not be loaded.")
+    expect(page.locator("#checkout-failed").get_by_text("Failed to load checkout")).to_be_visible()
+    shot(page, "checkout-stripe-unreachable")
+
+
 def test_free_agent_is_claimed_without_payment(page: Page) -> None:
     _sign_up(page)
     agent_id = _agent_id(page, "Caption Genie")
