@@ -9,16 +9,19 @@ from marketplace.api.app import create_api
 from marketplace.pages.agent_detail import agent_detail_page
 from marketplace.pages.agents import agents_page
 from marketplace.pages.categories import categories_page
+from marketplace.pages.checkout import checkout_page
 from marketplace.pages.dashboard import dashboard_page
 from marketplace.pages.demo_setup import demo_setup_page
 from marketplace.pages.home import index_page
 from marketplace.pages.login import login_page
 from marketplace.pages.not_found import not_found_page
+from marketplace.pages.purchase_success import purchase_success_page
 from marketplace.pages.signup import signup_page
 from marketplace.services import auth, platform
 from marketplace.state.accounts import LoginState, SignupState
 from marketplace.state.agent_detail import AgentDetailState
 from marketplace.state.catalog import BrowseState, CategoriesState, HomeState
+from marketplace.state.checkout import CheckoutState, PurchaseSuccessState
 from marketplace.state.dashboard import DashboardState
 from marketplace.state.demo_setup import DemoSetupState
 from marketplace.state.session import SessionState
@@ -51,4 +54,10 @@ app.add_page(dashboard_page, route="/dashboard", title="Dashboard | AgentMarket"
              on_load=[SessionState.load, DashboardState.on_load])
 app.add_page(demo_setup_page, route="/demo-setup", title="Demo Testing Center | AgentMarket",
              on_load=[SessionState.load, DemoSetupState.on_load])
+app.add_page(checkout_page, route="/checkout/[agent_id]", title="Checkout | AgentMarket",
+             on_load=[SessionState.load, CheckoutState.on_load])
+app.add_page(checkout_page, route="/checkout", title="Checkout | AgentMarket",
+             on_load=[SessionState.load, CheckoutState.on_load])
+app.add_page(purchase_success_page, route="/purchase-success", title="Purchase Successful | AgentMarket",
+             on_load=[SessionState.load, PurchaseSuccessState.on_load])
 app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionState.load)

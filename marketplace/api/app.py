@@ -18,6 +18,7 @@ from marketplace.api import demo as demo_routes
 from marketplace.api import engagement as engagement_routes
 from marketplace.api import oauth as oauth_routes
 from marketplace.api import purchases as purchase_routes
+from marketplace.api import settings as settings_routes
 from marketplace.config import settings
 from marketplace.services.errors import DomainError
 
@@ -78,7 +79,7 @@ def create_api() -> FastAPI:
         return JSONResponse({"message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
 
     routers = (auth_routes.router, oauth_routes.router, demo_routes.router, catalog_routes.router,
-               engagement_routes.router, purchase_routes.router)
+               engagement_routes.router, purchase_routes.router, settings_routes.router)
     for router in routers:
         api.include_router(router)
 

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import utcnow
+from marketplace.models.base import ApiModel, utcnow
 
 
 class PlatformSetting(SQLModel, table=True):
@@ -16,3 +16,12 @@ class PlatformSetting(SQLModel, table=True):
     value: str = Field(max_length=500)
     description: str = Field(default="", max_length=500)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class PlatformSettingPublic(ApiModel):
+    """A setting as `/api/admin/settings` shows it: {key, value, description, updatedAt}."""
+
+    key: str
+    value: str
+    description: str
+    updated_at: datetime

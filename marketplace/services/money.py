@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 SUPPORTED_CURRENCIES = ("usd", "eur")
+CURRENCY_SYMBOLS = {"usd": "$", "eur": "€"}
 RATE_QUANTUM = Decimal("0.0001")
 PERCENT_QUANTUM = Decimal("0.01")
 
@@ -38,6 +39,15 @@ def format_cents(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     cents = abs(cents)
     return f"{sign}{cents // 100}.{cents % 100:02d}"
+
+
+def display(cents: int, currency: str) -> str:
+    """2999, 'eur' -> '€29.99': an amount as pages show it, symbol first (unknown currencies by code)."""
+    symbol = CURRENCY_SYMBOLS.get(currency.lower())
+    text = format_cents(cents)
+    if symbol is None:
+        return f"{text} {currency.upper()}"
+    return f"-{symbol}{text[1:]}" if text.startswith("-") else f"{symbol}{text}"
 
 
 def format_rate(rate: Decimal) -> str:

@@ -1,4 +1,8 @@
-"""Platform settings: commission rate and checkout currency, with their defaults."""
+"""Platform settings: commission rate and checkout currency, with their defaults.
+
+Admins change them through `update_setting`, which validates each key's value and stores it normalised, so
+readers (checkout pricing, commission split) never see a value they cannot parse.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from decimal import Decimal, InvalidOperation
 from marketplace.db import session_scope
 from marketplace.models import PlatformSetting, User
 from marketplace.models.base import utcnow
-from marketplace.services.errors import Invalid
+from marketplace.services import money
+from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.permissions import require_admin
 
 COMMISSION_RATE = "commissionRate"
@@ -43,9 +48,50 @@ def commission_rate() -> Decimal:
 
 
 def set_commission_rate(*, actor: User | None, value: str, description: str | None = None) -> PlatformSetting:
+    return update_setting(actor=actor, key=COMMISSION_RATE, value=value, description=description)
+
+
+def _normalise_currency(value: str) -> str:
+    currency = value.strip().lower()
+    if currency not in money.SUPPORTED_CURRENCIES:
+        raise Invalid("Checkout currency must be usd or eur", field="value")
+    return currency
+
+
+def _normalise_rate(value: str) -> str:
+    rate = money.parse_rate(value)
+    if rate is None:
+        raise Invalid("Exchange rate must be a positive number with at most 4 decimals", field="value")
+    return money.format_rate(rate)
+
+
+def _normalise_commission(value: str) -> str:
+    return f"{_parse_percent(value).normalize():f}%"
+
+
+_NORMALISERS = {
+    COMMISSION_RATE: _normalise_commission,
+    CHECKOUT_CURRENCY: _normalise_currency,
+    USD_TO_EUR_RATE: _normalise_rate,
+}
+
+
+def list_settings(*, actor: User | None) -> list[PlatformSetting]:
+    """Every known setting, stored or default, in a fixed order."""
     require_admin(actor)
-    rate = _parse_percent(value)
-    return _put(COMMISSION_RATE, f"{rate.normalize():f}%", description)
+    with session_scope() as session:
+        stored = {key: session.get(PlatformSetting, key) for key in DEFAULTS}
+    return [stored[key] or PlatformSetting(key=key, value=value, description=description)
+            for key, (value, description) in DEFAULTS.items()]
+
+
+def update_setting(*, actor: User | None, key: str, value: str, description: str | None = None) -> PlatformSetting:
+    """Validate and store one setting (admins only); later checkouts and sales use the new value."""
+    require_admin(actor)
+    normalise = _NORMALISERS.get(key)
+    if normalise is None:
+        raise NotFound("Unknown setting")
+    return _put(key, normalise(value), description)
 
 
 def _put(key: str, value: str, description: str | None) -> PlatformSetting:

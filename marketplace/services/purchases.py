@@ -130,6 +130,31 @@ def _idempotency_key(params: dict[str, object]) -> str:
     return f"checkout-{params['userId']}-{params['agentId']}-{params['amount']}-{params['currency']}-{digest}"
 
 
+@dataclass(frozen=True)
+class CheckoutAgent:
+    id: str
+    name: str
+    image_url: str | None
+    price_usd_cents: int
+
+    @property
+    def is_free(self) -> bool:
+        return self.price_usd_cents == 0
+
+
+def checkout_agent(*, actor: User | None, agent_id: str) -> CheckoutAgent:
+    """The agent a checkout page is opened for, if this buyer may get it (the same refusals as paying)."""
+    buyer = require_user(actor)
+    with session_scope() as session:
+        agent = _live_agent(session, agent_id)
+        if agent.vendor_id == buyer.id:
+            raise Forbidden("You cannot buy your own agent")
+        if _owns(session, buyer.id, agent.id):
+            raise Conflict("You already own this agent")
+        return CheckoutAgent(id=agent.id, name=agent.name, image_url=agent.image_url,
+                             price_usd_cents=agent.price_cents)
+
+
 def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutIntent:
     """Price the agent on the server and open a PaymentIntent for the signed-in buyer."""
     buyer = require_user(actor)

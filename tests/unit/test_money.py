@@ -46,3 +46,12 @@ def test_formatting():
                                                  ("NaN", None), ("Infinity", None)])
 def test_parse_rate(value, expected):
     assert money.parse_rate(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("cents", "currency", "expected"),
+    [(2999, "usd", "$29.99"), (2759, "eur", "€27.59"), (0, "usd", "$0.00"), (0, "EUR", "€0.00"),
+     (5, "usd", "$0.05"), (-150, "usd", "-$1.50"), (1234, "gbp", "12.34 GBP")],
+)
+def test_display_puts_the_symbol_first(cents, currency, expected):
+    assert money.display(cents, currency) == expected

@@ -121,6 +121,24 @@ def test_create_intent_refusals(stripe_standin, buyer, make_user, make_vendor, m
         purchases.create_payment_intent(actor=buyer, agent_id=live.id)
 
 
+def test_checkout_agent_says_what_the_page_may_offer(make_user, make_agent):
+    buyer, vendor = make_user("shopper"), make_user("maker", role="vendor", vendor_approved=True)
+    paid = make_agent(vendor, price_cents=2999, name="Paid One")
+    free = make_agent(vendor, price_cents=0)
+    info = purchases.checkout_agent(actor=buyer, agent_id=paid.id)
+    assert (info.id, info.name, info.price_usd_cents, info.is_free) == (paid.id, "Paid One", 2999, False)
+    assert purchases.checkout_agent(actor=buyer, agent_id=free.id).is_free
+    with pytest.raises(Unauthorized):
+        purchases.checkout_agent(actor=None, agent_id=paid.id)
+    with pytest.raises(NotFound):
+        purchases.checkout_agent(actor=buyer, agent_id=make_agent(vendor, status=AgentStatus.PENDING).id)
+    with pytest.raises(Forbidden, match="You cannot buy your own agent"):
+        purchases.checkout_agent(actor=vendor, agent_id=paid.id)
+    purchases.claim_free_agent(actor=buyer, agent_id=free.id)
+    with pytest.raises(Conflict, match="You already own this agent"):
+        purchases.checkout_agent(actor=buyer, agent_id=free.id)
+
+
 # --- completing ----------------------------------------------------------------------------------------------
 
 

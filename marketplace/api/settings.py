@@ -1,0 +1,30 @@
+"""Platform settings for admins: commission rate, checkout currency and the USD to EUR rate."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from pydantic import Field
+
+from marketplace.api.deps import OptionalUser
+from marketplace.models import ApiModel
+from marketplace.models.platform import PlatformSettingPublic
+from marketplace.services import platform
+
+router = APIRouter(prefix="/api", tags=["admin"])
+
+
+class SettingIn(ApiModel):
+    value: str = Field(max_length=64)
+    description: str | None = Field(default=None, max_length=500)
+
+
+@router.get("/admin/settings", response_model=list[PlatformSettingPublic])
+def list_settings(user: OptionalUser) -> list[PlatformSettingPublic]:
+    return [PlatformSettingPublic.model_validate(row) for row in platform.list_settings(actor=user)]
+
+
+@router.put("/admin/settings/{key}", response_model=PlatformSettingPublic)
+def update_setting(key: str, body: SettingIn, user: OptionalUser) -> PlatformSettingPublic:
+    """`commissionRate` ("25%"), `checkoutCurrency` ("usd" | "eur") or `usdToEurRate` ("0.9200")."""
+    row = platform.update_setting(actor=user, key=key, value=body.value, description=body.description)
+    return PlatformSettingPublic.model_validate(row)

@@ -1,0 +1,49 @@
+"""The Stripe Payment Element (accordion layout) plus its submit button, as a Reflex component.
+
+The React side is assets/stripe_payment_form.jsx (built on @stripe/react-stripe-js). It only loads Stripe.js,
+mounts the element, confirms the payment and reports what happened; the state decides what that means and the
+server verifies the PaymentIntent before anything is recorded.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+from reflex.event import no_args_event_spec, passthrough_event_spec
+
+REACT_STRIPE = "@stripe/react-stripe-js@7.0.1"
+STRIPE_JS = "@stripe/stripe-js@10.2.1"  # the version range react-stripe-js 7 asks for (>=10 <11)
+
+
+class StripePaymentForm(rx.NoSSRComponent):
+    """<Elements options={{clientSecret, appearance}}> + <PaymentElement layout=accordion> + submit button."""
+
+    library = "$/public/stripe_payment_form.jsx"
+    tag = "StripePaymentForm"
+    lib_dependencies: list[str] = [REACT_STRIPE, STRIPE_JS]
+
+    # Where Stripe.js comes from and the key it is started with (GET /api/stripe/config gives the same pair).
+    stripe_js_url: rx.Var[str]
+    publishable_key: rx.Var[str]
+    # The PaymentIntent's client secret: the only thing the browser needs to confirm that one payment.
+    client_secret: rx.Var[str]
+    # Where Stripe sends the browser back if a payment method needs a redirect.
+    return_url: rx.Var[str]
+    # Text of the submit button, e.g. 'Complete Payment • $29.99', 'Processing...', 'Redirecting...'.
+    button_label: rx.Var[str]
+    # The server's say on whether the button may be pressed (a payment is in flight or done).
+    disabled: rx.Var[bool]
+    appearance: rx.Var[dict]
+
+    # The buyer pressed the button and the confirmation with Stripe has started.
+    on_start: rx.EventHandler[no_args_event_spec]
+    # Stripe says the PaymentIntent succeeded: its id.
+    on_succeeded: rx.EventHandler[passthrough_event_spec(str)]
+    # Confirmation ended in another status (processing, requires_action...): that status.
+    on_incomplete: rx.EventHandler[passthrough_event_spec(str)]
+    # Stripe refused or failed: its message (may be empty).
+    on_error: rx.EventHandler[passthrough_event_spec(str)]
+    # Stripe.js could not be loaded: a message.
+    on_load_error: rx.EventHandler[passthrough_event_spec(str)]
+
+
+stripe_payment_form = StripePaymentForm.create

@@ -1,0 +1,246 @@
+"""/checkout/{agentId}: order summary, billing details, the Stripe Payment Element and the payment progress."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from marketplace.components.layout import container, page_frame
+from marketplace.components.stripe_payment import stripe_payment_form
+from marketplace.state.checkout import SUCCESS_PATH, CheckoutState
+
+WHAT_YOU_GET = [
+    "Full access to the AI agent",
+    "Installation instructions",
+    "30-day money-back guarantee",
+    "Free updates for 1 year",
+]
+TEST_CARDS = [
+    ("4242 4242 4242 4242", "Success"),
+    ("4000 0000 0000 0002", "Declined"),
+    ("4000 0000 0000 9995", "Insufficient funds"),
+]
+
+
+def _row(label: str, value: rx.Var | str, *, strong: bool = False, row_id: str = "") -> rx.Component:
+    weight = "bold" if strong else "regular"
+    size = "4" if strong else "2"
+    return rx.hstack(
+        rx.text(label, size=size, weight=weight, color_scheme=None if strong else "gray"),
+        rx.spacer(),
+        rx.text(value, size=size, weight=weight, id=row_id),
+        width="100%", align="center",
+    )
+
+
+def _agent_image() -> rx.Component:
+    return rx.cond(
+        CheckoutState.item_image != "",
+        rx.image(src=CheckoutState.item_image, alt=CheckoutState.item_name, width="64px", height="64px",
+                 object_fit="cover", border_radius="var(--radius-3)"),
+        rx.center(rx.text("🤖", size="7"), width="64px", height="64px", border_radius="var(--radius-3)",
+                  background="var(--accent-a3)"),
+    )
+
+
+def order_summary() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("Order Summary", size="4"),
+            rx.hstack(
+                _agent_image(),
+                rx.vstack(
+                    rx.text(CheckoutState.item_name, weight="bold", size="3", id="summary-agent-name"),
+                    rx.text("AI Agent License", size="2", color_scheme="gray"),
+                    spacing="1",
+                ),
+                align="center", spacing="3",
+            ),
+            rx.separator(size="4"),
+            _row("Subtotal", CheckoutState.total, row_id="summary-subtotal"),
+            _row("Fees", CheckoutState.fees, row_id="summary-fees"),
+            rx.separator(size="4"),
+            _row("Total", CheckoutState.total, strong=True, row_id="summary-total"),
+            rx.cond(
+                CheckoutState.is_eur,
+                rx.vstack(
+                    _row("Price in USD", CheckoutState.usd_price, row_id="summary-usd-price"),
+                    rx.callout(
+                        rx.text("Charged in euros at 1 USD = ", CheckoutState.exchange_rate, " EUR",
+                                id="exchange-rate-note"),
+                        icon="euro", size="1", variant="surface", color_scheme="gray", width="100%",
+                    ),
+                    spacing="2", width="100%",
+                ),
+            ),
+            spacing="3", width="100%",
+        ),
+        size="3", width="100%", id="order-summary",
+    )
+
+
+def what_you_get() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("What you get", size="4"),
+            *[
+                rx.hstack(rx.icon("circle-check", size=18, color="var(--green-9)"), rx.text(item, size="2"),
+                          align="center", spacing="2")
+                for item in WHAT_YOU_GET
+            ],
+            spacing="3",
+        ),
+        size="3", width="100%", id="what-you-get",
+    )
+
+
+def billing_info() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("Billing Information", size="4"),
+            rx.grid(
+                rx.vstack(rx.text("Name", size="1", color_scheme="gray"),
+                          rx.text(CheckoutState.billing_name, size="2", weight="medium", id="billing-name"),
+                          spacing="1"),
+                rx.vstack(rx.text("Email", size="1", color_scheme="gray"),
+                          rx.text(CheckoutState.billing_email, size="2", weight="medium", id="billing-email",
+                                  word_break="break-all"),
+                          spacing="1", min_width="0"),
+                columns=rx.breakpoints(initial="1", sm="2"), spacing="4", width="100%",
+            ),
+            spacing="3", width="100%",
+        ),
+        size="3", width="100%",
+    )
+
+
+def payment_progress() -> rx.Component:
+    return rx.cond(
+        CheckoutState.progress > 0,
+        rx.vstack(
+            rx.progress(value=CheckoutState.progress, max=100, size="2", id="payment-progress"),
+            rx.text(CheckoutState.progress_label, size="2", color_scheme="gray", id="payment-progress-label"),
+            spacing="2", width="100%",
+        ),
+    )
+
+
+def payment_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(rx.icon("lock", size=18), rx.heading("Payment Details", size="4"), align="center",
+                      spacing="2"),
+            payment_progress(),
+            stripe_payment_form(
+                stripe_js_url=CheckoutState.stripe_js_url,
+                publishable_key=CheckoutState.publishable_key,
+                client_secret=CheckoutState.client_secret,
+                return_url=SUCCESS_PATH,
+                button_label=CheckoutState.pay_label,
+                disabled=CheckoutState.processing | CheckoutState.redirecting,
+                on_start=CheckoutState.payment_started,
+                on_succeeded=CheckoutState.payment_succeeded,
+                on_incomplete=CheckoutState.payment_incomplete,
+                on_error=CheckoutState.payment_failed,
+                on_load_error=CheckoutState.stripe_unavailable,
+                width="100%",
+            ),
+            rx.text("Payments are processed securely by Stripe. Your card details never reach our servers.",
+                    size="1", color_scheme="gray"),
+            spacing="4", width="100%",
+        ),
+        size="3", width="100%", id="payment-card",
+    )
+
+
+def free_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(rx.icon("gift", size=18), rx.heading("This agent is free", size="4"), align="center",
+                      spacing="2"),
+            rx.text("No payment needed: add it to your agents and download it from your dashboard.", size="2",
+                    color_scheme="gray"),
+            payment_progress(),
+            rx.button(CheckoutState.claim_label, size="3", width="100%", id="claim-free",
+                      disabled=CheckoutState.processing | CheckoutState.redirecting,
+                      on_click=CheckoutState.claim_free),
+            spacing="4", width="100%",
+        ),
+        size="3", width="100%", id="free-card",
+    )
+
+
+def test_mode_note() -> rx.Component:
+    return rx.callout.root(
+        rx.callout.icon(rx.icon("flask-conical")),
+        rx.vstack(
+            rx.text("Test mode: no real charges will be made.", weight="bold", size="2"),
+            rx.text("Use these test card numbers:", size="2"),
+            *[
+                rx.hstack(rx.code(number, size="2", white_space="nowrap"), rx.text(outcome, size="2"), spacing="2",
+                          align="center", wrap="wrap")
+                for number, outcome in TEST_CARDS
+            ],
+            rx.text("Any future expiry date and any CVC.", size="2"),
+            spacing="1",
+        ),
+        color_scheme="amber", variant="surface", width="100%", id="test-mode-note",
+    )
+
+
+def loading_view() -> rx.Component:
+    return rx.center(
+        rx.vstack(rx.spinner(size="3"), rx.text("Initializing secure checkout...", color_scheme="gray"),
+                  align="center", spacing="3"),
+        min_height="50vh", id="checkout-loading",
+    )
+
+
+def failed_view() -> rx.Component:
+    return rx.center(
+        rx.card(
+            rx.vstack(
+                rx.icon("circle-alert", size=32, color="var(--red-9)"),
+                rx.heading("Failed to load checkout", size="5"),
+                rx.text(CheckoutState.error_message, color_scheme="gray", align="center", id="checkout-error"),
+                rx.link(rx.button("Return Home", size="3"), href="/"),
+                align="center", spacing="3", padding="1em",
+            ),
+            size="3", max_width="440px", width="100%", id="checkout-failed",
+        ),
+        padding_y="4em", padding_x="1em",
+    )
+
+
+def ready_view() -> rx.Component:
+    return container(
+        rx.vstack(
+            rx.button(rx.icon("arrow-left", size=16), "Back to Agent", variant="ghost",
+                      on_click=CheckoutState.back_to_agent, id="back-to-agent"),
+            rx.vstack(
+                rx.heading("Secure Checkout", size="8"),
+                rx.text("Complete your purchase to get instant access.", color_scheme="gray"),
+                spacing="1",
+            ),
+            rx.grid(
+                rx.vstack(order_summary(), what_you_get(), spacing="4", width="100%"),
+                rx.vstack(
+                    billing_info(),
+                    rx.cond(CheckoutState.is_free, free_card(), rx.fragment(payment_card(), test_mode_note())),
+                    spacing="4", width="100%",
+                ),
+                columns=rx.breakpoints(initial="1", md="2"), spacing="5", width="100%",
+            ),
+            spacing="5", width="100%",
+        ),
+        id="checkout",
+    )
+
+
+def checkout_page() -> rx.Component:
+    return page_frame(
+        rx.cond(
+            CheckoutState.loading,
+            loading_view(),
+            rx.cond(CheckoutState.failed, failed_view(), ready_view()),
+        )
+    )

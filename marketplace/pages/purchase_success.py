@@ -1,0 +1,74 @@
+"""/purchase-success: the confirmation after checkout, with a short confetti burst."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from marketplace.components.confetti import confetti
+from marketplace.components.layout import page_frame
+from marketplace.state.checkout import PurchaseSuccessState
+
+CONFETTI_PIECES = 50
+CONFETTI_MS = 3000
+WHATS_NEXT = [
+    ("mail", "Email confirmation", "You'll receive an email confirmation with your purchase details."),
+    ("layout-dashboard", "Dashboard access", "Find your agent, its files and your order in your dashboard."),
+    ("refresh-cw", "Free updates for 1 year", "Every new version of your agent is yours for a year."),
+    ("life-buoy", "Contact support", "Questions about your agent? Our support team is here to help."),
+]
+
+
+def _next_step(icon: str, title: str, text: str) -> rx.Component:
+    return rx.hstack(
+        rx.center(rx.icon(icon, size=18), width="36px", height="36px", border_radius="50%",
+                  background="var(--accent-a3)", color="var(--accent-11)", flex_shrink="0"),
+        rx.vstack(rx.text(title, weight="bold", size="2"), rx.text(text, size="2", color_scheme="gray"),
+                  spacing="0"),
+        align="start", spacing="3",
+    )
+
+
+def success_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.center(rx.icon("circle-check", size=40, color="var(--green-9)"), width="72px", height="72px",
+                      border_radius="50%", background="var(--green-a3)"),
+            rx.heading("Purchase Successful!", size="8", align="center", id="purchase-success-title"),
+            rx.text("Thank you for your purchase. Your AI agent is ready to use.", size="3",
+                    color_scheme="gray", align="center"),
+            rx.callout(
+                "This was a test transaction: no real charges were made.",
+                icon="flask-conical", color_scheme="amber", variant="surface", width="100%", id="test-notice",
+            ),
+            rx.box(
+                rx.heading("What's Next", size="4", margin_bottom="0.75em"),
+                rx.vstack(*[_next_step(*step) for step in WHATS_NEXT], spacing="3"),
+                width="100%", id="whats-next",
+            ),
+            rx.flex(
+                rx.link(rx.button(rx.icon("layout-dashboard", size=16), "View Dashboard", size="3"),
+                        href="/dashboard", id="view-dashboard"),
+                rx.link(rx.button(rx.icon("package", size=16), "View My Purchases", size="3", variant="soft"),
+                        href="/dashboard", id="view-purchases"),
+                rx.link(rx.button(rx.icon("search", size=16), "Browse More Agents", size="3", variant="outline"),
+                        href="/", id="browse-more"),
+                spacing="3", wrap="wrap", justify="center", width="100%",
+            ),
+            align="center", spacing="5", padding="1em",
+        ),
+        size="4", max_width="640px", width="100%",
+    )
+
+
+def purchase_success_page() -> rx.Component:
+    return page_frame(
+        rx.cond(
+            PurchaseSuccessState.confirmed,
+            rx.fragment(
+                confetti(count=CONFETTI_PIECES, duration_ms=CONFETTI_MS),
+                rx.center(success_card(), padding_y="3em", padding_x="1em"),
+            ),
+            rx.center(rx.vstack(rx.spinner(size="3"), rx.text("Confirming your payment...", color_scheme="gray"),
+                                align="center"), min_height="50vh", id="confirming-payment"),
+        )
+    )

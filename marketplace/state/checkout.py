@@ -1,0 +1,251 @@
+"""Checkout and purchase confirmation: a server-priced PaymentIntent, then the purchase recorded on the server.
+
+The Payment Element (components/stripe_payment.py) confirms the payment with Stripe and reports the outcome;
+these handlers turn it into the spec's progress steps and toasts. Nothing the browser reports is trusted:
+`purchases.complete_payment` retrieves the PaymentIntent from Stripe and checks it before recording anything.
+Service calls that may reach Stripe run in a worker thread so the event loop keeps serving other tabs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import reflex as rx
+
+from marketplace.integrations import payments
+from marketplace.models import User
+from marketplace.services import money, purchases
+from marketplace.services.errors import DomainError
+from marketplace.state.session import SessionState, toast_on_load
+
+log = logging.getLogger(__name__)
+
+SUCCESS_PATH = "/purchase-success"
+REDIRECT_DELAY_MS = 1000
+CHECKOUT_FAILED = "Failed to initialize checkout"
+PAYMENT_FAILED = "An unexpected error occurred"
+STEP_VALIDATING = (25, "Validating payment...")
+STEP_PROCESSING = (50, "Processing payment...")
+STEP_COMPLETING = (75, "Completing purchase...")
+STEP_DONE = (100, "Purchase successful!")
+
+
+async def _signed_in_user(state: rx.State) -> User | None:
+    session = await state.get_state(SessionState)
+    return session.current_user()
+
+
+class CheckoutState(rx.State):
+    """/checkout/[agent_id]: loading -> ready | failed; then the payment progress."""
+
+    loading: bool = True
+    failed: bool = False
+    error_message: str = ""
+    # The agent (named so as not to shadow the route's own `agent_id` var).
+    item_id: str = ""
+    item_name: str = ""
+    item_image: str = ""
+    is_free: bool = False
+    # Amounts as the server formatted them: "$29.99", "€27.59".
+    currency: str = "usd"
+    total: str = ""
+    fees: str = ""
+    usd_price: str = ""
+    exchange_rate: str = ""
+    # What the Payment Element needs.
+    client_secret: str = ""
+    publishable_key: str = ""
+    stripe_js_url: str = ""
+    billing_name: str = ""
+    billing_email: str = ""
+    # Payment progress.
+    progress: int = 0
+    progress_label: str = ""
+    processing: bool = False
+    redirecting: bool = False
+
+    @rx.var
+    def is_eur(self) -> bool:
+        return self.currency == "eur"
+
+    @rx.var
+    def pay_label(self) -> str:
+        if self.redirecting:
+            return "Redirecting..."
+        if self.processing:
+            return "Processing..."
+        return f"Complete Payment • {self.total}"
+
+    @rx.var
+    def claim_label(self) -> str:
+        if self.redirecting:
+            return "Redirecting..."
+        return "Processing..." if self.processing else "Get it free"
+
+    def _route_agent_id(self) -> str:
+        return str(getattr(self, "agent_id", "") or "").strip()
+
+    def _fail(self, message: str) -> rx.event.EventSpec:
+        self.loading, self.failed = False, True
+        self.error_message = message or CHECKOUT_FAILED
+        return toast_on_load("Checkout Error", self.error_message, error=True)
+
+    @rx.event
+    async def on_load(self) -> AsyncIterator[Any]:
+        self.reset()  # the tab's state outlives page loads: never show the previous checkout
+        yield
+        user = await _signed_in_user(self)
+        if user is None:
+            self.loading = False
+            yield [toast_on_load("Login Required", "Please log in to purchase agents", error=True),
+                   rx.redirect("/login")]
+            return
+        agent_id = self._route_agent_id()
+        if not agent_id:
+            self.loading, self.failed = False, True
+            self.error_message = "Agent ID is required"
+            yield toast_on_load("Invalid Request", "Agent ID is required", error=True)
+            return
+        self.billing_name = f"{user.first_name or ''} {user.last_name or ''}".strip() or "Customer"
+        self.billing_email = user.email
+        try:
+            agent = await asyncio.to_thread(purchases.checkout_agent, actor=user, agent_id=agent_id)
+            self.item_id, self.item_name, self.item_image = agent.id, agent.name, agent.image_url or ""
+            self.usd_price = money.display(agent.price_usd_cents, "usd")
+            if agent.is_free:
+                self.is_free = True
+                self.total = self.fees = money.display(0, "usd")
+            else:
+                config = payments.browser_config()
+                intent = await asyncio.to_thread(purchases.create_payment_intent, actor=user, agent_id=agent_id)
+                self.publishable_key, self.stripe_js_url = config.publishable_key, config.stripe_js_url
+                self.client_secret = intent.client_secret
+                self.currency = intent.currency
+                self.total = money.display(intent.amount, intent.currency)
+                self.fees = money.display(0, intent.currency)
+                self.exchange_rate = money.format_rate(intent.exchange_rate)
+        except DomainError as error:
+            yield self._fail(error.message)
+            return
+        except Exception:
+            log.exception("checkout of agent %s could not be prepared", agent_id)
+            yield self._fail("")
+            return
+        self.loading = False
+
+    @rx.event
+    def back_to_agent(self) -> rx.event.EventSpec:
+        """Browser back, when the previous page is ours; opened from elsewhere, the agent's page instead."""
+        can_go_back = "(window.navigation ? window.navigation.canGoBack : window.history.length > 1)"
+        return rx.call_script(f"{can_go_back} ? window.history.back()"
+                              f" : window.location.assign({json.dumps('/agents/' + self.item_id)})")
+
+    # --- the Payment Element's reports -------------------------------------------------------------------------
+
+    @rx.event
+    def payment_started(self) -> None:
+        self.processing = True
+        self.progress, self.progress_label = STEP_VALIDATING
+
+    @rx.event
+    async def payment_succeeded(self, payment_intent_id: str) -> AsyncIterator[Any]:
+        """Stripe says succeeded: have the server verify and record it, then move on to the success page."""
+        if self.redirecting or not self.item_id:
+            return
+        self.processing = True
+        self.progress, self.progress_label = STEP_PROCESSING
+        yield
+        user = await _signed_in_user(self)
+        try:
+            await asyncio.to_thread(purchases.complete_payment, actor=user, payment_intent_id=payment_intent_id,
+                                    agent_id=self.item_id)
+        except DomainError as error:
+            yield self._payment_error(error.message)
+            return
+        except Exception:
+            log.exception("payment %s could not be recorded", payment_intent_id)
+            yield self._payment_error("")
+            return
+        self.progress, self.progress_label = STEP_COMPLETING
+        yield
+        yield self._succeeded()
+
+    @rx.event
+    def payment_incomplete(self, _status: str) -> rx.event.EventSpec:
+        return self._payment_error(purchases.NOT_SUCCEEDED)
+
+    @rx.event
+    def payment_failed(self, message: str) -> rx.event.EventSpec:
+        return self._payment_error(message)
+
+    @rx.event
+    def stripe_unavailable(self, message: str) -> rx.event.EventSpec:
+        self.loading, self.failed = False, True
+        self.error_message = message or CHECKOUT_FAILED
+        return rx.toast.error("Checkout Error", description=self.error_message)
+
+    def _payment_error(self, message: str) -> rx.event.EventSpec:
+        self.processing = self.redirecting = False
+        self.progress, self.progress_label = 0, ""
+        return rx.toast.error("Payment Error", description=message or PAYMENT_FAILED)
+
+    def _succeeded(self) -> rx.event.EventSpec:
+        self.progress, self.progress_label = STEP_DONE
+        self.processing, self.redirecting = False, True
+        return rx.call_script(f"new Promise((resolve) => setTimeout(resolve, {REDIRECT_DELAY_MS}))",
+                              callback=CheckoutState.go_to_success)
+
+    @rx.event
+    def go_to_success(self, _done: Any = None) -> rx.event.EventSpec:
+        return rx.redirect(SUCCESS_PATH)
+
+    # --- free agents -----------------------------------------------------------------------------------------
+
+    @rx.event
+    async def claim_free(self) -> AsyncIterator[Any]:
+        """Price 0: no payment, one order and one purchase recorded by the server."""
+        if self.processing or self.redirecting or not self.is_free:
+            return
+        self.processing = True
+        yield
+        user = await _signed_in_user(self)
+        try:
+            await asyncio.to_thread(purchases.claim_free_agent, actor=user, agent_id=self.item_id)
+        except DomainError as error:
+            self.processing = False
+            yield rx.toast.error("Checkout Error", description=error.message or CHECKOUT_FAILED)
+            return
+        yield self._succeeded()
+
+
+class PurchaseSuccessState(rx.State):
+    """/purchase-success. Also where Stripe returns the browser after a redirect-based payment method."""
+
+    # The success content shows only once there is nothing left to confirm (no confetti for a failed return).
+    confirmed: bool = False
+
+    @rx.event
+    async def on_load(self) -> AsyncIterator[Any]:
+        self.confirmed = False
+        params = self.router.url.query_parameters
+        intent_id = params.get("payment_intent", "")
+        if not intent_id:
+            self.confirmed = True
+            return
+        if params.get("redirect_status") not in (None, "succeeded"):
+            yield [toast_on_load("Payment Error", purchases.NOT_SUCCEEDED, error=True), rx.redirect("/")]
+            return
+        yield
+        user = await _signed_in_user(self)
+        try:
+            await asyncio.to_thread(purchases.complete_payment, actor=user, payment_intent_id=intent_id)
+        except DomainError as error:
+            yield [toast_on_load("Payment Error", error.message or PAYMENT_FAILED, error=True), rx.redirect("/")]
+            return
+        self.confirmed = True
+        # Drop the intent id and client secret from the address bar.
+        yield rx.call_script(f"window.history.replaceState(null, '', {SUCCESS_PATH!r})")

@@ -1,0 +1,288 @@
+"""Checkout in a real browser against the Stripe stand-in: pay, decline, sign-in gate, euros, free and owned agents.
+
+Every test that buys signs up its own user (the app and its demo data are shared by the whole session).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.conftest import open_page, shot
+
+PROGRESS_STEPS = ["Validating payment...", "Processing payment...", "Completing purchase...", "Purchase successful!"]
+RECORD_CHANGES = """() => {
+  window.__seen = [];
+  const note = () => {
+    const label = document.getElementById('payment-progress-label');
+    const button = document.getElementById('submit-payment');
+    const entry = [label ? label.textContent : '', button ? button.textContent : ''].join(' | ');
+    if (window.__seen[window.__seen.length - 1] !== entry) { window.__seen.push(entry); }
+  };
+  new MutationObserver(note).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+SEEN_TEXTS = """
+window.__texts = new Set();
+new MutationObserver(() => {
+  for (const id of ['checkout-loading', 'checkout-failed', 'checkout']) {
+    const node = document.getElementById(id);
+    if (node) { window.__texts.add(id + ':' + node.textContent); }
+  }
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def _sign_up(page: Page) -> str:
+    username = f"buyer{uuid.uuid4().hex[:8]}"
+    response = page.request.post("/api/register", data={
+        "username": username, "email": f"{username}@example.com", "password": "secret123"})
+    assert response.status == 201, response.text()
+    return username
+
+
+def _agent_id(page: Page, name: str) -> str:
+    response = page.request.get("/api/agents", params={"search": name})
+    assert response.ok, response.text()
+    body = response.json()
+    items = body["items"] if isinstance(body, dict) else body
+    return next(agent["id"] for agent in items if agent["name"] == name)
+
+
+def _toast(page: Page, title: str, description: str) -> None:
+    """The toast saying `description` (a previous one may still be fading out) has this title."""
+    toast = page.locator("[data-sonner-toast]").filter(has=page.get_by_text(description, exact=True)).first
+    expect(toast).to_be_visible()
+    expect(toast.get_by_text(title, exact=True)).to_be_visible()
+
+
+def _fill_card(page: Page, number: str) -> None:
+    page.get_by_label("Card number").fill(number)
+    page.get_by_label("Expiration date").fill("12 / 34")
+    page.get_by_label("Security code").fill("123")
+
+
+def _open_checkout(page: Page, agent_id: str, label: str) -> None:
+    open_page(page, f"/checkout/{agent_id}")
+    expect(page.locator("#submit-payment")).to_have_text(label)
+    expect(page.locator("#submit-payment")).to_be_enabled()
+
+
+def _purchased(page: Page) -> list[str]:
+    return [p["agent"]["name"] for p in page.request.get("/api/user/purchases").json()]
+
+
+def test_buy_an_agent_end_to_end(page: Page) -> None:
+    _sign_up(page)
+    agent_id = _agent_id(page, "BlogSmith")
+    page.add_init_script(SEEN_TEXTS)
+    open_page(page, f"/checkout/{agent_id}")
+    summary = page.locator("#order-summary")
+    expect(summary.get_by_text("BlogSmith")).to_be_visible()
+    expect(summary.get_by_text("AI Agent License")).to_be_visible()
+    expect(page.locator("#summary-subtotal")).to_have_text("$29.99")
+    expect(page.locator("#summary-fees")).to_have_text("$0.00")
+    expect(page.locator("#summary-total")).to_have_text("$29.99")
+    expect(page.locator("#summary-usd-price")).to_have_count(0)
+    for item in ("Full access to the AI agent", "Installation instructions", "30-day money-back guarantee",
+                 "Free updates for 1 year"):
+        expect(page.locator("#what-you-get").get_by_text(item)).to_be_visible()
+    expect(page.locator("#billing-name")).to_have_text("Customer")
+    expect(page.locator("#billing-email")).to_have_text(re.compile(r"^buyer[0-9a-f]{8}@example\.com$"))
+    note = page.locator("#test-mode-note")
+    expect(note.get_by_text("Test mode: no real charges will be made.")).to_be_visible()
+    for card in ("4242 4242 4242 4242", "4000 0000 0000 0002", "4000 0000 0000 9995"):
+        expect(note.get_by_text(card)).to_be_visible()
+    expect(page.locator("#submit-payment")).to_have_text("Complete Payment • $29.99")
+    expect(page.locator("#submit-payment")).to_be_enabled()
+    assert page.evaluate("[...window.__texts].includes('checkout-loading:Initializing secure checkout...')")
+    shot(page, "checkout-ready")
+
+    page.evaluate(RECORD_CHANGES)
+    _fill_card(page, "4242 4242 4242 4242")
+    page.click("#submit-payment")
+    expect(page).to_have_url(re.compile(r"/purchase-success$"))
+    seen = page.evaluate("window.__seen")
+    labels = [entry.split(" | ")[0] for entry in seen if entry.split(" | ")[0]]
+    assert [step for step in PROGRESS_STEPS if step in labels] == PROGRESS_STEPS, seen
+    assert labels == sorted(labels, key=PROGRESS_STEPS.index), seen
+    buttons = [entry.split(" | ")[1] for entry in seen]
+    assert "Processing..." in buttons and "Redirecting..." in buttons, seen
+
+    expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
+    expect(page.locator("[data-confetti-piece]")).to_have_count(50)
+    expect(page.locator("#test-notice")).to_contain_text("test transaction")
+    for item in ("Email confirmation", "Dashboard access", "Free updates for 1 year", "Contact support"):
+        expect(page.locator("#whats-next").get_by_text(item, exact=True)).to_be_visible()
+    expect(page.get_by_role("link", name="View Dashboard")).to_have_attribute("href", "/dashboard")
+    expect(page.get_by_role("link", name="View My Purchases")).to_have_attribute("href", "/dashboard")
+    expect(page.get_by_role("link", name="Browse More Agents")).to_have_attribute("href", "/")
+    shot(page, "purchase-success")
+    expect(page.locator("#confetti")).to_have_count(0, timeout=5_000)  # gone after its 3 seconds
+    assert _purchased(page) == ["BlogSmith"]
+
+    # Bought once: the checkout for it now refuses to open.
+    open_page(page, f"/checkout/{agent_id}")
+    expect(page.locator("#checkout-failed").get_by_text("Failed to load checkout")).to_be_visible()
+    _toast(page, "Checkout Error", "You already own this agent")
+    shot(page, "checkout-already-owned")
+    page.get_by_role("button", name="Return Home").click()
+    expect(page).to_have_url(re.compile(r"^http://[^/]+/$"))
+
+
+def test_declined_card_shows_payment_error_and_reenables_the_form(page: Page) -> None:
+    _sign_up(page)
+    _open_checkout(page, _agent_id(page, "InvoiceFlow"), "Complete Payment • $49.00")
+    _fill_card(page, "4000 0000 0000 0002")
+    page.click("#submit-payment")
+    _toast(page, "Payment Error", "Your card was declined.")
+    expect(page.locator("#submit-payment")).to_be_enabled()
+    expect(page.locator("#submit-payment")).to_have_text("Complete Payment • $49.00")
+    expect(page.locator("#payment-progress")).to_have_count(0)
+    shot(page, "checkout-declined")
+    assert _purchased(page) == []
+
+    # Insufficient funds says so; then a good card goes through on the same form.
+    _fill_card(page, "4000 0000 0000 9995")
+    page.click("#submit-payment")
+    _toast(page, "Payment Error", "Your card has insufficient funds.")
+    expect(page.locator("#submit-payment")).to_be_enabled()
+    _fill_card(page, "4242 4242 4242 4242")
+    page.click("#submit-payment")
+    expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
+    assert _purchased(page) == ["InvoiceFlow"]
+
+
+def test_back_to_agent_goes_back_or_opens_the_agent(page: Page) -> None:
+    _sign_up(page)
+    agent_id = _agent_id(page, "Contract Clerk")
+    open_page(page, "/categories")
+    _open_checkout(page, agent_id, "Complete Payment • $79.00")
+    page.click("#back-to-agent")
+    expect(page).to_have_url(re.compile(r"/categories$"))
+
+    fresh = page.context.new_page()  # opened straight from a link: no page to go back to
+    open_page(fresh, f"/checkout/{agent_id}")
+    expect(fresh.locator("#submit-payment")).to_be_enabled()
+    fresh.click("#back-to-agent")
+    expect(fresh).to_have_url(re.compile(rf"/agents/{agent_id}$"))
+
+
+def test_signed_out_checkout_redirects_to_login(page: Page) -> None:
+    page.goto("/checkout/some-agent")
+    expect(page).to_have_url(re.compile(r"/login$"))
+    _toast(page, "Login Required", "Please log in to purchase agents")
+    shot(page, "checkout-signed-out")
+
+
+def test_checkout_without_agent_id_and_with_unknown_agent(page: Page) -> None:
+    _sign_up(page)
+    open_page(page, "/checkout")
+    _toast(page, "Invalid Request", "Agent ID is required")
+    expect(page.locator("#checkout-failed")).to_be_visible()
+    open_page(page, "/checkout/no-such-agent")
+    _toast(page, "Checkout Error", "Agent not found")
+    expect(page.locator("#checkout-failed").get_by_role("button", name="Return Home")).to_be_visible()
+    shot(page, "checkout-unknown-agent")
+
+
+def test_unreachable_stripe_js_shows_the_failure_card(page: Page) -> None:
+    _sign_up(page)
+    page.route("**/js.stripe.com/v3/**", lambda route: route.abort())
+    open_page(page, f"/checkout/{_agent_id(page, 'Contract Clerk')}")
+    _toast(page, "Checkout Error", "The secure payment form could not be loaded.")
+    expect(page.locator("#checkout-failed").get_by_text("Failed to load checkout")).to_be_visible()
+    shot(page, "checkout-stripe-unreachable")
+
+
+def test_free_agent_is_claimed_without_payment(page: Page) -> None:
+    _sign_up(page)
+    agent_id = _agent_id(page, "Caption Genie")
+    open_page(page, f"/checkout/{agent_id}")
+    expect(page.locator("#summary-total")).to_have_text("$0.00")
+    expect(page.locator("#payment-card")).to_have_count(0)
+    shot(page, "checkout-free")
+    page.get_by_role("button", name="Get it free").click()
+    expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
+    assert _purchased(page) == ["Caption Genie"]
+    open_page(page, f"/checkout/{agent_id}")
+    _toast(page, "Checkout Error", "You already own this agent")
+
+
+@pytest.fixture
+def euro_checkout(browser: Browser, app_server: str) -> Iterator[None]:
+    """Checkout in euros, switched by the admin through the settings API; back to dollars afterwards."""
+    context = browser.new_context(base_url=app_server)
+    admin = context.request
+    assert admin.post("/api/login", data={"username": "admin", "password": "admin123"}).ok
+
+    def put(key: str, value: str) -> None:
+        response = admin.put(f"/api/admin/settings/{key}", data={"value": value})
+        assert response.ok, response.text()
+
+    try:
+        put("usdToEurRate", "0.9200")
+        put("checkoutCurrency", "eur")
+        yield
+    finally:
+        put("checkoutCurrency", "usd")
+        context.close()
+
+
+def test_euro_checkout_shows_and_charges_euros(page: Page, euro_checkout: None) -> None:
+    username = _sign_up(page)
+    assert page.request.put("/api/user/profile", data={
+        "firstName": "Erika", "lastName": "Mustermann", "email": f"{username}@example.com"}).ok
+    _open_checkout(page, _agent_id(page, "BlogSmith"), "Complete Payment • €27.59")
+    expect(page.locator("#summary-subtotal")).to_have_text("€27.59")
+    expect(page.locator("#summary-fees")).to_have_text("€0.00")
+    expect(page.locator("#summary-total")).to_have_text("€27.59")
+    expect(page.locator("#summary-usd-price")).to_have_text("$29.99")
+    expect(page.locator("#exchange-rate-note")).to_contain_text("1 USD = 0.9200 EUR")
+    expect(page.locator("#billing-name")).to_have_text("Erika Mustermann")
+    shot(page, "checkout-euro")
+    _fill_card(page, "4242 4242 4242 4242")
+    page.click("#submit-payment")
+    expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
+    orders = page.request.get("/api/user/orders").json()
+    assert len(orders) == 1 and orders[0]["totalAmount"] == "27.59", orders
+
+
+def _pay_outside_the_page(page: Page, agent_id: str) -> str:
+    """What a redirect-based payment method leaves behind: a succeeded PaymentIntent the page never completed."""
+    intent = page.request.post("/api/purchase/create-payment-intent", data={"agentId": agent_id}).json()
+    config = page.request.get("/api/stripe/config").json()
+    standin = config["stripeJsUrl"].removesuffix("/js.stripe.com/v3/")
+    confirmed = page.request.post(f"{standin}/v1/payment_intents/{intent['paymentIntentId']}/confirm", form={
+        "key": config["publishableKey"], "client_secret": intent["clientSecret"],
+        "payment_method_data[type]": "card", "payment_method_data[card][number]": "4242424242424242",
+        "payment_method_data[card][exp_month]": "12", "payment_method_data[card][exp_year]": "2034",
+        "payment_method_data[card][cvc]": "123"})
+    assert confirmed.ok and confirmed.json()["status"] == "succeeded", confirmed.text()
+    return intent["paymentIntentId"]
+
+
+def test_return_from_a_payment_redirect_records_the_purchase(page: Page) -> None:
+    _sign_up(page)
+    intent_id = _pay_outside_the_page(page, _agent_id(page, "HR Onboarder"))
+    open_page(page, f"/purchase-success?payment_intent={intent_id}&redirect_status=succeeded")
+    expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/purchase-success$"))  # intent id and secret leave the address bar
+    assert _purchased(page) == ["HR Onboarder"]
+
+
+def test_return_from_a_failed_payment_redirect_says_so(page: Page) -> None:
+    _sign_up(page)
+    page.add_init_script("""window.__celebrated = false; new MutationObserver(() => {
+      if (document.getElementById('purchase-success-title')) { window.__celebrated = true; }
+    }).observe(document, {subtree: true, childList: true});""")
+    open_page(page, "/purchase-success?payment_intent=pi_123&redirect_status=failed")
+    _toast(page, "Payment Error", "Payment was not successful")
+    expect(page).to_have_url(re.compile(r"^http://[^/]+/$"))
+    assert page.evaluate("window.__celebrated") is False
+    assert _purchased(page) == []
