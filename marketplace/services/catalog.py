@@ -8,20 +8,25 @@ built with a fixed number of queries per page (no N+1).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, exists, func, select, text
-from sqlalchemy.sql import ColumnElement
+from sqlalchemy import and_, case, exists, func, literal_column, select
+from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql import ColumnElement, FromClause
 from sqlmodel import Session
 
+from marketplace import db
 from marketplace.db import session_scope
 from marketplace.models import (
     Agent,
     AgentFile,
+    AgentListingCount,
     AgentPage,
     AgentPublic,
     AgentStatus,
@@ -48,10 +53,16 @@ USERS = User.__table__
 CATEGORIES = Category.__table__
 TAGS = AgentTag.__table__
 FILES = AgentFile.__table__
+COUNTS = AgentListingCount.__table__
 
-# Written as literal SQL (not bound parameters) so SQLite and PostgreSQL can match the partial
-# indexes of revision 0002, whose WHERE clause is exactly this.
-LIVE = text("agents.status = 'approved' AND agents.deleted_at IS NULL")
+
+def live_clause(table: FromClause = AGENTS) -> ColumnElement[bool]:
+    """Approved and not deleted. 'approved' is inlined (not a bound parameter) so that SQLite and
+    PostgreSQL can use the partial indexes of revision 0002, whose WHERE clause is exactly this."""
+    return and_(table.c.status == literal_column("'approved'"), table.c.deleted_at.is_(None))
+
+
+LIVE = live_clause()
 
 # (lower bound exclusive, upper bound inclusive), in cents; None = unbounded. "free" is exactly 0.
 # Browse offers free, 0-10, 10-50, 50-100, 100+; the home page offers free, 1-25, 26-50, 51-100, 100+.
@@ -68,6 +79,42 @@ PRICE_RANGES: dict[str, tuple[int | None, int | None]] = {
 }
 RATING_MINIMUMS: dict[str, float | None] = {"5": 5.0, "4+": 4.0, "3+": 3.0, "2+": 2.0, "any": None, "": None}
 SORTS = ("newest", "popularity", "rating", "price-low", "price-high", "relevance")
+
+# Cells of `agent_listing_counts` (same edges as the CASE expressions of revision 0002).
+# Price band b holds prices in (edge[b-1], edge[b]] (band 0: free; last band: above the last edge);
+# rating band k holds averages >= floor[k-1] and below the next floor (band 0: below 2).
+PRICE_BAND_EDGES = (0, 1_000, 2_500, 5_000, 10_000)
+RATING_BAND_FLOORS = (2.0, 3.0, 4.0, 5.0)
+
+
+def price_band(cents: int) -> int:
+    return sum(cents > edge for edge in PRICE_BAND_EDGES)
+
+
+def rating_band(avg_rating: float) -> int:
+    return sum(avg_rating >= floor for floor in RATING_BAND_FLOORS)
+
+
+def _price_bands(low: int | None, high: int | None) -> tuple[int, ...]:
+    """The bands that exactly tile the price range (low, high]."""
+    edges = (None, *PRICE_BAND_EDGES, None)
+    if low not in edges or high not in edges:
+        raise ValueError(f"price range ({low}, {high}] does not fall on band edges")
+    return tuple(
+        b for b in range(len(PRICE_BAND_EDGES) + 1)
+        if (low is None or (edges[b] is not None and edges[b] >= low))
+        and (high is None or (edges[b + 1] is not None and edges[b + 1] <= high))
+    )
+
+
+def _rating_bands(minimum: float) -> tuple[int, ...]:
+    if minimum not in RATING_BAND_FLOORS:
+        raise ValueError(f"rating floor {minimum} is not a band floor")
+    return tuple(k for k in range(1, len(RATING_BAND_FLOORS) + 1) if RATING_BAND_FLOORS[k - 1] >= minimum)
+
+
+PRICE_FILTER_BANDS = {key: _price_bands(*bounds) for key, bounds in PRICE_RANGES.items()}
+RATING_FILTER_BANDS = {m: _rating_bands(m) for m in RATING_MINIMUMS.values() if m is not None}
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off", ""}
 
@@ -285,12 +332,37 @@ def agent_public(session: Session, agent: Agent) -> AgentPublic:
     return agents_public(session, [agent])[0]
 
 
+def _band_case(column: ColumnElement, bounds: Sequence[float], *, upper_inclusive: bool) -> ColumnElement:
+    """SQL for `price_band` (bounds are inclusive upper edges) or `rating_band` (inclusive floors)."""
+    if upper_inclusive:
+        return case(*((column <= edge, b) for b, edge in enumerate(bounds)), else_=len(bounds))
+    return case(*((column >= floor, k) for k, floor in reversed(list(enumerate(bounds, start=1)))), else_=0)
+
+
+def rebuild_listing_counts(connection: Connection) -> None:
+    """Recompute `agent_listing_counts` from agents (after a bulk load that bypassed triggers)."""
+    cells = select(
+        func.coalesce(AGENTS.c.category_id, 0).label("category_id"),
+        _band_case(AGENTS.c.price_cents, PRICE_BAND_EDGES, upper_inclusive=True).label("price_band"),
+        _band_case(AGENTS.c.avg_rating, RATING_BAND_FLOORS, upper_inclusive=False).label("rating_band"),
+        AGENTS.c.is_featured,
+    ).where(LIVE).subquery()
+    connection.execute(COUNTS.delete())
+    connection.execute(
+        COUNTS.insert().from_select(
+            ["category_id", "price_band", "rating_band", "is_featured", "live_count"],
+            select(cells.c.category_id, cells.c.price_band, cells.c.rating_band, cells.c.is_featured, func.count())
+            .group_by(cells.c.category_id, cells.c.price_band, cells.c.rating_band, cells.c.is_featured),
+        )
+    )
+
+
 # ---- stats and categories ---------------------------------------------------------------------------
 
 
 def stats() -> StatsPublic:
     with session_scope() as session:
-        agents = session.execute(select(func.count()).select_from(AGENTS).where(LIVE)).scalar_one()
+        agents = session.execute(select(func.coalesce(func.sum(COUNTS.c.live_count), 0))).scalar_one()
         categories = session.execute(select(func.count()).select_from(CATEGORIES)).scalar_one()
         users = session.execute(
             select(func.count()).select_from(USERS).where(USERS.c.deleted_at.is_(None))
@@ -299,10 +371,10 @@ def stats() -> StatsPublic:
 
 
 def _live_counts_by_category(session: Session, category_id: int | None = None) -> dict[int, int]:
-    stmt = select(AGENTS.c.category_id, func.count()).where(LIVE, AGENTS.c.category_id.is_not(None))
+    stmt = select(COUNTS.c.category_id, func.sum(COUNTS.c.live_count)).where(COUNTS.c.category_id != 0)
     if category_id is not None:
-        stmt = stmt.where(AGENTS.c.category_id == category_id)
-    return dict(session.execute(stmt.group_by(AGENTS.c.category_id)).tuples().all())
+        stmt = stmt.where(COUNTS.c.category_id == category_id)
+    return {k: int(v) for k, v in session.execute(stmt.group_by(COUNTS.c.category_id)).tuples()}
 
 
 def _category_public(row: Category, count: int) -> CategoryPublic:
@@ -348,8 +420,8 @@ def get_category(*, ref: int | str) -> CategoryPublic:
 # ---- agents -----------------------------------------------------------------------------------------
 
 
-def _order_by(sort: str, rank: ColumnElement | None) -> list[ColumnElement]:
-    a = AGENTS.c
+def _order_by(table: FromClause, sort: str, rank: ColumnElement | None) -> list[ColumnElement]:
+    a = table.c
     if sort == "relevance" and rank is not None:
         return [rank.asc(), a.id.asc()]
     return {
@@ -360,20 +432,17 @@ def _order_by(sort: str, rank: ColumnElement | None) -> list[ColumnElement]:
     }.get(sort, [a.created_at.desc(), a.id.desc()])
 
 
-def _conditions(session: Session, filters: AgentFilters) -> list[ColumnElement] | None:
-    """WHERE terms for the filters; None when they cannot match anything (unknown category)."""
-    a = AGENTS.c
-    conds: list[ColumnElement] = [LIVE]
-    if filters.category is not None:
-        if isinstance(filters.category, int):
-            conds.append(a.category_id == filters.category)
-        else:
-            category_id = session.execute(
-                select(CATEGORIES.c.id).where(CATEGORIES.c.slug == filters.category)
-            ).scalar_one_or_none()
-            if category_id is None:
-                return None
-            conds.append(a.category_id == category_id)
+def _category_id(filters: AgentFilters) -> ColumnElement | int | None:
+    if filters.category is None or isinstance(filters.category, int):
+        return filters.category
+    return select(CATEGORIES.c.id).where(CATEGORIES.c.slug == filters.category).scalar_subquery()
+
+
+def _conditions(table: FromClause, filters: AgentFilters, category_id: ColumnElement | int | None) -> ColumnElement:
+    a = table.c
+    conds: list[ColumnElement] = [live_clause(table)]
+    if category_id is not None:
+        conds.append(a.category_id == category_id)
     if filters.price is not None:
         low, high = filters.price
         if low is not None:
@@ -385,28 +454,66 @@ def _conditions(session: Session, filters: AgentFilters) -> list[ColumnElement] 
     if filters.featured:
         conds.append(a.is_featured.is_(True))
     conds.extend(exists().where(TAGS.c.agent_id == a.id, TAGS.c.tag == tag) for tag in filters.tags)
-    return conds
+    return and_(*conds)
 
 
-def search_agents(session: Session, filters: AgentFilters) -> AgentPage:
-    """One page of live agents for validated filters, inside the caller's session."""
-    conds = _conditions(session, filters)
-    if conds is None:
-        return AgentPage(items=[], total=0)
+def _total(filters: AgentFilters, category_id: ColumnElement | int | None, dialect_name: str) -> ColumnElement:
+    """The number of matches on all pages. Without text or tags it is a sum over `agent_listing_counts`
+    (a few hundred rows at most); otherwise a real count over the same joins and conditions."""
+    if filters.search is None and not filters.tags:
+        stmt = select(func.coalesce(func.sum(COUNTS.c.live_count), 0))
+        if category_id is not None:
+            stmt = stmt.where(COUNTS.c.category_id == category_id)
+        if filters.price is not None:
+            stmt = stmt.where(COUNTS.c.price_band.in_(PRICE_FILTER_BANDS[_price_key(filters.price)]))
+        if filters.min_rating is not None:
+            stmt = stmt.where(COUNTS.c.rating_band.in_(RATING_FILTER_BANDS[filters.min_rating]))
+        if filters.featured:
+            stmt = stmt.where(COUNTS.c.is_featured.is_(True))
+        return stmt.scalar_subquery()
+    counted = AGENTS.alias("counted")
+    source: FromClause = counted
+    if filters.search is not None:
+        found = fulltext.matches(filters.search, dialect_name, name="counted_search", ranked=False)
+        source = counted.join(found, found.c.agent_id == counted.c.id)
+    return select(func.count()).select_from(source).where(_conditions(counted, filters, category_id)).scalar_subquery()
+
+
+def _price_key(bounds: tuple[int | None, int | None]) -> str:
+    return next(key for key, value in PRICE_RANGES.items() if value == bounds)
+
+
+def _tags_column(dialect_name: str) -> ColumnElement:
+    """Tags of the row's agent in display order, as JSON (one correlated lookup on the primary key)."""
+    if dialect_name == "postgresql":
+        agg = func.json_agg(aggregate_order_by(TAGS.c.tag, TAGS.c.position, TAGS.c.tag))
+        return select(agg).where(TAGS.c.agent_id == AGENTS.c.id).scalar_subquery()
+    pairs = func.json_group_array(func.json_array(TAGS.c.position, TAGS.c.tag))
+    return select(pairs).where(TAGS.c.agent_id == AGENTS.c.id).scalar_subquery()
+
+
+def _tag_list(value: Any, dialect_name: str) -> list[str]:
+    if value is None:
+        return []
+    if dialect_name == "postgresql":
+        return list(value)
+    return [tag for _position, tag in sorted(json.loads(value))]
+
+
+def search_agents(conn: Connection | Session, filters: AgentFilters) -> AgentPage:
+    """One page of live agents for validated filters: a single statement returns the page, every
+    agent's vendor, category, tags and file flag, and the total over all pages."""
+    dialect_name = (conn.get_bind() if isinstance(conn, Session) else conn).dialect.name
     a = AGENTS.c
-    source = AGENTS
+    category_id = _category_id(filters)
+    source: FromClause = AGENTS
     rank = None
     if filters.search is not None:
-        found = fulltext.matches(filters.search, session.get_bind().dialect)
+        found = fulltext.matches(filters.search, dialect_name)
         source = AGENTS.join(found, found.c.agent_id == a.id)
         rank = found.c.rank
     sort = filters.sort or ("relevance" if rank is not None else "newest")
-
-    total = session.execute(select(func.count()).select_from(source).where(and_(*conds))).scalar_one()
-    if total == 0 or filters.offset >= total:
-        return AgentPage(items=[], total=total)
-
-    has_files = exists().where(FILES.c.agent_id == a.id).label("has_files")
+    total = _total(filters, category_id, dialect_name)
     stmt = (
         select(
             *_AGENT_COLUMNS,
@@ -414,22 +521,27 @@ def search_agents(session: Session, filters: AgentFilters) -> AgentPage:
             CATEGORIES.c.name.label("category_name"),
             CATEGORIES.c.slug.label("category_slug"),
             CATEGORIES.c.emoji.label("category_emoji"),
-            has_files,
+            exists().where(FILES.c.agent_id == a.id).label("has_files"),
+            _tags_column(dialect_name).label("tag_list"),
+            total.label("total"),
         )
         .select_from(
             source.outerjoin(USERS, USERS.c.id == a.vendor_id).outerjoin(CATEGORIES, CATEGORIES.c.id == a.category_id)
         )
-        .where(and_(*conds))
-        .order_by(*_order_by(sort, rank))
+        .where(_conditions(AGENTS, filters, category_id))
+        .order_by(*_order_by(AGENTS, sort, rank))
         .limit(filters.limit)
         .offset(filters.offset)
     )
-    rows = session.execute(stmt).all()
-    tags = _tags_by_agent(session, [r.id for r in rows])
+    rows = conn.execute(stmt).all()
+    if not rows:
+        # Past the last page (or nothing matched): the total still has to be told.
+        count = 0 if filters.offset == 0 else conn.execute(select(total)).scalar_one()
+        return AgentPage(items=[], total=int(count))
     items = [
         _public(
             r,
-            tags=tags.get(r.id, []),
+            tags=_tag_list(r.tag_list, dialect_name),
             vendor=VendorRef(id=r.vendor_id, username=r.vendor_username) if r.vendor_username is not None else None,
             category=CategoryRef(id=r.category_id, name=r.category_name, slug=r.category_slug,
                                  emoji=r.category_emoji) if r.category_name is not None else None,
@@ -437,7 +549,7 @@ def search_agents(session: Session, filters: AgentFilters) -> AgentPage:
         )
         for r in rows
     ]
-    return AgentPage(items=items, total=total)
+    return AgentPage(items=items, total=int(rows[0].total))
 
 
 def list_agents(
@@ -457,8 +569,10 @@ def list_agents(
         search=search, category=category, price=price, rating=rating, sort=sort, tags=tags,
         featured=featured, limit=limit, offset=offset,
     )
-    with session_scope() as session:
-        return search_agents(session, filters)
+    # A read-only statement: autocommit spares the BEGIN/COMMIT round trips, and one statement sees
+    # one snapshot, so the page and its total agree.
+    with db.engine().connect() as conn:
+        return search_agents(conn.execution_options(isolation_level="AUTOCOMMIT"), filters)
 
 
 def visible_agent(session: Session, *, agent_id: str, actor: User | None) -> Agent:

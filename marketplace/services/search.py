@@ -19,7 +19,6 @@ import re
 from dataclasses import dataclass
 
 from sqlalchemy import Float, column, func, literal_column, select, table, text
-from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import Subquery
 
 from marketplace.services.errors import InvalidParameter
@@ -80,26 +79,26 @@ def _pg_tsquery(query: SearchQuery):  # noqa: ANN202 (SQL expression)
     return head.op("&&")(last)
 
 
-def matches(query: SearchQuery, dialect: Dialect) -> Subquery:
-    """`(agent_id, rank)` of every agent matching the query, smaller rank = better."""
-    if dialect.name == "postgresql":
+def matches(query: SearchQuery, dialect_name: str, *, name: str = "search", ranked: bool = True) -> Subquery:
+    """`(agent_id, rank)` of every agent matching the query, smaller rank = better (no rank if not `ranked`)."""
+    if dialect_name == "postgresql":
         tsq = _pg_tsquery(query)
-        rank = -func.ts_rank_cd(_pg_search.c.document, tsq)
-        return (
-            select(_pg_search.c.agent_id.label("agent_id"), rank.label("rank"))
-            .where(_pg_search.c.document.op("@@")(tsq))
-            .subquery("search")
-        )
-    if dialect.name == "sqlite":
+        columns = [_pg_search.c.agent_id.label("agent_id")]
+        if ranked:
+            columns.append((-func.ts_rank_cd(_pg_search.c.document, tsq)).label("rank"))
+        return select(*columns).where(_pg_search.c.document.op("@@")(tsq)).subquery(name)
+    if dialect_name == "sqlite":
         fts = literal_column("agents_fts")
-        rank = func.bm25(fts, *BM25_WEIGHTS, type_=Float)
+        columns = [_docs.c.agent_id.label("agent_id")]
+        if ranked:
+            columns.append(func.bm25(fts, *BM25_WEIGHTS, type_=Float).label("rank"))
         return (
-            select(_docs.c.agent_id.label("agent_id"), rank.label("rank"))
+            select(*columns)
             .select_from(_fts.join(_docs, _docs.c.search_key == literal_column("agents_fts.rowid")))
             .where(fts.op("MATCH")(fts5_match_expression(query)))
-            .subquery("search")
+            .subquery(name)
         )
-    raise NotImplementedError(f"no full-text search for {dialect.name}")
+    raise NotImplementedError(f"no full-text search for {dialect_name}")
 
 
 def rebuild_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
