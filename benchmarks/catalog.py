@@ -337,7 +337,7 @@ def explain(url: str) -> None:
         event.remove(engine, "before_cursor_execute", _capture)
         print(f"\n=== {case.name}: {case.path}  (service call {elapsed:.1f} ms)")
         for statement, parameters in captured:
-            if not statement.lstrip().upper().startswith("SELECT"):
+            if not statement.lstrip().upper().startswith(("SELECT", "WITH")):
                 continue
             prefix = "EXPLAIN (ANALYZE, BUFFERS) " if engine.dialect.name == "postgresql" else "EXPLAIN QUERY PLAN "
             with engine.connect() as conn:
@@ -441,9 +441,11 @@ def run_wrk(url: str, *, concurrency: int, duration: int) -> tuple[float, float,
     return p50, p99, rps, errors
 
 
-def measure(base: str, *, duration: int, concurrencies: list[int]) -> list[Result]:
+def measure(base: str, *, duration: int, concurrencies: list[int], only: str | None = None) -> list[Result]:
     results = []
     for case in CASES:
+        if only and case.kind != "ceiling" and not any(word in case.name for word in only.split(",")):
+            continue
         total = None
         for _ in range(20):  # warm caches and connections
             with urllib.request.urlopen(base + case.path, timeout=10) as response:
@@ -515,6 +517,7 @@ def main() -> None:
     parser.add_argument("--skip-seed", action="store_true")
     parser.add_argument("--explain", action="store_true", help="print query plans instead of running the server")
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--cases", help="comma-separated words; run only cases whose name has one (plus /ping)")
     args = parser.parse_args()
 
     if not args.explain and shutil.which("wrk") is None:
@@ -536,7 +539,7 @@ def main() -> None:
             explain(url)
             continue
         with server(url, args.port, ROOT / "data" / "bench" / f"server-{backend}.log") as base:
-            results = measure(base, duration=args.duration, concurrencies=concurrencies)
+            results = measure(base, duration=args.duration, concurrencies=concurrencies, only=args.cases)
         table, ok = report(backend, results, args.agents)
         all_ok = all_ok and (ok or backend != "postgresql")  # the budgets are set for PostgreSQL
         outputs.append(table)

@@ -12,7 +12,8 @@ agent_tags and users.
   key that is stable across VACUUM), and `agents_fts` is an FTS5 external-content table over it.
   The FTS index is only ever changed by the triggers of `agent_search_docs`, which pass the exact old
   values to FTS5's 'delete' command, so the index cannot drift from its content table.
-- PostgreSQL: `agent_search` holds one weighted tsvector per agent (GIN index), refreshed by
+- PostgreSQL: `agent_search` holds one weighted tsvector per agent and whether the agent is live
+  (GIN index over live agents), refreshed by
   statement-level triggers (transition tables make bulk loads set-based) and a row-level trigger
   for edits of the searchable agent columns or a vendor's username.
 
@@ -300,10 +301,13 @@ POSTGRES_DDL = [
     """
     CREATE TABLE agent_search (
         agent_id VARCHAR(32) PRIMARY KEY REFERENCES agents(id) ON DELETE CASCADE,
+        live boolean NOT NULL,
         document tsvector NOT NULL
     )
     """,
-    "CREATE INDEX ix_agent_search_document ON agent_search USING GIN (document)",
+    # Only live agents are searched, so only they are indexed; `live` also spares the public search a
+    # join with agents just to check the status.
+    "CREATE INDEX ix_agent_search_document ON agent_search USING GIN (document) WHERE live",
     # Weights: name A, short description and tags B, vendor C, description D. The 'simple' copies of
     # the short fields keep unstemmed words, so a prefix of a whole word ("automati:*") still matches.
     """
@@ -321,14 +325,14 @@ POSTGRES_DDL = [
     """,
     """
     CREATE FUNCTION agent_search_refresh(p_ids varchar[]) RETURNS void LANGUAGE sql AS $$
-        INSERT INTO agent_search (agent_id, document)
-        SELECT a.id, agent_search_vector(
+        INSERT INTO agent_search (agent_id, live, document)
+        SELECT a.id, a.status = 'approved' AND a.deleted_at IS NULL, agent_search_vector(
             a.name, a.short_description, a.description,
             (SELECT string_agg(t.tag, ' ') FROM agent_tags t WHERE t.agent_id = a.id),
             u.username)
         FROM agents a LEFT JOIN users u ON u.id = a.vendor_id
         WHERE a.id = ANY(p_ids)
-        ON CONFLICT (agent_id) DO UPDATE SET document = EXCLUDED.document
+        ON CONFLICT (agent_id) DO UPDATE SET live = EXCLUDED.live, document = EXCLUDED.document
     $$
     """,
     """
@@ -350,10 +354,12 @@ POSTGRES_DDL = [
     END $$
     """,
     """
-    CREATE TRIGGER agents_search_upd AFTER UPDATE OF name, short_description, description, vendor_id ON agents
+    CREATE TRIGGER agents_search_upd
+    AFTER UPDATE OF name, short_description, description, vendor_id, status, deleted_at ON agents
     FOR EACH ROW WHEN (
         OLD.name IS DISTINCT FROM NEW.name OR OLD.short_description IS DISTINCT FROM NEW.short_description
         OR OLD.description IS DISTINCT FROM NEW.description OR OLD.vendor_id IS DISTINCT FROM NEW.vendor_id
+        OR OLD.status IS DISTINCT FROM NEW.status OR OLD.deleted_at IS DISTINCT FROM NEW.deleted_at
     ) EXECUTE FUNCTION agents_search_updated()
     """,
     """

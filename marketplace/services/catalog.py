@@ -13,9 +13,10 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import and_, case, exists, func, literal_column, select
+from sqlalchemy import Integer, Select, String, and_, bindparam, case, exists, func, literal_column, select, true
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import ColumnElement, FromClause
@@ -432,51 +433,93 @@ def _order_by(table: FromClause, sort: str, rank: ColumnElement | None) -> list[
     }.get(sort, [a.created_at.desc(), a.id.desc()])
 
 
-def _category_id(filters: AgentFilters) -> ColumnElement | int | None:
-    if filters.category is None or isinstance(filters.category, int):
-        return filters.category
-    return select(CATEGORIES.c.id).where(CATEGORIES.c.slug == filters.category).scalar_subquery()
+@dataclass(frozen=True)
+class _Shape:
+    """Everything about a listing that changes its SQL; the rest (ids, slugs, tags, words, paging) is bound."""
+
+    dialect: str
+    category: str | None  # "id" | "slug" | None
+    price: str | None  # a PRICE_RANGES key
+    min_rating: float | None
+    featured: bool
+    tags: int
+    search: str | None  # "one" (single word) | "many" | None
+    sort: str
 
 
-def _conditions(table: FromClause, filters: AgentFilters, category_id: ColumnElement | int | None) -> ColumnElement:
+def _shape_of(filters: AgentFilters, dialect_name: str) -> _Shape:
+    search = None if filters.search is None else ("many" if filters.search.head else "one")
+    return _Shape(
+        dialect=dialect_name,
+        category=None if filters.category is None else ("id" if isinstance(filters.category, int) else "slug"),
+        price=None if filters.price is None else _price_key(filters.price),
+        min_rating=filters.min_rating,
+        featured=filters.featured,
+        tags=len(filters.tags),
+        search=search,
+        sort=filters.sort or ("relevance" if search else "newest"),
+    )
+
+
+def _bind_values(filters: AgentFilters, dialect_name: str) -> dict[str, Any]:
+    values: dict[str, Any] = {"page_limit": filters.limit, "page_offset": filters.offset}
+    if filters.category is not None:
+        values["category_ref"] = filters.category
+    values.update({f"tag_{n}": tag for n, tag in enumerate(filters.tags)})
+    if filters.search is not None:
+        values.update(fulltext.bind_values(filters.search, dialect_name))
+    return values
+
+
+def _category_id(shape: _Shape) -> ColumnElement | None:
+    if shape.category == "id":
+        return bindparam("category_ref", type_=Integer)
+    if shape.category == "slug":
+        ref = bindparam("category_ref", type_=String)
+        return select(CATEGORIES.c.id).where(CATEGORIES.c.slug == ref).scalar_subquery()
+    return None
+
+
+def _conditions(table: FromClause, shape: _Shape, category_id: ColumnElement | None) -> ColumnElement:
     a = table.c
     conds: list[ColumnElement] = [live_clause(table)]
     if category_id is not None:
         conds.append(a.category_id == category_id)
-    if filters.price is not None:
-        low, high = filters.price
+    if shape.price is not None:
+        low, high = PRICE_RANGES[shape.price]
         if low is not None:
-            conds.append(a.price_cents > low)
+            conds.append(a.price_cents > literal_column(str(int(low))))
         if high is not None:
-            conds.append(a.price_cents <= high)
-    if filters.min_rating is not None:
-        conds.append(a.avg_rating >= filters.min_rating)
-    if filters.featured:
+            conds.append(a.price_cents <= literal_column(str(int(high))))
+    if shape.min_rating is not None:
+        conds.append(a.avg_rating >= literal_column(repr(float(shape.min_rating))))
+    if shape.featured:
         conds.append(a.is_featured.is_(True))
-    conds.extend(exists().where(TAGS.c.agent_id == a.id, TAGS.c.tag == tag) for tag in filters.tags)
+    conds.extend(
+        exists().where(TAGS.c.agent_id == a.id, TAGS.c.tag == bindparam(f"tag_{n}", type_=String))
+        for n in range(shape.tags)
+    )
     return and_(*conds)
 
 
-def _total(filters: AgentFilters, category_id: ColumnElement | int | None, dialect_name: str) -> ColumnElement:
-    """The number of matches on all pages. Without text or tags it is a sum over `agent_listing_counts`
-    (a few hundred rows at most); otherwise a real count over the same joins and conditions."""
-    if filters.search is None and not filters.tags:
+def _total(shape: _Shape, category_id: ColumnElement | None) -> ColumnElement:
+    """The number of matches on all pages of a listing without text search. Without tags it is a sum
+    over `agent_listing_counts` (a few hundred rows at most); with tags a real count."""
+    if not shape.tags:
         stmt = select(func.coalesce(func.sum(COUNTS.c.live_count), 0))
         if category_id is not None:
             stmt = stmt.where(COUNTS.c.category_id == category_id)
-        if filters.price is not None:
-            stmt = stmt.where(COUNTS.c.price_band.in_(PRICE_FILTER_BANDS[_price_key(filters.price)]))
-        if filters.min_rating is not None:
-            stmt = stmt.where(COUNTS.c.rating_band.in_(RATING_FILTER_BANDS[filters.min_rating]))
-        if filters.featured:
+        if shape.price is not None:
+            bands = PRICE_FILTER_BANDS[shape.price]
+            stmt = stmt.where(COUNTS.c.price_band.in_([literal_column(str(b)) for b in bands]))
+        if shape.min_rating is not None:
+            floors = RATING_FILTER_BANDS[shape.min_rating]
+            stmt = stmt.where(COUNTS.c.rating_band.in_([literal_column(str(b)) for b in floors]))
+        if shape.featured:
             stmt = stmt.where(COUNTS.c.is_featured.is_(True))
         return stmt.scalar_subquery()
     counted = AGENTS.alias("counted")
-    source: FromClause = counted
-    if filters.search is not None:
-        found = fulltext.matches(filters.search, dialect_name, name="counted_search", ranked=False)
-        source = counted.join(found, found.c.agent_id == counted.c.id)
-    return select(func.count()).select_from(source).where(_conditions(counted, filters, category_id)).scalar_subquery()
+    return select(func.count()).select_from(counted).where(_conditions(counted, shape, category_id)).scalar_subquery()
 
 
 def _price_key(bounds: tuple[int | None, int | None]) -> str:
@@ -484,9 +527,9 @@ def _price_key(bounds: tuple[int | None, int | None]) -> str:
 
 
 def _tags_column(dialect_name: str) -> ColumnElement:
-    """Tags of the row's agent in display order, as JSON (one correlated lookup on the primary key)."""
+    """Tags of the row's agent in display order (one correlated lookup on the primary key)."""
     if dialect_name == "postgresql":
-        agg = func.json_agg(aggregate_order_by(TAGS.c.tag, TAGS.c.position, TAGS.c.tag))
+        agg = func.array_agg(aggregate_order_by(TAGS.c.tag, TAGS.c.position, TAGS.c.tag))
         return select(agg).where(TAGS.c.agent_id == AGENTS.c.id).scalar_subquery()
     pairs = func.json_group_array(func.json_array(TAGS.c.position, TAGS.c.tag))
     return select(pairs).where(TAGS.c.agent_id == AGENTS.c.id).scalar_subquery()
@@ -500,49 +543,93 @@ def _tag_list(value: Any, dialect_name: str) -> list[str]:
     return [tag for _position, tag in sorted(json.loads(value))]
 
 
+def _details(total: ColumnElement, dialect_name: str) -> Select:
+    """The columns of a listing row: the agent, its vendor, category, tags and file flag, and the total."""
+    return select(
+        *_AGENT_COLUMNS,
+        USERS.c.username.label("vendor_username"),
+        CATEGORIES.c.name.label("category_name"),
+        CATEGORIES.c.slug.label("category_slug"),
+        CATEGORIES.c.emoji.label("category_emoji"),
+        exists().where(FILES.c.agent_id == AGENTS.c.id).label("has_files"),
+        _tags_column(dialect_name).label("tag_list"),
+        total.label("total"),
+    )
+
+
+def _with_vendor_and_category(source: FromClause) -> FromClause:
+    a = AGENTS.c
+    return source.outerjoin(USERS, USERS.c.id == a.vendor_id).outerjoin(CATEGORIES, CATEGORIES.c.id == a.category_id)
+
+
+@lru_cache(maxsize=256)
+def _listing_statement(shape: _Shape) -> tuple[Select, Select]:
+    """The page query (with the total as a column) and the lone total query, built once per shape.
+
+    Browsing walks a partial index in the requested order and stops after one page. Searching first
+    ranks the matches with narrow rows (id and rank, joined with agents only when a filter or another
+    order needs their columns), takes one page of ids, and only then loads the page's details."""
+    category_id = _category_id(shape)
+    limit, offset = bindparam("page_limit", type_=Integer), bindparam("page_offset", type_=Integer)
+    if shape.search is None:
+        total = _total(shape, category_id)
+        page = (
+            _details(total, shape.dialect)
+            .select_from(_with_vendor_and_category(AGENTS))
+            .where(_conditions(AGENTS, shape, category_id))
+            .order_by(*_order_by(AGENTS, shape.sort, None))
+            .limit(limit)
+            .offset(offset)
+        )
+        return page, select(total)
+
+    found = fulltext.matches(shape.search == "many", shape.dialect)
+    filtered = shape.category is not None or shape.price is not None or shape.min_rating is not None
+    needs_agents = shape.dialect != "postgresql" or filtered or shape.featured or bool(shape.tags)
+    needs_agents = needs_agents or shape.sort != "relevance"
+
+    def hits(alias: str) -> tuple[FromClause, ColumnElement, list[ColumnElement]]:
+        if not needs_agents:
+            return found, true(), [found.c.rank.asc(), found.c.agent_id.asc()]
+        hit = AGENTS.alias(alias)
+        return (
+            found.join(hit, hit.c.id == found.c.agent_id),
+            _conditions(hit, shape, category_id),
+            _order_by(hit, shape.sort, found.c.rank),
+        )
+
+    source, where, order = hits("hit")
+    page_ids = (
+        select(found.c.agent_id, found.c.rank).select_from(source).where(where).order_by(*order)
+        .limit(limit).offset(offset).subquery("page")
+    )
+    counted_source, counted_where, _ = hits("counted")
+    total = select(func.count()).select_from(counted_source).where(counted_where).scalar_subquery()
+    page = (
+        _details(total, shape.dialect)
+        .select_from(_with_vendor_and_category(page_ids.join(AGENTS, AGENTS.c.id == page_ids.c.agent_id)))
+        .order_by(*_order_by(AGENTS, shape.sort, page_ids.c.rank))
+    )
+    return page, select(total)
+
+
 def search_agents(conn: Connection | Session, filters: AgentFilters) -> AgentPage:
     """One page of live agents for validated filters: a single statement returns the page, every
     agent's vendor, category, tags and file flag, and the total over all pages."""
     dialect_name = (conn.get_bind() if isinstance(conn, Session) else conn).dialect.name
-    a = AGENTS.c
-    category_id = _category_id(filters)
-    source: FromClause = AGENTS
-    rank = None
-    if filters.search is not None:
-        found = fulltext.matches(filters.search, dialect_name)
-        source = AGENTS.join(found, found.c.agent_id == a.id)
-        rank = found.c.rank
-    sort = filters.sort or ("relevance" if rank is not None else "newest")
-    total = _total(filters, category_id, dialect_name)
-    stmt = (
-        select(
-            *_AGENT_COLUMNS,
-            USERS.c.username.label("vendor_username"),
-            CATEGORIES.c.name.label("category_name"),
-            CATEGORIES.c.slug.label("category_slug"),
-            CATEGORIES.c.emoji.label("category_emoji"),
-            exists().where(FILES.c.agent_id == a.id).label("has_files"),
-            _tags_column(dialect_name).label("tag_list"),
-            total.label("total"),
-        )
-        .select_from(
-            source.outerjoin(USERS, USERS.c.id == a.vendor_id).outerjoin(CATEGORIES, CATEGORIES.c.id == a.category_id)
-        )
-        .where(_conditions(AGENTS, filters, category_id))
-        .order_by(*_order_by(AGENTS, sort, rank))
-        .limit(filters.limit)
-        .offset(filters.offset)
-    )
-    rows = conn.execute(stmt).all()
+    page, total_only = _listing_statement(_shape_of(filters, dialect_name))
+    values = _bind_values(filters, dialect_name)
+    rows = conn.execute(page, values).all()
     if not rows:
         # Past the last page (or nothing matched): the total still has to be told.
-        count = 0 if filters.offset == 0 else conn.execute(select(total)).scalar_one()
+        count = 0 if filters.offset == 0 else conn.execute(total_only, values).scalar_one()
         return AgentPage(items=[], total=int(count))
     items = [
         _public(
             r,
             tags=_tag_list(r.tag_list, dialect_name),
-            vendor=VendorRef(id=r.vendor_id, username=r.vendor_username) if r.vendor_username is not None else None,
+            vendor=VendorRef(id=r.vendor_id, username=r.vendor_username)
+            if r.vendor_username is not None else None,
             category=CategoryRef(id=r.category_id, name=r.category_name, slug=r.category_slug,
                                  emoji=r.category_emoji) if r.category_name is not None else None,
             has_files=bool(r.has_files),
