@@ -570,7 +570,9 @@ def _listing_statement(shape: _Shape) -> tuple[Select, Select]:
     ranks the matches with narrow rows (id and rank, joined with agents only when a filter or another
     order needs their columns), takes one page of ids, and only then loads the page's details."""
     category_id = _category_id(shape)
-    limit, offset = bindparam("page_limit", type_=Integer), bindparam("page_offset", type_=Integer)
+    # Inlined: PostgreSQL then plans LIMIT 24 as such and can keep one generic plan per statement.
+    limit = bindparam("page_limit", type_=Integer, literal_execute=True)
+    offset = bindparam("page_offset", type_=Integer, literal_execute=True)
     if shape.search is None:
         total = _total(shape, category_id)
         page = (
