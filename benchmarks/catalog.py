@@ -376,6 +376,8 @@ def server(url: str, port: int, log_path: Path) -> Iterator[str]:
     }
     reflex = shutil.which("reflex", path=path) or "reflex"
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    # A build rewrites reflex.lock/ from the bench web folder; put the project's files back afterwards.
+    lock_files = {p: p.read_bytes() for p in (ROOT / "reflex.lock").glob("*") if p.is_file()}
     with log_path.open("w") as log:
         process = subprocess.Popen(
             [reflex, "run", "--env", "prod", "--single-port", "--loglevel", "warning", "--backend-host", "127.0.0.1"],
@@ -402,6 +404,8 @@ def server(url: str, port: int, log_path: Path) -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+            for lock_path, content in lock_files.items():
+                lock_path.write_bytes(content)
 
 
 @dataclass
@@ -415,6 +419,7 @@ class Result:
     rps: float
     errors: int
     total: int | None
+    load: float  # 1-minute load average of the machine after the run (the host is shared)
 
 
 _UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
@@ -453,9 +458,10 @@ def measure(base: str, *, duration: int, concurrencies: list[int], only: str | N
                 total = int(header) if header is not None else None
         for concurrency in concurrencies:
             p50, p99, rps, errors = run_wrk(base + case.path, concurrency=concurrency, duration=duration)
-            results.append(Result(case.name, case.path, case.kind, concurrency, p50, p99, rps, errors, total))
+            load = os.getloadavg()[0]
+            results.append(Result(case.name, case.path, case.kind, concurrency, p50, p99, rps, errors, total, load))
             print(f"  {case.name:<28} c={concurrency:<3} p50 {p50:7.2f} ms  p99 {p99:7.2f} ms  {rps:8.1f} req/s"
-                  + (f"  ERRORS {errors}" if errors else ""))
+                  f"  load {load:.1f}" + (f"  ERRORS {errors}" if errors else ""))
     return results
 
 
@@ -464,8 +470,8 @@ def report(backend: str, results: list[Result], agents: int) -> tuple[str, bool]
     lines = [
         f"### {backend}, {agents:,} agents",
         "",
-        "| case | matches | c | p50 ms | p99 ms | req/s | % of /ping |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| case | matches | c | p50 ms | p99 ms | req/s | % of /ping | load |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     ok = True
     for r in results:
@@ -481,7 +487,7 @@ def report(backend: str, results: list[Result], agents: int) -> tuple[str, bool]
         ok = ok and not flags
         lines.append(
             f"| {r.case} | {'' if r.total is None else f'{r.total:,}'} | {r.concurrency} | {r.p50_ms:.2f} | "
-            f"{r.p99_ms:.2f} | {r.rps:.0f} | {share:.0%}{' ⚠ ' + ', '.join(flags) if flags else ''} |"
+            f"{r.p99_ms:.2f} | {r.rps:.0f} | {share:.0%}{' ⚠ ' + ', '.join(flags) if flags else ''} | {r.load:.1f} |"
         )
     return "\n".join(lines), ok
 

@@ -40,6 +40,16 @@ LIVE = "status = 'approved' AND deleted_at IS NULL"
 
 # Partial indexes over live agents only: each serves one browse order (scanned either way) and
 # the LIMIT stops after a page; ids make the order total.
+# They replace 0001's full indexes on (status, deleted_at, <key>): same purpose, a tenth of the
+# size, and SQLite's planner otherwise picks those and sorts instead of walking the right order.
+REPLACED_INDEXES: dict[str, list[str]] = {
+    "ix_agents_live_created": ["status", "deleted_at", "created_at"],
+    "ix_agents_live_price": ["status", "deleted_at", "price_cents"],
+    "ix_agents_live_rating": ["status", "deleted_at", "avg_rating"],
+    "ix_agents_live_sales": ["status", "deleted_at", "sales_count"],
+    "ix_agents_live_category": ["status", "deleted_at", "category_id", "created_at"],
+    "ix_agents_live_featured": ["status", "deleted_at", "is_featured", "created_at"],
+}
 LISTING_INDEXES: dict[str, list[str]] = {
     "ix_agents_pub_newest": ["created_at", "id"],
     "ix_agents_pub_sales": ["sales_count", "id"],
@@ -428,6 +438,8 @@ def create_sqlite_triggers() -> None:
 
 def upgrade() -> None:
     dialect = op.get_bind().dialect.name
+    for name in REPLACED_INDEXES:
+        op.drop_index(name, table_name="agents")
     for name, columns in LISTING_INDEXES.items():
         op.create_index(
             name, "agents", columns, postgresql_where=sa.text(LIVE), sqlite_where=sa.text(LIVE)
@@ -474,3 +486,5 @@ def downgrade() -> None:
     op.drop_table("agent_listing_counts")
     for name in reversed(list(LISTING_INDEXES)):
         op.drop_index(name, table_name="agents")
+    for name, columns in REPLACED_INDEXES.items():
+        op.create_index(name, "agents", columns)

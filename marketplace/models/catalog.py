@@ -33,14 +33,8 @@ class Category(SQLModel, table=True):
 class Agent(SQLModel, table=True):
     __tablename__ = "agents"
     __table_args__ = (
-        # Browse filters: only live agents, narrowed by category/price/rating, ordered by a sort key.
-        Index("ix_agents_live_created", "status", "deleted_at", "created_at"),
-        Index("ix_agents_live_price", "status", "deleted_at", "price_cents"),
-        Index("ix_agents_live_rating", "status", "deleted_at", "avg_rating"),
-        Index("ix_agents_live_sales", "status", "deleted_at", "sales_count"),
-        Index("ix_agents_live_category", "status", "deleted_at", "category_id", "created_at"),
-        Index("ix_agents_live_featured", "status", "deleted_at", "is_featured", "created_at"),
-        # Partial indexes over live agents only (revision 0002): one per browse order, ids make it total.
+        # Browse: partial indexes over live agents only (revision 0002, which replaced the full
+        # (status, deleted_at, ...) indexes of 0001): one per browse order, ids make the order total.
         *(
             Index(name, *columns, postgresql_where=text(_LIVE_SQL), sqlite_where=text(_LIVE_SQL))
             for name, columns in {

@@ -20,6 +20,8 @@ from sqlalchemy import Integer, Select, String, and_, bindparam, case, exists, f
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql import ColumnElement, FromClause
+from sqlalchemy.sql.expression import UnaryExpression
+from sqlalchemy.sql.operators import custom_op
 from sqlmodel import Session
 
 from marketplace import db
@@ -480,19 +482,38 @@ def _category_id(shape: _Shape) -> ColumnElement | None:
     return None
 
 
-def _conditions(table: FromClause, shape: _Shape, category_id: ColumnElement | None) -> ColumnElement:
+def _unindexed(column: ColumnElement) -> ColumnElement:
+    """`+column`: SQLite will not use an index for this term (its documented planner hint)."""
+    return UnaryExpression(column, operator=custom_op("+"), type_=column.type)
+
+
+def _conditions(
+    table: FromClause, shape: _Shape, category_id: ColumnElement | None, *, probe: bool = False
+) -> ColumnElement:
+    """WHERE terms for a listing. On SQLite, filter columns other than the sort key are wrapped in
+    `+` so its planner walks the index of the requested order (stopping after a page) instead of
+    range-scanning a filter index and sorting tens of thousands of rows; `probe` (rows reached by
+    primary key from search matches) keeps it off every index. PostgreSQL chooses well unaided."""
     a = table.c
-    conds: list[ColumnElement] = [live_clause(table)]
+    sqlite = shape.dialect == "sqlite"
+
+    def col(name: str, *, sort_key: bool) -> ColumnElement:
+        return _unindexed(a[name]) if sqlite and (probe or not sort_key) else a[name]
+
+    live = and_(col("status", sort_key=True) == literal_column("'approved'"), a.deleted_at.is_(None))
+    conds: list[ColumnElement] = [live]
     if category_id is not None:
-        conds.append(a.category_id == category_id)
+        conds.append(col("category_id", sort_key=shape.sort == "newest") == category_id)
     if shape.price is not None:
         low, high = PRICE_RANGES[shape.price]
+        price = col("price_cents", sort_key=shape.sort in ("price-low", "price-high"))
         if low is not None:
-            conds.append(a.price_cents > literal_column(str(int(low))))
+            conds.append(price > literal_column(str(int(low))))
         if high is not None:
-            conds.append(a.price_cents <= literal_column(str(int(high))))
+            conds.append(price <= literal_column(str(int(high))))
     if shape.min_rating is not None:
-        conds.append(a.avg_rating >= literal_column(repr(float(shape.min_rating))))
+        rating = col("avg_rating", sort_key=shape.sort == "rating")
+        conds.append(rating >= literal_column(repr(float(shape.min_rating))))
     if shape.featured:
         conds.append(a.is_featured.is_(True))
     conds.extend(
@@ -596,7 +617,7 @@ def _listing_statement(shape: _Shape) -> tuple[Select, Select]:
         hit = AGENTS.alias(alias)
         return (
             found.join(hit, hit.c.id == found.c.agent_id),
-            _conditions(hit, shape, category_id),
+            _conditions(hit, shape, category_id, probe=True),
             _order_by(hit, shape.sort, found.c.rank),
         )
 
@@ -605,8 +626,12 @@ def _listing_statement(shape: _Shape) -> tuple[Select, Select]:
         select(found.c.agent_id, found.c.rank).select_from(source).where(where).order_by(*order)
         .limit(limit).offset(offset).subquery("page")
     )
-    counted_source, counted_where, _ = hits("counted")
-    total = select(func.count()).select_from(counted_source).where(counted_where).scalar_subquery()
+    if needs_agents:  # a correlated EXISTS keeps the matches as the outer loop (SQLite would scan agents)
+        counted = AGENTS.alias("counted")
+        passes = exists().where(counted.c.id == found.c.agent_id, _conditions(counted, shape, category_id, probe=True))
+        total = select(func.count()).select_from(found).where(passes).scalar_subquery()
+    else:
+        total = select(func.count()).select_from(found).scalar_subquery()
     page = (
         _details(total, shape.dialect)
         .select_from(_with_vendor_and_category(page_ids.join(AGENTS, AGENTS.c.id == page_ids.c.agent_id)))
