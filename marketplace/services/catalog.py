@@ -180,6 +180,15 @@ def _choice(name: str, value: str | None, options: Iterable[str]) -> str | None:
     return value
 
 
+def _whole_number(name: str, value: int | str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip()
+    if not re.fullmatch(r"-?\d{1,9}", text):
+        raise InvalidParameter(f"{name} must be a whole number", field=name)
+    return int(text)
+
+
 def parse_filters(
     *,
     search: str | None = None,
@@ -189,8 +198,8 @@ def parse_filters(
     sort: str | None = None,
     tags: Sequence[str] | str | None = None,
     featured: str | bool | None = None,
-    limit: int | None = None,
-    offset: int | None = None,
+    limit: int | str | None = None,
+    offset: int | str | None = None,
 ) -> AgentFilters:
     """Check each parameter and say which one is wrong. Blank values mean "no filter"."""
     # A '+' typed into a URL arrives as a space ("4+" -> "4 "), so "4" and "100" are read as "4+", "100+".
@@ -226,10 +235,10 @@ def parse_filters(
             raise InvalidParameter("featured must be true or false", field="featured")
         featured = flag in _TRUE
 
-    limit = DEFAULT_LIMIT if limit is None else limit
+    limit = DEFAULT_LIMIT if limit is None or limit == "" else _whole_number("limit", limit)
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidParameter(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
-    offset = 0 if offset is None else offset
+    offset = 0 if offset is None or offset == "" else _whole_number("offset", offset)
     if not 0 <= offset <= MAX_OFFSET:
         raise InvalidParameter(f"offset must be between 0 and {MAX_OFFSET}", field="offset")
 
@@ -675,8 +684,8 @@ def list_agents(
     sort: str | None = None,
     tags: Sequence[str] | str | None = None,
     featured: str | bool | None = None,
-    limit: int | None = None,
-    offset: int | None = None,
+    limit: int | str | None = None,
+    offset: int | str | None = None,
 ) -> AgentPage:
     """Browse and search live agents. Default order: best match when searching, else newest first."""
     filters = parse_filters(
