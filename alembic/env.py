@@ -9,8 +9,8 @@ from marketplace.db import engine
 
 target_metadata = SQLModel.metadata
 
-# Search tables are created by hand in revision 0002 (FTS5 / tsvector); autogenerate must leave them alone.
-SEARCH_TABLE_PREFIXES = ("agent_search", "agents_fts")
+# Search and cache-version tables are created by hand in revision 0002; autogenerate must leave them alone.
+SEARCH_TABLE_PREFIXES = ("agent_search", "agents_fts", "catalog_version", "catalog_touches")
 
 
 def _include_name(name: str | None, type_: str, _parents: dict) -> bool:

@@ -22,6 +22,13 @@ rating band, featured), kept exact by triggers on agents (statement-level with t
 bulk inserts/deletes on PostgreSQL, row-level elsewhere). Band edges must match
 `services.catalog.PRICE_BAND_EDGES` / `RATING_BAND_FLOORS` (a test checks that they do).
 
+Listing cache: `catalog_version` holds one number that changes, at commit, whenever anything a
+public listing shows or sorts by changes (agents, tags, files, vendor usernames, categories). The
+app caches listing pages per version (`services.catalog`). On PostgreSQL, statement triggers mark the
+transaction in `catalog_touches`, and a deferred constraint trigger bumps the version at commit, so
+writers take that single row lock only while committing (no lock-order deadlocks, no long waits).
+SQLite serialises writers anyway and bumps directly.
+
 Note for later SQLite migrations: batch ("move and copy") operations on agents, agent_tags or users
 drop their triggers; re-create them with `create_sqlite_triggers()` of this module's text.
 """
@@ -212,6 +219,85 @@ POSTGRES_COUNT_DROP = [
     "DROP FUNCTION IF EXISTS agent_counts_bump(integer, integer, integer, boolean, integer)",
     "DROP FUNCTION IF EXISTS agent_rating_band(double precision)",
     "DROP FUNCTION IF EXISTS agent_price_band(integer)",
+]
+
+# ---- catalog version (listing cache validation) -----------------------------------------------------
+
+# table -> columns whose change alters a listing (None: any change, insert and delete included)
+VERSIONED: dict[str, list[str] | None] = {
+    "agents": ["vendor_id", "category_id", "name", "short_description", "description", "price_cents", "image_url",
+               "demo_url", "status", "rejection_reason", "is_featured", "rating_sum", "review_count", "avg_rating",
+               "sales_count", "created_at", "updated_at", "deleted_at", "id"],
+    "agent_tags": None,
+    "agent_files": None,
+    "categories": None,
+    "users": ["username"],
+}
+
+
+def _sqlite_version_triggers() -> dict[str, str]:
+    bump = "UPDATE catalog_version SET version = version + 1 WHERE id = 1;"
+    triggers = {}
+    for table, columns in VERSIONED.items():
+        events = ["UPDATE" if columns is None else f"UPDATE OF {', '.join(columns)}"]
+        if columns is None or table == "agents":
+            events += ["INSERT", "DELETE"]
+        for event in events:
+            name = f"{table}_version_{event.split()[0].lower()}"
+            triggers[name] = f"CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN {bump} END"
+    return triggers
+
+
+SQLITE_VERSION_TRIGGERS = _sqlite_version_triggers()
+
+POSTGRES_VERSION_DDL = [
+    "CREATE TABLE catalog_touches (txid bigint PRIMARY KEY)",
+    # Once per transaction: note it; the constraint trigger below then fires at commit.
+    """
+    CREATE FUNCTION catalog_touch() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF current_setting('catalog.touched', true) IS DISTINCT FROM txid_current()::text THEN
+            PERFORM set_config('catalog.touched', txid_current()::text, true);
+            INSERT INTO catalog_touches (txid) VALUES (txid_current()) ON CONFLICT DO NOTHING;
+        END IF;
+        RETURN NULL;
+    END $$
+    """,
+    """
+    CREATE FUNCTION catalog_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        UPDATE catalog_version SET version = version + 1 WHERE id = 1;
+        DELETE FROM catalog_touches WHERE txid = NEW.txid;
+        RETURN NULL;
+    END $$
+    """,
+    """
+    CREATE CONSTRAINT TRIGGER catalog_touches_commit AFTER INSERT ON catalog_touches
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION catalog_bump()
+    """,
+    *(
+        f"CREATE TRIGGER {table}_version AFTER INSERT OR DELETE OR UPDATE"
+        f"{'' if columns is None else ' OF ' + ', '.join(columns)} ON {table}"
+        f" FOR EACH STATEMENT EXECUTE FUNCTION catalog_touch()"
+        for table, columns in VERSIONED.items()
+        if table != "users"
+    ),
+    "CREATE TRIGGER users_version AFTER UPDATE OF username ON users FOR EACH STATEMENT "
+    "EXECUTE FUNCTION catalog_touch()",
+    *(
+        f"CREATE TRIGGER {table}_version_truncate AFTER TRUNCATE ON {table} FOR EACH STATEMENT "
+        "EXECUTE FUNCTION catalog_touch()"
+        for table in VERSIONED
+    ),
+]
+
+POSTGRES_VERSION_DROP = [
+    *(f"DROP TRIGGER IF EXISTS {table}_version_truncate ON {table}" for table in VERSIONED),
+    *(f"DROP TRIGGER IF EXISTS {table}_version ON {table}" for table in VERSIONED),
+    "DROP TRIGGER IF EXISTS catalog_touches_commit ON catalog_touches",
+    "DROP FUNCTION IF EXISTS catalog_bump()",
+    "DROP FUNCTION IF EXISTS catalog_touch()",
+    "DROP TABLE IF EXISTS catalog_touches",
 ]
 
 # ---- SQLite ----------------------------------------------------------------------------------------
@@ -432,7 +518,7 @@ POSTGRES_DROP = [
 
 
 def create_sqlite_triggers() -> None:
-    for ddl in [*SQLITE_TRIGGERS.values(), *SQLITE_COUNT_TRIGGERS.values()]:
+    for ddl in [*SQLITE_TRIGGERS.values(), *SQLITE_COUNT_TRIGGERS.values(), *SQLITE_VERSION_TRIGGERS.values()]:
         op.execute(ddl)
 
 
@@ -454,6 +540,14 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("category_id", "price_band", "rating_band", "is_featured"),
     )
     op.execute(FILL_COUNTS)
+    op.create_table(
+        "catalog_version",
+        sa.Column("id", sa.Integer(), nullable=False, autoincrement=False),
+        sa.Column("version", sa.BigInteger(), nullable=False),
+        sa.PrimaryKeyConstraint("id"),
+        sa.CheckConstraint("id = 1", name="ck_catalog_version_single_row"),
+    )
+    op.execute("INSERT INTO catalog_version (id, version) VALUES (1, 1)")
     if dialect == "sqlite":
         for ddl in SQLITE_TABLES:
             op.execute(ddl)
@@ -467,7 +561,7 @@ def upgrade() -> None:
             """
         )
     elif dialect == "postgresql":
-        for ddl in [*POSTGRES_DDL, *POSTGRES_COUNT_DDL]:
+        for ddl in [*POSTGRES_DDL, *POSTGRES_COUNT_DDL, *POSTGRES_VERSION_DDL]:
             op.execute(ddl)
     else:
         raise NotImplementedError(f"no full-text search support for {dialect}")
@@ -476,13 +570,14 @@ def upgrade() -> None:
 def downgrade() -> None:
     dialect = op.get_bind().dialect.name
     if dialect == "sqlite":
-        for name in reversed([*SQLITE_TRIGGERS, *SQLITE_COUNT_TRIGGERS]):
+        for name in reversed([*SQLITE_TRIGGERS, *SQLITE_COUNT_TRIGGERS, *SQLITE_VERSION_TRIGGERS]):
             op.execute(f"DROP TRIGGER IF EXISTS {name}")
         op.execute("DROP TABLE IF EXISTS agents_fts")
         op.execute("DROP TABLE IF EXISTS agent_search_docs")
     elif dialect == "postgresql":
-        for ddl in [*POSTGRES_COUNT_DROP, *POSTGRES_DROP]:
+        for ddl in [*POSTGRES_VERSION_DROP, *POSTGRES_COUNT_DROP, *POSTGRES_DROP]:
             op.execute(ddl)
+    op.drop_table("catalog_version")
     op.drop_table("agent_listing_counts")
     for name in reversed(list(LISTING_INDEXES)):
         op.drop_index(name, table_name="agents")

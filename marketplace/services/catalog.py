@@ -9,7 +9,8 @@ built with a fixed number of queries per page (no N+1).
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,6 +31,7 @@ from sqlalchemy import (
     literal_column,
     null,
     select,
+    text,
     true,
 )
 from sqlalchemy.dialects.postgresql import aggregate_order_by
@@ -40,6 +42,7 @@ from sqlalchemy.sql.operators import custom_op
 from sqlmodel import Session
 
 from marketplace import db
+from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import (
     Agent,
@@ -719,6 +722,42 @@ def _listing_statement(shape: _Shape) -> tuple[Select, Select]:
     return page, select(total)
 
 
+class _ListingCache:
+    """Listing pages by (catalog version, filters), least recently used evicted first.
+
+    `catalog_version` changes in the same commit as any data a listing shows or sorts by (triggers
+    of revision 0002), and the version is read before the page: a page stored under a version is
+    never older than that version, so a hit is as fresh as a query. Per process; thread-safe."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[int, AgentFilters], AgentListing] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, AgentFilters]) -> AgentListing | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[int, AgentFilters], listing: AgentListing) -> None:
+        with self._lock:
+            if self._entries and next(reversed(self._entries))[0] < key[0]:
+                self._entries.clear()  # the catalog changed: older pages can never be asked for again
+            self._entries[key] = listing
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_cache = _ListingCache(settings.catalog_cache_entries)
+_VERSION_QUERY = select(literal_column("version")).select_from(text("catalog_version")).where(text("id = 1"))
+
+
 @dataclass(frozen=True)
 class AgentListing:
     """One page as JSON text (an array of `AgentPublic` objects, camelCase) and the total of all pages."""
@@ -768,10 +807,18 @@ def list_agents_json(
         search=search, category=category, price=price, rating=rating, sort=sort, tags=tags,
         featured=featured, limit=limit, offset=offset,
     )
-    # A read-only statement: autocommit spares the BEGIN/COMMIT round trips, and one statement sees
-    # one snapshot, so the page and its total agree.
+    # Read-only: autocommit spares the BEGIN/COMMIT round trips; one statement sees one snapshot, so
+    # the page and its total agree.
     with db.engine().connect() as conn:
-        return search_agents_json(conn.execution_options(isolation_level="AUTOCOMMIT"), filters)
+        conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+        if _cache.capacity <= 0:
+            return search_agents_json(conn, filters)
+        version = conn.execute(_VERSION_QUERY).scalar_one()
+        cached = _cache.get((version, filters))
+        if cached is None:
+            cached = search_agents_json(conn, filters)
+            _cache.put((version, filters), cached)
+        return cached
 
 
 def list_agents(
