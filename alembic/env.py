@@ -18,6 +18,10 @@ def _include_name(name: str | None, type_: str, _parents: dict) -> bool:
 
 
 def _migrate(connection: Connection) -> None:
+    if connection.dialect.name == "sqlite":
+        # Batch ("move and copy") steps rename a rebuilt table into place; without this, SQLite checks
+        # every trigger against the half-built schema and refuses (catalog triggers join agents/users).
+        connection.exec_driver_sql("PRAGMA legacy_alter_table=ON")
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
