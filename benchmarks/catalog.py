@@ -464,6 +464,7 @@ def measure(base: str, *, duration: int, concurrencies: list[int], only: str | N
     ceiling = next(c for c in CASES if c.kind == "ceiling")
     cases = [c for c in CASES if c.kind != "ceiling"
              and (not only or any(word in c.name for word in only.split(",")))]
+    run_wrk(base + ceiling.path, concurrency=max(concurrencies), duration=3)  # warm the fresh server; not counted
     results = [_run_case(base, ceiling, n, duration, None) for n in concurrencies]
     for case in cases:
         total = None
