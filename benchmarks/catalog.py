@@ -323,6 +323,7 @@ def explain(url: str) -> None:
 
     engine = _engine(url)
     db.set_engine(engine)
+    catalog._cache.capacity = 0  # plans of the queries, not of cache hits
     captured: list[tuple[str, object]] = []
 
     def _capture(_conn, _cursor, statement, parameters, _context, _many) -> None:
