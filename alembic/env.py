@@ -9,8 +9,8 @@ from marketplace.db import engine
 
 target_metadata = SQLModel.metadata
 
-# Search tables are created by hand in revision 0002 (FTS5 / tsvector); autogenerate must leave them alone.
-SEARCH_TABLE_PREFIXES = ("agent_search", "agents_fts")
+# Search and cache-version tables are created by hand in revision 0002; autogenerate must leave them alone.
+SEARCH_TABLE_PREFIXES = ("agent_search", "agents_fts", "catalog_version", "catalog_touches")
 
 
 def _include_name(name: str | None, type_: str, _parents: dict) -> bool:
@@ -18,6 +18,10 @@ def _include_name(name: str | None, type_: str, _parents: dict) -> bool:
 
 
 def _migrate(connection: Connection) -> None:
+    if connection.dialect.name == "sqlite":
+        # Batch ("move and copy") steps rename a rebuilt table into place; without this, SQLite checks
+        # every trigger against the half-built schema and refuses (catalog triggers join agents/users).
+        connection.exec_driver_sql("PRAGMA legacy_alter_table=ON")
     context.configure(
         connection=connection,
         target_metadata=target_metadata,

@@ -26,6 +26,7 @@ class Settings(BaseSettings):
     redis_url: str = ""
     demo_mode: bool | None = None  # None: on unless production
     cors_extra_origins: str = ""  # comma separated
+    catalog_cache_entries: int = 512  # listing pages cached per process, checked against catalog_version; 0 = off
 
     session_days: int = 14
     login_max_failures_per_account: int = 5

@@ -40,18 +40,18 @@ def make_agent(
     """An agent; each call is one second newer than the last unless `created_offset` (seconds) is given."""
     when = utcnow() - timedelta(days=1) + timedelta(seconds=created_offset if created_offset is not None
                                                        else next(_clock))
-    agent = Agent(
-        vendor_id=vendor.id if vendor else None,
-        name=name,
-        status=status,
-        price_cents=price_cents,
-        rating_sum=sum(ratings),
-        review_count=len(ratings),
-        avg_rating=sum(ratings) / len(ratings) if ratings else 0.0,
-        created_at=when,
-        updated_at=when,
-        **fields,
-    )
+    values: dict[str, object] = {
+        "vendor_id": vendor.id if vendor else None,
+        "name": name,
+        "status": status,
+        "price_cents": price_cents,
+        "rating_sum": sum(ratings),
+        "review_count": len(ratings),
+        "avg_rating": sum(ratings) / len(ratings) if ratings else 0.0,
+        "created_at": when,
+        "updated_at": when,
+    }
+    agent = Agent(**{**values, **fields})
     with db.session_scope() as session:
         session.add(agent)
         session.flush()

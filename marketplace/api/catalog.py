@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, TypeAdapter
 
 from marketplace.api.deps import OptionalUser
@@ -44,30 +44,44 @@ def category(ref: str) -> CategoryPublic:
     return catalog.get_category(ref=ref)
 
 
+_LIST_PARAMETERS = [
+    {"name": name, "in": "query", "required": False, "description": text, "schema": schema}
+    for name, text, schema in [
+        ("search", "full-text query (name, descriptions, tags, vendor); last word may be a prefix", {"type": "string"}),
+        ("category", "category id or slug", {"type": "string"}),
+        ("price", "free, 0-10, 10-50, 50-100, 100+, 1-25, 26-50, 51-100 (dollars)", {"type": "string"}),
+        ("rating", "5, 4+, 3+, 2+ or any", {"type": "string"}),
+        ("sort", "newest (default), popularity, rating, price-low, price-high, relevance", {"type": "string"}),
+        ("tag", "repeatable; every tag must match", {"type": "array", "items": {"type": "string"}}),
+        ("featured", "true: featured agents only", {"type": "boolean"}),
+        ("limit", f"1-{catalog.MAX_LIMIT}, default {catalog.DEFAULT_LIMIT}", {"type": "integer"}),
+        ("offset", "default 0", {"type": "integer"}),
+    ]
+]
+
+
 @router.get(
     "/agents",
     response_model=list[AgentPublic],
     responses={
         200: {"headers": {TOTAL_HEADER: {"description": "matches on all pages", "schema": {"type": "integer"}}}}
     },
+    openapi_extra={"parameters": _LIST_PARAMETERS},
 )
-def agents(
-    featured: str | None = None,
-    limit: int = catalog.DEFAULT_LIMIT,
-    offset: int = 0,
-    search: str | None = None,
-    category: str | None = None,
-    price: str | None = None,
-    rating: str | None = None,
-    sort: str | None = None,
-    tag: list[str] = Query(default=[]),
-) -> Response:
-    """Live agents, filtered, sorted and paged (see `services.catalog.parse_filters` for the values)."""
-    page = catalog.list_agents(
-        featured=featured, limit=limit, offset=offset, search=search, category=category, price=price,
-        rating=rating, sort=sort, tags=tag,
+def agents(request: Request) -> Response:
+    """Live agents, filtered, sorted and paged. The query string is read directly (the service checks
+    every value and names a bad one in a 422): declaring nine parameters costs FastAPI ~0.3 ms a call."""
+    query = request.query_params
+    listing = catalog.list_agents_json(
+        featured=query.get("featured"), limit=query.get("limit"), offset=query.get("offset"),
+        search=query.get("search"), category=query.get("category"), price=query.get("price"),
+        rating=query.get("rating"), sort=query.get("sort"), tags=query.getlist("tag"),
     )
-    return json_list(page.items, AGENT_LIST, page.total)
+    return Response(
+        listing.json,
+        media_type="application/json",
+        headers={TOTAL_HEADER: str(listing.total), "Access-Control-Expose-Headers": TOTAL_HEADER},
+    )
 
 
 @router.get("/agents/{agent_id}", response_model=AgentPublic)

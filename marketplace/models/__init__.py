@@ -4,6 +4,7 @@ from marketplace.models.base import ApiModel
 from marketplace.models.catalog import (
     Agent,
     AgentFile,
+    AgentListingCount,
     AgentPage,
     AgentPublic,
     AgentStatus,
@@ -35,6 +36,7 @@ from marketplace.models.vendor import ApplicationStatus, Notification, Notificat
 __all__ = [
     "Agent",
     "AgentFile",
+    "AgentListingCount",
     "AgentPage",
     "AgentPublic",
     "AgentStatus",

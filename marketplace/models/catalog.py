@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Column, Index, String, Text
+from sqlalchemy import Column, Index, String, Text, text
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiModel, new_id, utcnow
+
+_LIVE_SQL = "status = 'approved' AND deleted_at IS NULL"
 
 
 class AgentStatus(StrEnum):
@@ -31,13 +33,19 @@ class Category(SQLModel, table=True):
 class Agent(SQLModel, table=True):
     __tablename__ = "agents"
     __table_args__ = (
-        # Browse filters: only live agents, narrowed by category/price/rating, ordered by a sort key.
-        Index("ix_agents_live_created", "status", "deleted_at", "created_at"),
-        Index("ix_agents_live_price", "status", "deleted_at", "price_cents"),
-        Index("ix_agents_live_rating", "status", "deleted_at", "avg_rating"),
-        Index("ix_agents_live_sales", "status", "deleted_at", "sales_count"),
-        Index("ix_agents_live_category", "status", "deleted_at", "category_id", "created_at"),
-        Index("ix_agents_live_featured", "status", "deleted_at", "is_featured", "created_at"),
+        # Browse: partial indexes over live agents only (revision 0002, which replaced the full
+        # (status, deleted_at, ...) indexes of 0001): one per browse order, ids make the order total.
+        *(
+            Index(name, *columns, postgresql_where=text(_LIVE_SQL), sqlite_where=text(_LIVE_SQL))
+            for name, columns in {
+                "ix_agents_pub_newest": ("created_at", "id"),
+                "ix_agents_pub_sales": ("sales_count", "id"),
+                "ix_agents_pub_rating": ("avg_rating", "review_count", "id"),
+                "ix_agents_pub_price": ("price_cents", "id"),
+                "ix_agents_pub_category": ("category_id", "created_at", "id"),
+                "ix_agents_pub_featured": ("is_featured", "created_at", "id"),
+            }.items()
+        ),
     )
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
@@ -84,6 +92,23 @@ class AgentFile(SQLModel, table=True):
     size_bytes: int = 0
     content_type: str = Field(default="application/octet-stream", max_length=255)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class AgentListingCount(SQLModel, table=True):
+    """Live agents per (category, price band, rating band, featured), kept exact by triggers (revision 0002).
+
+    Every browse filter except text search and tags is a union of these cells, so the total of such a
+    listing is a sum over at most a few hundred rows instead of a count over all agents.
+    `category_id` 0 stands for "no category". Bands: see `services.catalog.price_band`/`rating_band`.
+    """
+
+    __tablename__ = "agent_listing_counts"
+
+    category_id: int = Field(default=0, primary_key=True, sa_column_kwargs={"autoincrement": False})
+    price_band: int = Field(default=0, primary_key=True, sa_column_kwargs={"autoincrement": False})
+    rating_band: int = Field(default=0, primary_key=True, sa_column_kwargs={"autoincrement": False})
+    is_featured: bool = Field(default=False, primary_key=True)
+    live_count: int = 0
 
 
 # ---- API schemas (camelCase on the wire) ----------------------------------------------------------------

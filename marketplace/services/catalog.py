@@ -9,19 +9,45 @@ built with a fixed number of queries per page (no N+1).
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import and_, exists, func, select, text
-from sqlalchemy.sql import ColumnElement
+from pydantic import TypeAdapter
+from sqlalchemy import (
+    Integer,
+    Select,
+    String,
+    Text,
+    and_,
+    bindparam,
+    case,
+    cast,
+    exists,
+    func,
+    literal_column,
+    null,
+    select,
+    text,
+    true,
+)
+from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy.engine import Connection
+from sqlalchemy.sql import ColumnElement, FromClause
+from sqlalchemy.sql.expression import UnaryExpression
+from sqlalchemy.sql.operators import custom_op
 from sqlmodel import Session
 
+from marketplace import db
+from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import (
     Agent,
     AgentFile,
+    AgentListingCount,
     AgentPage,
     AgentPublic,
     AgentStatus,
@@ -48,10 +74,16 @@ USERS = User.__table__
 CATEGORIES = Category.__table__
 TAGS = AgentTag.__table__
 FILES = AgentFile.__table__
+COUNTS = AgentListingCount.__table__
 
-# Written as literal SQL (not bound parameters) so SQLite and PostgreSQL can match the partial
-# indexes of revision 0002, whose WHERE clause is exactly this.
-LIVE = text("agents.status = 'approved' AND agents.deleted_at IS NULL")
+
+def live_clause(table: FromClause = AGENTS) -> ColumnElement[bool]:
+    """Approved and not deleted. 'approved' is inlined (not a bound parameter) so that SQLite and
+    PostgreSQL can use the partial indexes of revision 0002, whose WHERE clause is exactly this."""
+    return and_(table.c.status == literal_column("'approved'"), table.c.deleted_at.is_(None))
+
+
+LIVE = live_clause()
 
 # (lower bound exclusive, upper bound inclusive), in cents; None = unbounded. "free" is exactly 0.
 # Browse offers free, 0-10, 10-50, 50-100, 100+; the home page offers free, 1-25, 26-50, 51-100, 100+.
@@ -68,6 +100,42 @@ PRICE_RANGES: dict[str, tuple[int | None, int | None]] = {
 }
 RATING_MINIMUMS: dict[str, float | None] = {"5": 5.0, "4+": 4.0, "3+": 3.0, "2+": 2.0, "any": None, "": None}
 SORTS = ("newest", "popularity", "rating", "price-low", "price-high", "relevance")
+
+# Cells of `agent_listing_counts` (same edges as the CASE expressions of revision 0002).
+# Price band b holds prices in (edge[b-1], edge[b]] (band 0: free; last band: above the last edge);
+# rating band k holds averages >= floor[k-1] and below the next floor (band 0: below 2).
+PRICE_BAND_EDGES = (0, 1_000, 2_500, 5_000, 10_000)
+RATING_BAND_FLOORS = (2.0, 3.0, 4.0, 5.0)
+
+
+def price_band(cents: int) -> int:
+    return sum(cents > edge for edge in PRICE_BAND_EDGES)
+
+
+def rating_band(avg_rating: float) -> int:
+    return sum(avg_rating >= floor for floor in RATING_BAND_FLOORS)
+
+
+def _price_bands(low: int | None, high: int | None) -> tuple[int, ...]:
+    """The bands that exactly tile the price range (low, high]."""
+    edges = (None, *PRICE_BAND_EDGES, None)
+    if low not in edges or high not in edges:
+        raise ValueError(f"price range ({low}, {high}] does not fall on band edges")
+    return tuple(
+        b for b in range(len(PRICE_BAND_EDGES) + 1)
+        if (low is None or (edges[b] is not None and edges[b] >= low))
+        and (high is None or (edges[b + 1] is not None and edges[b + 1] <= high))
+    )
+
+
+def _rating_bands(minimum: float) -> tuple[int, ...]:
+    if minimum not in RATING_BAND_FLOORS:
+        raise ValueError(f"rating floor {minimum} is not a band floor")
+    return tuple(k for k in range(1, len(RATING_BAND_FLOORS) + 1) if RATING_BAND_FLOORS[k - 1] >= minimum)
+
+
+PRICE_FILTER_BANDS = {key: _price_bands(*bounds) for key, bounds in PRICE_RANGES.items()}
+RATING_FILTER_BANDS = {m: _rating_bands(m) for m in RATING_MINIMUMS.values() if m is not None}
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off", ""}
 
@@ -130,6 +198,15 @@ def _choice(name: str, value: str | None, options: Iterable[str]) -> str | None:
     return value
 
 
+def _whole_number(name: str, value: int | str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip()
+    if not re.fullmatch(r"-?\d{1,9}", text):
+        raise InvalidParameter(f"{name} must be a whole number", field=name)
+    return int(text)
+
+
 def parse_filters(
     *,
     search: str | None = None,
@@ -139,8 +216,8 @@ def parse_filters(
     sort: str | None = None,
     tags: Sequence[str] | str | None = None,
     featured: str | bool | None = None,
-    limit: int | None = None,
-    offset: int | None = None,
+    limit: int | str | None = None,
+    offset: int | str | None = None,
 ) -> AgentFilters:
     """Check each parameter and say which one is wrong. Blank values mean "no filter"."""
     # A '+' typed into a URL arrives as a space ("4+" -> "4 "), so "4" and "100" are read as "4+", "100+".
@@ -176,10 +253,10 @@ def parse_filters(
             raise InvalidParameter("featured must be true or false", field="featured")
         featured = flag in _TRUE
 
-    limit = DEFAULT_LIMIT if limit is None else limit
+    limit = DEFAULT_LIMIT if limit is None or limit == "" else _whole_number("limit", limit)
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidParameter(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
-    offset = 0 if offset is None else offset
+    offset = 0 if offset is None or offset == "" else _whole_number("offset", offset)
     if not 0 <= offset <= MAX_OFFSET:
         raise InvalidParameter(f"offset must be between 0 and {MAX_OFFSET}", field="offset")
 
@@ -197,16 +274,6 @@ def parse_filters(
 
 
 # ---- serialisation ----------------------------------------------------------------------------------
-
-_AGENT_COLUMNS = [
-    AGENTS.c[name]
-    for name in (
-        "id", "name", "short_description", "description", "price_cents", "image_url", "demo_url", "is_featured",
-        "status", "rejection_reason", "rating_sum", "review_count", "vendor_id", "category_id",
-        "created_at", "updated_at",
-    )
-]  # fmt: skip
-
 
 def _tags_by_agent(session: Session, ids: Sequence[str]) -> dict[str, list[str]]:
     found: dict[str, list[str]] = defaultdict(list)
@@ -285,12 +352,37 @@ def agent_public(session: Session, agent: Agent) -> AgentPublic:
     return agents_public(session, [agent])[0]
 
 
+def _band_case(column: ColumnElement, bounds: Sequence[float], *, upper_inclusive: bool) -> ColumnElement:
+    """SQL for `price_band` (bounds are inclusive upper edges) or `rating_band` (inclusive floors)."""
+    if upper_inclusive:
+        return case(*((column <= edge, b) for b, edge in enumerate(bounds)), else_=len(bounds))
+    return case(*((column >= floor, k) for k, floor in reversed(list(enumerate(bounds, start=1)))), else_=0)
+
+
+def rebuild_listing_counts(connection: Connection) -> None:
+    """Recompute `agent_listing_counts` from agents (after a bulk load that bypassed triggers)."""
+    cells = select(
+        func.coalesce(AGENTS.c.category_id, 0).label("category_id"),
+        _band_case(AGENTS.c.price_cents, PRICE_BAND_EDGES, upper_inclusive=True).label("price_band"),
+        _band_case(AGENTS.c.avg_rating, RATING_BAND_FLOORS, upper_inclusive=False).label("rating_band"),
+        AGENTS.c.is_featured,
+    ).where(LIVE).subquery()
+    connection.execute(COUNTS.delete())
+    connection.execute(
+        COUNTS.insert().from_select(
+            ["category_id", "price_band", "rating_band", "is_featured", "live_count"],
+            select(cells.c.category_id, cells.c.price_band, cells.c.rating_band, cells.c.is_featured, func.count())
+            .group_by(cells.c.category_id, cells.c.price_band, cells.c.rating_band, cells.c.is_featured),
+        )
+    )
+
+
 # ---- stats and categories ---------------------------------------------------------------------------
 
 
 def stats() -> StatsPublic:
     with session_scope() as session:
-        agents = session.execute(select(func.count()).select_from(AGENTS).where(LIVE)).scalar_one()
+        agents = session.execute(select(func.coalesce(func.sum(COUNTS.c.live_count), 0))).scalar_one()
         categories = session.execute(select(func.count()).select_from(CATEGORIES)).scalar_one()
         users = session.execute(
             select(func.count()).select_from(USERS).where(USERS.c.deleted_at.is_(None))
@@ -299,10 +391,10 @@ def stats() -> StatsPublic:
 
 
 def _live_counts_by_category(session: Session, category_id: int | None = None) -> dict[int, int]:
-    stmt = select(AGENTS.c.category_id, func.count()).where(LIVE, AGENTS.c.category_id.is_not(None))
+    stmt = select(COUNTS.c.category_id, func.sum(COUNTS.c.live_count)).where(COUNTS.c.category_id != 0)
     if category_id is not None:
-        stmt = stmt.where(AGENTS.c.category_id == category_id)
-    return dict(session.execute(stmt.group_by(AGENTS.c.category_id)).tuples().all())
+        stmt = stmt.where(COUNTS.c.category_id == category_id)
+    return {k: int(v) for k, v in session.execute(stmt.group_by(COUNTS.c.category_id)).tuples()}
 
 
 def _category_public(row: Category, count: int) -> CategoryPublic:
@@ -348,8 +440,8 @@ def get_category(*, ref: int | str) -> CategoryPublic:
 # ---- agents -----------------------------------------------------------------------------------------
 
 
-def _order_by(sort: str, rank: ColumnElement | None) -> list[ColumnElement]:
-    a = AGENTS.c
+def _order_by(table: FromClause, sort: str, rank: ColumnElement | None) -> list[ColumnElement]:
+    a = table.c
     if sort == "relevance" and rank is not None:
         return [rank.asc(), a.id.asc()]
     return {
@@ -360,84 +452,373 @@ def _order_by(sort: str, rank: ColumnElement | None) -> list[ColumnElement]:
     }.get(sort, [a.created_at.desc(), a.id.desc()])
 
 
-def _conditions(session: Session, filters: AgentFilters) -> list[ColumnElement] | None:
-    """WHERE terms for the filters; None when they cannot match anything (unknown category)."""
-    a = AGENTS.c
-    conds: list[ColumnElement] = [LIVE]
-    if filters.category is not None:
-        if isinstance(filters.category, int):
-            conds.append(a.category_id == filters.category)
-        else:
-            category_id = session.execute(
-                select(CATEGORIES.c.id).where(CATEGORIES.c.slug == filters.category)
-            ).scalar_one_or_none()
-            if category_id is None:
-                return None
-            conds.append(a.category_id == category_id)
-    if filters.price is not None:
-        low, high = filters.price
-        if low is not None:
-            conds.append(a.price_cents > low)
-        if high is not None:
-            conds.append(a.price_cents <= high)
-    if filters.min_rating is not None:
-        conds.append(a.avg_rating >= filters.min_rating)
-    if filters.featured:
-        conds.append(a.is_featured.is_(True))
-    conds.extend(exists().where(TAGS.c.agent_id == a.id, TAGS.c.tag == tag) for tag in filters.tags)
-    return conds
+@dataclass(frozen=True)
+class _Shape:
+    """Everything about a listing that changes its SQL; the rest (ids, slugs, tags, words, paging) is bound."""
+
+    dialect: str
+    category: str | None  # "id" | "slug" | None
+    price: str | None  # a PRICE_RANGES key
+    min_rating: float | None
+    featured: bool
+    tags: int
+    search: str | None  # "one" (single word) | "many" | None
+    sort: str
 
 
-def search_agents(session: Session, filters: AgentFilters) -> AgentPage:
-    """One page of live agents for validated filters, inside the caller's session."""
-    conds = _conditions(session, filters)
-    if conds is None:
-        return AgentPage(items=[], total=0)
-    a = AGENTS.c
-    source = AGENTS
-    rank = None
-    if filters.search is not None:
-        found = fulltext.matches(filters.search, session.get_bind().dialect)
-        source = AGENTS.join(found, found.c.agent_id == a.id)
-        rank = found.c.rank
-    sort = filters.sort or ("relevance" if rank is not None else "newest")
-
-    total = session.execute(select(func.count()).select_from(source).where(and_(*conds))).scalar_one()
-    if total == 0 or filters.offset >= total:
-        return AgentPage(items=[], total=total)
-
-    has_files = exists().where(FILES.c.agent_id == a.id).label("has_files")
-    stmt = (
-        select(
-            *_AGENT_COLUMNS,
-            USERS.c.username.label("vendor_username"),
-            CATEGORIES.c.name.label("category_name"),
-            CATEGORIES.c.slug.label("category_slug"),
-            CATEGORIES.c.emoji.label("category_emoji"),
-            has_files,
-        )
-        .select_from(
-            source.outerjoin(USERS, USERS.c.id == a.vendor_id).outerjoin(CATEGORIES, CATEGORIES.c.id == a.category_id)
-        )
-        .where(and_(*conds))
-        .order_by(*_order_by(sort, rank))
-        .limit(filters.limit)
-        .offset(filters.offset)
+def _shape_of(filters: AgentFilters, dialect_name: str) -> _Shape:
+    search = None if filters.search is None else ("many" if filters.search.head else "one")
+    return _Shape(
+        dialect=dialect_name,
+        category=None if filters.category is None else ("id" if isinstance(filters.category, int) else "slug"),
+        price=None if filters.price is None else _price_key(filters.price),
+        min_rating=filters.min_rating,
+        featured=filters.featured,
+        tags=len(filters.tags),
+        search=search,
+        sort=filters.sort or ("relevance" if search else "newest"),
     )
-    rows = session.execute(stmt).all()
-    tags = _tags_by_agent(session, [r.id for r in rows])
-    items = [
-        _public(
-            r,
-            tags=tags.get(r.id, []),
-            vendor=VendorRef(id=r.vendor_id, username=r.vendor_username) if r.vendor_username is not None else None,
-            category=CategoryRef(id=r.category_id, name=r.category_name, slug=r.category_slug,
-                                 emoji=r.category_emoji) if r.category_name is not None else None,
-            has_files=bool(r.has_files),
+
+
+def _bind_values(filters: AgentFilters, dialect_name: str) -> dict[str, Any]:
+    values: dict[str, Any] = {"page_limit": filters.limit, "page_offset": filters.offset}
+    if filters.category is not None:
+        values["category_ref"] = filters.category
+    values.update({f"tag_{n}": tag for n, tag in enumerate(filters.tags)})
+    if filters.search is not None:
+        values.update(fulltext.bind_values(filters.search, dialect_name))
+    return values
+
+
+def _category_id(shape: _Shape) -> ColumnElement | None:
+    if shape.category == "id":
+        return bindparam("category_ref", type_=Integer)
+    if shape.category == "slug":
+        ref = bindparam("category_ref", type_=String)
+        return select(CATEGORIES.c.id).where(CATEGORIES.c.slug == ref).scalar_subquery()
+    return None
+
+
+def _unindexed(column: ColumnElement) -> ColumnElement:
+    """`+column`: SQLite will not use an index for this term (its documented planner hint)."""
+    return UnaryExpression(column, operator=custom_op("+"), type_=column.type)
+
+
+def _conditions(
+    table: FromClause, shape: _Shape, category_id: ColumnElement | None, *, probe: bool = False
+) -> ColumnElement:
+    """WHERE terms for a listing. On SQLite, filter columns other than the sort key are wrapped in
+    `+` so its planner walks the index of the requested order (stopping after a page) instead of
+    range-scanning a filter index and sorting tens of thousands of rows; `probe` (rows reached by
+    primary key from search matches) keeps it off every index. PostgreSQL chooses well unaided."""
+    a = table.c
+    sqlite = shape.dialect == "sqlite"
+
+    def col(name: str, *, sort_key: bool) -> ColumnElement:
+        return _unindexed(a[name]) if sqlite and (probe or not sort_key) else a[name]
+
+    live = and_(col("status", sort_key=True) == literal_column("'approved'"), a.deleted_at.is_(None))
+    conds: list[ColumnElement] = [live]
+    if category_id is not None:
+        conds.append(col("category_id", sort_key=shape.sort == "newest") == category_id)
+    if shape.price is not None:
+        low, high = PRICE_RANGES[shape.price]
+        price = col("price_cents", sort_key=shape.sort in ("price-low", "price-high"))
+        if low is not None:
+            conds.append(price > literal_column(str(int(low))))
+        if high is not None:
+            conds.append(price <= literal_column(str(int(high))))
+    if shape.min_rating is not None:
+        rating = col("avg_rating", sort_key=shape.sort == "rating")
+        conds.append(rating >= literal_column(repr(float(shape.min_rating))))
+    if shape.featured:
+        conds.append(a.is_featured.is_(True))
+    conds.extend(
+        exists().where(TAGS.c.agent_id == a.id, TAGS.c.tag == bindparam(f"tag_{n}", type_=String))
+        for n in range(shape.tags)
+    )
+    return and_(*conds)
+
+
+def _total(shape: _Shape, category_id: ColumnElement | None) -> ColumnElement:
+    """The number of matches on all pages of a listing without text search. Without tags it is a sum
+    over `agent_listing_counts` (a few hundred rows at most); with tags a real count."""
+    if not shape.tags:
+        stmt = select(func.coalesce(func.sum(COUNTS.c.live_count), 0))
+        if category_id is not None:
+            stmt = stmt.where(COUNTS.c.category_id == category_id)
+        if shape.price is not None:
+            bands = PRICE_FILTER_BANDS[shape.price]
+            stmt = stmt.where(COUNTS.c.price_band.in_([literal_column(str(b)) for b in bands]))
+        if shape.min_rating is not None:
+            floors = RATING_FILTER_BANDS[shape.min_rating]
+            stmt = stmt.where(COUNTS.c.rating_band.in_([literal_column(str(b)) for b in floors]))
+        if shape.featured:
+            stmt = stmt.where(COUNTS.c.is_featured.is_(True))
+        return stmt.scalar_subquery()
+    counted = AGENTS.alias("counted")
+    return select(func.count()).select_from(counted).where(_conditions(counted, shape, category_id)).scalar_subquery()
+
+
+def _price_key(bounds: tuple[int | None, int | None]) -> str:
+    return next(key for key, value in PRICE_RANGES.items() if value == bounds)
+
+
+def _key(name: str) -> ColumnElement:
+    return literal_column(f"'{name}'")  # fixed identifiers, inlined rather than bound
+
+
+def _n(value: int) -> ColumnElement:
+    return literal_column(str(int(value)), type_=Integer)
+
+
+def _concat(*parts: ColumnElement | str) -> ColumnElement:
+    expr = None
+    for part in parts:
+        item = _key(part) if isinstance(part, str) else part
+        expr = item if expr is None else expr.op("||")(item)
+    return expr
+
+
+def _decimal_text(hundredths: ColumnElement, dialect_name: str) -> ColumnElement:
+    """An integer number of hundredths as "12.34", like `price_string`."""
+    if dialect_name == "postgresql":
+        return func.to_char(hundredths / literal_column("100.0"), _key("FM9999999990.00"))
+    return func.printf(_key("%d.%02d"), hundredths // _n(100), hundredths % _n(100))
+
+
+def _timestamp_text(column: ColumnElement, dialect_name: str) -> ColumnElement:
+    """An aware UTC time the way pydantic writes it: ISO 8601, "Z", microseconds only when not zero."""
+    if dialect_name == "postgresql":
+        text = func.to_char(func.timezone(_key("UTC"), column), _key('YYYY-MM-DD"T"HH24:MI:SS.US'))
+    else:  # SQLAlchemy stores "YYYY-MM-DD HH:MM:SS.ffffff" (UTC) on SQLite
+        text = func.replace(column, _key(" "), _key("T"))
+    return _concat(func.replace(text, _key(".000000"), _key("")), "Z")
+
+
+def _agent_json(dialect_name: str) -> ColumnElement:
+    """The `AgentPublic` JSON of the row's agent (with its joined vendor and category), built by the
+    database: a listing page then costs Python one text column per row instead of ~25 typed columns
+    and three models. `tests/unit/test_listing_json.py` holds it equal to the pydantic rendering."""
+    a, u, c = AGENTS.c, USERS.c, CATEGORIES.c
+    pg = dialect_name == "postgresql"
+    obj = func.json_build_object if pg else func.json_object
+
+    def flag(condition: ColumnElement) -> ColumnElement:
+        return condition if pg else func.json(case((condition, _key("true")), else_=_key("false")))
+
+    def nested(present: ColumnElement, value: ColumnElement) -> ColumnElement:
+        chosen = case((present, value), else_=null())
+        return chosen if pg else func.json(chosen)
+
+    if pg:
+        tags = func.coalesce(
+            select(func.json_agg(aggregate_order_by(TAGS.c.tag, TAGS.c.position, TAGS.c.tag)))
+            .where(TAGS.c.agent_id == a.id)
+            .scalar_subquery(),
+            literal_column("'[]'::json"),
         )
-        for r in rows
-    ]
-    return AgentPage(items=items, total=total)
+    else:
+        tags = func.json(literal_column(
+            "(SELECT json_group_array(tag) FROM (SELECT t.tag AS tag FROM agent_tags AS t "
+            "WHERE t.agent_id = agents.id ORDER BY t.position, t.tag))"
+        ))
+    hundredths = (a.rating_sum * _n(200) + a.review_count) // (a.review_count * _n(2))  # half up, like rating_string
+    fields: dict[str, ColumnElement] = {
+        "id": a.id,
+        "name": a.name,
+        "shortDescription": a.short_description,
+        "description": a.description,
+        "price": _decimal_text(a.price_cents, dialect_name),
+        "imageUrl": a.image_url,
+        "demoUrl": a.demo_url,
+        "fileUrl": case(
+            (exists().where(FILES.c.agent_id == a.id), _concat("/api/agents/", a.id, "/download")), else_=null()
+        ),
+        "tags": tags,
+        "isFeatured": flag(a.is_featured.is_(True)),
+        "isApproved": flag(a.status == literal_column("'approved'")),
+        "status": a.status,
+        "rejectionReason": a.rejection_reason,
+        "avgRating": case((a.review_count > _n(0), _decimal_text(hundredths, dialect_name)), else_=_key("0.00")),
+        "reviewCount": a.review_count,
+        "vendorId": a.vendor_id,
+        "vendor": nested(u.id.is_not(None), obj(_key("id"), u.id, _key("username"), u.username)),
+        "categoryId": a.category_id,
+        "category": nested(
+            c.id.is_not(None), obj(_key("id"), c.id, _key("name"), c.name, _key("slug"), c.slug, _key("emoji"), c.emoji)
+        ),
+        "createdAt": _timestamp_text(a.created_at, dialect_name),
+        "updatedAt": _timestamp_text(a.updated_at, dialect_name),
+    }
+    document = obj(*(part for name, value in fields.items() for part in (_key(name), value)))
+    return cast(document, Text) if pg else document
+
+
+def _details(total: ColumnElement, dialect_name: str) -> Select:
+    """A listing row: the agent as JSON, and the total over all pages."""
+    return select(_agent_json(dialect_name).label("doc"), total.label("total"))
+
+
+def _with_vendor_and_category(source: FromClause) -> FromClause:
+    a = AGENTS.c
+    return source.outerjoin(USERS, USERS.c.id == a.vendor_id).outerjoin(CATEGORIES, CATEGORIES.c.id == a.category_id)
+
+
+@lru_cache(maxsize=256)
+def _listing_statement(shape: _Shape) -> tuple[Select, Select]:
+    """The page query (with the total as a column) and the lone total query, built once per shape.
+
+    Browsing walks a partial index in the requested order and stops after one page. Searching first
+    ranks the matches with narrow rows (id and rank, joined with agents only when a filter or another
+    order needs their columns), takes one page of ids, and only then loads the page's details."""
+    category_id = _category_id(shape)
+    # Inlined: PostgreSQL then plans LIMIT 24 as such and can keep one generic plan per statement.
+    limit = bindparam("page_limit", type_=Integer, literal_execute=True)
+    offset = bindparam("page_offset", type_=Integer, literal_execute=True)
+    if shape.search is None:
+        total = _total(shape, category_id)
+        page = (
+            _details(total, shape.dialect)
+            .select_from(_with_vendor_and_category(AGENTS))
+            .where(_conditions(AGENTS, shape, category_id))
+            .order_by(*_order_by(AGENTS, shape.sort, None))
+            .limit(limit)
+            .offset(offset)
+        )
+        return page, select(total)
+
+    found = fulltext.matches(shape.search == "many", shape.dialect)
+    filtered = shape.category is not None or shape.price is not None or shape.min_rating is not None
+    needs_agents = shape.dialect != "postgresql" or filtered or shape.featured or bool(shape.tags)
+    needs_agents = needs_agents or shape.sort != "relevance"
+
+    def hits(alias: str) -> tuple[FromClause, ColumnElement, list[ColumnElement]]:
+        if not needs_agents:
+            return found, true(), [found.c.rank.asc(), found.c.agent_id.asc()]
+        hit = AGENTS.alias(alias)
+        return (
+            found.join(hit, hit.c.id == found.c.agent_id),
+            _conditions(hit, shape, category_id, probe=True),
+            _order_by(hit, shape.sort, found.c.rank),
+        )
+
+    source, where, order = hits("hit")
+    page_ids = (
+        select(found.c.agent_id, found.c.rank).select_from(source).where(where).order_by(*order)
+        .limit(limit).offset(offset).subquery("page")
+    )
+    if needs_agents:  # a correlated EXISTS keeps the matches as the outer loop (SQLite would scan agents)
+        counted = AGENTS.alias("counted")
+        passes = exists().where(counted.c.id == found.c.agent_id, _conditions(counted, shape, category_id, probe=True))
+        total = select(func.count()).select_from(found).where(passes).scalar_subquery()
+    else:
+        total = select(func.count()).select_from(found).scalar_subquery()
+    page = (
+        _details(total, shape.dialect)
+        .select_from(_with_vendor_and_category(page_ids.join(AGENTS, AGENTS.c.id == page_ids.c.agent_id)))
+        .order_by(*_order_by(AGENTS, shape.sort, page_ids.c.rank))
+    )
+    return page, select(total)
+
+
+class _ListingCache:
+    """Listing pages by (catalog version, filters), least recently used evicted first.
+
+    `catalog_version` changes in the same commit as any data a listing shows or sorts by (triggers
+    of revision 0002), and the version is read before the page: a page stored under a version is
+    never older than that version, so a hit is as fresh as a query. Per process; thread-safe."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[int, AgentFilters], AgentListing] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, AgentFilters]) -> AgentListing | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[int, AgentFilters], listing: AgentListing) -> None:
+        with self._lock:
+            if self._entries and next(reversed(self._entries))[0] < key[0]:
+                self._entries.clear()  # the catalog changed: older pages can never be asked for again
+            self._entries[key] = listing
+            while len(self._entries) > self.capacity:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_cache = _ListingCache(settings.catalog_cache_entries)
+_VERSION_QUERY = select(literal_column("version")).select_from(text("catalog_version")).where(text("id = 1"))
+
+
+@dataclass(frozen=True)
+class AgentListing:
+    """One page as JSON text (an array of `AgentPublic` objects, camelCase) and the total of all pages."""
+
+    json: str
+    total: int
+
+    def page(self) -> AgentPage:
+        return AgentPage(items=AGENT_LIST.validate_json(self.json), total=self.total)
+
+
+AGENT_LIST = TypeAdapter(list[AgentPublic])
+
+
+def search_agents_json(conn: Connection | Session, filters: AgentFilters) -> AgentListing:
+    """One page of live agents for validated filters. A single statement returns the page (each agent
+    with its vendor, category, tags and file URL, as JSON) and the total over all pages."""
+    dialect_name = (conn.get_bind() if isinstance(conn, Session) else conn).dialect.name
+    page, total_only = _listing_statement(_shape_of(filters, dialect_name))
+    values = _bind_values(filters, dialect_name)
+    rows = conn.execute(page, values).all()
+    if not rows:
+        # Past the last page (or nothing matched): the total still has to be told.
+        count = 0 if filters.offset == 0 else conn.execute(total_only, values).scalar_one()
+        return AgentListing(json="[]", total=int(count))
+    return AgentListing(json="[" + ",".join(row[0] for row in rows) + "]", total=int(rows[0][1]))
+
+
+def search_agents(conn: Connection | Session, filters: AgentFilters) -> AgentPage:
+    return search_agents_json(conn, filters).page()
+
+
+def list_agents_json(
+    *,
+    search: str | None = None,
+    category: str | int | None = None,
+    price: str | None = None,
+    rating: str | None = None,
+    sort: str | None = None,
+    tags: Sequence[str] | str | None = None,
+    featured: str | bool | None = None,
+    limit: int | str | None = None,
+    offset: int | str | None = None,
+) -> AgentListing:
+    """Browse and search live agents. Default order: best match when searching, else newest first."""
+    filters = parse_filters(
+        search=search, category=category, price=price, rating=rating, sort=sort, tags=tags,
+        featured=featured, limit=limit, offset=offset,
+    )
+    # Read-only: autocommit spares the BEGIN/COMMIT round trips; one statement sees one snapshot, so
+    # the page and its total agree.
+    with db.engine().connect() as conn:
+        conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+        if _cache.capacity <= 0:
+            return search_agents_json(conn, filters)
+        version = conn.execute(_VERSION_QUERY).scalar_one()
+        cached = _cache.get((version, filters))
+        if cached is None:
+            cached = search_agents_json(conn, filters)
+            _cache.put((version, filters), cached)
+        return cached
 
 
 def list_agents(
@@ -449,16 +830,14 @@ def list_agents(
     sort: str | None = None,
     tags: Sequence[str] | str | None = None,
     featured: str | bool | None = None,
-    limit: int | None = None,
-    offset: int | None = None,
+    limit: int | str | None = None,
+    offset: int | str | None = None,
 ) -> AgentPage:
-    """Browse and search live agents. Default order: best match when searching, else newest first."""
-    filters = parse_filters(
+    """`list_agents_json` as models, for pages that work with Python objects."""
+    return list_agents_json(
         search=search, category=category, price=price, rating=rating, sort=sort, tags=tags,
         featured=featured, limit=limit, offset=offset,
-    )
-    with session_scope() as session:
-        return search_agents(session, filters)
+    ).page()
 
 
 def visible_agent(session: Session, *, agent_id: str, actor: User | None) -> Agent:

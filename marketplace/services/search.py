@@ -18,9 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sqlalchemy import Float, column, func, literal_column, select, table, text
-from sqlalchemy.engine import Dialect
-from sqlalchemy.sql import Subquery
+from sqlalchemy import CTE, Float, String, bindparam, column, func, literal_column, select, table, text
 
 from marketplace.services.errors import InvalidParameter
 
@@ -33,7 +31,7 @@ BM25_WEIGHTS = (10.0, 5.0, 1.0, 4.0, 2.0)
 
 _docs = table("agent_search_docs", column("search_key"), column("agent_id"))
 _fts = table("agents_fts")
-_pg_search = table("agent_search", column("agent_id"), column("document"))
+_pg_search = table("agent_search", column("agent_id"), column("live"), column("document"))
 
 
 @dataclass(frozen=True)
@@ -69,37 +67,57 @@ def fts5_match_expression(query: SearchQuery) -> str:
     return " AND ".join(_fts5_term(w) for w in query.words)
 
 
-def _pg_tsquery(query: SearchQuery):  # noqa: ANN202 (SQL expression)
-    prefix = f"'{query.last}':*"  # a letters-and-digits word cannot break out of the quotes
-    last = func.to_tsquery(literal_column("'english'::regconfig"), prefix).op("||")(
-        func.to_tsquery(literal_column("'simple'::regconfig"), prefix)
+def bind_values(query: SearchQuery, dialect_name: str) -> dict[str, str]:
+    """Values for the bind parameters of `matches` (the query text never becomes SQL)."""
+    if dialect_name == "postgresql":
+        values = {"search_last": f"'{query.last}':*"}  # letters and digits cannot break out of the quotes
+        if query.head:
+            values["search_head"] = " ".join(query.head)
+        return values
+    return {"search_match": fts5_match_expression(query)}
+
+
+def _pg_tsquery(has_head: bool):  # noqa: ANN202 (SQL expression)
+    last_word = bindparam("search_last", type_=String)
+    last = func.to_tsquery(literal_column("'english'::regconfig"), last_word).op("||")(
+        func.to_tsquery(literal_column("'simple'::regconfig"), last_word)
     )
-    if not query.head:
+    if not has_head:
         return last
-    head = func.plainto_tsquery(literal_column("'english'::regconfig"), " ".join(query.head))
+    head = func.plainto_tsquery(literal_column("'english'::regconfig"), bindparam("search_head", type_=String))
     return head.op("&&")(last)
 
 
-def matches(query: SearchQuery, dialect: Dialect) -> Subquery:
-    """`(agent_id, rank)` of every agent matching the query, smaller rank = better."""
-    if dialect.name == "postgresql":
-        tsq = _pg_tsquery(query)
-        rank = -func.ts_rank_cd(_pg_search.c.document, tsq)
+def matches(has_head: bool, dialect_name: str, *, name: str = "search", ranked: bool = True) -> CTE:
+    """`(agent_id, rank)` of the agents matching the bound query (see `bind_values`), smaller rank =
+    better; without `rank` when not `ranked`. `has_head`: the query has more than one word.
+    PostgreSQL returns live agents only; on SQLite the caller checks liveness against agents.
+
+    A materialised CTE, so that a page and its total share one index scan and one ranking pass."""
+    if dialect_name == "postgresql":
+        tsq = _pg_tsquery(has_head)
+        columns = [_pg_search.c.agent_id.label("agent_id")]
+        if ranked:
+            columns.append((-func.ts_rank_cd(_pg_search.c.document, tsq)).label("rank"))
         return (
-            select(_pg_search.c.agent_id.label("agent_id"), rank.label("rank"))
-            .where(_pg_search.c.document.op("@@")(tsq))
-            .subquery("search")
+            select(*columns)
+            .where(_pg_search.c.live, _pg_search.c.document.op("@@")(tsq))
+            .cte(name)
+            .prefix_with("MATERIALIZED")
         )
-    if dialect.name == "sqlite":
+    if dialect_name == "sqlite":
         fts = literal_column("agents_fts")
-        rank = func.bm25(fts, *BM25_WEIGHTS, type_=Float)
+        columns = [_docs.c.agent_id.label("agent_id")]
+        if ranked:
+            columns.append(func.bm25(fts, *BM25_WEIGHTS, type_=Float).label("rank"))
         return (
-            select(_docs.c.agent_id.label("agent_id"), rank.label("rank"))
+            select(*columns)
             .select_from(_fts.join(_docs, _docs.c.search_key == literal_column("agents_fts.rowid")))
-            .where(fts.op("MATCH")(fts5_match_expression(query)))
-            .subquery("search")
+            .where(fts.op("MATCH")(bindparam("search_match", type_=String)))
+            .cte(name)
+            .prefix_with("MATERIALIZED")
         )
-    raise NotImplementedError(f"no full-text search for {dialect.name}")
+    raise NotImplementedError(f"no full-text search for {dialect_name}")
 
 
 def rebuild_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)

@@ -140,3 +140,9 @@ def test_listing_hides_agents_that_are_not_live_even_from_their_vendor(client, l
     login(vendor)
     response = client.get("/api/agents")
     assert (response.json(), response.headers["X-Total-Count"]) == ([], "0")
+
+
+def test_listing_parameters_are_documented(client):
+    spec = client.get("/api/openapi.json").json()
+    documented = {p["name"] for p in spec["paths"]["/api/agents"]["get"]["parameters"]}
+    assert documented == {"search", "category", "price", "rating", "sort", "tag", "featured", "limit", "offset"}

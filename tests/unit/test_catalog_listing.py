@@ -299,6 +299,10 @@ def test_paging_and_total(vendor):
         ({"category": "not a slug!"}, "category"),
         ({"featured": "maybe"}, "featured"),
         ({"limit": 0}, "limit"),
+        ({"limit": "abc"}, "limit"),
+        ({"limit": "2.5"}, "limit"),
+        ({"offset": "-1"}, "offset"),
+        ({"offset": "1e3"}, "offset"),
         ({"limit": 101}, "limit"),
         ({"offset": -1}, "offset"),
         ({"search": "x" * 201}, "search"),
@@ -314,9 +318,12 @@ def test_bad_parameters_name_the_parameter(kwargs, field):
     assert caught.value.message.startswith(field)
 
 
-def test_limit_accepts_the_cap(vendor):
-    make_agent(vendor, "x")
-    assert catalog.list_agents(limit=100).total == 1
+def test_limit_accepts_the_cap_and_query_string_values(vendor):
+    for n in range(3):
+        make_agent(vendor, f"x{n}", created_offset=n)
+    assert catalog.list_agents(limit=100).total == 3
+    assert names(catalog.list_agents(limit="2", offset=" 1 ")) == ["x1", "x0"]
+    assert len(catalog.list_agents(limit="", offset="").items) == 3
 
 
 def test_get_agent_visibility(make_user, vendor):

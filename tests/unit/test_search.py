@@ -1,3 +1,5 @@
+from datetime import UTC, datetime
+
 import pytest
 from sqlalchemy import text
 
@@ -175,3 +177,26 @@ def test_rebuild_index_restores_documents(vendor):
         search.rebuild_index(conn)
     assert found("nebula gas") == ["Nebula"]
     check_search_index()
+
+
+def test_search_follows_status_changes(vendor):
+    agent = make_agent(vendor, "Glacier Monitor")
+    assert found("glacier") == ["Glacier Monitor"]
+    update_agent(agent.id, status=AgentStatus.PENDING)
+    assert found("glacier") == []
+    update_agent(agent.id, status=AgentStatus.APPROVED)
+    assert found("glacier") == ["Glacier Monitor"]
+    update_agent(agent.id, deleted_at=datetime.now(UTC))
+    assert found("glacier") == []
+    assert catalog.list_agents(search="glacier").total == 0
+    check_search_index()
+
+
+def test_search_total_counts_every_page(vendor):
+    for n in range(5):
+        make_agent(vendor, f"Harbor Pilot {n}", price_cents=100 * n)
+    make_agent(vendor, "Harbor Hidden", status=AgentStatus.PENDING)
+    page = catalog.list_agents(search="harbor", limit=2, offset=2)
+    assert (len(page.items), page.total) == (2, 5)
+    assert catalog.list_agents(search="harbor", limit=2, offset=10).total == 5
+    assert catalog.list_agents(search="harbor", price="0-10", limit=2).total == 4

@@ -1,0 +1,76 @@
+"""Catalog revisions (0002, 0004) up and down on scratch SQLite files (the session database is left alone)."""
+
+from alembic.config import Config
+from sqlalchemy import text
+
+from alembic import command
+from marketplace.config import PROJECT_ROOT
+from marketplace.db import build_engine
+
+
+def _migrate(engine, target: str, *, down: bool = False) -> None:
+    config = Config(str(PROJECT_ROOT / "alembic.ini"))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        (command.downgrade if down else command.upgrade)(config, target)
+
+
+def _row(conn, sql: str):
+    return conn.execute(text(sql)).one()
+
+
+def test_upgrade_over_existing_agents_and_back(tmp_path):
+    engine = build_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    _migrate(engine, "0003")
+    stamp = "'2025-01-01 00:00:00.000000'"
+    with engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO users (id, username, email, role, is_vendor_approved, totp_enabled, stripe_charges_enabled,"
+            f" stripe_payouts_enabled, created_at, updated_at) VALUES ('u1', 'oldvendor', 'o@x.io', 'vendor', 1, 0, 0,"
+            f" 0, {stamp}, {stamp})"
+        ))
+        for n, status in enumerate(["approved", "approved", "pending"]):
+            conn.execute(text(
+                "INSERT INTO agents (id, vendor_id, name, short_description, description, price_cents, status,"
+                " is_featured, rating_sum, review_count, avg_rating, sales_count, favorites_count, created_at,"
+                f" updated_at) VALUES ('a{n}', 'u1', 'Legacy {n}', '', '', 500, '{status}', 0, 0, 0, 0, 0, 0,"
+                f" {stamp}, {stamp})"
+            ))
+
+    _migrate(engine, "head")
+    with engine.begin() as conn:
+        assert _row(conn, "SELECT sum(live_count) FROM agent_listing_counts")[0] == 2
+        assert _row(conn, "SELECT version FROM catalog_version")[0] == 1
+        conn.execute(text("UPDATE agents SET name = 'Renamed' WHERE id = 'a0'"))
+        assert _row(conn, "SELECT version FROM catalog_version")[0] == 2
+        assert _row(conn, "SELECT count(*) FROM agents_fts WHERE agents_fts MATCH 'oldvendor'")[0] == 3
+        conn.execute(text("INSERT INTO agents_fts(agents_fts, rank) VALUES ('integrity-check', 1)"))
+
+    _migrate(engine, "0003", down=True)
+    with engine.begin() as conn:
+        tables = {r[0] for r in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'table'"))}
+        assert not {"agent_listing_counts", "catalog_version"} & tables
+        assert _row(conn, "SELECT count(*) FROM agents_fts WHERE agents_fts MATCH 'renamed'")[0] == 1
+
+    _migrate(engine, "head")
+    with engine.begin() as conn:
+        assert _row(conn, "SELECT sum(live_count) FROM agent_listing_counts")[0] == 2
+        conn.execute(text("UPDATE agents SET status = 'approved' WHERE id = 'a2'"))
+        assert _row(conn, "SELECT sum(live_count) FROM agent_listing_counts")[0] == 3
+    engine.dispose()
+
+
+def test_every_revision_goes_down_and_up_again(tmp_path):
+    engine = build_engine(f"sqlite:///{tmp_path / 'empty.db'}")
+    _migrate(engine, "head")
+    _migrate(engine, "0001", down=True)
+    with engine.begin() as conn:
+        tables = {r[0] for r in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'table'"))}
+        triggers = conn.execute(text("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'")).scalar_one()
+    assert not {"agent_listing_counts", "catalog_version", "agent_search_docs", "agents_fts"} & tables
+    assert triggers == 0
+    _migrate(engine, "head")
+    with engine.begin() as conn:
+        names = {r[0] for r in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
+    assert {"agents_search_ai", "agents_counts_ai", "agents_version_insert", "users_search_au"} <= names
+    engine.dispose()
