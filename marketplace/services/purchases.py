@@ -118,6 +118,16 @@ def _live_agent(session: Session, agent_id: str) -> Agent:
     return agent
 
 
+def _purchasable(session: Session, buyer: User, agent_id: str) -> Agent:
+    """A live agent this buyer may get: not their own, not already owned (checkout, payment and free claim)."""
+    agent = _live_agent(session, agent_id)
+    if agent.vendor_id == buyer.id:
+        raise Forbidden("You cannot buy your own agent")
+    if _owns(session, buyer.id, agent.id):
+        raise Conflict("You already own this agent")
+    return agent
+
+
 def _owns(session: Session, user_id: str, agent_id: str) -> bool:
     return session.exec(
         select(Purchase.id).where(Purchase.user_id == user_id, Purchase.agent_id == agent_id)
@@ -146,11 +156,7 @@ def checkout_agent(*, actor: User | None, agent_id: str) -> CheckoutAgent:
     """The agent a checkout page is opened for, if this buyer may get it (the same refusals as paying)."""
     buyer = require_user(actor)
     with session_scope() as session:
-        agent = _live_agent(session, agent_id)
-        if agent.vendor_id == buyer.id:
-            raise Forbidden("You cannot buy your own agent")
-        if _owns(session, buyer.id, agent.id):
-            raise Conflict("You already own this agent")
+        agent = _purchasable(session, buyer, agent_id)
         return CheckoutAgent(id=agent.id, name=agent.name, image_url=agent.image_url,
                              price_usd_cents=agent.price_cents)
 
@@ -159,11 +165,7 @@ def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutInten
     """Price the agent on the server and open a PaymentIntent for the signed-in buyer."""
     buyer = require_user(actor)
     with session_scope() as session:
-        agent = _live_agent(session, agent_id)
-        if agent.vendor_id == buyer.id:
-            raise Forbidden("You cannot buy your own agent")
-        if _owns(session, buyer.id, agent.id):
-            raise Conflict("You already own this agent")
+        agent = _purchasable(session, buyer, agent_id)
         if agent.price_cents == 0:
             raise Invalid("This agent is free: claim it without payment")
         vendor = session.get(User, agent.vendor_id) if agent.vendor_id else None
@@ -409,13 +411,9 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
     """A price-0 agent: one order (no payment) and one purchase, idempotent per buyer and agent."""
     buyer = require_user(actor)
     with session_scope() as session:
-        agent = _live_agent(session, agent_id)
-        if agent.vendor_id == buyer.id:
-            raise Forbidden("You cannot buy your own agent")
+        agent = _purchasable(session, buyer, agent_id)
         if agent.price_cents != 0:
             raise Invalid("This agent is not free")
-        if _owns(session, buyer.id, agent.id):
-            raise Conflict("You already own this agent")
         vendor_id, agent_name = agent.vendor_id, agent.name
     verified = _Verified(
         intent=payments.Intent(id=f"free_{buyer.id}_{agent_id}", client_secret="", status="succeeded", amount=0,
