@@ -5,8 +5,10 @@ Every test that buys signs up its own user (the app and its demo data are shared
 
 from __future__ import annotations
 
+import io
 import re
 import uuid
+import zipfile
 from collections.abc import Iterator
 
 import pytest
@@ -125,6 +127,23 @@ def test_buy_an_agent_end_to_end(page: Page) -> None:
     shot(page, "purchase-success")
     expect(page.locator("#confetti")).to_have_count(0, timeout=5_000)  # gone after its 3 seconds
     assert _purchased(page) == ["BlogSmith"]
+
+    # The purchase is in My Agents (with how it was paid) and in Order History, and its files download.
+    page.get_by_role("link", name="View My Purchases").click()
+    card = page.locator(".purchase-card", has_text="BlogSmith")
+    expect(card).to_be_visible()
+    expect(card.locator(".payment-processing").get_by_text("Direct Payment")).to_be_visible()
+    expect(card.locator(".purchase-price")).to_have_text(re.compile(r"29\.99"))
+    with page.expect_download() as info:
+        card.get_by_role("button", name="Download").click()
+    assert info.value.suggested_filename == "BlogSmith_files.zip"
+    with zipfile.ZipFile(io.BytesIO(info.value.path().read_bytes())) as archive:
+        assert sorted(archive.namelist()) == ["README.md", "agent.json", "agent.py"]
+    page.click("#tab-orders")
+    row = page.locator(".order-row")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("29.99")
+    shot(page, "dashboard-after-purchase")
 
     # Bought once: the checkout for it now refuses to open.
     open_page(page, f"/checkout/{agent_id}")
