@@ -31,7 +31,6 @@ from sqlalchemy import (
     literal_column,
     null,
     select,
-    text,
     true,
 )
 from sqlalchemy.dialects.postgresql import aggregate_order_by
@@ -755,7 +754,7 @@ class _ListingCache:
 
 
 _cache = _ListingCache(settings.catalog_cache_entries)
-_VERSION_QUERY = select(literal_column("version")).select_from(text("catalog_version")).where(text("id = 1"))
+_VERSION_SQL = "SELECT version FROM catalog_version WHERE id = 1"  # plain SQL: asked on every request
 
 
 @dataclass(frozen=True)
@@ -813,7 +812,7 @@ def list_agents_json(
         conn = conn.execution_options(isolation_level="AUTOCOMMIT")
         if _cache.capacity <= 0:
             return search_agents_json(conn, filters)
-        version = conn.execute(_VERSION_QUERY).scalar_one()
+        version = conn.exec_driver_sql(_VERSION_SQL).scalar_one()
         cached = _cache.get((version, filters))
         if cached is None:
             cached = search_agents_json(conn, filters)
