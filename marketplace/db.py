@@ -33,7 +33,8 @@ def build_engine(url: str) -> Engine:
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
         url = str(parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False))
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    # 20 pooled connections: 16 concurrent requests must not open and close overflow connections.
+    return create_engine(url, pool_pre_ping=True, pool_size=20, max_overflow=20)
 
 
 @lru_cache(maxsize=1)
