@@ -97,3 +97,21 @@ def page_frame(content: rx.Component) -> rx.Component:
 def container(*children: rx.Component, **props: object) -> rx.Component:
     return rx.box(*children, max_width="1200px", margin_x="auto", padding_x="1.5em", padding_y="2em",
                   width="100%", **props)
+
+
+def notice_card(icon: str, title: str, text: rx.Var | str, action: rx.Component, *, card_id: str,
+                text_id: str | None = None, color: str = "var(--gray-9)", max_width: str = "420px") -> rx.Component:
+    """A centred card telling the user why the page cannot show its content, with one way on."""
+    return rx.center(
+        rx.card(
+            rx.vstack(
+                rx.icon(icon, size=32, color=color),
+                rx.heading(title, size="5"),
+                rx.text(text, color_scheme="gray", align="center", id=text_id),
+                action,
+                align="center", spacing="3", padding="1em",
+            ),
+            size="3", max_width=max_width, width="100%", id=card_id,
+        ),
+        padding_y="4em", padding_x="1em",
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace.components.layout import container, page_frame
+from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.stripe_payment import stripe_payment_form
 from marketplace.state.checkout import SUCCESS_PATH, CheckoutState
 
@@ -196,19 +196,9 @@ def loading_view() -> rx.Component:
 
 
 def failed_view() -> rx.Component:
-    return rx.center(
-        rx.card(
-            rx.vstack(
-                rx.icon("circle-alert", size=32, color="var(--red-9)"),
-                rx.heading("Failed to load checkout", size="5"),
-                rx.text(CheckoutState.error_message, color_scheme="gray", align="center", id="checkout-error"),
-                rx.link(rx.button("Return Home", size="3"), href="/"),
-                align="center", spacing="3", padding="1em",
-            ),
-            size="3", max_width="440px", width="100%", id="checkout-failed",
-        ),
-        padding_y="4em", padding_x="1em",
-    )
+    return notice_card("circle-alert", "Failed to load checkout", CheckoutState.error_message,
+                       rx.link(rx.button("Return Home", size="3"), href="/"), card_id="checkout-failed",
+                       text_id="checkout-error", color="var(--red-9)", max_width="440px")
 
 
 def ready_view() -> rx.Component:

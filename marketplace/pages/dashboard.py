@@ -7,7 +7,7 @@ from reflex.vars import Var
 
 from marketplace.components.agent_card import price_tag, rating_line
 from marketplace.components.forms import field
-from marketplace.components.layout import container, page_frame
+from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.state.catalog import AgentCard
 from marketplace.state.dashboard import DashboardState, OrderRow, PurchaseCard
 from marketplace.state.session import SessionState
@@ -458,19 +458,8 @@ def _tabs() -> rx.Component:
 
 
 def _signed_out() -> rx.Component:
-    return rx.center(
-        rx.card(
-            rx.vstack(
-                rx.icon("lock", size=32, color="var(--gray-9)"),
-                rx.heading("Authentication Required", size="5"),
-                rx.text("Please log in to access your dashboard.", color_scheme="gray"),
-                rx.link(rx.button("Log In"), href="/login"),
-                align="center", spacing="3",
-            ),
-            size="3", max_width="420px", width="100%", id="auth-required",
-        ),
-        padding_y="5em", padding_x="1em",
-    )
+    return notice_card("lock", "Authentication Required", "Please log in to access your dashboard.",
+                       rx.link(rx.button("Log In"), href="/login"), card_id="auth-required")
 
 
 def dashboard_page() -> rx.Component:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace.components.layout import container, page_frame
+from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.pages.dashboard import role_badge
 from marketplace.pages.not_found import not_found_card
 from marketplace.state.demo_setup import DemoSetupState
@@ -133,19 +133,9 @@ def _workflow() -> rx.Component:
 
 
 def _signed_out() -> rx.Component:
-    return rx.center(
-        rx.card(
-            rx.vstack(
-                rx.icon("lock", size=32, color="var(--gray-9)"),
-                rx.heading("Login Required", size="5"),
-                rx.text("Sign in to switch roles and prepare demo data.", color_scheme="gray"),
-                rx.button("Login to Continue", on_click=full_page_load("/api/login"), id="login-to-continue"),
-                align="center", spacing="3",
-            ),
-            size="3", max_width="420px", width="100%", id="login-required",
-        ),
-        padding_y="5em", padding_x="1em",
-    )
+    return notice_card("lock", "Login Required", "Sign in to switch roles and prepare demo data.",
+                       rx.button("Login to Continue", on_click=full_page_load("/api/login"), id="login-to-continue"),
+                       card_id="login-required")
 
 
 def _center() -> rx.Component:
