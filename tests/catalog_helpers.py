@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from datetime import timedelta
 
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from marketplace import db
 from marketplace.models import Agent, AgentFile, AgentStatus, AgentTag, Category, Order, Purchase, User
@@ -104,3 +104,18 @@ def search_documents() -> dict[str, str]:
                 "vendor FROM agent_search_docs"
             ))
         return dict(rows.tuples().all())
+
+
+def statements(fn) -> list[str]:
+    """The SQL statements `fn()` sends through the app's engine."""
+    seen: list[str] = []
+
+    def _record(_conn, _cursor, statement, *_args):
+        seen.append(statement)
+
+    event.listen(db.engine(), "before_cursor_execute", _record)
+    try:
+        fn()
+    finally:
+        event.remove(db.engine(), "before_cursor_execute", _record)
+    return seen

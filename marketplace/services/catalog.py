@@ -14,7 +14,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from pydantic import TypeAdapter
 from sqlalchemy import (
@@ -54,12 +54,15 @@ from marketplace.models import (
     Category,
     CategoryPublic,
     CategoryRef,
+    Favorite,
     Purchase,
+    Report,
     Role,
     StatsPublic,
     User,
     VendorRef,
 )
+from marketplace.services import catalog_version
 from marketplace.services import search as fulltext
 from marketplace.services.errors import InvalidParameter, NotFound
 
@@ -204,6 +207,20 @@ def _whole_number(name: str, value: int | str) -> int:
     if not re.fullmatch(r"-?\d{1,9}", text):
         raise InvalidParameter(f"{name} must be a whole number", field=name)
     return int(text)
+
+
+class RawFilters(TypedDict, total=False):
+    """The query-string values of `/api/agents`, as `parse_filters` takes them."""
+
+    search: str | None
+    category: str | int | None
+    price: str | None
+    rating: str | None
+    sort: str | None
+    tags: Sequence[str] | str | None
+    featured: str | bool | None
+    limit: int | str | None
+    offset: int | str | None
 
 
 def parse_filters(
@@ -725,8 +742,9 @@ class _ListingCache:
     """Listing pages by (catalog version, filters), least recently used evicted first.
 
     `catalog_version` changes in the same commit as any data a listing shows or sorts by (triggers
-    of revision 0002), and the version is read before the page: a page stored under a version is
-    never older than that version, so a hit is as fresh as a query. Per process; thread-safe."""
+    of revision 0004), and the version is learnt before the page is read (from the row, or on PostgreSQL
+    from the listener of `catalog_version`): a page stored under a version is never older than that
+    version. Per process; thread-safe."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
@@ -754,7 +772,6 @@ class _ListingCache:
 
 
 _cache = _ListingCache(settings.catalog_cache_entries)
-_VERSION_SQL = "SELECT version FROM catalog_version WHERE id = 1"  # plain SQL: asked on every request
 
 
 @dataclass(frozen=True)
@@ -789,30 +806,22 @@ def search_agents(conn: Connection | Session, filters: AgentFilters) -> AgentPag
     return search_agents_json(conn, filters).page()
 
 
-def list_agents_json(
-    *,
-    search: str | None = None,
-    category: str | int | None = None,
-    price: str | None = None,
-    rating: str | None = None,
-    sort: str | None = None,
-    tags: Sequence[str] | str | None = None,
-    featured: str | bool | None = None,
-    limit: int | str | None = None,
-    offset: int | str | None = None,
-) -> AgentListing:
+def list_agents_json(**raw: Unpack[RawFilters]) -> AgentListing:
     """Browse and search live agents. Default order: best match when searching, else newest first."""
-    filters = parse_filters(
-        search=search, category=category, price=price, rating=rating, sort=sort, tags=tags,
-        featured=featured, limit=limit, offset=offset,
-    )
+    filters = parse_filters(**raw)
+    engine = db.engine()
+    caching = _cache.capacity > 0
+    known = catalog_version.known(engine) if caching else None
+    if known is not None and (hit := _cache.get((known, filters))) is not None:
+        return hit  # no database work at all
     # Read-only: autocommit spares the BEGIN/COMMIT round trips; one statement sees one snapshot, so
     # the page and its total agree.
-    with db.engine().connect() as conn:
+    with engine.connect() as conn:
         conn = conn.execution_options(isolation_level="AUTOCOMMIT")
-        if _cache.capacity <= 0:
+        if not caching:
             return search_agents_json(conn, filters)
-        version = conn.exec_driver_sql(_VERSION_SQL).scalar_one()
+        # A page read after the version was learnt is at least that fresh, so it may be kept under it.
+        version = known if known is not None else catalog_version.read(conn)
         cached = _cache.get((version, filters))
         if cached is None:
             cached = search_agents_json(conn, filters)
@@ -820,23 +829,9 @@ def list_agents_json(
         return cached
 
 
-def list_agents(
-    *,
-    search: str | None = None,
-    category: str | int | None = None,
-    price: str | None = None,
-    rating: str | None = None,
-    sort: str | None = None,
-    tags: Sequence[str] | str | None = None,
-    featured: str | bool | None = None,
-    limit: int | str | None = None,
-    offset: int | str | None = None,
-) -> AgentPage:
+def list_agents(**raw: Unpack[RawFilters]) -> AgentPage:
     """`list_agents_json` as models, for pages that work with Python objects."""
-    return list_agents_json(
-        search=search, category=category, price=price, rating=rating, sort=sort, tags=tags,
-        featured=featured, limit=limit, offset=offset,
-    ).page()
+    return list_agents_json(**raw).page()
 
 
 def visible_agent(session: Session, *, agent_id: str, actor: User | None) -> Agent:
@@ -845,6 +840,17 @@ def visible_agent(session: Session, *, agent_id: str, actor: User | None) -> Age
     if agent is None or not can_see(agent, actor):
         raise NotFound("Agent not found")
     return agent
+
+
+def has_mark(model: type[Favorite] | type[Report], *, actor: User | None, agent_id: str) -> bool:
+    """Whether `actor` has a row of `model` (a favourite, a report) for an agent they may see. Signed-out
+    callers get False, not 401: pages ask before they know who is signed in."""
+    if actor is None:
+        return False
+    with session_scope() as session:
+        agent = visible_agent(session, agent_id=agent_id, actor=actor)
+        found = session.execute(select(model.id).where(model.user_id == actor.id, model.agent_id == agent.id)).first()
+    return found is not None
 
 
 def live_agent(session: Session, *, agent_id: str, lock: bool = False) -> Agent:

@@ -7,7 +7,7 @@ from sqlalchemy.exc import IntegrityError
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentPage, Favorite, FavoriteStatus, User
-from marketplace.services.catalog import LIVE, agents_public, live_agent, visible_agent
+from marketplace.services.catalog import LIVE, agents_public, has_mark, live_agent
 from marketplace.services.errors import InvalidParameter
 from marketplace.services.permissions import require_user
 
@@ -65,15 +65,7 @@ def remove_favorite(*, actor: User | None, agent_id: object) -> FavoriteStatus:
 
 
 def is_favorited(*, actor: User | None, agent_id: str) -> FavoriteStatus:
-    """Signed-out callers get False (not 401): the page asks before it knows who is signed in."""
-    if actor is None:
-        return FavoriteStatus(is_favorited=False)
-    with session_scope() as session:
-        agent = visible_agent(session, agent_id=agent_id, actor=actor)
-        found = session.execute(
-            select(Favorite.id).where(Favorite.user_id == actor.id, Favorite.agent_id == agent.id)
-        ).first()
-    return FavoriteStatus(is_favorited=found is not None)
+    return FavoriteStatus(is_favorited=has_mark(Favorite, actor=actor, agent_id=agent_id))
 
 
 def list_favorites(*, actor: User | None, limit: int = DEFAULT_LIMIT, offset: int = 0) -> AgentPage:

@@ -7,7 +7,7 @@ from sqlalchemy.exc import IntegrityError
 
 from marketplace.db import session_scope
 from marketplace.models import Report, ReportedStatus, ReportPublic, ReportType, User
-from marketplace.services.catalog import live_agent, visible_agent
+from marketplace.services.catalog import has_mark, live_agent
 from marketplace.services.errors import Conflict, Forbidden, InvalidParameter
 from marketplace.services.permissions import require_user
 
@@ -62,12 +62,4 @@ def report_agent(
 
 
 def has_reported(*, actor: User | None, agent_id: str) -> ReportedStatus:
-    """Signed-out callers get False (not 401), like `favorites.is_favorited`."""
-    if actor is None:
-        return ReportedStatus(has_reported=False)
-    with session_scope() as session:
-        agent = visible_agent(session, agent_id=agent_id, actor=actor)
-        found = session.execute(
-            select(Report.id).where(Report.user_id == actor.id, Report.agent_id == agent.id)
-        ).first()
-    return ReportedStatus(has_reported=found is not None)
+    return ReportedStatus(has_reported=has_mark(Report, actor=actor, agent_id=agent_id))

@@ -3,12 +3,12 @@
 import json
 
 import pytest
-from sqlalchemy import event, text
+from sqlalchemy import text
 
 from marketplace import db
 from marketplace.models import Agent, AgentFile, AgentTag, Category, Role, User
 from marketplace.services import catalog, favorites, reviews
-from tests.catalog_helpers import make_agent, make_category
+from tests.catalog_helpers import make_agent, make_category, statements
 
 
 def version() -> int:
@@ -26,20 +26,6 @@ def fresh(**filters):
 def served(**filters):
     listing = catalog.list_agents_json(**filters)
     return json.loads(listing.json), listing.total
-
-
-def statements(fn):
-    seen = []
-
-    def _record(_conn, _cursor, statement, *_args):
-        seen.append(statement)
-
-    event.listen(db.engine(), "before_cursor_execute", _record)
-    try:
-        fn()
-    finally:
-        event.remove(db.engine(), "before_cursor_execute", _record)
-    return seen
 
 
 @pytest.fixture
