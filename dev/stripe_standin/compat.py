@@ -9,6 +9,7 @@ Patched in place on import, so localstripe's own routes, events and webhooks see
   `description`, `receipt_email`, `transfer_group`); a destination charge creates a Transfer on success;
 - Connect: Account objects (charges_enabled, payouts_enabled, details_submitted, requirements,
   capabilities), account links with a hosted onboarding page, login links, transfers;
+- refunds of destination charges with `reverse_transfer` / `refund_application_fee`;
 - a card validation that answers like Stripe.js (`incomplete_number`, `invalid_expiry_year`...).
 """
 
@@ -491,6 +492,42 @@ class Transfer(ls.StripeObject):
         return li
 
 
+# --- Refunds of destination charges (Connect options localstripe refuses) -------------------------------------
+
+_orig_refund_init = ls.Refund.__init__
+
+
+def _refund_init(self: ls.Refund, reverse_transfer: Any = None, refund_application_fee: Any = None,
+                 **kwargs: Any) -> None:
+    """`reverse_transfer` takes the refunded share back from the connected account (a transfer reversal);
+    `refund_application_fee` is accepted (the stand-in keeps no separate application-fee objects)."""
+    reverse = _as_bool(reverse_transfer) if reverse_transfer is not None else False
+    if refund_application_fee is not None:
+        _as_bool(refund_application_fee)
+    transfer = charge = None
+    intent_id = kwargs.get("payment_intent")
+    if intent_id or kwargs.get("charge"):
+        charge = (ls.PaymentIntent._api_retrieve(intent_id).latest_charge if intent_id
+                  else ls.Charge._api_retrieve(kwargs.get("charge")))
+        if charge is not None and charge.refunded:
+            raise InvalidRequest(f"Charge {charge.id} has already been refunded.", code="charge_already_refunded")
+    if reverse:
+        transfer_id = getattr(charge, "transfer", None) if charge is not None else None
+        if transfer_id is None:
+            raise InvalidRequest("This charge has no transfer to reverse.", param="reverse_transfer")
+        transfer = Transfer._api_retrieve(transfer_id)
+
+    _orig_refund_init(self, **kwargs)
+
+    self.transfer_reversal = None
+    if transfer is not None:
+        charge = ls.Charge._api_retrieve(self.charge)
+        share = transfer.amount * self.amount // charge.amount
+        transfer.amount_reversed = min(transfer.amount, transfer.amount_reversed + share)
+        transfer.reversed = transfer.amount_reversed == transfer.amount
+        self.transfer_reversal = "trr_" + ls.random_id(14)
+
+
 def install() -> None:
     """Apply the patches once (idempotent)."""
     if getattr(ls, "_standin_installed", False):
@@ -501,4 +538,5 @@ def install() -> None:
     ls.PaymentIntent.last_payment_error = property(_last_payment_error)
     ls.PaymentIntent.__init__ = _pi_init
     ls.PaymentIntent._on_success = _pi_on_success
+    ls.Refund.__init__ = _refund_init
     ls._standin_installed = True

@@ -16,6 +16,7 @@ class OrderStatus(StrEnum):
     PROCESSING = "processing"
     COMPLETED = "completed"
     FAILED = "failed"
+    REFUNDED = "refunded"
 
 
 class Order(SQLModel, table=True):
@@ -40,6 +41,7 @@ class Order(SQLModel, table=True):
     platform_fee_cents: int = 0
     split_block_reason: str | None = Field(default=None, max_length=255)
     payment_intent_id: str = Field(sa_column=Column(String(255), unique=True, nullable=False))
+    refund_id: str | None = Field(default=None, max_length=255)  # the provider's refund, when given back
     created_at: datetime = Field(default_factory=utcnow, index=True)
 
 

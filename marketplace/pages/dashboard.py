@@ -227,9 +227,10 @@ def _favorites_tab() -> rx.Component:
 
 
 def _order_row(order: OrderRow) -> rx.Component:
-    status = rx.cond(
-        order.completed,
-        rx.badge(rx.icon("circle-check", size=12), order.status, color_scheme="green"),
+    status = rx.match(
+        order.status,
+        ("completed", rx.badge(rx.icon("circle-check", size=12), order.status, color_scheme="green")),
+        ("refunded", rx.badge(rx.icon("undo-2", size=12), order.status, color_scheme="gray")),
         rx.badge(rx.icon("clock", size=12), order.status, color_scheme="yellow"),
     )
     return rx.hstack(

@@ -46,11 +46,18 @@ FREE_REASON = "Free agent: no payment taken"
 NOT_SUCCEEDED = "Payment was not successful"
 FOREIGN_PAYMENT = "This payment was not made for a purchase on this marketplace"
 MISMATCH = "Payment does not match this purchase"
+DUPLICATE_REFUNDED = "You already own this agent. This payment has been refunded."
+PRICE_CHANGED = "The agent's price changed during checkout. This payment has been refunded: please check out again."
 METADATA_KEYS = ("agentId", "userId", "vendorId", "commissionRate", "originalPriceUsdCents", "exchangeRate",
                  "currency")
 INTENT_ID_RE = re.compile(r"^pi_[A-Za-z0-9_]{1,250}$")
 MIN_CHARGE_CENTS = 50  # Stripe's minimum charge for USD and EUR
 COMPLETION_ATTEMPTS = 5
+
+
+class PriceChanged(Invalid):
+    """The payment matches the quote it was made for, but the price or rate has moved since: it is refunded
+    and grants nothing (the buyer checks out again at the new terms)."""
 
 
 @dataclass(frozen=True)
@@ -297,11 +304,11 @@ def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None
     rate = _metadata_decimal(metadata, "exchangeRate")
     if currency == "usd" and rate != 1:
         raise Invalid(MISMATCH)
-    if currency == "eur" and rate != checkout_rate_for("eur"):
+    quoted = metadata["originalPriceUsdCents"]
+    if not quoted.isdigit() or intent.amount != money.convert_from_usd(int(quoted), rate):
         raise Invalid("Payment amount does not match the agent's price")
-    if metadata["originalPriceUsdCents"] != str(price_cents) or intent.amount != money.convert_from_usd(
-            price_cents, rate):
-        raise Invalid("Payment amount does not match the agent's price")
+    if int(quoted) != price_cents or (currency == "eur" and rate != checkout_rate_for("eur")):
+        raise PriceChanged(PRICE_CHANGED)
     if (metadata.get("vendorId") or None) != vendor_id:
         raise Invalid(MISMATCH)
     commission = _metadata_decimal(metadata, "commissionRate")
@@ -354,9 +361,8 @@ def _record(v: _Verified) -> Completion:
                 session.add(order)
                 session.flush()
                 if _owns(session, v.user_id, v.agent_id):
-                    # A second payment for an agent already owned (two tabs): keep the money trail only.
-                    log.warning("payment %s for an agent the buyer already owns; order %s needs a refund",
-                                v.intent.id, order.id)
+                    # A second payment for an agent already owned (two tabs): the order keeps the money
+                    # trail and the caller refunds it.
                     return Completion(order=order, purchase=None, created=True)
                 purchase = Purchase(user_id=v.user_id, agent_id=v.agent_id, order_id=order.id,
                                     purchase_price_cents=v.intent.amount, currency=v.intent.currency)
@@ -386,7 +392,9 @@ def complete_payment(
     """Record the purchase paid by this PaymentIntent (idempotent).
 
     A browser call (`from_webhook=False`) must come from the signed-in buyer the intent was made for;
-    the webhook acts for the buyer named in the intent's metadata.
+    the webhook acts for the buyer named in the intent's metadata. A payment that cannot grant the agent
+    is refunded: one made at a price or rate that has changed since (`PriceChanged`), or a second one for
+    an agent the buyer already owns (Conflict to the browser; the webhook gets the refunded order).
     """
     if not from_webhook:
         actor = require_user(actor)
@@ -399,12 +407,44 @@ def complete_payment(
             raise Forbidden("This payment belongs to another account")
         if agent_id is not None and done.order.agent_id != agent_id:
             raise Invalid(MISMATCH)
+    else:
+        intent = payments.retrieve_payment_intent(payment_intent_id)
+        if intent is None:
+            raise Invalid("Payment not found")
+        try:
+            verified = _verify(intent, actor=actor, agent_id=agent_id, user_id=user_id)
+        except PriceChanged:
+            _refund(intent.id, split=intent.transfer_destination is not None, why="the price changed during checkout")
+            raise
+        done = _record(verified)
+    if done.purchase is None:
+        done = _refund_duplicate(done)
+        if not from_webhook:
+            raise Conflict(DUPLICATE_REFUNDED)
+    return done
+
+
+def _refund_duplicate(done: Completion) -> Completion:
+    """A paid order that granted nothing (the buyer already owned the agent, e.g. paid in two tabs): give
+    the money back. Safe to repeat: the refund's idempotency key is the payment's, and a failed refund
+    (provider down) leaves the order as it was, to be retried by the next call or webhook delivery."""
+    order = done.order
+    if order.status == OrderStatus.REFUNDED or order.total_amount_cents == 0:
         return done
-    intent = payments.retrieve_payment_intent(payment_intent_id)
-    if intent is None:
-        raise Invalid("Payment not found")
-    verified = _verify(intent, actor=actor, agent_id=agent_id, user_id=user_id)
-    return _record(verified)
+    refund_id = _refund(order.payment_intent_id, split=order.commission_split_enabled,
+                        why="the buyer already owned the agent")
+    with session_scope() as session:
+        stored = session.get(Order, order.id)
+        stored.status, stored.refund_id = OrderStatus.REFUNDED, refund_id
+        session.add(stored)
+    return Completion(order=stored, purchase=None, created=done.created)
+
+
+def _refund(intent_id: str, *, split: bool, why: str) -> str:
+    """The whole payment back, once per payment whoever asks (browser or webhook, now or later)."""
+    refund_id = payments.refund_payment(intent_id=intent_id, reverse_split=split, idempotency_key=f"refund-{intent_id}")
+    log.info("payment %s refunded (%s): %s", intent_id, refund_id, why)
+    return refund_id
 
 
 def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
@@ -435,7 +475,7 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
 class WebhookOutcome:
     event_id: str
     type: str
-    result: str  # recorded | already-recorded | duplicate | ignored | rejected | updated
+    result: str  # recorded | already-recorded | refunded | duplicate | ignored | rejected | updated
 
 
 def _mark_processed(event: payments.WebhookEvent) -> None:
@@ -459,7 +499,7 @@ def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
         else:
             try:
                 done = complete_payment(actor=None, payment_intent_id=event.object_id, from_webhook=True)
-                result = "recorded" if done.created else "already-recorded"
+                result = "refunded" if done.purchase is None else "recorded" if done.created else "already-recorded"
             except (Invalid, NotFound, Forbidden, Conflict) as exc:
                 # Permanent: retrying will not help. Logged for an operator; Stripe is told we got it.
                 log.warning("webhook %s: payment %s not recorded: %s", event.id, event.object_id, exc.message)

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import reflex as rx
 
-from marketplace.models import ApplicationStatus, Order, OrderStatus, Role, User
+from marketplace.models import ApplicationStatus, Order, Role, User
 from marketplace.models.commerce import OrderPublic
 from marketplace.services import catalog, downloads, favorites, money, purchases, users, vendors
 from marketplace.services.auth import EMAIL_RE
@@ -64,7 +64,6 @@ class OrderRow:
     placed_at: str
     total: str
     status: str
-    completed: bool
 
 
 def _price(cents: int, currency: str) -> str:
@@ -106,7 +105,6 @@ def order_row(order: Order, zone: ZoneInfo) -> OrderRow:
         placed_at=format_day_time(order.created_at, zone),
         total=f"{money.format_amount(order.total_amount_cents, order.currency)} {order.currency.upper()}",
         status=order.status,
-        completed=order.status == OrderStatus.COMPLETED,
     )
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from marketplace import db
 from marketplace.integrations.storage import get_storage
-from marketplace.models import AgentFile, Role
-from tests.payments_fixtures import DECLINED_CARD, event_body, sign
+from marketplace.models import Agent, AgentFile, Role
+from tests.payments_fixtures import DECLINED_CARD, event_body, set_platform, sign
 
 
 @pytest.fixture
@@ -90,6 +90,38 @@ def test_orders_newest_first_and_eur_direct(client, login, stripe_standin, buyer
     assert newest["commissionSplitEnabled"] is False and newest["splitBlockReason"] == "Agent has no vendor account"
     assert (newest["vendorAmount"], newest["platformFeeAmount"]) == ("22.07", "5.52")
     assert [p["agent"]["id"] for p in client.get("/api/user/purchases").json()] == [second.id, first.id]
+
+
+def test_a_second_payment_is_refunded_over_http(client, login, stripe_standin, buyer, make_agent):
+    agent = make_agent(price_cents=2999)
+    login(buyer)
+    first = _checkout(client, agent).json()
+    set_platform(commission="25")  # other terms: the second tab gets its own PaymentIntent
+    second = _checkout(client, agent).json()
+    for intent in (first, second):
+        stripe_standin.confirm(intent["clientSecret"])
+    assert _complete(client, first["paymentIntentId"], agent, buyer).status_code == 200
+    refused = _complete(client, second["paymentIntentId"], agent, buyer)
+    assert refused.status_code == 409
+    assert refused.json() == {"message": "You already own this agent. This payment has been refunded."}
+    assert [o["status"] for o in client.get("/api/user/orders").json()] == ["refunded", "completed"]
+    assert len(client.get("/api/user/purchases").json()) == 1
+
+
+def test_a_payment_at_a_changed_price_is_refunded_over_http(client, login, stripe_standin, buyer, make_agent):
+    agent = make_agent(price_cents=2999)
+    login(buyer)
+    intent = _checkout(client, agent).json()
+    stripe_standin.confirm(intent["clientSecret"])
+    with db.session_scope() as session:
+        session.get(Agent, agent.id).price_cents = 1999
+    refused = _complete(client, intent["paymentIntentId"], agent, buyer)
+    assert refused.status_code == 400
+    assert refused.json() == {"message": "The agent's price changed during checkout. This payment has been "
+                                         "refunded: please check out again."}
+    assert client.get("/api/user/purchases").json() == []
+    again = _checkout(client, agent).json()  # checking out again quotes the new price
+    assert again["paymentIntentId"] != intent["paymentIntentId"] and again["displayAmount"] == "19.99"
 
 
 def test_checkout_refusals_over_http(client, login, stripe_standin, buyer, make_vendor, make_agent):

@@ -9,7 +9,7 @@ import io
 import re
 import uuid
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -102,7 +102,8 @@ def test_buy_an_agent_end_to_end(page: Page) -> None:
         expect(note.get_by_text(card)).to_be_visible()
     expect(page.locator("#submit-payment")).to_have_text("Complete Payment • $29.99")
     expect(page.locator("#submit-payment")).to_be_enabled()
-    assert page.evaluate("[...window.__texts].includes('checkout-loading:Initializing secure checkout...')")
+    seen_texts = page.evaluate("[...window.__texts]")
+    assert "checkout-loading:Initializing secure checkout..." in seen_texts, seen_texts
     shot(page, "checkout-ready")
 
     page.evaluate(RECORD_CHANGES)
@@ -234,8 +235,8 @@ def test_free_agent_is_claimed_without_payment(page: Page) -> None:
 
 
 @pytest.fixture
-def euro_checkout(browser: Browser, app_server: str) -> Iterator[None]:
-    """Checkout in euros, switched by the admin through the settings API; back to dollars afterwards."""
+def platform_settings(browser: Browser, app_server: str) -> Iterator[Callable[[str, str], None]]:
+    """Change platform settings as the admin does (settings API); dollars and 20% again afterwards."""
     context = browser.new_context(base_url=app_server)
     admin = context.request
     assert admin.post("/api/login", data={"username": "admin", "password": "admin123"}).ok
@@ -245,12 +246,45 @@ def euro_checkout(browser: Browser, app_server: str) -> Iterator[None]:
         assert response.ok, response.text()
 
     try:
-        put("usdToEurRate", "0.9200")
-        put("checkoutCurrency", "eur")
-        yield
+        yield put
     finally:
         put("checkoutCurrency", "usd")
+        put("commissionRate", "20")
         context.close()
+
+
+@pytest.fixture
+def euro_checkout(platform_settings: Callable[[str, str], None]) -> None:
+    platform_settings("usdToEurRate", "0.9200")
+    platform_settings("checkoutCurrency", "eur")
+
+
+def test_paying_again_in_a_second_tab_is_refunded(page: Page, platform_settings: Callable[[str, str], None]) -> None:
+    """Two checkouts of one agent open at once (the commission changed in between, so each has its own
+    payment); both paid: the second payment is refunded and said so, and access stays one purchase."""
+    _sign_up(page)
+    agent_id = _agent_id(page, "SEO Scout")
+    _open_checkout(page, agent_id, "Complete Payment • $25.00")
+    platform_settings("commissionRate", "25")
+    second = page.context.new_page()
+    _open_checkout(second, agent_id, "Complete Payment • $25.00")
+
+    _fill_card(page, "4242 4242 4242 4242")
+    page.click("#submit-payment")
+    expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
+
+    _fill_card(second, "4242 4242 4242 4242")
+    second.click("#submit-payment")
+    _toast(second, "Payment Error", "You already own this agent. This payment has been refunded.")
+    shot(second, "checkout-second-payment-refunded")
+    assert _purchased(page) == ["SEO Scout"]
+
+    open_page(second, "/dashboard?tab=orders")
+    rows = second.locator(".order-row")
+    expect(rows).to_have_count(2)
+    expect(rows.nth(0).get_by_text("refunded", exact=True)).to_be_visible()
+    expect(rows.nth(1).get_by_text("completed", exact=True)).to_be_visible()
+    shot(second, "dashboard-order-refunded")
 
 
 def test_euro_checkout_shows_and_charges_euros(page: Page, euro_checkout: None) -> None:

@@ -70,8 +70,8 @@ def test_order_row_number_time_and_status():
     assert row.number == "89abcdef"
     assert row.placed_at == "Jan 5, 2025 • 10:04 AM"
     assert row.total == "$29.99 USD"
-    assert not row.completed
-    assert order_row(_order(), UTC_ZONE).completed
+    assert row.status == "processing"
+    assert order_row(_order(status="refunded"), UTC_ZONE).status == "refunded"
 
 
 def test_dates_follow_the_browser_zone_and_fall_back_to_utc():

@@ -294,27 +294,131 @@ def test_tampered_application_fee_is_refused(stripe_standin, buyer, make_vendor,
     assert _count(Order) == 0
 
 
-def test_price_change_after_checkout_refuses_the_stale_intent(stripe_standin, buyer, make_agent):
-    agent = make_agent(price_cents=2999)
+def test_price_change_after_checkout_refunds_the_payment(stripe_standin, buyer, make_vendor, make_agent):
+    agent = make_agent(make_vendor("enabled"), price_cents=2999)
     intent, _ = _paid_intent(stripe_standin, buyer, agent)
     with db.session_scope() as session:
-        row = session.get(Agent, agent.id)
-        row.price_cents = 3999
-        session.add(row)
-    with pytest.raises(Invalid, match="does not match the agent's price"):
+        session.get(Agent, agent.id).price_cents = 3999
+    for _ in range(2):  # the browser's call and the webhook's: one refund
+        with pytest.raises(purchases.PriceChanged, match="price changed during checkout"):
+            purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
+    refunds = _refunds(stripe_standin, intent.payment_intent_id)
+    assert [(r.amount, bool(r.transfer_reversal)) for r in refunds] == [(2999, True)]
+    assert _count(Order) == 0 and _count(Purchase) == 0 and _sales(agent.id) == 0
+
+
+def test_rate_change_after_checkout_refunds_the_payment(stripe_standin, buyer, make_agent, eur_checkout):
+    agent = make_agent(price_cents=2999)
+    intent, _ = _paid_intent(stripe_standin, buyer, agent)
+    set_platform(rate="0.9500")
+    with pytest.raises(purchases.PriceChanged):
         purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
+    assert [r.amount for r in _refunds(stripe_standin, intent.payment_intent_id)] == [2759]
+    assert _count(Order) == 0
 
 
-def test_second_payment_for_an_owned_agent_keeps_one_purchase(stripe_standin, buyer, make_agent):
-    """Two tabs, two intents, both paid: the money trail has two orders, access stays one purchase."""
-    agent = make_agent()
+def test_a_refund_asked_again_after_its_key_expired_returns_the_first(stripe_standin, buyer, make_agent):
+    from marketplace.integrations import payments
+
+    intent, _ = _paid_intent(stripe_standin, buyer, make_agent())
+    first = payments.refund_payment(intent_id=intent.payment_intent_id, reverse_split=False, idempotency_key="k1")
+    again = payments.refund_payment(intent_id=intent.payment_intent_id, reverse_split=False, idempotency_key="k2")
+    assert first.startswith("re_") and again == first and len(_refunds(stripe_standin, intent.payment_intent_id)) == 1
+
+
+def _two_tabs(standin, buyer, agent):
+    """Two checkouts opened before either was paid (the commission changed in between, so they are two
+    PaymentIntents: the same terms would give the same one); both paid; the first one recorded."""
     first = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
-    second_id = _outside_intent(stripe_standin, _metadata(buyer, agent))
-    assert stripe_standin.confirm(first.client_secret).status_code == 200
+    set_platform(commission="25")
+    second = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
+    assert second.payment_intent_id != first.payment_intent_id
+    assert standin.confirm(first.client_secret).status_code == 200
+    assert standin.confirm(second.client_secret).status_code == 200
     purchases.complete_payment(actor=buyer, payment_intent_id=first.payment_intent_id)
-    duplicate = purchases.complete_payment(actor=buyer, payment_intent_id=second_id)
-    assert duplicate.purchase is None
+    return first.payment_intent_id, second.payment_intent_id
+
+
+def _refunds(standin, intent_id):
+    return standin.stripe.v1.refunds.list(params={"payment_intent": intent_id}).data
+
+
+def _order(intent_id) -> Order:
+    with db.session_scope() as session:
+        return session.exec(select(Order).where(Order.payment_intent_id == intent_id)).one()
+
+
+def test_second_payment_for_an_owned_agent_is_refunded(stripe_standin, buyer, make_agent):
+    """Two tabs, both paid: access stays one purchase, the second payment goes back at once."""
+    agent = make_agent(price_cents=2999)
+    first_id, second_id = _two_tabs(stripe_standin, buyer, agent)
+    with pytest.raises(Conflict, match="This payment has been refunded"):
+        purchases.complete_payment(actor=buyer, payment_intent_id=second_id)
+    refunds = _refunds(stripe_standin, second_id)
+    assert [(r.amount, r.status) for r in refunds] == [(2999, "succeeded")]
+    order = _order(second_id)
+    assert (order.status, order.refund_id) == ("refunded", refunds[0].id)
+    assert _order(first_id).status == "completed" and _refunds(stripe_standin, first_id) == []
     assert _count(Order) == 2 and _count(Purchase) == 1 and _sales(agent.id) == 1
+    assert purchases.spending_summary(actor=buyer).completed_orders == 1
+    # Asked again (reload, webhook): same answer, no second refund.
+    with pytest.raises(Conflict, match="This payment has been refunded"):
+        purchases.complete_payment(actor=buyer, payment_intent_id=second_id)
+    assert len(_refunds(stripe_standin, second_id)) == 1
+
+
+def test_refund_of_a_split_payment_takes_the_vendor_transfer_back(stripe_standin, buyer, make_vendor, make_agent):
+    vendor = make_vendor("enabled")
+    agent = make_agent(vendor, price_cents=2999)
+    first_id, second_id = _two_tabs(stripe_standin, buyer, agent)
+    with pytest.raises(Conflict):
+        purchases.complete_payment(actor=buyer, payment_intent_id=second_id)
+    transfers = stripe_standin.stripe.v1.transfers.list(params={"destination": vendor.stripe_account_id}).data
+    by_intent = {t.metadata["payment_intent"]: t for t in transfers}
+    assert (by_intent[second_id].amount_reversed, by_intent[second_id].reversed) == (2249, True)  # 25% kept
+    assert (by_intent[first_id].amount_reversed, by_intent[first_id].reversed) == (0, False)
+    assert _refunds(stripe_standin, second_id)[0].transfer_reversal
+
+
+def test_webhook_refunds_a_duplicate_payment(stripe_standin, buyer, make_agent):
+    from tests.payments_fixtures import event_body, sign
+
+    agent = make_agent()
+    _, second_id = _two_tabs(stripe_standin, buyer, agent)
+    body = event_body(stripe_standin.event_for(second_id, "payment_intent.succeeded"))
+    assert purchases.handle_webhook(payload=body, signature=sign(body)).result == "refunded"
+    assert _order(second_id).status == "refunded" and len(_refunds(stripe_standin, second_id)) == 1
+    with pytest.raises(Conflict, match="This payment has been refunded"):
+        purchases.complete_payment(actor=buyer, payment_intent_id=second_id)
+    assert len(_refunds(stripe_standin, second_id)) == 1
+
+
+def test_a_failed_refund_is_retried(stripe_standin, buyer, make_agent, monkeypatch):
+    from marketplace.integrations import payments
+
+    agent = make_agent()
+    _, second_id = _two_tabs(stripe_standin, buyer, agent)
+    real = payments.refund_payment
+
+    def down(**_kwargs):
+        raise payments.PaymentProviderError("The payment provider could not process the request. Please try again.")
+
+    monkeypatch.setattr(payments, "refund_payment", down)
+    with pytest.raises(payments.PaymentProviderError):
+        purchases.complete_payment(actor=buyer, payment_intent_id=second_id)
+    assert (_order(second_id).status, _order(second_id).refund_id) == ("completed", None)
+    monkeypatch.setattr(payments, "refund_payment", real)
+    with pytest.raises(Conflict, match="This payment has been refunded"):
+        purchases.complete_payment(actor=buyer, payment_intent_id=second_id)
+    assert _order(second_id).status == "refunded" and len(_refunds(stripe_standin, second_id)) == 1
+
+
+def test_another_account_cannot_trigger_a_refund(stripe_standin, buyer, make_user, make_agent):
+    agent = make_agent()
+    _, second_id = _two_tabs(stripe_standin, buyer, agent)
+    with pytest.raises(Forbidden):
+        purchases.complete_payment(actor=make_user("intruder"), payment_intent_id=second_id)
+    assert _refunds(stripe_standin, second_id) == []
 
 
 # --- races ---------------------------------------------------------------------------------------------------
