@@ -12,7 +12,7 @@ from marketplace.db import session_scope
 from marketplace.models import OAuthAccount, Role, User
 from marketplace.models.base import utcnow
 from marketplace.services.auth import validate_email
-from marketplace.services.errors import Conflict, Invalid, NotFound, Unauthorized
+from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.permissions import require_user
 
 
@@ -58,6 +58,8 @@ def switch_role(*, actor: User | None, role: str) -> User:
 
 
 _PROVIDER_NAMES = {"github": "GitHub"}  # where str.title() gets the brand wrong
+TWO_FACTOR_LINK_REFUSED = ("An account with this e-mail uses two-factor authentication: sign in with your password "
+                           "and code")
 
 
 def _free_username(session, base: str) -> str:  # noqa: ANN001
@@ -84,6 +86,8 @@ def sign_in_with_provider(
 ) -> User:
     """Find the user linked to this provider identity, else link by verified e-mail, else create one.
 
+    An account with two-factor authentication is never linked by e-mail: its own code would be skipped.
+
     Profile values come from the provider, so they are trimmed to the columns' sizes rather than trusted.
     """
     subject = (subject or "").strip()
@@ -109,6 +113,9 @@ def sign_in_with_provider(
         user = session.exec(select(User).where(User.email == email)).first()
         if user is not None and user.deleted_at is not None:
             raise Unauthorized("This account has been deleted")
+        if user is not None and user.totp_enabled:
+            # Linking by e-mail would let the provider stand in for the account's own second factor.
+            raise Forbidden(TWO_FACTOR_LINK_REFUSED)
         if user is None:
             user = User(
                 username=_free_username(session, username_hint or email.split("@")[0]),

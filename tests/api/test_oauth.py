@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 import flask
 import httpx
 import oidc_provider_mock
+import pyotp
 import pytest
 import werkzeug.serving
 from fastapi.testclient import TestClient
@@ -29,6 +30,7 @@ from sqlmodel import select
 from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import OAuthAccount, User
+from marketplace.services import users
 
 GOOGLE_NOT_CONFIGURED = "/login?error=Google%20sign-in%20is%20not%20configured"
 GOOGLE_FAILED = "/login?error=Google%20sign-in%20failed.%20Please%20try%20again."
@@ -228,6 +230,18 @@ def test_google_links_existing_password_user_by_verified_email(client, google, m
     assert count(OAuthAccount, OAuthAccount.user_id == dana.id) == 1
     client.post("/api/logout")
     login(dana)  # the password still works after linking
+
+
+def test_google_does_not_link_an_account_with_two_factor_authentication(client, google, make_user):
+    """Linking by e-mail would let the provider stand in for the account's own second factor."""
+    fay = make_user("fay", email="fay@example.com")
+    subject = _subject()
+    with session_scope() as session:
+        row = session.get(User, fay.id)
+        row.totp_secret, row.totp_enabled = pyotp.random_base32(), True
+    response = sign_in(client, "google", subject, google_claims("fay@example.com"))
+    assert_refused(response, client, "/login?error=" + quote(users.TWO_FACTOR_LINK_REFUSED))
+    assert count(OAuthAccount) == 0 and count(User) == 1
 
 
 def test_google_unverified_email_is_refused_and_not_linked(client, google, make_user):
