@@ -41,7 +41,8 @@ What it adds to localstripe (see compat.py and server.py)
 How the browser gets Stripe.js (for the checkout page)
 ------------------------------------------------------
 The stand-in serves a Stripe.js shim at `<STRIPE_API_BASE>/js.stripe.com/v3/`; real Stripe serves
-`https://js.stripe.com/v3/`. The app says which one in `GET /api/stripe/config`:
+`https://js.stripe.com/endive/stripe.js` (payments.REAL_STRIPE_JS_URL). The app says which one in
+`GET /api/stripe/config`:
 
     {"publishableKey": "pk_test_...", "stripeJsUrl": "http://127.0.0.1:8420/js.stripe.com/v3/"}
 

@@ -11,7 +11,7 @@ import reflex as rx
 from reflex.event import no_args_event_spec, passthrough_event_spec
 
 REACT_STRIPE = "@stripe/react-stripe-js@7.0.1"
-STRIPE_JS = "@stripe/stripe-js@10.2.1"  # the version range react-stripe-js 7 asks for (>=10 <11)
+STRIPE_JS = "@stripe/stripe-js@10.2.1"  # react-stripe-js 7 asks for >=10 <11; payments.REAL_STRIPE_JS_URL follows it
 
 
 class StripePaymentForm(rx.NoSSRComponent):

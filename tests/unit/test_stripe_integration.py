@@ -26,7 +26,7 @@ def test_not_configured_is_a_clear_503(monkeypatch, make_user, make_agent):
 def test_real_stripe_js_without_api_base(monkeypatch):
     monkeypatch.setattr(settings, "stripe_publishable_key", "pk_test_123")
     monkeypatch.setattr(settings, "stripe_api_base", "")
-    assert payments.browser_config().stripe_js_url == "https://js.stripe.com/v3/"
+    assert payments.browser_config().stripe_js_url == "https://js.stripe.com/endive/stripe.js"
 
 
 def test_provider_outage_is_a_502(stripe_standin, monkeypatch):
