@@ -84,11 +84,12 @@ def spinner_screen() -> rx.Component:
     return rx.center(rx.spinner(size="3"), min_height="60vh", id="page-loading")
 
 
-def page_frame(content: rx.Component) -> rx.Component:
-    """Every page: top bar, then a spinner until the session is known, then the content."""
+def page_frame(content: rx.Component, *, pending: rx.Component | None = None) -> rx.Component:
+    """Every page: top bar, then `pending` (a spinner unless the page has its own loading view) until the
+    session is known, then the content."""
     return rx.box(
         top_bar(),
-        rx.cond(SessionState.checked, content, spinner_screen()),
+        rx.cond(SessionState.checked, content, pending if pending is not None else spinner_screen()),
         rx.cond(SessionState.is_hydrated, rx.box(id="hydrated", display="none")),
         min_height="100vh",
     )

@@ -227,10 +227,12 @@ def ready_view() -> rx.Component:
 
 
 def checkout_page() -> rx.Component:
+    # The checkout's own loading view from the first paint, not a generic spinner first.
     return page_frame(
         rx.cond(
             CheckoutState.loading,
             loading_view(),
             rx.cond(CheckoutState.failed, failed_view(), ready_view()),
-        )
+        ),
+        pending=loading_view(),
     )
