@@ -162,6 +162,12 @@ def test_unknown_route_shows_404_card(page: Page) -> None:
     shot(page, "not-found")
 
 
+def test_site_icon_is_served(page: Page) -> None:
+    response = page.request.get("/favicon.ico")
+    assert response.status == 200
+    assert response.body()[:4] == b"\x00\x00\x01\x00"  # an ICO file
+
+
 def test_sso_without_configuration_returns_to_login_with_message(page: Page) -> None:
     open_page(page, "/login")
     page.get_by_role("button", name="Continue with Google").click()
