@@ -32,11 +32,12 @@ def login_page() -> rx.Component:
             rx.form(
                 rx.vstack(
                     field("Username or Email",
-                          rx.input(id="username", value=LoginState.username, on_change=LoginState.set_username,
-                                   placeholder="Enter your username or email", auto_complete="username", size="3"),
+                          rx.input(id="username", name="username", value=LoginState.username,
+                                   on_change=LoginState.set_username, placeholder="Enter your username or email",
+                                   auto_complete="username", size="3"),
                           LoginState.errors.get("username", ""), field_id="username"),
                     field("Password",
-                          rx.input(id="password", type="password", value=LoginState.password,
+                          rx.input(id="password", name="password", type="password", value=LoginState.password,
                                    on_change=LoginState.set_password, placeholder="Enter your password",
                                    auto_complete="current-password", size="3"),
                           LoginState.errors.get("password", ""), field_id="password"),
@@ -45,7 +46,7 @@ def login_page() -> rx.Component:
                     rx.cond(
                         LoginState.enable_2fa,
                         field("Two-factor code",
-                              rx.input(id="two-factor-code", value=LoginState.two_factor_code,
+                              rx.input(id="two-factor-code", name="two_factor_code", value=LoginState.two_factor_code,
                                        on_change=LoginState.set_two_factor_code, max_length=6,
                                        placeholder="6-digit code", input_mode="numeric",
                                        auto_complete="one-time-code", size="3"),

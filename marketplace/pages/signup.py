@@ -14,7 +14,7 @@ from marketplace.state.session import SessionState
 def _input(name: str, label: str, *, kind: str = "text", placeholder: str = "", complete: str = "") -> rx.Component:
     return field(
         label,
-        rx.input(id=name, type=kind, value=getattr(SignupState, name),
+        rx.input(id=name, name=name, type=kind, value=getattr(SignupState, name),
                  on_change=lambda v: SignupState.set_field(name, v), placeholder=placeholder,
                  auto_complete=complete, size="3"),
         SignupState.errors.get(name, ""), field_id=name,
@@ -61,9 +61,9 @@ def _two_factor_enrolment() -> rx.Component:
         rx.form(
             rx.vstack(
                 field("Authentication code",
-                      rx.input(id="totp_code", value=SignupState.totp_code, on_change=SignupState.set_totp_code,
-                               max_length=6, input_mode="numeric", placeholder="123456",
-                               auto_complete="one-time-code", size="3"),
+                      rx.input(id="totp_code", name="totp_code", value=SignupState.totp_code,
+                               on_change=SignupState.set_totp_code, max_length=6, input_mode="numeric",
+                               placeholder="123456", auto_complete="one-time-code", size="3"),
                       SignupState.errors.get("totp_code", ""), field_id="totp_code"),
                 rx.button(rx.cond(SignupState.confirming, "Verifying...", "Verify and Continue"), type="submit",
                           size="3", width="100%", disabled=SignupState.confirming, id="verify-2fa"),

@@ -8,6 +8,7 @@ import reflex as rx
 
 from marketplace.services.auth import EMAIL_RE
 from marketplace.state.browser import error_message, fetch_api, response_json
+from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState, flash_and_go, toast_on_load
 
 
@@ -49,7 +50,9 @@ class LoginState(rx.State):
         return events
 
     @rx.event
-    def submit(self, _form: dict | None = None) -> rx.event.EventSpec | None:
+    def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
+        take_submitted(self, form, {"username": "username", "password": "password",
+                                    "two_factor_code": "two_factor_code"})
         errors: dict[str, str] = {}
         if not self.username.strip():
             errors["username"] = "Username or email is required"
@@ -109,7 +112,8 @@ class SignupState(rx.State):
         self.totp_code = value[:6]
 
     @rx.event
-    def submit(self, _form: dict | None = None) -> rx.event.EventSpec | None:
+    def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
+        take_submitted(self, form, {name: name for name in ("username", "email", "password", "confirm_password")})
         errors: dict[str, str] = {}
         if len(self.username.strip()) < 3:
             errors["username"] = "Username must be at least 3 characters"
@@ -150,7 +154,8 @@ class SignupState(rx.State):
                             "Your account has been created successfully.")
 
     @rx.event
-    def confirm_two_factor(self, _form: dict | None = None) -> rx.event.EventSpec | None:
+    def confirm_two_factor(self, form: dict | None = None) -> rx.event.EventSpec | None:
+        take_submitted(self, form, {"totp_code": "totp_code"})
         if len(self.totp_code.strip()) != 6:
             self.errors = {"totp_code": "Enter the 6-digit code from your authenticator app"}
             return None

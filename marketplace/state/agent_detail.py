@@ -20,6 +20,7 @@ from marketplace.services import reviews as review_service
 from marketplace.services.errors import Conflict, DomainError, NotFound, Unauthorized
 from marketplace.state.catalog import Option, price_label, rating_label
 from marketplace.state.display import logged_out_again
+from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
 
 REPORT_TYPE_LABELS = {
@@ -204,7 +205,8 @@ class AgentDetailState(SessionState):
         self.review_comment = value
 
     @rx.event
-    def submit_review(self, _form: dict | None = None) -> Iterator[Any]:
+    def submit_review(self, form: dict | None = None) -> Iterator[Any]:
+        take_submitted(self, form, {"comment": "review_comment"})
         if not self.review_comment.strip() or self.review_submitting:
             return
         self.review_submitting = True
@@ -245,7 +247,8 @@ class AgentDetailState(SessionState):
         self.report_description = value
 
     @rx.event
-    def submit_report(self, _form: dict | None = None) -> Iterator[Any]:
+    def submit_report(self, form: dict | None = None) -> Iterator[Any]:
+        take_submitted(self, form, {"reason": "report_reason", "description": "report_description"})
         if not self.report_type or not self.report_reason.strip():
             yield rx.toast.error("Missing information",
                                  description="Please select a report type and provide a reason.")

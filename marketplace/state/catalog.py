@@ -18,6 +18,7 @@ import reflex as rx
 from marketplace.models import AgentPage, AgentPublic, CategoryPublic
 from marketplace.services import catalog
 from marketplace.services.errors import DomainError
+from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
 
 PAGE_SIZE = 12
@@ -203,7 +204,8 @@ class HomeState(SessionState):
         self.query_price = value
 
     @rx.event
-    def quick_search(self, _form: dict | None = None) -> rx.event.EventSpec:
+    def quick_search(self, form: dict | None = None) -> rx.event.EventSpec:
+        take_submitted(self, form, {"search": "query"})
         return rx.redirect(agents_url(search=self.query.strip(), category=self.query_category,
                                       price=self.query_price))
 

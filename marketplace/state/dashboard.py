@@ -27,6 +27,7 @@ from marketplace.state.display import (
     logged_out_again,
     time_zone,
 )
+from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
 
 TABS = ("purchases", "favorites", "orders", "profile", "payment", "account")
@@ -245,7 +246,8 @@ class DashboardState(SessionState):
         return errors
 
     @rx.event
-    def save_profile(self, _form: dict | None = None) -> Iterator[Any]:
+    def save_profile(self, form: dict | None = None) -> Iterator[Any]:
+        take_submitted(self, form, {name: f"form_{name}" for name in _PROFILE_FIELDS.values()})
         if self.saving or not self.profile_changed:
             return
         self.errors = self._profile_errors()

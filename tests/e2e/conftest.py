@@ -25,6 +25,9 @@ CHROMIUM_ARGS = [
 ]
 
 pytestmark = pytest.mark.e2e
+# A loaded CI box (several app workers, PostgreSQL, Redis, on two cores) can take a few seconds to answer;
+# toasts stay five seconds, so a ten-second wait still sees them.
+expect.set_options(timeout=10_000)
 
 
 def _free_port() -> int:
@@ -128,3 +131,15 @@ def open_page(page: Page, path: str) -> Page:
 def shot(page: Page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def set_value_silently(page: Page, selector: str, value: str) -> None:
+    """Put text in a field without the change event reaching the app yet: what the app sees when a user
+    submits before the debounced change event has been delivered."""
+    page.locator(selector).evaluate(
+        """(el, value) => {
+            const proto = el instanceof HTMLTextAreaElement ? HTMLTextAreaElement : HTMLInputElement;
+            Object.getOwnPropertyDescriptor(proto.prototype, 'value').set.call(el, value);
+        }""",
+        value,
+    )

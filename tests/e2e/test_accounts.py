@@ -9,7 +9,7 @@ import uuid
 import pyotp
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import open_page, shot
+from tests.e2e.conftest import open_page, set_value_silently, shot
 
 
 def _unique(prefix: str) -> str:
@@ -77,6 +77,24 @@ def test_wrong_password_shows_login_failed_toast(page: Page) -> None:
     expect(toast.get_by_text("Invalid username or password")).to_be_visible()
     expect(page.locator("#sign-in")).to_be_enabled()
     shot(page, "login-failed")
+
+
+def test_forms_submit_what_is_on_screen_before_typing_reached_the_app(page: Page) -> None:
+    """Sign-up and sign-in with every field filled but no change event delivered (a very quick submit)."""
+    username = _unique("quick")
+    open_page(page, "/signup")
+    for selector, value in (("#username", username), ("#email", f"{username}@example.com"),
+                            ("#password", "secret123"), ("#confirm_password", "secret123")):
+        set_value_silently(page, selector, value)
+    page.click("#create-account")
+    expect(page.get_by_text("Your account has been created successfully.")).to_be_visible()
+    _sign_out(page)
+
+    open_page(page, "/login")
+    set_value_silently(page, "#username", username)
+    set_value_silently(page, "#password", "secret123")
+    page.click("#sign-in")
+    expect(page.get_by_text("You have successfully logged in.")).to_be_visible()
 
 
 def test_form_validation_messages(page: Page) -> None:

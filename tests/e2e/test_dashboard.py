@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from playwright.sync_api import Page, Route, expect
 
-from tests.e2e.conftest import open_page, shot
+from tests.e2e.conftest import open_page, set_value_silently, shot
 
 TOAST = "[data-sonner-toast]"
 
@@ -236,6 +236,19 @@ def test_profile_edit_validates_and_saves(page: Page) -> None:
     expect(page.locator("#welcome")).to_have_text("Welcome back, Grace!")
     shot(page, "dashboard-profile-updated")
     assert page.request.get("/api/user").json()["firstName"] == "Grace"
+
+
+def test_profile_saves_what_is_on_screen_when_submitted_before_typing_reached_the_app(page: Page) -> None:
+    username = _sign_up(page)
+    _dashboard(page, "profile")
+    page.click("#edit-profile")
+    page.fill("#profile-first-name-input", "Ada")
+    page.fill("#profile-last-name-input", "Lovelace")
+    set_value_silently(page, "#profile-email-input", f"ada.{username}@example.com")
+    page.click("#save-profile")
+    _toast(page, "Profile Updated", "Your profile has been successfully updated.")
+    expect(page.locator("#profile-email")).to_have_text(f"ada.{username}@example.com")
+    assert page.request.get("/api/user").json()["email"] == f"ada.{username}@example.com"
 
 
 def test_become_a_vendor_shows_pending_application(page: Page) -> None:
