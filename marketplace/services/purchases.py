@@ -361,6 +361,8 @@ def _record(v: _Verified) -> Completion:
                 session.add(order)
                 session.flush()
                 if _owns(session, v.user_id, v.agent_id):
+                    if not v.intent.amount:
+                        raise Conflict("You already own this agent")  # a free claim: nothing to keep
                     # A second payment for an agent already owned (two tabs): the order keeps the money
                     # trail and the caller refunds it.
                     return Completion(order=order, purchase=None, created=True)
@@ -462,10 +464,7 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
         customer_email=buyer.email, buyer_name=buyer.username, commission=platform.commission_rate(),
         rate=Decimal(1), original_usd_cents=0, split=False, reason=FREE_REASON, vendor_amount=0, fee=0,
     )
-    done = _record(verified)
-    if done.purchase is None or done.purchase.user_id != buyer.id:
-        raise Conflict("You already own this agent")
-    return done
+    return _record(verified)
 
 
 # --- webhook -------------------------------------------------------------------------------------------------

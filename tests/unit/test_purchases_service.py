@@ -590,6 +590,21 @@ def test_concurrent_free_claims_make_one_purchase(stripe_standin, buyer, make_ag
     assert _count(Order) == 1 and _count(Purchase) == 1 and _sales(agent.id) == 1
 
 
+def test_free_claim_racing_a_paid_purchase_leaves_no_order(stripe_standin, buyer, make_agent, monkeypatch):
+    """The buyer came to own the agent between the claim's check and its write: the claim writes nothing."""
+    agent = make_agent(price_cents=999)
+    intent, _ = _paid_intent(stripe_standin, buyer, agent)
+    purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id, agent_id=agent.id)
+    with db.session_scope() as session:
+        session.get(Agent, agent.id).price_cents = 0
+    real_owns = purchases._owns
+    answers = [False]  # the claim's own check ran before the paid purchase was visible
+    monkeypatch.setattr(purchases, "_owns", lambda *args: answers.pop() if answers else real_owns(*args))
+    with pytest.raises(Conflict, match="You already own this agent"):
+        purchases.claim_free_agent(actor=buyer, agent_id=agent.id)
+    assert _count(Order) == 1 and _count(Purchase) == 1 and _sales(agent.id) == 1
+
+
 def test_checkout_again_after_paying_without_completing_records_the_purchase(stripe_standin, buyer, make_agent):
     """The page closed after the card was charged and no webhook came: the next checkout must not charge again."""
     agent = make_agent()
