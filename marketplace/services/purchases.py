@@ -431,7 +431,7 @@ def _refund_duplicate(done: Completion) -> Completion:
     the money back. Safe to repeat: the refund's idempotency key is the payment's, and a failed refund
     (provider down) leaves the order as it was, to be retried by the next call or webhook delivery."""
     order = done.order
-    if order.status == OrderStatus.REFUNDED or order.total_amount_cents == 0:
+    if order.status == OrderStatus.REFUNDED:
         return done
     refund_id = _refund(order.payment_intent_id, split=order.commission_split_enabled,
                         why="the buyer already owned the agent")

@@ -51,8 +51,7 @@ class LoginState(rx.State):
 
     @rx.event
     def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
-        take_submitted(self, form, {"username": "username", "password": "password",
-                                    "two_factor_code": "two_factor_code"})
+        take_submitted(self, form, {name: name for name in ("username", "password", "two_factor_code")})
         errors: dict[str, str] = {}
         if not self.username.strip():
             errors["username"] = "Username or email is required"
