@@ -17,7 +17,8 @@ from marketplace.models.commerce import (
     PurchasePublic,
 )
 from marketplace.models.vendor import VendorApplicationPublic
-from marketplace.services import catalog, downloads, money, purchases, vendors
+from marketplace.services import catalog, downloads, money, purchases
+from marketplace.services.vendor import applications as vendors
 
 router = APIRouter(prefix="/api", tags=["purchases"])
 

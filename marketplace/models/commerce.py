@@ -6,7 +6,7 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
-from sqlalchemy import Column, Numeric, String, UniqueConstraint
+from sqlalchemy import Column, Index, Numeric, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiModel, new_id, utcnow
@@ -23,6 +23,8 @@ class Order(SQLModel, table=True):
     """A paid sale. Amounts are integer minor units of `currency`; the commission rate is snapshotted."""
 
     __tablename__ = "orders"
+    # A vendor's sales, newest first, and its sums over a period (revision 0007).
+    __table_args__ = (Index("ix_orders_vendor_created", "vendor_id", "created_at"),)
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     user_id: str | None = Field(default=None, foreign_key="users.id", index=True, max_length=32, ondelete="SET NULL")

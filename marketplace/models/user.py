@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Column, Index, String, UniqueConstraint
+from sqlalchemy import Column, Index, String, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiModel, new_id, utcnow
@@ -35,6 +35,12 @@ class User(SQLModel, table=True):
     stripe_account_id: str | None = Field(default=None, max_length=255)
     stripe_charges_enabled: bool = False
     stripe_payouts_enabled: bool = False
+    stripe_details_submitted: bool = False
+    # What Stripe still needs before the account can take charges or be paid (JSON list of field names).
+    stripe_requirements_due: str = Field(default="[]", sa_column=Column(Text, nullable=False, default="[]"))
+    stripe_disabled_reason: str | None = Field(default=None, max_length=255)
+    stripe_country: str | None = Field(default=None, max_length=2)
+    stripe_default_currency: str | None = Field(default=None, max_length=3)
     created_at: datetime = Field(default_factory=utcnow, index=True)
     updated_at: datetime = Field(default_factory=utcnow)
     deleted_at: datetime | None = Field(default=None, index=True)

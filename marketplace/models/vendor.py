@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Column, Text
+from sqlalchemy import Column, Index, Text, text
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiModel, new_id, utcnow
@@ -21,11 +21,17 @@ class NotificationType(StrEnum):
     APPROVAL = "approval"
     REJECTION = "rejection"
     SALE = "sale"
+    UPDATE = "update"
     OTHER = "other"
 
 
 class VendorApplication(SQLModel, table=True):
     __tablename__ = "vendor_applications"
+    __table_args__ = (
+        # One pending application per user, enforced by the database too (revision 0007).
+        Index("ux_vendor_applications_pending", "user_id", unique=True,
+              postgresql_where=text("status = 'pending'"), sqlite_where=text("status = 'pending'")),
+    )
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     user_id: str = Field(foreign_key="users.id", index=True, max_length=32, ondelete="CASCADE")
@@ -35,10 +41,12 @@ class VendorApplication(SQLModel, table=True):
     status: str = Field(default=ApplicationStatus.PENDING, max_length=16, index=True)
     created_at: datetime = Field(default_factory=utcnow, index=True)
     decided_at: datetime | None = None
+    decided_by: str | None = Field(default=None, foreign_key="users.id", max_length=32, ondelete="SET NULL")
 
 
 class Notification(SQLModel, table=True):
     __tablename__ = "notifications"
+    __table_args__ = (Index("ix_notifications_user_created", "user_id", "created_at"),)
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     user_id: str = Field(foreign_key="users.id", index=True, max_length=32, ondelete="CASCADE")

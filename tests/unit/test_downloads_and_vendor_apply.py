@@ -13,7 +13,8 @@ from sqlmodel import select
 from marketplace import db
 from marketplace.integrations.storage import get_storage
 from marketplace.models import AgentFile, Purchase, Role, VendorApplication
-from marketplace.services import downloads, vendors
+from marketplace.services import downloads
+from marketplace.services.vendor import applications as vendors
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 
 

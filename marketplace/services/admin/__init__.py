@@ -1,0 +1,1 @@
+"""The admin area: moderation of vendors and agents, users, reports, analytics, settings, audit."""

@@ -1,0 +1,1 @@
+"""The vendor area: applications, own agents, sales and earnings, payouts, track record."""
