@@ -16,9 +16,9 @@ import reflex as rx
 from marketplace.models import ApplicationStatus, Order, Role, User
 from marketplace.models.commerce import OrderPublic
 from marketplace.services import catalog, downloads, favorites, money, purchases, users
-from marketplace.services.vendor import applications as vendors
 from marketplace.services.auth import EMAIL_RE
 from marketplace.services.errors import DomainError, Unauthorized
+from marketplace.services.vendor import applications as vendors
 from marketplace.state.browser import download_js
 from marketplace.state.catalog import AgentCard, agent_card
 from marketplace.state.display import (

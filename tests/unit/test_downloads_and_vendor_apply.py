@@ -14,8 +14,8 @@ from marketplace import db
 from marketplace.integrations.storage import get_storage
 from marketplace.models import AgentFile, Purchase, Role, VendorApplication
 from marketplace.services import downloads
-from marketplace.services.vendor import applications as vendors
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
+from marketplace.services.vendor import applications as vendors
 
 
 def add_file(agent, filename, data, *, store=True):
