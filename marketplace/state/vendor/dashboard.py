@@ -130,6 +130,7 @@ class VendorDashboardState(VendorState):
     payouts: list[PayoutRow] = []
     payouts_total: int = 0
     linking: bool = False
+    payments_unavailable: bool = False
 
     @rx.var
     def shown_payouts(self) -> list[PayoutRow]:
@@ -184,6 +185,11 @@ class VendorDashboardState(VendorState):
             self.payments_loading = False
             yield self._failed(error)
             return
+        except Exception:  # the payment provider did not answer: the rest of the dashboard stays usable
+            LOG.exception("payment account or payouts unavailable")
+            self.payments_loading = False
+            self.payments_unavailable = True
+            return
         self._show_account(status)
         self.payouts = [_payout_row(p, zone) for p in view.payouts]
         self.payouts_total = len(view.payouts)
@@ -224,8 +230,7 @@ class VendorDashboardState(VendorState):
         self.account_currency = (status.default_currency or "").upper()
 
     @rx.event
-    def set_period(self, period: str | list[str]) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
-        period = period if isinstance(period, str) else (period[0] if period else "")
+    def set_period(self, period: str) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
         if period not in PERIODS or period == self.period:
             return None
         self.period = period
