@@ -35,7 +35,7 @@ def _notification(item: NotificationRow) -> rx.Component:
             rx.text(item.date, size="1", color_scheme="gray"),
             spacing="2", width="100%",
         ),
-        width="100%", class_name="notification", data_read=rx.cond(item.is_read, "true", "false"),
+        width="100%", class_name="notification", data_id=item.id, data_read=rx.cond(item.is_read, "true", "false"),
         background=rx.cond(item.is_read, "var(--color-panel)", "var(--accent-a2)"),
     )
 
