@@ -98,6 +98,28 @@ class StandIn:
         })
         assert httpx.post(link.url, data={"action": action}).status_code == 302
 
+    def complete(self, account_id: str) -> dict[str, Any]:
+        """Finish onboarding through the stand-in's dev route (no browser)."""
+        response = httpx.post(f"{self.base}/_standin/connect/accounts/{account_id}/complete")
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def fund(self, account_id: str, amount: int, fee: int = 0) -> str:
+        """A destination charge confirmed server-side with a test card; `amount - fee` reaches the account."""
+        intent = self.stripe.v1.payment_intents.create(params={
+            "amount": amount, "currency": "usd", "application_fee_amount": fee,
+            "transfer_data": {"destination": account_id}})
+        confirmed = self.stripe.v1.payment_intents.confirm(intent.id, params={"payment_method": "pm_card_visa"})
+        assert confirmed.status == "succeeded"
+        return intent.id
+
+    def pay_out(self, account_id: str, **params: Any) -> httpx.Response:
+        """The stand-in's automatic payout of the available balance."""
+        return httpx.post(f"{self.base}/_standin/connect/accounts/{account_id}/payout", json=params)
+
+    def set_payout_status(self, payout_id: str, status: str, **failure: str) -> httpx.Response:
+        return httpx.post(f"{self.base}/_standin/payouts/{payout_id}/status", json={"status": status, **failure})
+
     def event_for(self, intent_id: str, event_type: str) -> dict[str, Any]:
         """The event the stand-in generated for an intent, as it would be delivered."""
         events = self.stripe.v1.events.list(params={"type": event_type, "limit": 100})

@@ -22,6 +22,17 @@ What it adds to localstripe (see compat.py and server.py)
   capabilities), POST /v1/account_links (a hosted onboarding page at /_standin/connect/onboarding/<token>
   whose buttons complete the account and send `account.updated`), POST /v1/accounts/<id>/login_links,
   /v1/transfers (a destination charge creates one on success).
+- Connect money (payouts.py): a connected account's balance is fed by its destination charges (each transfer is
+  available at once; pending stays zero) and GET /v1/balance, GET/POST /v1/payouts, GET/POST /v1/payouts/<id>
+  and POST /v1/payouts/<id>/cancel honour the `Stripe-Account` header as Stripe does: payouts start pending and
+  more than the available balance is refused (`balance_insufficient`). Events about a connected account carry
+  `account`. Dev routes (no credentials) do what Stripe does on its own:
+    POST /_standin/connect/accounts/<id>/complete   finish onboarding without a browser (sends account.updated)
+    POST /_standin/connect/accounts/<id>/payout     an automatic payout of the available balance
+                                                    (optional currency, method, created: a past unix time)
+    POST /_standin/payouts/<id>/status              {status: in_transit | paid | failed, failure_code?,
+                                                    failure_message?}; failing returns the amount to the balance
+                                                    with Stripe's message ("The bank account has been closed.")
 - PaymentIntents keep and return application_fee_amount, transfer_data[destination], on_behalf_of,
   automatic_payment_methods, payment_method_types, description, receipt_email.
 - Card declines at charge time, as Stripe answers them: 4242424242424242 succeeds, 4000000000000002

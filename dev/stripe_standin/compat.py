@@ -7,8 +7,10 @@ Patched in place on import, so localstripe's own routes, events and webhooks see
 - PaymentIntents accept and keep Connect and Payment Element parameters (`application_fee_amount`,
   `transfer_data[destination]`, `on_behalf_of`, `automatic_payment_methods`, `payment_method_types`,
   `description`, `receipt_email`, `transfer_group`); a destination charge creates a Transfer on success;
-- Connect: Account objects (charges_enabled, payouts_enabled, details_submitted, requirements,
-  capabilities), account links with a hosted onboarding page, login links, transfers;
+- Connect: Account objects (charges_enabled, payouts_enabled, details_submitted, requirements, country,
+  default_currency, capabilities, external_accounts once onboarded), account links with a hosted onboarding
+  page, login links, transfers; events about a connected account carry its id in `account`, as Connect
+  webhooks do (balances and payouts live in payouts.py);
 - refunds of destination charges with `reverse_transfer` / `refund_application_fee`;
 - a card validation that answers like Stripe.js (`incomplete_number`, `invalid_expiry_year`...).
 """
@@ -302,6 +304,15 @@ def _pi_on_success(self: ls.PaymentIntent) -> None:
 # --- Connect -------------------------------------------------------------------------------------------------
 
 
+def connect_event(event_type: str, obj: Any, account_id: str | None) -> ls.Event:
+    """Emit an event; one about a connected account says which (`account`), as Stripe's Connect events do."""
+    event = ls.Event(event_type, obj)
+    if account_id:
+        event.account = account_id
+    schedule_webhook(event)
+    return event
+
+
 class Account(ls.StripeObject):
     """A connected account: restricted until its onboarding link is completed."""
 
@@ -353,6 +364,18 @@ class Account(ls.StripeObject):
         self.requirements = _requirements(ONBOARDING_FIELDS, disabled_reason="requirements.past_due")
         self.future_requirements = _requirements([], disabled_reason=None)
         self.tos_acceptance = {"date": None, "ip": None, "user_agent": None}
+        self.external_accounts = self._external_accounts(attached=False)
+
+    def _external_account_id(self) -> str:
+        """The id of the bank account payouts go to (stable per account)."""
+        return "ba_" + self.id.removeprefix("acct_")
+
+    def _external_accounts(self, *, attached: bool) -> dict[str, Any]:
+        bank = {"id": self._external_account_id(), "object": "bank_account", "account": self.id,
+                "bank_name": "STRIPE TEST BANK", "country": self.country, "currency": self.default_currency,
+                "last4": "6789", "routing_number": "110000000", "status": "new", "default_for_currency": True}
+        return {"object": "list", "url": f"/v1/accounts/{self.id}/external_accounts", "has_more": False,
+                "data": [bank] if attached else []}
 
     def _complete_onboarding(self) -> None:
         self.details_submitted = True
@@ -361,7 +384,8 @@ class Account(ls.StripeObject):
         self.capabilities = {name: "active" for name in self.capabilities}
         self.requirements = _requirements([], disabled_reason=None)
         self.tos_acceptance = {"date": int(time.time()), "ip": "127.0.0.1", "user_agent": "stripe-standin"}
-        schedule_webhook(ls.Event("account.updated", self))
+        self.external_accounts = self._external_accounts(attached=True)
+        connect_event("account.updated", self, self.id)
 
     def _submit_without_payouts(self) -> None:
         """Details sent, bank account still being verified: can charge, cannot be paid out yet."""
@@ -370,7 +394,8 @@ class Account(ls.StripeObject):
         self.payouts_enabled = False
         self.capabilities = {name: "active" for name in self.capabilities}
         self.requirements = _requirements([], disabled_reason=None, pending=["external_account"])
-        schedule_webhook(ls.Event("account.updated", self))
+        self.external_accounts = self._external_accounts(attached=True)
+        connect_event("account.updated", self, self.id)
 
     @classmethod
     def _api_update(cls, id: str, **data: Any) -> Account:
@@ -379,9 +404,8 @@ class Account(ls.StripeObject):
         if unknown:
             raise InvalidRequest(f"Received unknown parameter: {sorted(unknown)[0]}", code="parameter_unknown")
         obj = super()._api_update(id, **data)
-        schedule_webhook(ls.Event("account.updated", obj))
+        connect_event("account.updated", obj, obj.id)
         return obj
-
 
 
 EURO_COUNTRIES = {"AT", "BE", "DE", "ES", "FI", "FR", "IE", "IT", "LU", "NL", "PT"}

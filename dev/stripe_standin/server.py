@@ -21,7 +21,7 @@ from localstripe import resources as ls
 from localstripe.errors import UserError
 from localstripe.webhooks import _webhooks, register_webhook
 
-from dev.stripe_standin import compat
+from dev.stripe_standin import compat, payouts
 
 with warnings.catch_warnings():
     # localstripe builds its own app at import with plain-function handlers (deprecated by aiohttp 3.x).
@@ -225,6 +225,80 @@ async def create_login_link(request: web.Request) -> web.Response:
     return _json(compat.create_login_link(base_url=_base_url(request), account_id=request.match_info["id"]))
 
 
+def _acting_account(request: web.Request) -> compat.Account | None:
+    return payouts.account_for_header(request.headers.get("Stripe-Account"))
+
+
+async def _params(request: web.Request) -> dict[str, Any]:
+    return dict(await ls_server.get_post_data(request) or {})
+
+
+async def retrieve_balance(request: web.Request) -> web.Response:
+    """`GET /v1/balance`, for the platform or (Stripe-Account header) a connected account."""
+    return _json(payouts.balance(_acting_account(request)))
+
+
+async def create_payout(request: web.Request) -> web.Response:
+    data = await _params(request)
+    data.pop("expand", None)
+    return _json(payouts.create_payout(_acting_account(request), data)._export())
+
+
+async def list_payouts(request: web.Request) -> web.Response:
+    data = ls_server.unflatten_data(request.query)
+    data.pop("expand", None)
+    return _json(payouts.list_payouts(_acting_account(request), data))
+
+
+async def retrieve_payout(request: web.Request) -> web.Response:
+    return _json(payouts.retrieve_payout(_acting_account(request), request.match_info["id"])._export())
+
+
+async def update_payout(request: web.Request) -> web.Response:
+    data = await _params(request)
+    data.pop("expand", None)
+    return _json(payouts.update(_acting_account(request), request.match_info["id"], data)._export())
+
+
+async def cancel_payout(request: web.Request) -> web.Response:
+    return _json(payouts.cancel(_acting_account(request), request.match_info["id"])._export())
+
+
+# Dev routes (no credentials, loopback only): what Stripe does on its own, on demand for demos and tests.
+
+
+@own_auth
+async def complete_account(request: web.Request) -> web.Response:
+    """Finish onboarding without the browser (demo seeding); sends `account.updated` like the page."""
+    account = compat.Account._api_retrieve(request.match_info["id"])
+    account._complete_onboarding()
+    return _json(account._export())
+
+
+@own_auth
+async def pay_out_account(request: web.Request) -> web.Response:
+    """An automatic payout of the account's available balance; optional currency, method, created (backdate)."""
+    account = compat.Account._api_retrieve(request.match_info["id"])
+    data = await _params(request)
+    unknown = set(data) - {"currency", "method", "created"}
+    if unknown:
+        raise compat.InvalidRequest(f"Received unknown parameter: {sorted(unknown)[0]}", code="parameter_unknown")
+    created = data.get("created")
+    if created is not None:
+        created = ls.try_convert_to_int(created)
+        if type(created) is not int or created > time.time():
+            raise compat.InvalidRequest("created must be a unix time in the past", param="created")
+    payout = payouts.pay_out_available(account, currency=data.get("currency"), created=created,
+                                       method=data.get("method") or "standard")
+    return _json(payout._export())
+
+
+@own_auth
+async def set_payout_status(request: web.Request) -> web.Response:
+    """Move a payout to in_transit, paid or failed (failure_code / failure_message optional)."""
+    return _json(payouts.set_status(request.match_info["id"], await _params(request))._export())
+
+
 PAGE_STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:560px;margin:40px auto;padding:0 16px;color:#1a1a2e}"
     "button{padding:10px 16px;margin:6px 6px 0 0;border-radius:6px;border:1px solid #635bff;cursor:pointer}"
@@ -273,11 +347,18 @@ async def dashboard_page(request: web.Request) -> web.Response:
     transfers = [t for key, t in ls.store.items() if key.startswith("transfer:") and t.destination == account.id]
     rows = "".join(f"<tr><td>{html.escape(t.id)}</td><td>{t.amount / 100:.2f} {t.currency.upper()}</td></tr>"
                    for t in sorted(transfers, key=lambda t: t.created, reverse=True))
+    balance = ", ".join(f"{b['amount'] / 100:.2f} {b['currency'].upper()}"
+                        for b in payouts.balance(account)["available"])
+    payout_rows = "".join(
+        f"<tr><td>{html.escape(p['id'])}</td><td>{p['amount'] / 100:.2f} {p['currency'].upper()}</td>"
+        f"<td>{html.escape(p['status'])}</td></tr>"
+        for p in payouts.list_payouts(account, {"limit": 100})["data"])
     return _page("Express dashboard (local stand-in)", f"""
 <h1>Express dashboard</h1><p>Account <code>{html.escape(account.id)}</code>:
 charges {"enabled" if account.charges_enabled else "disabled"},
-payouts {"enabled" if account.payouts_enabled else "disabled"}.</p>
-<table><tr><th>Transfer</th><th>Amount</th></tr>{rows}</table>""")
+payouts {"enabled" if account.payouts_enabled else "disabled"}. Available: {html.escape(balance)}.</p>
+<table><tr><th>Transfer</th><th>Amount</th></tr>{rows}</table>
+<table><tr><th>Payout</th><th>Amount</th><th>Status</th></tr>{payout_rows}</table>""")
 
 
 # --- the Stripe.js shim and housekeeping ---------------------------------------------------------------------
@@ -370,6 +451,15 @@ def create_app(*, state_file: Path | None = None, webhook_url: str | None = None
         ("GET", "/_standin/connect/onboarding/{token}", onboarding_page),
         ("POST", "/_standin/connect/onboarding/{token}", onboarding_page),
         ("GET", "/_standin/connect/dashboard/{id}", dashboard_page),
+        ("POST", "/_standin/connect/accounts/{id}/complete", complete_account),
+        ("POST", "/_standin/connect/accounts/{id}/payout", pay_out_account),
+        ("POST", "/_standin/payouts/{id}/status", set_payout_status),
+        ("GET", "/v1/balance", retrieve_balance),
+        ("POST", "/v1/payouts", create_payout),
+        ("GET", "/v1/payouts", list_payouts),
+        ("GET", "/v1/payouts/{id}", retrieve_payout),
+        ("POST", "/v1/payouts/{id}", update_payout),
+        ("POST", "/v1/payouts/{id}/cancel", cancel_payout),
         ("POST", "/v1/payment_intents/{id}/confirm", confirm_payment_intent),
         ("GET", "/v1/payment_intents/{id}", retrieve_payment_intent),
         ("POST", "/v1/payment_methods", create_payment_method),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -61,6 +62,35 @@ class ConnectedAccount:
     details_submitted: bool
     currently_due: list[str]
     disabled_reason: str | None
+    past_due: list[str] = field(default_factory=list)
+    eventually_due: list[str] = field(default_factory=list)
+    country: str | None = None
+    default_currency: str | None = None
+
+
+@dataclass(frozen=True)
+class Payout:
+    """A payout of a connected account to its bank; `status` pending | in_transit | paid | failed | canceled."""
+
+    id: str
+    amount: int
+    currency: str
+    status: str
+    method: str
+    type: str
+    arrival_date: datetime | None
+    created: datetime
+    automatic: bool
+    failure_code: str | None
+    failure_message: str | None
+
+
+@dataclass(frozen=True)
+class Balance:
+    """Amounts in the smallest currency unit, by lower-case currency code."""
+
+    available: dict[str, int]
+    pending: dict[str, int]
 
 
 @dataclass(frozen=True)
@@ -220,6 +250,10 @@ def _account(sdk_obj: Any) -> ConnectedAccount:
         details_submitted=bool(obj.get("details_submitted")),
         currently_due=list(requirements.get("currently_due") or []),
         disabled_reason=requirements.get("disabled_reason"),
+        past_due=list(requirements.get("past_due") or []),
+        eventually_due=list(requirements.get("eventually_due") or []),
+        country=obj.get("country"),
+        default_currency=str(obj["default_currency"]).lower() if obj.get("default_currency") else None,
     )
 
 
@@ -269,3 +303,46 @@ def create_dashboard_link(account_id: str) -> str:
         return str(_plain(client().v1.accounts.login_links.create(account_id))["url"])
     except stripe.StripeError as exc:
         raise _provider_error(exc) from exc
+
+
+def _timestamp(value: Any) -> datetime | None:
+    return datetime.fromtimestamp(int(value), UTC) if value is not None else None
+
+
+def _payout(sdk_obj: Any) -> Payout:
+    obj = _plain(sdk_obj)
+    return Payout(
+        id=obj["id"],
+        amount=int(obj["amount"]),
+        currency=str(obj["currency"]).lower(),
+        status=str(obj["status"]),
+        method=str(obj.get("method") or "standard"),
+        type=str(obj.get("type") or "bank_account"),
+        arrival_date=_timestamp(obj.get("arrival_date")),
+        created=_timestamp(obj["created"]) or datetime.now(UTC),
+        automatic=bool(obj.get("automatic")),
+        failure_code=obj.get("failure_code"),
+        failure_message=obj.get("failure_message"),
+    )
+
+
+def list_payouts(*, account_id: str, limit: int) -> list[Payout]:
+    """The connected account's payouts, newest first (the request is made as that account)."""
+    try:
+        page = client().v1.payouts.list(params={"limit": limit}, options={"stripe_account": account_id})
+    except stripe.StripeError as exc:
+        raise _provider_error(exc) from exc
+    return [_payout(item) for item in page.data]
+
+
+def retrieve_balance(*, account_id: str) -> Balance:
+    """The connected account's balance by currency."""
+    try:
+        obj = _plain(client().v1.balance.retrieve(options={"stripe_account": account_id}))
+    except stripe.StripeError as exc:
+        raise _provider_error(exc) from exc
+
+    def by_currency(entries: Any) -> dict[str, int]:
+        return {str(e["currency"]).lower(): int(e["amount"]) for e in entries or []}
+
+    return Balance(available=by_currency(obj.get("available")), pending=by_currency(obj.get("pending")))

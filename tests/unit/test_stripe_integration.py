@@ -102,3 +102,23 @@ def test_standin_serves_the_stripe_js_shim(stripe_standin):
     response = httpx.get(f"{stripe_standin.base}/js.stripe.com/v3/")
     assert response.status_code == 200 and "javascript" in response.headers["content-type"]
     assert "confirmPayment" in response.text and "window.Stripe = Stripe" in response.text
+
+
+def test_connect_balance_and_payouts_helpers(stripe_standin):
+    account = payments.create_connected_account(email="vendor@example.com", country="FR")
+    assert (account.country, account.default_currency) == ("FR", "eur")
+    assert "external_account" in account.past_due and "external_account" in account.eventually_due
+    stripe_standin.complete(account.id)
+    stripe_standin.fund(account.id, 5000, fee=1000)
+    payout = stripe_standin.pay_out(account.id).json()
+    stripe_standin.set_payout_status(payout["id"], "failed")
+    balance = payments.retrieve_balance(account_id=account.id)
+    assert balance.available == {"usd": 4000, "eur": 0} and balance.pending["usd"] == 0
+    [listed] = payments.list_payouts(account_id=account.id, limit=10)
+    assert (listed.id, listed.amount, listed.currency, listed.status, listed.method, listed.type) == (
+        payout["id"], 4000, "usd", "failed", "standard", "bank_account")
+    assert listed.automatic and listed.failure_code == "account_closed"
+    assert listed.failure_message == "The bank account has been closed."
+    assert listed.created.tzinfo is not None and listed.arrival_date > listed.created
+    with pytest.raises(payments.PaymentProviderError):
+        payments.list_payouts(account_id="acct_unknown", limit=10)

@@ -1,26 +1,43 @@
-"""Stripe Connect for vendors: account status, onboarding link, payouts, account.updated sync.
+"""Stripe Connect for vendors: the payout account's state, its onboarding link, its payouts.
 
-Placeholder with the contract's names only: the real module is written on the vendor-connect branch and
-replaces this file at merge. Each call checks the vendor permission first, so the routes answer 401/403.
+The user row keeps what Stripe last said about the vendor's Express account (flags, requirements, country,
+currency); `account.updated` webhooks (`sync_account`) and an explicit refresh keep it current, so the dashboard
+reads it without calling Stripe. Payouts are never stored here: they are read from the connected account.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, TypeVar
 
+from sqlalchemy import update
+from sqlmodel import select
+
+from marketplace.config import settings
+from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import User
+from marketplace.services.errors import InvalidParameter
 from marketplace.services.permissions import require_vendor
 
-PENDING_BRANCH = "written on the vendor-connect branch"
+NOT_CONNECTED = "not_connected"
+PENDING = "pending"  # details not submitted yet
+RESTRICTED = "restricted"  # requirements due, or charges disabled
+ACTIVE = "active"
+MAX_PAYOUTS = 100
+DEFAULT_COUNTRY = "US"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class AccountStatus:
     connected: bool
     requires_action: bool
-    account_status: str  # "not_connected" | "pending" (details not submitted) | "restricted" | "active"
+    account_status: str  # not_connected | pending | restricted | active
     charges_enabled: bool
     payouts_enabled: bool
     requirements_due: list[str]
@@ -33,8 +50,8 @@ class PayoutRecord:
     id: str
     amount_cents: int
     currency: str
-    status: str
-    method: str
+    status: str  # pending | in_transit | paid | failed | canceled
+    method: str  # Stripe's raw value ("standard" | "instant"); the page says "Bank Transfer" for standard
     type: str
     arrival_date: datetime | None
     created: datetime
@@ -48,20 +65,151 @@ class PayoutsView:
     payouts: list[PayoutRecord]
 
 
-def account_status(*, actor: User | None, refresh: bool = False) -> AccountStatus:
-    require_vendor(actor)
-    raise NotImplementedError(PENDING_BRANCH)
+def _provider_call(message: str, call: Callable[[], T]) -> T:
+    """Run a Stripe call; its failure reaches the vendor as a 502 that says what could not be done."""
+    try:
+        return call()
+    except payments.PaymentProviderError as exc:
+        raise payments.PaymentProviderError(message) from exc
 
 
-def create_account_link(*, actor: User | None) -> str:
-    require_vendor(actor)
-    raise NotImplementedError(PENDING_BRANCH)
+def _requirements_due(account: payments.ConnectedAccount) -> list[str]:
+    """What Stripe needs now: currently due plus past due (eventually due is not yet blocking)."""
+    return list(dict.fromkeys([*account.currently_due, *account.past_due]))
 
 
-def list_payouts(*, actor: User | None, limit: int = 20) -> PayoutsView:
-    require_vendor(actor)
-    raise NotImplementedError(PENDING_BRANCH)
+def _account_values(account: payments.ConnectedAccount) -> dict[str, Any]:
+    return {
+        "stripe_charges_enabled": account.charges_enabled,
+        "stripe_payouts_enabled": account.payouts_enabled,
+        "stripe_details_submitted": account.details_submitted,
+        "stripe_requirements_due": json.dumps(_requirements_due(account)),
+        "stripe_disabled_reason": account.disabled_reason,
+        "stripe_country": (account.country or "").upper()[:2] or None,
+        "stripe_default_currency": (account.default_currency or "").lower()[:3] or None,
+    }
+
+
+def _row(user_id: str) -> User:
+    """The vendor as stored now (the actor may have been loaded before a webhook changed it)."""
+    with session_scope() as session:
+        row = session.get(User, user_id)
+        assert row is not None  # require_vendor passed, so the user exists
+        return row
+
+
+def _due_list(row: User) -> list[str]:
+    try:
+        due = json.loads(row.stripe_requirements_due or "[]")
+    except ValueError:
+        return []
+    return [str(item) for item in due] if isinstance(due, list) else []
+
+
+def _status_of(row: User) -> AccountStatus:
+    due = _due_list(row)
+    connected = bool(row.stripe_account_id)
+    if not connected:
+        state = NOT_CONNECTED
+    elif not row.stripe_details_submitted:
+        state = PENDING
+    elif due or not row.stripe_charges_enabled:
+        state = RESTRICTED
+    else:
+        state = ACTIVE
+    return AccountStatus(
+        connected=connected,
+        requires_action=connected and (not row.stripe_charges_enabled or not row.stripe_payouts_enabled or bool(due)),
+        account_status=state,
+        charges_enabled=connected and row.stripe_charges_enabled,
+        payouts_enabled=connected and row.stripe_payouts_enabled,
+        requirements_due=due if connected else [],
+        country=row.stripe_country if connected else None,
+        default_currency=row.stripe_default_currency if connected else None,
+    )
 
 
 def sync_account(account: payments.ConnectedAccount) -> bool:
-    raise NotImplementedError(PENDING_BRANCH)
+    """Store what Stripe says about a connected account (`account.updated`); True if a vendor has it."""
+    with session_scope() as session:
+        changed = session.exec(  # type: ignore[call-overload]
+            update(User).where(User.stripe_account_id == account.id).values(**_account_values(account))
+        ).rowcount
+    return bool(changed)
+
+
+def account_status(*, actor: User | None, refresh: bool = False) -> AccountStatus:
+    """The payout account's state as last synced; `refresh` re-reads it from Stripe first."""
+    user = require_vendor(actor)
+    row = _row(user.id)
+    if refresh and row.stripe_account_id:
+        account_id = row.stripe_account_id
+        account = _provider_call("Could not check your Stripe account. Please try again.",
+                                 lambda: payments.retrieve_account(account_id))
+        sync_account(account)
+        row = _row(user.id)
+    return _status_of(row)
+
+
+def _creation_key(row: User, country: str) -> str:
+    """One key per vendor and request body: concurrent clicks replay one creation instead of making two
+    accounts, while a changed e-mail gets a fresh key rather than an idempotency error."""
+    fingerprint = hashlib.sha256(f"{row.email}\n{country}".encode()).hexdigest()[:16]
+    return f"vendor-connect-account:{row.id}:{fingerprint}"
+
+
+def _store_new_account(user_id: str, account: payments.ConnectedAccount) -> str:
+    """Keep the first account stored for this vendor (a lost race answers the winner's id)."""
+    with session_scope() as session:
+        session.exec(  # type: ignore[call-overload]
+            update(User).where(User.id == user_id, User.stripe_account_id.is_(None))  # type: ignore[union-attr]
+            .values(stripe_account_id=account.id, **_account_values(account))
+        )
+        stored = session.exec(select(User.stripe_account_id).where(User.id == user_id)).one()
+    return stored or account.id
+
+
+def _create_account(row: User) -> str:
+    key = _creation_key(row, DEFAULT_COUNTRY)
+    account = _provider_call(
+        "Could not create your Stripe account. Please try again.",
+        lambda: payments.create_connected_account(email=row.email, country=DEFAULT_COUNTRY, idempotency_key=key),
+    )
+    return _store_new_account(row.id, account)
+
+
+def create_account_link(*, actor: User | None) -> str:
+    """A single-use Stripe onboarding URL; creates the vendor's Express account on the first call."""
+    user = require_vendor(actor)
+    row = _row(user.id)
+    payments.client()  # PaymentsNotConfigured (503) before anything else
+    account_id = row.stripe_account_id or _create_account(row)
+    base = settings.public_url.rstrip("/")
+    return _provider_call(
+        "Could not start Stripe onboarding. Please try again.",
+        lambda: payments.create_onboarding_link(account_id=account_id, refresh_url=f"{base}/vendor?stripe=refresh",
+                                                return_url=f"{base}/vendor?stripe=return"),
+    )
+
+
+def list_payouts(*, actor: User | None, limit: int = 20) -> PayoutsView:
+    """The connected account's payouts, newest first; an empty view when no account is connected."""
+    user = require_vendor(actor)
+    if not 1 <= limit <= MAX_PAYOUTS:
+        raise InvalidParameter(f"limit must be between 1 and {MAX_PAYOUTS}", field="limit")
+    row = _row(user.id)
+    if not row.stripe_account_id:
+        return PayoutsView(has_account=False, account_currency=None, payouts=[])
+    account_id = row.stripe_account_id
+    items = _provider_call("Could not load your payouts from Stripe. Please try again.",
+                           lambda: payments.list_payouts(account_id=account_id, limit=limit))
+    return PayoutsView(
+        has_account=True,
+        account_currency=row.stripe_default_currency,
+        payouts=[
+            PayoutRecord(id=p.id, amount_cents=p.amount, currency=p.currency, status=p.status, method=p.method,
+                         type=p.type, arrival_date=p.arrival_date, created=p.created,
+                         failure_message=p.failure_message)
+            for p in items
+        ],
+    )
