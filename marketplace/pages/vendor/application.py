@@ -57,7 +57,7 @@ def application_pending() -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.icon("hourglass", size=32, color="var(--amber-9)"),
-            rx.heading("Application submitted", size="6"),
+            rx.heading("Application submitted", size="6", align="center"),
             rx.badge("Pending review", color_scheme="amber", size="2", id="application-status"),
             rx.data_list.root(
                 rx.data_list.item(rx.data_list.label("Business"),

@@ -319,8 +319,8 @@ def _agent(agent: AgentRow) -> rx.Component:
         rx.vstack(
             rx.hstack(rx.text(agent.name, weight="bold"), agent_status_badge(agent.status), spacing="2",
                       align="center", wrap="wrap"),
-            rx.text(f"{agent.price}/month · {agent.sales_count} sales · ★ {agent.rating} ({agent.review_count})"
-                    , size="1", color_scheme="gray"),
+            rx.text(f"{agent.price}/month · {agent.sales_count} sold · ★ {agent.rating} ({agent.review_count})",
+                    size="1", color_scheme="gray"),
             rx.cond(agent.rejection_reason != "",
                     rx.text(f"Reason: {agent.rejection_reason}", size="1", color="var(--red-11)",
                             class_name="rejection-reason")),
