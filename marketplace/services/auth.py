@@ -92,18 +92,35 @@ def _accept_totp(user: User, code: str | None) -> bool:
     return False
 
 
-def register(*, username: str, email: str, password: str, enable_2fa: bool = False) -> Registration:
-    """Create a customer account; with 2FA the secret is issued now and enforced once confirmed."""
+def registration_errors(*, username: str, email: str, password: str, confirm_password: str | None = None
+                        ) -> dict[str, str]:
+    """Every problem of a sign-up form by field (the sign-up page shows them all at once; `register` the first)."""
+    errors: dict[str, str] = {}
     username = username.strip()
     if len(username) < 3:
-        raise Invalid("Username must be at least 3 characters", field="username")
-    if len(username) > 64 or not USERNAME_RE.match(username):
-        raise Invalid("Username may only contain letters, digits, '.', '_' and '-' (at most 64)", field="username")
-    email = validate_email(email)
+        errors["username"] = "Username must be at least 3 characters"
+    elif len(username) > 64 or not USERNAME_RE.match(username):
+        errors["username"] = "Username may only contain letters, digits, '.', '_' and '-' (at most 64)"
+    try:
+        validate_email(email)
+    except Invalid as error:
+        errors["email"] = error.message
     if len(password) < 6:
-        raise Invalid("Password must be at least 6 characters", field="password")
-    if len(password) > 256:
-        raise Invalid("Password must be at most 256 characters", field="password")
+        errors["password"] = "Password must be at least 6 characters"
+    elif len(password) > 256:
+        errors["password"] = "Password must be at most 256 characters"
+    if confirm_password is not None and confirm_password != password:
+        errors["confirmPassword"] = "Passwords don't match"
+    return errors
+
+
+def register(*, username: str, email: str, password: str, enable_2fa: bool = False) -> Registration:
+    """Create a customer account; with 2FA the secret is issued now and enforced once confirmed."""
+    errors = registration_errors(username=username, email=email, password=password)
+    if errors:
+        field, message = next(iter(errors.items()))
+        raise Invalid(message, field=field)
+    username, email = username.strip(), email.strip().lower()
     with session_scope() as session:
         if session.exec(select(User.id).where(func.lower(User.username) == username.lower())).first():
             raise Conflict("Username is already taken", field="username")

@@ -5,28 +5,31 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from sqlmodel import Session, select
 
 from marketplace.config import settings
 from marketplace.db import session_scope
-from marketplace.integrations.storage import get_storage
+from marketplace.integrations.storage import Storage, get_storage
 from marketplace.models import (
     Agent,
     AgentFile,
     AgentStatus,
     AgentTag,
     Category,
+    Notification,
+    NotificationType,
     Order,
     Purchase,
     Review,
     Role,
     User,
+    VendorApplication,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import platform
+from marketplace.services import money, platform, purchases
 from marketplace.services.auth import hash_password
 from marketplace.services.errors import NotFound
 from marketplace.services.permissions import require_user
@@ -172,6 +175,22 @@ def _ensure_categories(session: Session) -> dict[str, Category]:
     return existing
 
 
+# Agents of the demo vendor that wait for or failed review: name, category slug, price, days since submitted,
+# rejection reason (None: still pending).
+REVIEW_AGENTS: list[tuple[str, str, str, int, str | None]] = [
+    ("Pitch Deck Polisher", "marketing", "22.00", 2, None),
+    ("Crypto Signal Bot", "data-analysis", "89.00", 9,
+     "Agents that give financial signals need a risk disclaimer and a compliance statement. Please add both to "
+     "the description and resubmit."),
+]
+PENDING_APPLICANT = ("amara", "Okafor Analytics", "Dashboards and forecasting agents for small retailers.",
+                     "https://okafor-analytics.example")
+EUR_BUYER = "lukas"  # pays in euros, so the vendor's sales show converted amounts
+DEMO_EUR_RATE = Decimal("0.9200")
+SPLIT_SINCE_DAYS = 75  # the demo vendor connected Stripe then: older sales were direct payments
+HISTORY_DAYS = 330
+
+
 def seed() -> None:
     """Load the demo data; running it again adds only what is missing."""
     platform.ensure_defaults()
@@ -189,46 +208,75 @@ def seed() -> None:
         for index, (name, slug, price, featured, tags, short) in enumerate(AGENTS):
             if session.exec(select(Agent.id).where(Agent.name == name)).first():
                 continue
-            created = now - timedelta(days=90 - index * 3, hours=index)
-            agent = Agent(
-                vendor_id=vendors[index % 2].id, category_id=categories[slug].id, name=name,
-                short_description=short,
-                description=(f"{short}\n\n{name} is a production-ready AI agent. It ships with installation "
-                             "instructions, a configuration file and an example entry point. Works with "
-                             "OpenAI, Anthropic and local models."),
-                price_cents=int(Decimal(price) * 100),
-                demo_url=f"https://example.com/demo/{_slug(name)}" if index % 3 == 0 else None,
-                status=AgentStatus.APPROVED, is_featured=featured, created_at=created, updated_at=created,
-                reviewed_at=created,
-            )
-            session.add(agent)
-            session.flush()
-            session.add_all(AgentTag(agent_id=agent.id, tag=tag, position=i) for i, tag in enumerate(tags))
-            for filename, data in _demo_files(agent, tags).items():
-                key = f"agents/{agent.id}/{filename}"
-                storage.put(key, data)
-                session.add(AgentFile(agent_id=agent.id, storage_key=key, filename=filename, size_bytes=len(data)))
-            _demo_sales(session, agent, rng.sample(reviewers, rng.randint(0, len(reviewers))), rng, created)
+            created = now - timedelta(days=HISTORY_DAYS - index * 12, hours=index)
+            agent = _demo_agent(session, storage, vendor=vendors[index % 2], category=categories[slug], name=name,
+                                short=short, price=price, tags=tags, created=created, featured=featured,
+                                demo=index % 3 == 0, status=AgentStatus.APPROVED)
+            _demo_sales(session, agent, rng.sample(reviewers, rng.randint(0, len(reviewers))), rng, created,
+                        connected=agent.vendor_id == accounts["vendor"].id)
+        for name, slug, price, days, reason in REVIEW_AGENTS:
+            if session.exec(select(Agent.id).where(Agent.name == name)).first():
+                continue
+            submitted = now - timedelta(days=days)
+            agent = _demo_agent(session, storage, vendor=accounts["vendor"], category=categories[slug], name=name,
+                                short=f"{name}: submitted by the demo vendor.", price=price, tags=["demo"],
+                                created=submitted, featured=False, demo=False,
+                                status=AgentStatus.REJECTED if reason else AgentStatus.PENDING)
+            if reason:
+                agent.rejection_reason, agent.reviewed_at = reason, submitted + timedelta(hours=20)
+                session.add(agent)
+        _demo_notifications(session, accounts["vendor"], now)
+        _pending_application(session, {u.username: u for u in reviewers}[PENDING_APPLICANT[0]], now)
 
 
-def _demo_sales(session: Session, agent: Agent, buyers: list[User], rng: random.Random, created: object) -> None:
-    """Past direct-payment sales with verified reviews, so ratings and popularity mean something."""
+def _demo_agent(session: Session, storage: Storage, *, vendor: User, category: Category, name: str, short: str,
+                price: str, tags: list[str], created: datetime, featured: bool, demo: bool, status: str) -> Agent:
+    agent = Agent(
+        vendor_id=vendor.id, category_id=category.id, name=name, short_description=short,
+        description=(f"{short}\n\n{name} is a production-ready AI agent. It ships with installation "
+                     "instructions, a configuration file and an example entry point. Works with "
+                     "OpenAI, Anthropic and local models."),
+        price_cents=int(Decimal(price) * 100), demo_url=f"https://example.com/demo/{_slug(name)}" if demo else None,
+        status=status, is_featured=featured, created_at=created, updated_at=created,
+        reviewed_at=created if status == AgentStatus.APPROVED else None,
+    )
+    session.add(agent)
+    session.flush()
+    session.add_all(AgentTag(agent_id=agent.id, tag=tag, position=i) for i, tag in enumerate(tags))
+    for filename, data in _demo_files(agent, tags).items():
+        key = f"agents/{agent.id}/{filename}"
+        storage.put(key, data)
+        session.add(AgentFile(agent_id=agent.id, storage_key=key, filename=filename, size_bytes=len(data)))
+    return agent
+
+
+def _demo_sales(session: Session, agent: Agent, buyers: list[User], rng: random.Random, created: datetime, *,
+                connected: bool) -> None:
+    """Past sales with verified reviews, so ratings, popularity and the vendor's earnings mean something.
+
+    Sales of a connected vendor made after it connected are split payments; the rest went to the platform
+    directly. One buyer pays in euros at the demo rate. Each order snapshots the amounts as checkout does.
+    """
     rate = platform.commission_rate()
+    span = max((utcnow() - created).total_seconds(), 3600.0)
     for n, buyer in enumerate(buyers):
-        fee = int((Decimal(agent.price_cents) * rate / 100).to_integral_value(rounding="ROUND_HALF_UP"))
-        when = utcnow() - timedelta(days=rng.randint(1, 60), minutes=n)
+        when = created + timedelta(seconds=span * rng.randint(1, 60) / 61, minutes=n)
+        currency, fx = ("eur", DEMO_EUR_RATE) if buyer.username == EUR_BUYER else ("usd", Decimal(1))
+        amount = money.convert_from_usd(agent.price_cents, fx)
+        vendor_amount, fee = money.split(amount, rate)
+        split = connected and amount > 0 and when > utcnow() - timedelta(days=SPLIT_SINCE_DAYS)
+        reason = None if split else (purchases.FREE_REASON if amount == 0 else purchases.NO_ACCOUNT)
         order = Order(
             user_id=buyer.id, agent_id=agent.id, vendor_id=agent.vendor_id, agent_name=agent.name,
-            customer_email=buyer.email, currency="usd", total_amount_cents=agent.price_cents,
-            original_price_usd_cents=agent.price_cents, commission_rate=rate, commission_split_enabled=False,
-            vendor_amount_cents=agent.price_cents - fee, platform_fee_cents=fee,
-            split_block_reason="Vendor has not connected a Stripe account",
-            payment_intent_id=f"demo_{agent.id}_{buyer.id}", created_at=when,
+            customer_email=buyer.email, currency=currency, total_amount_cents=amount,
+            original_price_usd_cents=agent.price_cents, exchange_rate=fx, commission_rate=rate,
+            commission_split_enabled=split, vendor_amount_cents=vendor_amount, platform_fee_cents=fee,
+            split_block_reason=reason, payment_intent_id=f"demo_{agent.id}_{buyer.id}", created_at=when,
         )
         session.add(order)
         session.flush()
-        session.add(Purchase(user_id=buyer.id, agent_id=agent.id, order_id=order.id,
-                             purchase_price_cents=agent.price_cents, purchased_at=when))
+        session.add(Purchase(user_id=buyer.id, agent_id=agent.id, order_id=order.id, purchase_price_cents=amount,
+                             currency=currency, purchased_at=when))
         rating, comment = rng.choice(REVIEW_LINES)
         session.add(Review(agent_id=agent.id, user_id=buyer.id, rating=rating, comment=comment,
                            is_verified_purchase=True, created_at=when, updated_at=when))
@@ -238,6 +286,42 @@ def _demo_sales(session: Session, agent: Agent, buyers: list[User], rng: random.
     if agent.review_count:
         agent.avg_rating = round(agent.rating_sum / agent.review_count, 2)
     session.add(agent)
+
+
+def _demo_notifications(session: Session, vendor: User, now: datetime) -> None:
+    """What the demo vendor has been told: read and unread, of each kind."""
+    if session.exec(select(Notification.id).where(Notification.user_id == vendor.id)).first():
+        return
+    rejected = session.exec(select(Agent).where(Agent.vendor_id == vendor.id,
+                                                Agent.status == AgentStatus.REJECTED)).first()
+    latest = session.exec(select(Order).where(Order.vendor_id == vendor.id)
+                          .order_by(Order.created_at.desc())).first()
+    rows = [
+        (NotificationType.APPROVAL, "Vendor application approved",
+         "Welcome aboard! You can now list agents on the marketplace.", True, HISTORY_DAYS + 5),
+        (NotificationType.APPROVAL, "Agent approved", "BlogSmith has been approved and is now live.", True,
+         HISTORY_DAYS),
+        (NotificationType.OTHER, "Payouts enabled", "Your Stripe account is connected: sales are now split "
+         "automatically.", True, SPLIT_SINCE_DAYS),
+    ]
+    if rejected is not None:
+        rows.append((NotificationType.REJECTION, "Agent rejected",
+                     f"{rejected.name} was not approved. Reason: {rejected.rejection_reason}", False, 8))
+    if latest is not None:
+        buyer = latest.customer_email.split("@")[0]
+        rows.append((NotificationType.SALE, "New sale", f"{buyer} bought {latest.agent_name}.", False,
+                     max((now - latest.created_at.replace(tzinfo=now.tzinfo)).days, 0)))
+    for kind, title, message, read, days in rows:
+        session.add(Notification(user_id=vendor.id, type=kind, title=title, message=message, is_read=read,
+                                 created_at=now - timedelta(days=days, minutes=len(title))))
+
+
+def _pending_application(session: Session, applicant: User, now: datetime) -> None:
+    if session.exec(select(VendorApplication.id).where(VendorApplication.user_id == applicant.id)).first():
+        return
+    _, business, description, website = PENDING_APPLICANT
+    session.add(VendorApplication(user_id=applicant.id, business_name=business, business_description=description,
+                                  website=website, created_at=now - timedelta(hours=30)))
 
 
 def init_demo_data(*, actor: User | None) -> None:

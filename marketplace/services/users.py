@@ -15,17 +15,32 @@ from marketplace.services.auth import validate_email
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.permissions import require_user
 
+MAX_NAME = 100
+
+
+def profile_errors(*, first_name: str, last_name: str, email: str) -> dict[str, str]:
+    """Every problem of a profile form by field (the dashboard shows them all; `update_profile` the first)."""
+    errors: dict[str, str] = {}
+    for field, value, label in (("firstName", first_name, "First name"), ("lastName", last_name, "Last name")):
+        if not value.strip():
+            errors[field] = f"{label} is required"
+        elif len(value.strip()) > MAX_NAME:
+            errors[field] = f"{label} must be at most {MAX_NAME} characters"
+    try:
+        validate_email(email, message="Invalid email address")
+    except Invalid as error:
+        errors["email"] = error.message
+    return errors
+
 
 def update_profile(*, actor: User | None, first_name: str, last_name: str, email: str) -> User:
     user = require_user(actor)
+    errors = profile_errors(first_name=first_name, last_name=last_name, email=email)
+    if errors:
+        field, message = next(iter(errors.items()))
+        raise Invalid(message, field=field)
     first_name, last_name = first_name.strip(), last_name.strip()
-    if not first_name:
-        raise Invalid("First name is required", field="firstName")
-    if not last_name:
-        raise Invalid("Last name is required", field="lastName")
-    if len(first_name) > 100 or len(last_name) > 100:
-        raise Invalid("Names must be at most 100 characters", field="firstName")
-    email = validate_email(email, message="Invalid email address")
+    email = validate_email(email)
     with session_scope() as session:
         row = session.get(User, user.id)
         if row is None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import reflex as rx
 
-from marketplace.services.auth import EMAIL_RE
+from marketplace.services import auth
 from marketplace.state.browser import error_message, fetch_api, response_json
 from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState, flash_and_go, toast_on_load
@@ -78,6 +78,10 @@ class LoginState(rx.State):
         return rx.toast.error("Login Failed", description=message or "Invalid username or password")
 
 
+_SIGNUP_FIELDS = {"username": "username", "email": "email", "password": "password",
+                  "confirmPassword": "confirm_password"}  # the service's field names -> this state's
+
+
 class SignupState(rx.State):
     username: str = ""
     email: str = ""
@@ -98,9 +102,24 @@ class SignupState(rx.State):
         return SessionState.redirect_if_signed_in
 
     @rx.event
-    def set_field(self, name: str, value: str) -> None:
-        setattr(self, name, value)
-        self.errors.pop(name, None)
+    def set_username(self, value: str) -> None:
+        self.username = value
+        self.errors.pop("username", None)
+
+    @rx.event
+    def set_email(self, value: str) -> None:
+        self.email = value
+        self.errors.pop("email", None)
+
+    @rx.event
+    def set_password(self, value: str) -> None:
+        self.password = value
+        self.errors.pop("password", None)
+
+    @rx.event
+    def set_confirm_password(self, value: str) -> None:
+        self.confirm_password = value
+        self.errors.pop("confirm_password", None)
 
     @rx.event
     def set_enable_2fa(self, value: bool) -> None:
@@ -113,16 +132,9 @@ class SignupState(rx.State):
     @rx.event
     def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
         take_submitted(self, form, {name: name for name in ("username", "email", "password", "confirm_password")})
-        errors: dict[str, str] = {}
-        if len(self.username.strip()) < 3:
-            errors["username"] = "Username must be at least 3 characters"
-        if not EMAIL_RE.match(self.email.strip()):
-            errors["email"] = "Please enter a valid email address"
-        if len(self.password) < 6:
-            errors["password"] = "Password must be at least 6 characters"
-        if self.confirm_password != self.password:
-            errors["confirm_password"] = "Passwords don't match"
-        self.errors = errors
+        errors = auth.registration_errors(username=self.username, email=self.email, password=self.password,
+                                          confirm_password=self.confirm_password)
+        self.errors = {_SIGNUP_FIELDS[field]: message for field, message in errors.items()}
         if errors:
             return None
         self.submitting = True
@@ -136,7 +148,7 @@ class SignupState(rx.State):
         self.submitting = False
         if not result.get("ok"):
             data = response_json(result)
-            field = {"username": "username", "email": "email", "password": "password"}.get(str(data.get("field")))
+            field = _SIGNUP_FIELDS.get(str(data.get("field")))
             if field:
                 self.errors = {field: str(data.get("message"))}
             return rx.toast.error(

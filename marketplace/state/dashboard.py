@@ -16,7 +16,6 @@ import reflex as rx
 from marketplace.models import ApplicationStatus, Order, Role, User
 from marketplace.models.commerce import OrderPublic
 from marketplace.services import catalog, downloads, favorites, money, purchases, users
-from marketplace.services.auth import EMAIL_RE
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import applications as vendors
 from marketplace.state.browser import download_js
@@ -32,8 +31,6 @@ from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
 
 TABS = ("purchases", "favorites", "orders", "profile", "payment", "account")
-VENDOR_PITCH = ("Independent developer of AI agents: designing, building and maintaining agents that automate "
-                "everyday work, sold and supported through the marketplace.")
 _PROFILE_FIELDS = {"firstName": "first_name", "lastName": "last_name", "email": "email"}
 
 
@@ -237,14 +234,9 @@ class DashboardState(SessionState):
             self.errors.pop(name, None)
 
     def _profile_errors(self) -> dict[str, str]:
-        errors: dict[str, str] = {}
-        if not self.form_first_name.strip():
-            errors["first_name"] = "First name is required"
-        if not self.form_last_name.strip():
-            errors["last_name"] = "Last name is required"
-        if not EMAIL_RE.match(self.form_email.strip()):
-            errors["email"] = "Invalid email address"
-        return errors
+        errors = users.profile_errors(first_name=self.form_first_name, last_name=self.form_last_name,
+                                      email=self.form_email)
+        return {_PROFILE_FIELDS[field]: message for field, message in errors.items()}
 
     @rx.event
     def save_profile(self, form: dict | None = None) -> Iterator[Any]:
@@ -285,10 +277,7 @@ class DashboardState(SessionState):
         yield
         user = self.current_user()
         try:
-            if user is None:
-                raise Unauthorized("Unauthorized")
-            name = f"{user.first_name or ''} {user.last_name or ''}".strip() or user.username
-            vendors.apply(actor=user, business_name=f"{name} AI Agents", business_description=VENDOR_PITCH)
+            vendors.apply_with_profile(actor=user)
         except Unauthorized:
             self.applying = False
             yield logged_out_again()

@@ -96,3 +96,26 @@ def test_a_two_factor_code_works_only_once():
     assert auth.authenticate(identifier="gina", password="secret1", two_factor_code=later, address="a")
     with pytest.raises(Unauthorized, match="Invalid two-factor"):
         auth.authenticate(identifier="gina", password="secret1", two_factor_code=later, address="a")
+
+
+def test_registration_errors_name_every_bad_field_at_once():
+    errors = auth.registration_errors(username="ab", email="nope", password="123", confirm_password="1234")
+    assert errors == {
+        "username": "Username must be at least 3 characters",
+        "email": "Please enter a valid email address",
+        "password": "Password must be at least 6 characters",
+        "confirmPassword": "Passwords don't match",
+    }
+    assert auth.registration_errors(username="good_name", email="a@b.co", password="secret1",
+                                    confirm_password="secret1") == {}
+
+
+def test_profile_errors_are_the_rules_update_profile_enforces():
+    from marketplace.services import users
+
+    assert users.profile_errors(first_name=" ", last_name="x" * 101, email="bad") == {
+        "firstName": "First name is required",
+        "lastName": "Last name must be at most 100 characters",
+        "email": "Invalid email address",
+    }
+    assert users.profile_errors(first_name="Ada", last_name="Lovelace", email="ada@example.com") == {}

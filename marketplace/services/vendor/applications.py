@@ -96,3 +96,14 @@ def latest_application(*, actor: User | None) -> VendorApplication | None:
     with session_scope() as session:
         return session.exec(select(VendorApplication).where(VendorApplication.user_id == user.id)
                             .order_by(VendorApplication.created_at.desc(), VendorApplication.id.desc())).first()
+
+
+PROFILE_PITCH = ("Independent developer of AI agents: designing, building and maintaining agents that automate "
+                 "everyday work, sold and supported through the marketplace.")
+
+
+def apply_with_profile(*, actor: User | None) -> VendorApplication:
+    """The customer dashboard's one-click Apply Now: the business is named after the user, with a fixed pitch."""
+    user = require_user(actor)
+    name = f"{user.first_name or ''} {user.last_name or ''}".strip() or user.username
+    return apply(actor=user, business_name=f"{name} AI Agents", business_description=PROFILE_PITCH)
