@@ -12,15 +12,35 @@ if [ "${DEMO_DATA:-1}" = "1" ]; then
   python -m marketplace.services.demo
 fi
 if [ -z "${STRIPE_SECRET_KEY:-}" ]; then
-  # No Stripe keys: payments go to the local stand-in (localstripe + our compatibility layer).
+  # No Stripe keys: payments go to the local stand-in (localstripe + our compatibility layer), whose objects
+  # (connected accounts, payouts...) persist in a state file next to the app's data.
   STANDIN_PORT="${STRIPE_STANDIN_PORT:-8420}"
+  STANDIN_STATE="${STRIPE_STANDIN_STATE:-data/stripe-standin.pickle}"
+  mkdir -p "$(dirname "$STANDIN_STATE")"
   export STRIPE_API_BASE="http://127.0.0.1:$STANDIN_PORT" STRIPE_SECRET_KEY=sk_test_standin \
          STRIPE_PUBLISHABLE_KEY=pk_test_standin STRIPE_WEBHOOK_SECRET=whsec_local_standin
-  python -m dev.stripe_standin --port "$STANDIN_PORT" --quiet \
+  python -m dev.stripe_standin --port "$STANDIN_PORT" --quiet --state-file "$STANDIN_STATE" \
     --webhook-url "$PUBLIC_URL/api/stripe/webhook" --webhook-secret "$STRIPE_WEBHOOK_SECRET" &
   STANDIN_PID=$!
   trap 'kill "$STANDIN_PID" 2>/dev/null' EXIT
   trap 'exit 143' TERM INT
+  python - "$STRIPE_API_BASE/_standin/health" <<'PY'
+import sys, time, httpx
+deadline = time.monotonic() + 30
+while True:
+    try:
+        if httpx.get(sys.argv[1], timeout=1).status_code == 200:
+            break
+    except httpx.HTTPError:
+        pass
+    if time.monotonic() > deadline:
+        sys.exit("stripe stand-in did not start")
+    time.sleep(0.1)
+PY
+  if [ "${DEMO_DATA:-1}" = "1" ]; then
+    # The demo vendor's connected account, onboarded, with a payout history (dev/stripe_standin/seed_demo.py).
+    python -m dev.stripe_standin.seed_demo --api-base "$STRIPE_API_BASE"
+  fi
 fi
 echo "==> serving on $PUBLIC_URL"
 reflex run --env prod --single-port --loglevel warning

@@ -76,6 +76,7 @@ def app_server() -> Iterator[str]:
         "DATABASE_URL": database_url,
         "REDIS_URL": os.environ.get("E2E_REDIS_URL", ""),
         "STRIPE_STANDIN_PORT": str(_free_port()),
+        "STRIPE_STANDIN_STATE": str(tmp / "stripe-standin.pickle"),
         "STORAGE_DIR": str(tmp / "files"),
         "APP_ENV": "local",
     }
