@@ -27,8 +27,9 @@ def _trigger(spec: TabSpec) -> rx.Component:
         parts.append(rx.icon(spec.icon, size=14))
     parts.append(spec.label)
     if spec.count is not None:
+        # Radix Themes renders a trigger's children twice (one hidden copy keeps its width): a class, not an id.
         parts.append(rx.cond(spec.count > 0, rx.badge(spec.count, variant="solid", radius="full", size="1",
-                                                       id=f"tab-{spec.value}-count")))
+                                                       class_name="tab-count")))
     return rx.tabs.trigger(rx.hstack(*parts, spacing="1", align="center"), value=spec.value, id=f"tab-{spec.value}")
 
 
