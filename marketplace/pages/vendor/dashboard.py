@@ -41,12 +41,13 @@ def _stat(name: str, title: str, icon: str, value: Var, caption: Var | str) -> r
         rx.hstack(
             rx.vstack(
                 rx.text(title, size="2", weight="medium", color_scheme="gray"),
-                rx.cond(D.loading, skeleton_block("1.9em", "6em"), rx.heading(value, size="7", id=f"stat-{name}")),
+                rx.cond(D.loading, skeleton_block("1.9em", "6em"),
+                        rx.heading(value, size=rx.breakpoints(initial="5", sm="7"), id=f"stat-{name}")),
                 rx.text(caption, size="1", color_scheme="gray", id=f"stat-{name}-caption"),
                 spacing="1", min_width="0",
             ),
             rx.spacer(),
-            rx.icon(icon, size=22, color="var(--accent-9)", flex_shrink="0"),
+            rx.icon(icon, size=22, color="var(--accent-9)", flex_shrink="0", display=["none", "block"]),
             width="100%",
         ),
         class_name="stat-card",
@@ -62,7 +63,8 @@ def _stats() -> rx.Component:
         _stat("total-sales", "Total Sales", "shopping-cart", D.total_sales, "Completed orders"),
         _stat("approved-agents", "Approved Agents", "bot", D.approved_agents,
               f"of {D.total_agents} total · ★ {D.avg_rating} avg rating"),
-        columns=rx.breakpoints(initial="1", sm="2", lg="3"), spacing="4", width="100%", id="vendor-stats",
+        columns=rx.breakpoints(initial="2", lg="3"), spacing=rx.breakpoints(initial="2", sm="4"), width="100%",
+        id="vendor-stats",
     )
 
 
@@ -100,8 +102,11 @@ def _chart() -> rx.Component:
         rx.recharts.y_axis(width=48, font_size=12),
         rx.recharts.graphing_tooltip(),
         rx.recharts.legend(),
-        rx.recharts.bar(data_key="vendor", name="Vendor share ($)", stack_id="earnings", fill="var(--accent-9)"),
-        rx.recharts.bar(data_key="fee", name="Platform fee ($)", stack_id="earnings", fill="var(--amber-9)"),
+        # no grow-in animation: a period switch shows the new bars at once (and screenshots show them too)
+        rx.recharts.bar(data_key="vendor", name="Vendor share ($)", stack_id="earnings", fill="var(--accent-9)",
+                        is_animation_active=False),
+        rx.recharts.bar(data_key="fee", name="Platform fee ($)", stack_id="earnings", fill="var(--amber-9)",
+                        is_animation_active=False),
         data=D.chart, width="100%", height=280,
     )
     return _card(
