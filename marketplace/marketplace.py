@@ -17,6 +17,7 @@ from marketplace.pages.login import login_page
 from marketplace.pages.not_found import not_found_page
 from marketplace.pages.purchase_success import purchase_success_page
 from marketplace.pages.signup import signup_page
+from marketplace.pages.vendor.page import vendor_apply_page, vendor_page
 from marketplace.services import auth, platform
 from marketplace.state.accounts import LoginState, SignupState
 from marketplace.state.agent_detail import AgentDetailState
@@ -25,6 +26,7 @@ from marketplace.state.checkout import CheckoutState, PurchaseSuccessState
 from marketplace.state.dashboard import DashboardState
 from marketplace.state.demo_setup import DemoSetupState
 from marketplace.state.session import SessionState
+from marketplace.state.vendor.page import VendorState
 
 
 def _on_start() -> None:
@@ -60,4 +62,8 @@ app.add_page(checkout_page, route="/checkout", title="Checkout | AgentMarket",
              on_load=[SessionState.load, CheckoutState.on_load])
 app.add_page(purchase_success_page, route="/purchase-success", title="Purchase Successful | AgentMarket",
              on_load=[SessionState.load, PurchaseSuccessState.on_load])
+app.add_page(vendor_page, route="/vendor", title="Vendor Dashboard | AgentMarket",
+             on_load=[SessionState.load, VendorState.on_load])
+app.add_page(vendor_apply_page, route="/vendor/apply", title="Become a Vendor | AgentMarket",
+             on_load=[SessionState.load, VendorState.on_load])
 app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionState.load)

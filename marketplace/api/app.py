@@ -12,13 +12,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from marketplace.api import admin as admin_routes
 from marketplace.api import auth as auth_routes
 from marketplace.api import catalog as catalog_routes
 from marketplace.api import demo as demo_routes
 from marketplace.api import engagement as engagement_routes
+from marketplace.api import notifications as notification_routes
 from marketplace.api import oauth as oauth_routes
 from marketplace.api import purchases as purchase_routes
 from marketplace.api import settings as settings_routes
+from marketplace.api import vendor as vendor_routes
 from marketplace.config import settings
 from marketplace.services.errors import DomainError
 
@@ -79,7 +82,8 @@ def create_api() -> FastAPI:
         return JSONResponse({"message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
 
     routers = (auth_routes.router, oauth_routes.router, demo_routes.router, catalog_routes.router,
-               engagement_routes.router, purchase_routes.router, settings_routes.router)
+               engagement_routes.router, purchase_routes.router, settings_routes.router, vendor_routes.router,
+               notification_routes.router, admin_routes.router)
     for router in routers:
         api.include_router(router)
 

@@ -1,4 +1,4 @@
-"""Checkout, purchase completion, the Stripe webhook, purchase/order history, downloads, vendor applications."""
+"""Checkout, purchase completion, the Stripe webhook, purchase/order history, downloads."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request, Response
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
-from marketplace.api.deps import OptionalUser, SignedInUser
+from marketplace.api.deps import OptionalUser
 from marketplace.integrations import payments
 from marketplace.models import ApiModel
 from marketplace.models.commerce import (
@@ -16,9 +16,7 @@ from marketplace.models.commerce import (
     PurchasedAgentPublic,
     PurchasePublic,
 )
-from marketplace.models.vendor import VendorApplicationPublic
 from marketplace.services import catalog, downloads, money, purchases
-from marketplace.services.vendor import applications as vendors
 
 router = APIRouter(prefix="/api", tags=["purchases"])
 
@@ -42,12 +40,6 @@ class CompleteIn(ApiModel):
 
 class ClaimFreeIn(ApiModel):
     agent_id: str = Field(max_length=64)
-
-
-class VendorApplyIn(ApiModel):
-    business_name: str = Field(default="", max_length=1000)
-    business_description: str | None = Field(default=None, max_length=20000)
-    website: str | None = Field(default=None, max_length=2000)
 
 
 class StripeConfigPublic(ApiModel):
@@ -136,15 +128,3 @@ def download_agent(agent_id: str, user: OptionalUser) -> Response:
         headers={"Content-Disposition": f'attachment; filename="{archive.filename}"', "Cache-Control": "no-store"},
     )
 
-
-@router.post("/vendor/apply", response_model=VendorApplicationPublic, status_code=201)
-def vendor_apply(body: VendorApplyIn, user: SignedInUser) -> VendorApplicationPublic:
-    application = vendors.apply(actor=user, business_name=body.business_name,
-                                business_description=body.business_description, website=body.website)
-    return VendorApplicationPublic.model_validate(application)
-
-
-@router.get("/vendor/application", response_model=VendorApplicationPublic | None)
-def vendor_application(user: SignedInUser) -> VendorApplicationPublic | None:
-    application = vendors.latest_application(actor=user)
-    return VendorApplicationPublic.model_validate(application) if application else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
+from marketplace.components.image import agent_image
 from marketplace.state.catalog import AgentCard
 
 SKELETON_CARDS = 6
@@ -33,18 +34,6 @@ def rating_line(rating: Var[str], count: Var[int]) -> rx.Component:
             rx.text(f"({count})", size="2", color_scheme="gray"),
             spacing="1", align="center", flex_shrink="0",
         ),
-    )
-
-
-def agent_image(image_url: Var[str], *, height: str = "140px", emoji_size: str = "3.5em") -> rx.Component:
-    """The agent's picture, or a robot emoji when it has none."""
-    return rx.cond(
-        image_url != "",
-        rx.image(src=image_url, alt="", width="100%", height=height, object_fit="cover",
-                 border_radius="var(--radius-3)"),
-        rx.center(rx.text("🤖", font_size=emoji_size), width="100%", height=height,
-                  background="linear-gradient(135deg, var(--accent-a3), var(--accent-a5))",
-                  border_radius="var(--radius-3)"),
     )
 
 

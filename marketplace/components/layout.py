@@ -1,9 +1,10 @@
-"""Top bar, page frame and the loading spinner every page shares."""
+"""Top bar and the page frame every page shares."""
 
 from __future__ import annotations
 
 import reflex as rx
 
+from marketplace.components.spinner import page_spinner
 from marketplace.state.session import SessionState, full_page_load
 
 
@@ -80,16 +81,12 @@ def top_bar() -> rx.Component:
     )
 
 
-def spinner_screen() -> rx.Component:
-    return rx.center(rx.spinner(size="3"), min_height="60vh", id="page-loading")
-
-
 def page_frame(content: rx.Component, *, pending: rx.Component | None = None) -> rx.Component:
     """Every page: top bar, then `pending` (a spinner unless the page has its own loading view) until the
     session is known, then the content."""
     return rx.box(
         top_bar(),
-        rx.cond(SessionState.checked, content, pending if pending is not None else spinner_screen()),
+        rx.cond(SessionState.checked, content, pending if pending is not None else page_spinner()),
         rx.cond(SessionState.is_hydrated, rx.box(id="hydrated", display="none")),
         min_height="100vh",
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date as date_type
 from datetime import datetime
 from enum import StrEnum
 
@@ -57,10 +58,158 @@ class Notification(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, index=True)
 
 
+# ---- API schemas (camelCase on the wire; money as "29.99" USD strings unless a currency is given) ----------
+
+
 class VendorApplicationPublic(ApiModel):
     id: str
+    user_id: str
     business_name: str
     business_description: str | None = None
     website: str | None = None
     status: str
     created_at: datetime
+
+
+class ApplicantPublic(ApiModel):
+    email: str
+    first_name: str | None = None
+    last_name: str | None = None
+    username: str
+
+
+class VendorApplicationAdminPublic(VendorApplicationPublic):
+    """An application as the admin list shows it, with its applicant."""
+
+    decided_at: datetime | None = None
+    user: ApplicantPublic
+
+
+class NotificationPublic(ApiModel):
+    id: str
+    type: str
+    title: str
+    message: str
+    is_read: bool
+    created_at: datetime
+
+
+class VendorCategoryRef(ApiModel):
+    id: int
+    name: str
+
+
+class VendorAgentPublic(ApiModel):
+    id: str
+    name: str
+    short_description: str
+    price: str
+    status: str
+    is_approved: bool
+    rejection_reason: str | None = None
+    category_id: int | None = None
+    category: VendorCategoryRef | None = None
+    image_url: str | None = None
+    avg_rating: str
+    review_count: int
+    sales_count: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class VendorAnalyticsPublic(ApiModel):
+    total_vendor_earnings: str
+    total_revenue: str
+    this_month_earnings: str
+    this_month_revenue: str
+    total_sales: int
+    approved_agents: int
+    total_agents: int
+    avg_rating: str
+    commission_rate: str
+    currency: str = "usd"
+
+
+class CommissionBreakdownPublic(ApiModel):
+    commission_rate: str
+    split: bool
+    split_label: str
+    split_block_reason: str | None = None
+    currency: str
+    exchange_rate: str
+
+
+class SalePublic(ApiModel):
+    """A sale; amounts in the order's own `currency`, `price` is the agent's USD price at the sale."""
+
+    order_id: str
+    agent_id: str | None = None
+    agent_name: str
+    customer_email: str
+    created_at: datetime
+    total_amount: str
+    price: str
+    vendor_earnings: str
+    platform_fee: str
+    commission_breakdown: CommissionBreakdownPublic
+    payment_intent_id: str
+    currency: str
+
+
+class EarningsPointPublic(ApiModel):
+    date: date_type
+    label: str
+    vendor_earnings: str
+    platform_fee: str
+    sales: int
+
+
+class VendorStatsPublic(ApiModel):
+    total_submissions: int
+    approved_submissions: int
+    rejected_submissions: int
+    average_approval_time: float
+    quality_score: float
+    is_verified: bool
+    last_submission_at: datetime | None = None
+
+
+class VerificationPublic(ApiModel):
+    is_verified: bool
+
+
+class AccountDetailsPublic(ApiModel):
+    requirements_due: list[str]
+    country: str | None = None
+    default_currency: str | None = None
+
+
+class AccountStatusPublic(ApiModel):
+    connected: bool
+    requires_action: bool
+    account_status: str
+    charges_enabled: bool
+    payouts_enabled: bool
+    details: AccountDetailsPublic
+
+
+class PayoutPublic(ApiModel):
+    id: str
+    amount: str
+    currency: str
+    status: str
+    method: str
+    type: str
+    arrival_date: datetime | None = None
+    created: datetime
+    failure_message: str | None = None
+
+
+class PayoutsPublic(ApiModel):
+    has_account: bool
+    account_currency: str | None = None
+    payouts: list[PayoutPublic]
+
+
+class AccountLinkPublic(ApiModel):
+    url: str

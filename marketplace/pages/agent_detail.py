@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace.components.agent_card import agent_image, stars
+from marketplace.components.agent_card import stars
 from marketplace.components.catalog import option_select
+from marketplace.components.image import agent_image
 from marketplace.components.layout import container, page_frame
 from marketplace.services.reports import MAX_DESCRIPTION, MAX_REASON
 from marketplace.services.reviews import MAX_COMMENT

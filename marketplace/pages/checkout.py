@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from marketplace.components.image import agent_image
 from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.stripe_payment import stripe_payment_form
 from marketplace.state.checkout import SUCCESS_PATH, CheckoutState
@@ -32,22 +33,13 @@ def _row(label: str, value: rx.Var | str, *, strong: bool = False, row_id: str =
     )
 
 
-def _agent_image() -> rx.Component:
-    return rx.cond(
-        CheckoutState.item_image != "",
-        rx.image(src=CheckoutState.item_image, alt=CheckoutState.item_name, width="64px", height="64px",
-                 object_fit="cover", border_radius="var(--radius-3)"),
-        rx.center(rx.text("🤖", size="7"), width="64px", height="64px", border_radius="var(--radius-3)",
-                  background="var(--accent-a3)"),
-    )
-
-
 def order_summary() -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.heading("Order Summary", size="4"),
             rx.hstack(
-                _agent_image(),
+                agent_image(CheckoutState.item_image, width="64px", height="64px", emoji_size="2em",
+                            alt=CheckoutState.item_name),
                 rx.vstack(
                     rx.text(CheckoutState.item_name, weight="bold", size="3", id="summary-agent-name"),
                     rx.text("AI Agent License", size="2", color_scheme="gray"),

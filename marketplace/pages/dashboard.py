@@ -6,49 +6,15 @@ import reflex as rx
 from reflex.vars import Var
 
 from marketplace.components.agent_card import price_tag, rating_line
+from marketplace.components.badges import role_badge
+from marketplace.components.empty_state import empty_state
 from marketplace.components.forms import field
+from marketplace.components.image import agent_image
 from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.spinner import section_spinner
 from marketplace.state.catalog import AgentCard
 from marketplace.state.dashboard import DashboardState, OrderRow, PurchaseCard
 from marketplace.state.session import SessionState
-
-
-def role_badge(role: Var[str], **props: object) -> rx.Component:
-    """admin: destructive (red), vendor: default (accent), user: secondary (gray)."""
-    return rx.match(
-        role,
-        ("admin", rx.badge(role, color_scheme="red", variant="solid", **props)),
-        ("vendor", rx.badge(role, variant="solid", **props)),
-        rx.badge(role, color_scheme="gray", variant="soft", **props),
-    )
-
-
-def _spinner(name: str) -> rx.Component:
-    return rx.center(rx.spinner(size="3"), padding_y="4em", id=f"{name}-loading")
-
-
-def _empty(icon: str, title: str, text: str, *action: rx.Component, name: str) -> rx.Component:
-    return rx.card(
-        rx.vstack(
-            rx.icon(icon, size=40, color="var(--gray-8)"),
-            rx.heading(title, size="4"),
-            rx.cond(text != "", rx.text(text, color_scheme="gray", size="2", align="center")),
-            *action,
-            align="center", spacing="3", padding_y="2.5em",
-        ),
-        width="100%", id=f"{name}-empty",
-    )
-
-
-def _agent_image(url: Var[str], size: str) -> rx.Component:
-    return rx.cond(
-        url != "",
-        rx.image(src=url, alt="", width=size, height=size, object_fit="cover", border_radius="var(--radius-3)",
-                 flex_shrink="0"),
-        rx.center(rx.icon("bot", size=28, color="var(--accent-9)"), width=size, height=size, flex_shrink="0",
-                  background="var(--accent-a3)", border_radius="var(--radius-3)", class_name="image-placeholder"),
-    )
-
 
 # --- header and summary --------------------------------------------------------------------------------------
 
@@ -134,7 +100,7 @@ def _purchase_card(card: PurchaseCard) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
-                _agent_image(card.image_url, "72px"),
+                agent_image(card.image_url, width="72px", height="72px", emoji_size="2em"),
                 rx.vstack(
                     rx.heading(card.name, size="4"),
                     rx.text(card.description, size="2", color_scheme="gray", class_name="line-clamp-2",
@@ -176,12 +142,12 @@ def _purchase_card(card: PurchaseCard) -> rx.Component:
 def _purchases_tab() -> rx.Component:
     return rx.cond(
         DashboardState.loading,
-        _spinner("purchases"),
+        section_spinner("purchases-loading"),
         rx.cond(
             DashboardState.purchases.length() == 0,
-            _empty("package-open", "No agents purchased yet",
-                   "Start building your AI toolkit by browsing our marketplace.",
-                   rx.link(rx.button("Browse Agents"), href="/"), name="purchases"),
+            empty_state("package-open", "No agents purchased yet",
+                        "Start building your AI toolkit by browsing our marketplace.",
+                        rx.link(rx.button("Browse Agents"), href="/"), element_id="purchases-empty"),
             rx.grid(rx.foreach(DashboardState.purchases, _purchase_card),
                     columns=rx.breakpoints(initial="1", md="2"), spacing="4", width="100%", id="purchase-grid"),
         ),
@@ -195,7 +161,7 @@ def _favorite_card(card: AgentCard) -> rx.Component:
     return rx.link(
         rx.card(
             rx.hstack(
-                _agent_image(card.image_url, "56px"),
+                agent_image(card.image_url, width="56px", height="56px", emoji_size="1.6em"),
                 rx.vstack(
                     rx.heading(card.name, size="3"),
                     rx.hstack(price_tag(card), rating_line(card.rating, card.review_count), spacing="3",
@@ -215,11 +181,11 @@ def _favorite_card(card: AgentCard) -> rx.Component:
 def _favorites_tab() -> rx.Component:
     return rx.cond(
         DashboardState.loading,
-        _spinner("favorites"),
+        section_spinner("favorites-loading"),
         rx.cond(
             DashboardState.favorites.length() == 0,
-            _empty("heart", "No favorite agents yet", "", rx.link(rx.button("Browse Agents"), href="/agents"),
-                   name="favorites"),
+            empty_state("heart", "No favorite agents yet", "", rx.link(rx.button("Browse Agents"), href="/agents"),
+                        element_id="favorites-empty"),
             rx.grid(rx.foreach(DashboardState.favorites, _favorite_card),
                     columns=rx.breakpoints(initial="1", md="2", lg="3"), spacing="4", width="100%"),
         ),
@@ -252,10 +218,11 @@ def _order_row(order: OrderRow) -> rx.Component:
 def _orders_tab() -> rx.Component:
     return rx.cond(
         DashboardState.loading,
-        _spinner("orders"),
+        section_spinner("orders-loading"),
         rx.cond(
             DashboardState.orders.length() == 0,
-            _empty("receipt", "No orders found", "Your purchase history will appear here.", name="orders"),
+            empty_state("receipt", "No orders found", "Your purchase history will appear here.",
+                        element_id="orders-empty"),
             rx.card(
                 rx.heading("Order History", size="4"),
                 rx.box(rx.foreach(DashboardState.orders, _order_row), width="100%"),

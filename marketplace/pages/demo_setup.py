@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from marketplace.components.badges import role_badge
 from marketplace.components.layout import container, notice_card, page_frame
-from marketplace.pages.dashboard import role_badge
 from marketplace.pages.not_found import not_found_card
 from marketplace.state.demo_setup import DemoSetupState
 from marketplace.state.session import SessionState, full_page_load

@@ -1,10 +1,15 @@
-"""Vendor applications submitted from the customer dashboard."""
+"""Vendor applications: a customer asks to sell agents; an admin decides (services/admin/applications.py).
+
+The messages below are the one place the application rules are worded: the API returns them and the
+states show them, so the form and the server never disagree.
+"""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
 from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from marketplace.db import session_scope
@@ -17,14 +22,38 @@ MAX_BUSINESS_NAME = 200
 MAX_DESCRIPTION = 5000
 MAX_WEBSITE = 500
 
+BUSINESS_NAME_REQUIRED = "Business name is required"
+BUSINESS_NAME_TOO_LONG = f"Business name must be at most {MAX_BUSINESS_NAME} characters"
+DESCRIPTION_TOO_LONG = f"Business description must be at most {MAX_DESCRIPTION} characters"
+WEBSITE_INVALID = "Website must be a valid http(s) URL"
+ALREADY_PENDING = "You already have a pending vendor application"
+NOT_A_CUSTOMER = "Vendors and administrators cannot apply to become a vendor"
 
-def _website(value: str | None) -> str | None:
+
+def clean_business_name(value: str | None) -> str:
+    name = (value or "").strip()
+    if not name:
+        raise Invalid(BUSINESS_NAME_REQUIRED, field="businessName")
+    if len(name) > MAX_BUSINESS_NAME:
+        raise Invalid(BUSINESS_NAME_TOO_LONG, field="businessName")
+    return name
+
+
+def clean_description(value: str | None) -> str | None:
+    description = (value or "").strip() or None
+    if description and len(description) > MAX_DESCRIPTION:
+        raise Invalid(DESCRIPTION_TOO_LONG, field="businessDescription")
+    return description
+
+
+def clean_website(value: str | None) -> str | None:
+    """Empty -> None; otherwise an absolute http(s) URL with a host and no spaces."""
     value = (value or "").strip()
     if not value:
         return None
     parts = urlsplit(value)
     if len(value) > MAX_WEBSITE or parts.scheme not in ("http", "https") or not parts.hostname or " " in value:
-        raise Invalid("Website must be a valid http(s) URL", field="website")
+        raise Invalid(WEBSITE_INVALID, field="website")
     return value
 
 
@@ -34,31 +63,31 @@ def apply(
     """File a pending application; a user has at most one pending application at a time."""
     user = require_user(actor)
     if user.role != Role.USER:
-        raise Invalid("Vendors and administrators cannot apply to become a vendor")
-    name = (business_name or "").strip()
-    if not name:
-        raise Invalid("Business name is required", field="businessName")
-    if len(name) > MAX_BUSINESS_NAME:
-        raise Invalid(f"Business name must be at most {MAX_BUSINESS_NAME} characters", field="businessName")
-    description = (business_description or "").strip() or None
-    if description and len(description) > MAX_DESCRIPTION:
-        raise Invalid(f"Business description must be at most {MAX_DESCRIPTION} characters",
-                      field="businessDescription")
-    site = _website(website)
-    with session_scope() as session:
-        # Write to the user's row first: it serialises concurrent applications of the same user
-        # (row lock on PostgreSQL, the database write lock on SQLite) before the pending check.
-        touched = session.exec(update(User).where(User.id == user.id, User.deleted_at.is_(None))
-                               .values(updated_at=utcnow())).rowcount
-        if not touched:
-            raise Unauthorized("Unauthorized")
-        pending = session.exec(select(VendorApplication.id).where(
-            VendorApplication.user_id == user.id, VendorApplication.status == ApplicationStatus.PENDING)).first()
-        if pending:
-            raise Conflict("You already have a pending vendor application")
-        application = VendorApplication(user_id=user.id, business_name=name, business_description=description,
-                                        website=site)
-        session.add(application)
+        raise Invalid(NOT_A_CUSTOMER)
+    name = clean_business_name(business_name)
+    description = clean_description(business_description)
+    site = clean_website(website)
+    try:
+        with session_scope() as session:
+            # Write to the user's row first: it serialises concurrent applications of the same user
+            # (row lock on PostgreSQL, the database write lock on SQLite) before the pending check.
+            touched = session.exec(update(User).where(User.id == user.id, User.deleted_at.is_(None))
+                                   .values(updated_at=utcnow())).rowcount
+            if not touched:
+                raise Unauthorized("Unauthorized")
+            current = session.exec(select(User.role).where(User.id == user.id)).one()
+            if current != Role.USER:
+                raise Invalid(NOT_A_CUSTOMER)  # approved since the actor was loaded
+            pending = session.exec(select(VendorApplication.id).where(
+                VendorApplication.user_id == user.id, VendorApplication.status == ApplicationStatus.PENDING)).first()
+            if pending:
+                raise Conflict(ALREADY_PENDING)
+            application = VendorApplication(user_id=user.id, business_name=name, business_description=description,
+                                            website=site)
+            session.add(application)
+    except IntegrityError as error:
+        # The partial unique index (one pending per user) caught a race the lock did not.
+        raise Conflict(ALREADY_PENDING) from error
     return application
 
 
@@ -66,7 +95,7 @@ def latest_application(*, actor: User | None) -> VendorApplication | None:
     user = require_user(actor)
     with session_scope() as session:
         return session.exec(select(VendorApplication).where(VendorApplication.user_id == user.id)
-                            .order_by(VendorApplication.created_at.desc())).first()
+                            .order_by(VendorApplication.created_at.desc(), VendorApplication.id.desc())).first()
 
 
 PROFILE_PITCH = ("Independent developer of AI agents: designing, building and maintaining agents that automate "

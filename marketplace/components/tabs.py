@@ -1,0 +1,43 @@
+"""One tab spec for every tabbed page: value, label, count and render drive the trigger list and the panels.
+
+The selected value lives in a state var that the page's on_load fills from `?tab=`, so each tab has an address.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import reflex as rx
+from reflex.vars import Var
+
+
+@dataclass(frozen=True)
+class TabSpec:
+    value: str
+    label: str
+    count: Var[int] | None
+    render: Callable[[], rx.Component]
+    icon: str | None = None
+
+
+def _trigger(spec: TabSpec) -> rx.Component:
+    parts: list[rx.Component | str] = []
+    if spec.icon:
+        parts.append(rx.icon(spec.icon, size=14))
+    parts.append(spec.label)
+    if spec.count is not None:
+        # Radix Themes renders a trigger's children twice (one hidden copy keeps its width): a class, not an id.
+        parts.append(rx.cond(spec.count > 0, rx.badge(spec.count, variant="solid", radius="full", size="1",
+                                                       class_name="tab-count")))
+    return rx.tabs.trigger(rx.hstack(*parts, spacing="1", align="center"), value=spec.value, id=f"tab-{spec.value}")
+
+
+def tab_view(specs: list[TabSpec], value: Var[str], on_change: Callable[[str], object]) -> rx.Component:
+    """Trigger list plus one panel per spec; only the selected panel is mounted by Radix."""
+    return rx.tabs.root(
+        rx.tabs.list(*[_trigger(spec) for spec in specs], flex_wrap="wrap"),
+        *[rx.tabs.content(rx.box(spec.render(), padding_top="1.25em"), value=spec.value, id=f"panel-{spec.value}")
+          for spec in specs],
+        value=value, on_change=on_change, width="100%",
+    )

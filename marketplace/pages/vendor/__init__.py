@@ -1,0 +1,1 @@
+"""Pages of the vendor area: the /vendor frame, one module per tab, and the application form."""

@@ -1,0 +1,369 @@
+"""The Dashboard tab of /vendor: stat cards, earnings chart, payment setup, track record, payouts, sales, agents."""
+
+from __future__ import annotations
+
+import reflex as rx
+from reflex.vars import Var
+
+from marketplace.components.badges import agent_status_badge, payout_status_badge
+from marketplace.components.empty_state import empty_state
+from marketplace.components.image import agent_image
+from marketplace.components.spinner import skeleton_block
+from marketplace.state.vendor.dashboard import AgentRow, PayoutRow, SaleRow
+from marketplace.state.vendor.dashboard import VendorDashboardState as D
+
+SCROLL_X = {"overflow_x": "auto", "width": "100%"}
+
+
+def _card(title: str, *children: rx.Component, icon: str, element_id: str, action: rx.Component | None = None,
+          **props: object) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.icon(icon, size=18, color="var(--accent-9)"),
+                rx.heading(title, size="4"),
+                rx.spacer(),
+                *([action] if action is not None else []),
+                align="center", width="100%", wrap="wrap", spacing="2",
+            ),
+            *children,
+            spacing="4", width="100%",
+        ),
+        width="100%", id=element_id, **props,
+    )
+
+
+# --- stat cards --------------------------------------------------------------------------------------------
+
+
+def _stat(name: str, title: str, icon: str, value: Var, caption: Var | str) -> rx.Component:
+    return rx.card(
+        rx.hstack(
+            rx.vstack(
+                rx.text(title, size="2", weight="medium", color_scheme="gray"),
+                rx.cond(D.loading, skeleton_block("1.9em", "6em"),
+                        rx.heading(value, size=rx.breakpoints(initial="5", sm="7"), id=f"stat-{name}")),
+                rx.text(caption, size="1", color_scheme="gray", id=f"stat-{name}-caption"),
+                spacing="1", min_width="0",
+            ),
+            rx.spacer(),
+            rx.icon(icon, size=22, color="var(--accent-9)", flex_shrink="0", display=["none", "block"]),
+            width="100%",
+        ),
+        class_name="stat-card",
+    )
+
+
+def _stats() -> rx.Component:
+    return rx.grid(
+        _stat("total-earnings", "Total Earnings", "wallet", D.total_earnings, f"Your {D.vendor_share}% share"),
+        _stat("total-revenue", "Total Revenue", "dollar-sign", D.total_revenue, "Paid by customers"),
+        _stat("month-earnings", "This Month Earnings", "calendar", D.month_earnings, "Since the 1st (UTC)"),
+        _stat("month-revenue", "This Month Revenue", "trending-up", D.month_revenue, "Since the 1st (UTC)"),
+        _stat("total-sales", "Total Sales", "shopping-cart", D.total_sales, "Completed orders"),
+        _stat("approved-agents", "Approved Agents", "bot", D.approved_agents,
+              f"of {D.total_agents} total · ★ {D.avg_rating} avg rating"),
+        columns=rx.breakpoints(initial="2", lg="3"), spacing=rx.breakpoints(initial="2", sm="4"), width="100%",
+        id="vendor-stats",
+    )
+
+
+def _toolbar() -> rx.Component:
+    return rx.hstack(
+        rx.hstack(
+            rx.badge(f"Vendor share {D.vendor_share}%", color_scheme="green", size="2", id="vendor-share"),
+            rx.badge(f"Platform fee {D.platform_share}%", color_scheme="gray", size="2", id="platform-fee"),
+            spacing="2", wrap="wrap",
+        ),
+        rx.spacer(),
+        rx.hstack(
+            rx.el.a(rx.button(rx.icon("download", size=16), "Download CSV", variant="outline"),
+                    href="/api/vendor/sales.csv", download="", id="download-csv"),
+            rx.link(rx.button(rx.icon("plus", size=16), "Add New Agent"), href="/vendor/add-agent",
+                    id="add-agent"),
+            spacing="2", wrap="wrap",
+        ),
+        width="100%", align="center", wrap="wrap", spacing="3",
+    )
+
+
+# --- chart -------------------------------------------------------------------------------------------------
+
+
+def _period_button(label: str, period: str) -> rx.Component:
+    return rx.button(label, size="1", variant=rx.cond(D.period == period, "solid", "soft"),
+                     on_click=D.set_period(period), id=f"period-{period}")
+
+
+def _chart() -> rx.Component:
+    chart = rx.recharts.bar_chart(
+        rx.recharts.cartesian_grid(stroke_dasharray="3 3", vertical=False),
+        rx.recharts.x_axis(data_key="label", tick_line=False, font_size=12),
+        rx.recharts.y_axis(width=48, font_size=12),
+        rx.recharts.graphing_tooltip(),
+        rx.recharts.legend(),
+        # no grow-in animation: a period switch shows the new bars at once (and screenshots show them too)
+        rx.recharts.bar(data_key="vendor", name="Vendor share ($)", stack_id="earnings", fill="var(--accent-9)",
+                        is_animation_active=False),
+        rx.recharts.bar(data_key="fee", name="Platform fee ($)", stack_id="earnings", fill="var(--amber-9)",
+                        is_animation_active=False),
+        data=D.chart, width="100%", height=280,
+    )
+    return _card(
+        "Earnings over time",
+        rx.cond(D.loading, skeleton_block("280px"),
+                rx.vstack(
+                    rx.box(chart, width="100%", id="earnings-chart"),
+                    rx.text(f"{D.chart_sales} sales in this period", size="1", color_scheme="gray",
+                            id="chart-sales"),
+                    width="100%", spacing="1",
+                )),
+        icon="chart-column", element_id="earnings-card",
+        action=rx.hstack(_period_button("Last 30 days", "day"), _period_button("Last 12 months", "month"),
+                         spacing="1"),
+    )
+
+
+# --- payment setup -----------------------------------------------------------------------------------------
+
+
+def _connect_button(label: str) -> rx.Component:
+    return rx.button(rx.cond(D.linking, rx.spinner(size="2"), rx.icon("external-link", size=16)), label,
+                     on_click=D.connect_stripe, disabled=D.linking, id="connect-stripe")
+
+
+def _payment_setup() -> rx.Component:
+    not_connected = rx.vstack(
+        rx.badge("Not connected", color_scheme="gray", size="2", id="payment-state"),
+        rx.text("Connect a Stripe account to be paid your share of every sale directly.", size="2",
+                color_scheme="gray"),
+        _connect_button("Connect Stripe"),
+        spacing="3", align="start",
+    )
+    needs_action = rx.vstack(
+        rx.badge(rx.icon("triangle-alert", size=12), "Action required", color_scheme="amber", size="2",
+                 id="payment-state"),
+        rx.text("Stripe needs more information before it can pay you:", size="2", color_scheme="gray"),
+        rx.el.ul(rx.foreach(D.requirements, lambda r: rx.el.li(rx.text(r, size="2"))), id="requirements-due",
+                 style={"padding_left": "1.25em", "list_style": "disc"}),
+        _connect_button("Complete setup"),
+        spacing="3", align="start",
+    )
+    ready = rx.vstack(
+        rx.badge(rx.icon("circle-check", size=12), "Ready", color_scheme="green", size="2", id="payment-state"),
+        rx.text("Your Stripe account is connected: new sales are split and paid out to you.", size="2",
+                color_scheme="gray"),
+        rx.cond(D.account_country != "",
+                rx.text(f"Country {D.account_country} · payouts in {D.account_currency}", size="1",
+                        color_scheme="gray", id="account-details")),
+        _connect_button("Update Stripe details"),
+        spacing="3", align="start",
+    )
+    return _card(
+        "Payment setup",
+        rx.cond(
+            D.payments_loading,
+            rx.vstack(skeleton_block("1.4em", "8em"), skeleton_block("1em"), skeleton_block("2em", "10em"),
+                      width="100%"),
+            rx.cond(
+                D.payments_unavailable,
+                rx.text("Payment information is unavailable right now. Please try again later.", size="2",
+                        color_scheme="gray"),
+                rx.match(D.payment_state, ("ready", ready), ("needs_action", needs_action), not_connected),
+            ),
+        ),
+        icon="landmark", element_id="payment-setup",
+    )
+
+
+# --- track record ------------------------------------------------------------------------------------------
+
+
+def _figure(label: str, value: rx.Component) -> rx.Component:
+    return rx.hstack(rx.text(label, size="2", color_scheme="gray"), rx.spacer(), value, width="100%",
+                     align="center")
+
+
+def _track_record() -> rx.Component:
+    quality = rx.match(
+        D.quality_level,
+        ("high", rx.badge(D.quality_score, variant="solid", id="quality-score")),
+        ("mid", rx.badge(D.quality_score, color_scheme="gray", variant="soft", id="quality-score")),
+        rx.badge(D.quality_score, color_scheme="red", variant="solid", id="quality-score"),
+    )
+    rate_color = rx.match(D.approval_tone, ("green", "var(--green-11)"), ("yellow", "var(--amber-11)"),
+                          "var(--red-11)")
+    body = rx.vstack(
+        rx.hstack(
+            rx.cond(D.verified,
+                    rx.badge(rx.icon("badge-check", size=12), "Verified", color_scheme="green", size="2",
+                             id="verified"),
+                    rx.badge("Not verified yet", color_scheme="gray", size="2", id="verified")),
+            spacing="2",
+        ),
+        _figure("Submissions", rx.text(D.submissions, weight="bold", id="total-submissions")),
+        _figure("Approved", rx.text(D.approved_submissions, weight="bold", id="approved-submissions")),
+        _figure("Rejected", rx.text(D.rejected_submissions, weight="bold", id="rejected-submissions")),
+        _figure("Approval rate", rx.text(f"{D.approval_rate}%", weight="bold", color=rate_color, id="approval-rate",
+                                         data_tone=D.approval_tone)),
+        _figure("Average approval time", rx.text(f"{D.approval_hours} hours", weight="bold",
+                                                 id="approval-time")),
+        _figure("Quality score", quality),
+        _figure("Last submission", rx.text(rx.cond(D.last_submission != "", D.last_submission, "Never"),
+                                           weight="bold", id="last-submission")),
+        spacing="2", width="100%",
+    )
+    return _card(
+        "Track record",
+        rx.cond(D.stats_loading, rx.text("Loading vendor stats...", color_scheme="gray", id="stats-loading"), body),
+        icon="award", element_id="track-record",
+    )
+
+
+# --- payouts -----------------------------------------------------------------------------------------------
+
+
+def _payout_row(payout: PayoutRow) -> rx.Component:
+    return rx.table.row(
+        rx.table.cell(rx.text(payout.amount, weight="bold"), " ", rx.text(payout.currency, as_="span", size="1",
+                                                                         color_scheme="gray")),
+        rx.table.cell(payout_status_badge(payout.status)),
+        rx.table.cell(payout.method),
+        rx.table.cell(payout.type),
+        rx.table.cell(rx.cond(payout.arrival != "", payout.arrival, "—")),
+        rx.table.cell(payout.created),
+        rx.table.cell(rx.text(payout.failure, size="1", color_scheme="red")),
+        class_name="payout-row", data_status=payout.status,
+    )
+
+
+def _payouts() -> rx.Component:
+    table = rx.box(
+        rx.table.root(
+            rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in (
+                "Amount", "Status", "Method", "Type", "Arrival", "Created", "Failure")])),
+            rx.table.body(rx.foreach(D.shown_payouts, _payout_row)),
+            size="1", min_width="720px",
+        ),
+        **SCROLL_X,
+    )
+    return _card(
+        "Payout history",
+        rx.cond(
+            D.payments_loading,
+            rx.vstack(skeleton_block("1.6em"), skeleton_block("1.6em"), skeleton_block("1.6em"), width="100%"),
+            rx.cond(D.payouts.length() == 0,
+                    empty_state("banknote", "No payouts yet",
+                                "Payouts appear here once your connected account has a balance to pay out.",
+                                element_id="payouts-empty"),
+                    table),
+        ),
+        icon="banknote", element_id="payouts",
+        action=rx.cond(D.more_payouts, rx.button("View All", variant="outline", size="1", disabled=True,
+                                                 id="payouts-view-all")),
+    )
+
+
+# --- recent sales ------------------------------------------------------------------------------------------
+
+
+def _sale_row(sale: SaleRow) -> rx.Component:
+    kind = rx.cond(
+        sale.split,
+        rx.badge(rx.icon("split", size=12), f"Split {sale.split_label}", color_scheme="green"),
+        rx.tooltip(rx.badge(rx.icon("landmark", size=12), "Direct", color_scheme="orange"),
+                   content=rx.cond(sale.reason != "", sale.reason, "Paid to the platform")),
+    )
+    return rx.table.row(
+        rx.table.cell(rx.text(sale.agent, weight="medium")),
+        rx.table.cell(sale.customer),
+        rx.table.cell(rx.text(sale.date, white_space="nowrap")),
+        rx.table.cell(sale.total),
+        rx.table.cell(rx.text(sale.earnings, weight="bold", color="var(--green-11)")),
+        rx.table.cell(sale.fee),
+        rx.table.cell(kind),
+        class_name="sale-row", data_order=sale.id,
+    )
+
+
+def _sales() -> rx.Component:
+    table = rx.vstack(
+        rx.box(
+            rx.table.root(
+                rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in (
+                    "Agent", "Customer", "Date", "Total", "Your earnings", "Platform fee", "Payment")])),
+                rx.table.body(rx.foreach(D.sales, _sale_row)),
+                size="1", min_width="820px",
+            ),
+            **SCROLL_X,
+        ),
+        rx.text(f"Showing {D.sales.length()} of {D.sales_total} sales", size="1", color_scheme="gray",
+                id="sales-count"),
+        width="100%", spacing="2",
+    )
+    return _card(
+        "Recent sales",
+        rx.cond(
+            D.loading,
+            rx.vstack(skeleton_block("1.6em"), skeleton_block("1.6em"), skeleton_block("1.6em"), width="100%"),
+            rx.cond(D.sales.length() == 0,
+                    empty_state("shopping-cart", "No sales yet", "Sales of your agents will appear here.",
+                                element_id="sales-empty"),
+                    table),
+        ),
+        icon="receipt", element_id="recent-sales",
+    )
+
+
+# --- own agents --------------------------------------------------------------------------------------------
+
+
+def _agent(agent: AgentRow) -> rx.Component:
+    return rx.hstack(
+        agent_image(agent.image_url, width="48px", height="48px", emoji_size="1.5em"),
+        rx.vstack(
+            rx.hstack(rx.text(agent.name, weight="bold"), agent_status_badge(agent.status), spacing="2",
+                      align="center", wrap="wrap"),
+            rx.text(f"{agent.price}/month · {agent.sales_count} sold · ★ {agent.rating} ({agent.review_count})",
+                    size="1", color_scheme="gray"),
+            rx.cond(agent.rejection_reason != "",
+                    rx.text(f"Reason: {agent.rejection_reason}", size="1", color="var(--red-11)",
+                            class_name="rejection-reason")),
+            spacing="1", min_width="0",
+        ),
+        rx.spacer(),
+        rx.text(agent.submitted, size="1", color_scheme="gray", display=["none", "block"], white_space="nowrap"),
+        width="100%", align="start", padding_y="0.6em", border_bottom="1px solid var(--gray-a4)",
+        class_name="vendor-agent", data_agent=agent.name, data_status=agent.status,
+    )
+
+
+def _agents() -> rx.Component:
+    return _card(
+        "My agents",
+        rx.cond(
+            D.loading,
+            rx.vstack(skeleton_block("3em"), skeleton_block("3em"), width="100%"),
+            rx.cond(D.agents.length() == 0,
+                    empty_state("bot", "No agents yet", "Submit your first agent for review.",
+                                rx.link(rx.button("Add your first agent"), href="/vendor/add-agent"),
+                                element_id="agents-empty"),
+                    rx.box(rx.foreach(D.agents, _agent), width="100%")),
+        ),
+        icon="bot", element_id="vendor-agents",
+    )
+
+
+def dashboard_tab() -> rx.Component:
+    """Mounted when the tab opens; mounting loads the data."""
+    return rx.vstack(
+        _toolbar(),
+        _stats(),
+        _chart(),
+        rx.grid(_payment_setup(), _track_record(), columns=rx.breakpoints(initial="1", md="2"), spacing="4",
+                width="100%"),
+        _payouts(),
+        _sales(),
+        _agents(),
+        spacing="4", width="100%", on_mount=D.load, id="vendor-dashboard",
+    )

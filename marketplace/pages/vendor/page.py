@@ -1,0 +1,73 @@
+"""/vendor and /vendor/apply: the frame around the tabs or the application, chosen by VendorState.mode."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.spinner import skeleton_block
+from marketplace.components.tabs import TabSpec, tab_view
+from marketplace.pages.vendor.application import application_view
+from marketplace.pages.vendor.dashboard import dashboard_tab
+from marketplace.pages.vendor.notifications import notifications_tab
+from marketplace.state.vendor.page import VendorState
+
+TABS = [
+    TabSpec("dashboard", "Dashboard", None, dashboard_tab, icon="layout-dashboard"),
+    TabSpec("notifications", "Notifications", VendorState.unread_notifications, notifications_tab, icon="bell"),
+]
+
+
+def _loading() -> rx.Component:
+    return container(
+        rx.vstack(
+            skeleton_block("2.2em", "16em"),
+            rx.grid(*[skeleton_block("6em") for _ in range(6)], columns=rx.breakpoints(initial="1", sm="2", lg="3"),
+                    spacing="4", width="100%"),
+            spacing="5", width="100%",
+        ),
+        id="vendor-loading",
+    )
+
+
+def _signed_out() -> rx.Component:
+    return notice_card("lock", "Unauthorized", "You are logged out. Logging in again...", rx.spinner(size="2"),
+                       card_id="vendor-signed-out")
+
+
+def _vendor_area() -> rx.Component:
+    return container(
+        rx.vstack(
+            rx.vstack(
+                rx.heading("Vendor Dashboard", size=rx.breakpoints(initial="7", sm="8"), id="vendor-heading"),
+                rx.text("Your agents, sales, payouts and notifications", color_scheme="gray"),
+                spacing="1",
+            ),
+            tab_view(TABS, VendorState.tab, VendorState.set_tab),
+            spacing="5", width="100%",
+        ),
+        id="vendor-area",
+    )
+
+
+def _already_vendor() -> rx.Component:
+    return notice_card("store", "You are a vendor", "Your vendor account is approved.",
+                       rx.link(rx.button("Go to Vendor Dashboard"), href="/vendor"), card_id="already-vendor")
+
+
+def _by_mode(vendor_view: rx.Component) -> rx.Component:
+    return rx.match(
+        VendorState.mode,
+        ("signed_out", _signed_out()),
+        ("apply", "pending", application_view()),
+        ("vendor", vendor_view),
+        _loading(),
+    )
+
+
+def vendor_page() -> rx.Component:
+    return page_frame(_by_mode(_vendor_area()))
+
+
+def vendor_apply_page() -> rx.Component:
+    return page_frame(_by_mode(_already_vendor()))

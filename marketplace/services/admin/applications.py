@@ -1,0 +1,131 @@
+"""Admin decisions on vendor applications: list (paged, searchable), approve, reject.
+
+Decisions go per user id (the spec's routes name the user, not the application) and act on that user's
+pending application; each is one transaction that also records who decided and when and notifies the
+applicant, so a decision never exists without its notification.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import func, or_
+from sqlmodel import Session, select
+
+from marketplace.db import session_scope
+from marketplace.models import ApplicationStatus, NotificationType, Role, User, VendorApplication
+from marketplace.models.base import utcnow
+from marketplace.services import notifications
+from marketplace.services.errors import InvalidParameter, NotFound
+from marketplace.services.permissions import require_admin
+
+MAX_LIMIT = 100
+MAX_OFFSET = 100_000
+MAX_SEARCH = 200
+NO_PENDING = "No pending application"
+APPROVED_TITLE = "Vendor application approved"
+APPROVED_MESSAGE = ("Your vendor application for {business} has been approved. You can now list agents "
+                    "from your vendor dashboard.")
+REJECTED_TITLE = "Vendor application rejected"
+REJECTED_MESSAGE = ("Your vendor application for {business} was not approved. You may apply again "
+                    "with more details about your business.")
+
+
+@dataclass(frozen=True)
+class ApplicationRecord:
+    application: VendorApplication
+    email: str
+    first_name: str | None
+    last_name: str | None
+    username: str
+
+
+def _like(term: str) -> str:
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped.lower()}%"
+
+
+def list_applications(
+    *, actor: User | None, status: str | None = ApplicationStatus.PENDING, limit: int = 50, offset: int = 0,
+    search: str | None = None,
+) -> tuple[list[ApplicationRecord], int]:
+    """Applications newest first with their applicant, and the number of matches on all pages.
+
+    `status` None (or "all") lists every status; `search` matches business name, email or username.
+    """
+    require_admin(actor)
+    if status in ("", "all"):
+        status = None
+    if status is not None and status not in set(ApplicationStatus):
+        raise InvalidParameter("status must be pending, approved, rejected or all", field="status")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidParameter(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
+    if not 0 <= offset <= MAX_OFFSET:
+        raise InvalidParameter(f"offset must be between 0 and {MAX_OFFSET}", field="offset")
+    term = (search or "").strip()
+    if len(term) > MAX_SEARCH:
+        raise InvalidParameter(f"search must be at most {MAX_SEARCH} characters", field="search")
+    conditions = []
+    if status is not None:
+        conditions.append(VendorApplication.status == status)
+    if term:
+        pattern = _like(term)
+        conditions.append(or_(func.lower(VendorApplication.business_name).like(pattern, escape="\\"),
+                              func.lower(User.email).like(pattern, escape="\\"),
+                              func.lower(User.username).like(pattern, escape="\\")))
+    with session_scope() as session:
+        total = session.exec(select(func.count()).select_from(VendorApplication)
+                             .join(User, User.id == VendorApplication.user_id).where(*conditions)).one()
+        rows = session.exec(
+            select(VendorApplication, User.email, User.first_name, User.last_name, User.username)
+            .join(User, User.id == VendorApplication.user_id).where(*conditions)
+            .order_by(VendorApplication.created_at.desc(), VendorApplication.id.desc())
+            .limit(limit).offset(offset)).all()
+    records = [ApplicationRecord(application=a, email=e, first_name=f, last_name=la, username=u)
+               for a, e, f, la, u in rows]
+    return records, total
+
+
+def _pending(session: Session, user_id: str) -> VendorApplication:
+    """The user's pending application, locked (FOR UPDATE on PostgreSQL) so two decisions cannot both apply."""
+    application = session.exec(select(VendorApplication).where(
+        VendorApplication.user_id == user_id, VendorApplication.status == ApplicationStatus.PENDING)
+        .with_for_update()).first()
+    if application is None:
+        raise NotFound(NO_PENDING)
+    return application
+
+
+def _decide(actor: User | None, user_id: str, *, approve: bool) -> VendorApplication:
+    admin = require_admin(actor)
+    with session_scope() as session:
+        application = _pending(session, user_id)
+        application.status = ApplicationStatus.APPROVED if approve else ApplicationStatus.REJECTED
+        application.decided_at = utcnow()
+        application.decided_by = admin.id
+        session.add(application)
+        if approve:
+            user = session.get(User, user_id)
+            if user is None or user.deleted_at is not None:
+                raise NotFound(NO_PENDING)
+            if user.role != Role.ADMIN:
+                user.role = Role.VENDOR
+            user.is_vendor_approved = True
+            user.updated_at = utcnow()
+            session.add(user)
+            notifications.notify(session, user_id=user_id, type=NotificationType.APPROVAL, title=APPROVED_TITLE,
+                                 message=APPROVED_MESSAGE.format(business=application.business_name))
+        else:
+            notifications.notify(session, user_id=user_id, type=NotificationType.REJECTION, title=REJECTED_TITLE,
+                                 message=REJECTED_MESSAGE.format(business=application.business_name))
+    return application
+
+
+def approve(*, actor: User | None, user_id: str) -> VendorApplication:
+    """Approve the user's pending application: the user becomes an approved vendor and is notified."""
+    return _decide(actor, user_id, approve=True)
+
+
+def reject(*, actor: User | None, user_id: str) -> VendorApplication:
+    """Reject the user's pending application: the user stays a customer, is notified and may apply again."""
+    return _decide(actor, user_id, approve=False)

@@ -1,0 +1,284 @@
+"""A vendor's sales and earnings: dashboard figures, the sales table, the earnings chart and a CSV export.
+
+Rules (ARCHITECTURE.md, "Vendor and admin decisions"):
+- every figure comes from each order's own snapshot (amounts, currency, exchange rate, commission, split or
+  direct), never from today's rate; only `completed` orders count (refunded ones do not);
+- vendor earnings = sum of `vendor_amount_cents`, revenue = sum of `total_amount_cents`, platform fee = sum
+  of `platform_fee_cents`, for split and direct orders alike (on a direct payment the platform holds the
+  vendor's share and owes it);
+- amounts are reported in USD: sums are grouped by (currency, exchange_rate) in SQL and each group sum is
+  converted back with its own rate, half-up to the cent, in Python; so the work per request is a handful
+  of rows whatever the number of orders, and the sums use the index orders(vendor_id, created_at);
+- "this month" starts on the first day of the current UTC month.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Date, and_, case, cast, func, or_
+from sqlmodel import Session, select
+
+from marketplace.db import session_scope
+from marketplace.models import Agent, AgentStatus, Order, OrderStatus, User
+from marketplace.services import money, platform
+from marketplace.services.errors import InvalidParameter
+from marketplace.services.permissions import require_vendor
+
+MAX_LIMIT = 100
+MAX_OFFSET = 1_000_000
+CSV_CHUNK = 1000
+PERIODS = {"day": 30, "month": 12}
+CSV_HEADER = ("order_id", "created_at", "agent", "customer_email", "currency", "total_amount", "price_usd",
+              "vendor_earnings", "platform_fee", "commission_rate", "payment", "split_block_reason",
+              "exchange_rate", "payment_intent_id")
+
+
+@dataclass(frozen=True)
+class VendorAnalytics:
+    total_vendor_earnings_cents: int
+    total_revenue_cents: int
+    this_month_earnings_cents: int
+    this_month_revenue_cents: int
+    total_sales: int
+    approved_agents: int
+    total_agents: int
+    avg_rating: float
+    commission_rate: Decimal  # today's platform rate, for the split label
+
+
+@dataclass(frozen=True)
+class SaleRecord:
+    """One completed order; amounts in the order's own currency (minor units)."""
+
+    order_id: str
+    agent_id: str | None
+    agent_name: str
+    customer_email: str
+    created_at: datetime
+    currency: str
+    total_amount_cents: int
+    price_usd_cents: int
+    vendor_earnings_cents: int
+    platform_fee_cents: int
+    commission_rate: Decimal
+    split: bool
+    split_block_reason: str | None
+    payment_intent_id: str
+    exchange_rate: Decimal
+
+
+@dataclass(frozen=True)
+class SalesPage:
+    items: list[SaleRecord]
+    total: int
+
+
+@dataclass(frozen=True)
+class EarningsPoint:
+    """One bucket of the earnings chart, in USD cents; buckets without sales are present with zeros."""
+
+    start: date
+    label: str  # "Nov 3" by day, "Nov 2026" by month
+    vendor_cents: int
+    fee_cents: int
+    sales: int
+
+
+def to_usd(cents: int, currency: str, rate: Decimal) -> int:
+    """An amount of an order's currency back in USD cents at that order's snapshotted rate (1 USD = rate)."""
+    if currency.lower() == "usd" or not rate:
+        return int(cents)
+    return money.round_half_up(Decimal(int(cents)) / Decimal(rate))
+
+
+def _completed(vendor_id: str) -> list[Any]:
+    return [Order.vendor_id == vendor_id, Order.status == OrderStatus.COMPLETED]
+
+
+def _month_start(now: datetime) -> datetime:
+    now = now.astimezone(UTC)
+    return datetime(now.year, now.month, 1, tzinfo=UTC)
+
+
+def avg_live_rating(session: Session, vendor_id: str) -> float | None:
+    """Mean rating of the vendor's rated live agents (None when none is rated); also used by stats.py."""
+    value = session.exec(select(func.avg(Agent.avg_rating)).where(
+        Agent.vendor_id == vendor_id, Agent.status == AgentStatus.APPROVED, Agent.deleted_at.is_(None),
+        Agent.review_count > 0)).one()
+    return None if value is None else float(value)
+
+
+def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnalytics:
+    """The six dashboard figures: two GROUP BY queries, one over orders and one over agents."""
+    vendor = require_vendor(actor)
+    month = _month_start(now or datetime.now(UTC))
+    in_month = Order.created_at >= month
+    with session_scope() as session:
+        groups = session.exec(
+            select(Order.currency, Order.exchange_rate, func.count(), func.sum(Order.vendor_amount_cents),
+                   func.sum(Order.total_amount_cents),
+                   func.sum(case((in_month, Order.vendor_amount_cents), else_=0)),
+                   func.sum(case((in_month, Order.total_amount_cents), else_=0)))
+            .where(*_completed(vendor.id)).group_by(Order.currency, Order.exchange_rate)).all()
+        total_agents, approved_agents = session.exec(
+            select(func.count(), func.coalesce(func.sum(case((Agent.status == AgentStatus.APPROVED, 1), else_=0)), 0))
+            .where(Agent.vendor_id == vendor.id, Agent.deleted_at.is_(None))).one()
+        rating = avg_live_rating(session, vendor.id)
+    sums = [0, 0, 0, 0]
+    sales = 0
+    for currency, rate, count, *amounts in groups:
+        sales += count
+        for i, cents in enumerate(amounts):
+            sums[i] += to_usd(cents or 0, currency, rate)
+    return VendorAnalytics(
+        total_vendor_earnings_cents=sums[0], total_revenue_cents=sums[1], this_month_earnings_cents=sums[2],
+        this_month_revenue_cents=sums[3], total_sales=sales, approved_agents=int(approved_agents),
+        total_agents=int(total_agents), avg_rating=round(rating or 0.0, 2),
+        commission_rate=platform.commission_rate(),
+    )
+
+
+_SALE_COLUMNS = (Order.id, Order.agent_id, Order.agent_name, Order.customer_email, Order.created_at, Order.currency,
+                 Order.total_amount_cents, Order.original_price_usd_cents, Order.vendor_amount_cents,
+                 Order.platform_fee_cents, Order.commission_rate, Order.commission_split_enabled,
+                 Order.split_block_reason, Order.payment_intent_id, Order.exchange_rate)
+
+
+def _sale(row: Any) -> SaleRecord:
+    return SaleRecord(*row)
+
+
+def check_page(limit: int, offset: int, *, max_limit: int = MAX_LIMIT, max_offset: int = MAX_OFFSET) -> None:
+    """Bounds of a page request (422 naming the parameter), shared by the vendor's paged lists."""
+    if not 1 <= limit <= max_limit:
+        raise InvalidParameter(f"limit must be between 1 and {max_limit}", field="limit")
+    if not 0 <= offset <= max_offset:
+        raise InvalidParameter(f"offset must be between 0 and {max_offset}", field="offset")
+
+
+def list_sales(*, actor: User | None, limit: int = 20, offset: int = 0) -> SalesPage:
+    """The vendor's completed sales, newest first, one page plus the number on all pages."""
+    vendor = require_vendor(actor)
+    check_page(limit, offset)
+    with session_scope() as session:
+        total = session.exec(select(func.count()).select_from(Order).where(*_completed(vendor.id))).one()
+        rows = session.exec(select(*_SALE_COLUMNS).where(*_completed(vendor.id))
+                            .order_by(Order.created_at.desc(), Order.id.desc()).limit(limit).offset(offset)).all()
+    return SalesPage(items=[_sale(r) for r in rows], total=int(total))
+
+
+def _day(session: Session) -> Any:
+    """The UTC calendar day of an order, in SQL: a date on PostgreSQL, 'YYYY-MM-DD' text on SQLite."""
+    if session.get_bind().dialect.name == "postgresql":
+        return cast(func.timezone("UTC", Order.created_at), Date)
+    return func.date(Order.created_at)  # SQLite stores UTC text; date() keeps its day
+
+
+def _as_date(value: Any) -> date:
+    return value if isinstance(value, date) else date.fromisoformat(str(value)[:10])
+
+
+def _months_back(first: date, months: int) -> date:
+    index = first.year * 12 + first.month - 1 - months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def earnings_series(*, actor: User | None, period: str, now: datetime | None = None) -> list[EarningsPoint]:
+    """Vendor share, platform fee and sales per bucket: the last 30 days ("day") or 12 months ("month").
+
+    One query groups by (day, currency, exchange rate); months are folded from days in Python (at most
+    366 days x a few rates), which keeps the SQL the same on SQLite and PostgreSQL.
+    """
+    vendor = require_vendor(actor)
+    if period not in PERIODS:
+        raise InvalidParameter("period must be day or month", field="period")
+    today = (now or datetime.now(UTC)).astimezone(UTC).date()
+    if period == "day":
+        starts = [today - timedelta(days=n) for n in range(PERIODS["day"] - 1, -1, -1)]
+    else:
+        this_month = today.replace(day=1)
+        starts = [_months_back(this_month, n) for n in range(PERIODS["month"] - 1, -1, -1)]
+    since = datetime.combine(starts[0], time(), tzinfo=UTC)
+    until = datetime.combine(today + timedelta(days=1), time(), tzinfo=UTC)
+    with session_scope() as session:
+        day = _day(session).label("day")
+        rows = session.exec(
+            select(day, Order.currency, Order.exchange_rate, func.count(), func.sum(Order.vendor_amount_cents),
+                   func.sum(Order.platform_fee_cents))
+            .where(*_completed(vendor.id), Order.created_at >= since, Order.created_at < until)
+            .group_by(day, Order.currency, Order.exchange_rate)).all()
+    buckets = {start: [0, 0, 0] for start in starts}
+    for raw_day, currency, rate, count, vendor_cents, fee_cents in rows:
+        sold = _as_date(raw_day)
+        key = sold if period == "day" else sold.replace(day=1)
+        if key not in buckets:
+            continue
+        bucket = buckets[key]
+        bucket[0] += to_usd(vendor_cents or 0, currency, rate)
+        bucket[1] += to_usd(fee_cents or 0, currency, rate)
+        bucket[2] += count
+    return [
+        EarningsPoint(start=start, label=f"{start:%b} {start.day}" if period == "day" else f"{start:%b %Y}",
+                      vendor_cents=v, fee_cents=f, sales=s)
+        for start, (v, f, s) in buckets.items()
+    ]
+
+
+def _cell(value: str | None) -> str:
+    """Text as a CSV cell that a spreadsheet will not run as a formula."""
+    text = value or ""
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _csv_line(values: tuple[Any, ...]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerow(values)
+    return out.getvalue()
+
+
+def _csv_row(sale: SaleRecord) -> tuple[Any, ...]:
+    return (sale.order_id, sale.created_at.astimezone(UTC).isoformat(), _cell(sale.agent_name),
+            _cell(sale.customer_email), sale.currency.upper(), money.format_cents(sale.total_amount_cents),
+            money.format_cents(sale.price_usd_cents), money.format_cents(sale.vendor_earnings_cents),
+            money.format_cents(sale.platform_fee_cents), money.format_percent(Decimal(sale.commission_rate)),
+            "split" if sale.split else "direct", _cell(sale.split_block_reason),
+            money.format_rate(Decimal(sale.exchange_rate)), sale.payment_intent_id)
+
+
+def sales_csv(*, actor: User | None) -> Iterator[str]:
+    """Every completed sale of the vendor as CSV text, newest first, streamed in chunks.
+
+    The permission is checked now (not on first read), so a refused caller gets its error before any
+    response starts. Rows are read in keyset pages of CSV_CHUNK over (created_at, id), each page in its own
+    short transaction, so memory stays flat and no transaction stays open while the client reads.
+    """
+    vendor = require_vendor(actor)
+
+    def lines() -> Iterator[str]:
+        yield _csv_line(CSV_HEADER)
+        after: tuple[datetime, str] | None = None
+        while True:
+            query = select(*_SALE_COLUMNS).where(*_completed(vendor.id))
+            if after is not None:
+                query = query.where(or_(Order.created_at < after[0],
+                                        and_(Order.created_at == after[0], Order.id < after[1])))
+            with session_scope() as session:
+                rows = session.exec(query.order_by(Order.created_at.desc(), Order.id.desc()).limit(CSV_CHUNK)).all()
+            if not rows:
+                return
+            out = io.StringIO()
+            writer = csv.writer(out, lineterminator="\r\n")
+            for row in rows:
+                writer.writerow(_csv_row(_sale(row)))
+            yield out.getvalue()
+            last = rows[-1]
+            after = (last[4], last[0])
+
+    return lines()

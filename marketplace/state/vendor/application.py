@@ -1,0 +1,76 @@
+"""The Become a Vendor form, on /vendor for non-vendors and on /vendor/apply: the service validates it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import reflex as rx
+
+from marketplace.services.errors import DomainError, Unauthorized
+from marketplace.services.vendor import applications
+from marketplace.state.display import logged_out_again
+from marketplace.state.forms import take_submitted
+from marketplace.state.vendor.page import VendorState
+
+# form field name (the spec's, also the service's `field`) -> state attribute
+FIELDS = {"businessName": "business_name", "businessDescription": "business_description", "website": "website"}
+LOG = logging.getLogger(__name__)
+FAILED = "Failed to submit application. Please try again."
+
+
+class VendorApplicationState(VendorState):
+    business_name: str = ""
+    business_description: str = ""
+    website: str = ""
+    errors: dict[str, str] = {}
+    submitting: bool = False
+
+    @rx.event
+    def set_business_name(self, value: str) -> None:
+        self.business_name = value
+        self.errors.pop("businessName", None)
+
+    @rx.event
+    def set_business_description(self, value: str) -> None:
+        self.business_description = value
+        self.errors.pop("businessDescription", None)
+
+    @rx.event
+    def set_website(self, value: str) -> None:
+        self.website = value
+        self.errors.pop("website", None)
+
+    @rx.event
+    def submit(self, form: dict | None = None) -> Iterator[Any]:
+        take_submitted(self, form, FIELDS)
+        if self.submitting:
+            return
+        self.errors = {}
+        self.submitting = True
+        yield
+        user = self.current_user()
+        try:
+            application = applications.apply(actor=user, business_name=self.business_name,
+                                             business_description=self.business_description, website=self.website)
+        except Unauthorized:
+            self.submitting = False
+            yield logged_out_again()
+            return
+        except DomainError as error:
+            self.submitting = False
+            if error.field in FIELDS:
+                self.errors = {error.field: error.message}
+                return
+            yield rx.toast.error("Error", description=error.message or FAILED)
+            return
+        except Exception:  # whatever else broke: logged, and the user is told to try again
+            LOG.exception("vendor application failed")
+            self.submitting = False
+            yield rx.toast.error("Error", description=FAILED)
+            return
+        self.submitting = False
+        self.business_name = self.business_description = self.website = ""
+        self.show_application(application)
+        yield rx.toast("Application submitted", description="We will review your application within 24 hours.")

@@ -1,0 +1,306 @@
+"""The Dashboard tab: analytics, chart, sales, payment setup, payouts, own agents and the track record.
+
+Loaded in three steps when the tab opens (figures and lists first, then the track record, then the Stripe
+account and payouts, which ask the payment provider), so each card leaves its skeleton as soon as it can.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import reflex as rx
+
+from marketplace.services import money
+from marketplace.services.errors import DomainError, Unauthorized
+from marketplace.services.vendor import agents, payouts, sales, stats
+from marketplace.state.display import format_day, format_day_time, logged_out_again, time_zone
+from marketplace.state.vendor.page import VendorState
+
+LOG = logging.getLogger(__name__)
+RECENT_SALES = 8  # spec section 9
+PAYOUT_ROWS = 5  # View All appears above this
+PAYOUTS_READ = 20
+PERIODS = ("day", "month")
+METHOD_LABELS = {"standard": "Bank Transfer"}
+
+
+@dataclass
+class SaleRow:
+    id: str
+    agent: str
+    customer: str
+    date: str
+    total: str
+    earnings: str
+    fee: str
+    split: bool
+    split_label: str
+    reason: str
+
+
+@dataclass
+class AgentRow:
+    id: str
+    name: str
+    price: str
+    status: str
+    rejection_reason: str
+    category: str
+    image_url: str
+    rating: str
+    review_count: int
+    sales_count: int
+    submitted: str
+
+
+@dataclass
+class PayoutRow:
+    id: str
+    amount: str
+    currency: str
+    status: str
+    method: str
+    type: str
+    arrival: str
+    created: str
+    failure: str
+
+
+def share_labels(commission_rate: Decimal) -> tuple[str, str]:
+    """('80', '20') from the rate, as money.split_label writes it."""
+    vendor_share, platform_share = money.split_label(commission_rate).split("/")
+    return vendor_share, platform_share
+
+
+def approval_rate(approved: int, total: int) -> int:
+    """Approved / total as a whole percent (half-up), 0 with no submissions (spec section 2)."""
+    return money.round_half_up(Decimal(approved) * 100 / total) if total else 0
+
+
+def rate_tone(rate: int) -> str:
+    return "green" if rate >= 80 else "yellow" if rate >= 60 else "red"
+
+
+def quality_level(score: float) -> str:
+    return "high" if score >= 0.8 else "mid" if score >= 0.6 else "low"
+
+
+class VendorDashboardState(VendorState):
+    loading: bool = True
+    total_earnings: str = "$0.00"
+    total_revenue: str = "$0.00"
+    month_earnings: str = "$0.00"
+    month_revenue: str = "$0.00"
+    total_sales: int = 0
+    approved_agents: int = 0
+    total_agents: int = 0
+    avg_rating: str = "0.0"
+    vendor_share: str = "80"
+    platform_share: str = "20"
+    sales: list[SaleRow] = []
+    sales_total: int = 0
+    agents: list[AgentRow] = []
+    period: str = "day"
+    chart: list[dict[str, Any]] = []
+    chart_sales: int = 0
+    # track record
+    stats_loading: bool = True
+    submissions: int = 0
+    approved_submissions: int = 0
+    rejected_submissions: int = 0
+    approval_rate: int = 0
+    approval_tone: str = "red"
+    approval_hours: str = "0.0"
+    quality_score: str = "0.00"
+    quality_level: str = "low"
+    verified: bool = False
+    last_submission: str = ""
+    # payment setup and payouts
+    payments_loading: bool = True
+    payment_state: str = "not_connected"  # not_connected | needs_action | ready
+    requirements: list[str] = []
+    account_country: str = ""
+    account_currency: str = ""
+    payouts: list[PayoutRow] = []
+    payouts_total: int = 0
+    linking: bool = False
+    payments_unavailable: bool = False
+
+    @rx.var
+    def shown_payouts(self) -> list[PayoutRow]:
+        return self.payouts[:PAYOUT_ROWS]
+
+    @rx.var
+    def more_payouts(self) -> bool:
+        return self.payouts_total > PAYOUT_ROWS
+
+    @rx.event
+    def load(self) -> Iterator[Any]:
+        """Runs when the tab's panel mounts."""
+        self.reset()
+        yield
+        user = self.current_user()
+        zone = time_zone(self.time_zone)
+        try:
+            figures = sales.analytics(actor=user)
+            page = sales.list_sales(actor=user, limit=RECENT_SALES)
+            own = agents.list_own_agents(actor=user)
+            series = sales.earnings_series(actor=user, period=self.period)
+        except DomainError as error:
+            yield self._failed(error)
+            return
+        self.total_earnings = money.format_amount(figures.total_vendor_earnings_cents, "usd")
+        self.total_revenue = money.format_amount(figures.total_revenue_cents, "usd")
+        self.month_earnings = money.format_amount(figures.this_month_earnings_cents, "usd")
+        self.month_revenue = money.format_amount(figures.this_month_revenue_cents, "usd")
+        self.total_sales = figures.total_sales
+        self.approved_agents = figures.approved_agents
+        self.total_agents = figures.total_agents
+        self.avg_rating = f"{figures.avg_rating:.1f}"
+        self.vendor_share, self.platform_share = share_labels(figures.commission_rate)
+        self.sales = [_sale_row(sale, zone) for sale in page.items]
+        self.sales_total = page.total
+        self.agents = [_agent_row(agent, zone) for agent in own]
+        self._show_series(series)
+        self.loading = False
+        yield
+        try:
+            record = stats.vendor_stats(actor=user, vendor_id=user.id if user else "")
+        except DomainError as error:
+            yield self._failed(error)
+            return
+        self._show_stats(record, zone)
+        self.stats_loading = False
+        yield
+        try:
+            status = payouts.account_status(actor=user, refresh=self.stripe_return)
+            view = payouts.list_payouts(actor=user, limit=PAYOUTS_READ)
+        except DomainError as error:
+            self.payments_loading = False
+            yield self._failed(error)
+            return
+        except Exception:  # the payment provider did not answer: the rest of the dashboard stays usable
+            LOG.exception("payment account or payouts unavailable")
+            self.payments_loading = False
+            self.payments_unavailable = True
+            return
+        self._show_account(status)
+        self.payouts = [_payout_row(p, zone) for p in view.payouts]
+        self.payouts_total = len(view.payouts)
+        self.payments_loading = False
+
+    def _failed(self, error: DomainError) -> rx.event.EventSpec | list[rx.event.EventSpec]:
+        if isinstance(error, Unauthorized):
+            return logged_out_again()
+        return rx.toast.error("Error", description=error.message)
+
+    def _show_series(self, series: list[sales.EarningsPoint]) -> None:
+        # recharts needs numbers: dollars as floats, for drawing only (labels come from the service)
+        self.chart = [{"label": p.label, "vendor": p.vendor_cents / 100, "fee": p.fee_cents / 100, "sales": p.sales}
+                      for p in series]
+        self.chart_sales = sum(p.sales for p in series)
+
+    def _show_stats(self, record: stats.VendorStats, zone: ZoneInfo) -> None:
+        self.submissions = record.total_submissions
+        self.approved_submissions = record.approved_submissions
+        self.rejected_submissions = record.rejected_submissions
+        self.approval_rate = approval_rate(record.approved_submissions, record.total_submissions)
+        self.approval_tone = rate_tone(self.approval_rate)
+        self.approval_hours = f"{record.average_approval_time:.1f}"
+        self.quality_score = f"{record.quality_score:.2f}"
+        self.quality_level = quality_level(record.quality_score)
+        self.verified = record.is_verified
+        self.last_submission = format_day(record.last_submission_at, zone) if record.last_submission_at else ""
+
+    def _show_account(self, status: payouts.AccountStatus) -> None:
+        if not status.connected:
+            self.payment_state = "not_connected"
+        elif status.requires_action:
+            self.payment_state = "needs_action"
+        else:
+            self.payment_state = "ready"
+        self.requirements = [r.replace("_", " ").replace(".", ": ") for r in status.requirements_due]
+        self.account_country = (status.country or "").upper()
+        self.account_currency = (status.default_currency or "").upper()
+
+    @rx.event
+    def set_period(self, period: str) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+        if period not in PERIODS or period == self.period:
+            return None
+        self.period = period
+        try:
+            self._show_series(sales.earnings_series(actor=self.current_user(), period=period))
+        except DomainError as error:
+            return self._failed(error)
+        return None
+
+    @rx.event
+    def connect_stripe(self) -> Iterator[Any]:
+        """Ask for an account link, then let the browser visit it (the provider sends it back to /vendor)."""
+        if self.linking:
+            return
+        self.linking = True
+        yield
+        try:
+            url = payouts.create_account_link(actor=self.current_user())
+        except Unauthorized:
+            self.linking = False
+            yield logged_out_again()
+            return
+        except Exception:  # the provider, the network or a refusal: the spec's one message, the cause logged
+            LOG.exception("account link failed")
+            self.linking = False
+            yield rx.toast.error("Error", description="Failed to create Stripe account link")
+            return
+        yield rx.call_script(f"window.location.assign({json.dumps(url)})")
+
+
+def _sale_row(sale: sales.SaleRecord, zone: ZoneInfo) -> SaleRow:
+    return SaleRow(
+        id=sale.order_id,
+        agent=sale.agent_name,
+        customer=sale.customer_email,
+        date=format_day_time(sale.created_at, zone),
+        total=money.format_amount(sale.total_amount_cents, sale.currency),
+        earnings=money.format_amount(sale.vendor_earnings_cents, sale.currency),
+        fee=money.format_amount(sale.platform_fee_cents, sale.currency),
+        split=sale.split,
+        split_label=money.split_label(sale.commission_rate),
+        reason=sale.split_block_reason or "",
+    )
+
+
+def _agent_row(agent: agents.VendorAgent, zone: ZoneInfo) -> AgentRow:
+    return AgentRow(
+        id=agent.id,
+        name=agent.name,
+        price="Free" if agent.price_cents == 0 else money.format_amount(agent.price_cents, "usd"),
+        status=agent.status,
+        rejection_reason=agent.rejection_reason or "",
+        category=agent.category_name or "",
+        image_url=agent.image_url or "",
+        rating=f"{agent.avg_rating:.1f}",
+        review_count=agent.review_count,
+        sales_count=agent.sales_count,
+        submitted=format_day(agent.created_at, zone),
+    )
+
+
+def _payout_row(payout: payouts.PayoutRecord, zone: ZoneInfo) -> PayoutRow:
+    return PayoutRow(
+        id=payout.id,
+        amount=money.format_amount(payout.amount_cents, payout.currency),
+        currency=payout.currency.upper(),
+        status=payout.status,
+        method=METHOD_LABELS.get(payout.method, payout.method),
+        type=payout.type,
+        arrival=format_day(payout.arrival_date, zone) if payout.arrival_date else "",
+        created=format_day(payout.created, zone),
+        failure=payout.failure_message or "",
+    )

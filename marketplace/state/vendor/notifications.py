@@ -1,0 +1,109 @@
+"""The Notifications tab: the vendor's own notifications, Mark Read and delete.
+
+The unread count lives on the page state (it labels the tab before this tab is opened); this state keeps it
+in step with what the user does here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import reflex as rx
+
+from marketplace.models import Notification
+from marketplace.services import notifications
+from marketplace.services.errors import DomainError, Unauthorized
+from marketplace.state.display import format_day_time, logged_out_again, time_zone
+from marketplace.state.vendor.page import VendorState
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass
+class NotificationRow:
+    id: str
+    type: str
+    title: str
+    message: str
+    date: str
+    is_read: bool
+
+
+class VendorNotificationsState(VendorState):
+    loading: bool = True
+    items: list[NotificationRow] = []
+    busy: str = ""  # id of the notification being changed
+
+    @rx.event
+    def load(self) -> Iterator[Any]:
+        """Runs when the tab's panel mounts."""
+        self.reset()
+        yield
+        user = self.current_user()
+        try:
+            rows = notifications.list_notifications(actor=user)
+            self.unread_notifications = notifications.unread_count(actor=user)
+        except Unauthorized:
+            yield logged_out_again()
+            return
+        except DomainError as error:
+            self.loading = False
+            yield rx.toast.error("Error", description=error.message)
+            return
+        self.items = [self._row(n) for n in rows]
+        self.loading = False
+
+    def _row(self, notification: Notification) -> NotificationRow:
+        return NotificationRow(id=notification.id, type=notification.type, title=notification.title,
+                               message=notification.message, is_read=notification.is_read,
+                               date=format_day_time(notification.created_at, time_zone(self.time_zone)))
+
+    def _count_read(self, notification_id: str) -> None:
+        """One fewer unread when the row was unread (the list holds at most 50, the count is of all)."""
+        if any(row.id == notification_id and not row.is_read for row in self.items):
+            self.unread_notifications = max(0, self.unread_notifications - 1)
+
+    @rx.event
+    def mark_read(self, notification_id: str) -> Iterator[Any]:
+        if self.busy:
+            return
+        self.busy = notification_id
+        yield
+        try:
+            updated = notifications.mark_read(actor=self.current_user(), notification_id=notification_id)
+        except Unauthorized:
+            self.busy = ""
+            yield logged_out_again()
+            return
+        except Exception:  # not found any more, or the database: the spec's message, the cause logged
+            LOG.exception("mark read failed")
+            self.busy = ""
+            yield rx.toast.error("Error", description="Failed to mark notification as read")
+            return
+        self._count_read(notification_id)
+        self.items = [self._row(updated) if row.id == notification_id else row for row in self.items]
+        self.busy = ""
+
+    @rx.event
+    def delete(self, notification_id: str) -> Iterator[Any]:
+        if self.busy:
+            return
+        self.busy = notification_id
+        yield
+        try:
+            notifications.delete_notification(actor=self.current_user(), notification_id=notification_id)
+        except Unauthorized:
+            self.busy = ""
+            yield logged_out_again()
+            return
+        except Exception:  # not found any more, or the database: the spec's message, the cause logged
+            LOG.exception("delete notification failed")
+            self.busy = ""
+            yield rx.toast.error("Error", description="Failed to delete notification")
+            return
+        self._count_read(notification_id)
+        self.items = [row for row in self.items if row.id != notification_id]
+        self.busy = ""

@@ -1,0 +1,89 @@
+"""/vendor and /vendor/apply: who is looking decides the view (sign in again, apply, pending, or the tabs).
+
+The tabs' own data is loaded by their substates when their panel mounts, so a tab costs nothing until opened.
+"""
+
+from __future__ import annotations
+
+import json
+
+import reflex as rx
+
+from marketplace.models import ApplicationStatus, VendorApplication
+from marketplace.services import notifications
+from marketplace.services.errors import Forbidden, Unauthorized
+from marketplace.services.permissions import require_vendor
+from marketplace.services.vendor import applications
+from marketplace.state.display import BROWSER_TIME_ZONE_JS, format_day, time_zone
+from marketplace.state.session import SessionState, toast_on_load
+
+TABS = ("dashboard", "notifications")
+STRIPE_RETURNS = ("return", "refresh")  # ?stripe= values the account-link flow comes back with
+
+
+def signed_out_on_load() -> list[rx.event.EventSpec]:
+    """The spec's notice, then the sign-in entry after 500 ms (from on_load, so the toast goes via a round trip)."""
+    return [toast_on_load("Unauthorized", "You are logged out. Logging in again...", error=True),
+            rx.call_script("setTimeout(() => window.location.assign('/api/login'), 500)")]
+
+
+class VendorState(SessionState):
+    """The view of the vendor area for the current user; reset on every visit."""
+
+    mode: str = "loading"  # loading | signed_out | apply | pending | vendor
+    tab: str = "dashboard"
+    time_zone: str = "UTC"
+    stripe_return: bool = False
+    unread_notifications: int = 0
+    application_business: str = ""
+    application_date: str = ""
+    previously_rejected: bool = False
+
+    @rx.event
+    def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
+        self.reset()
+        query = self.router.url.query_parameters
+        tab = query.get("tab", "")
+        self.tab = tab if tab in TABS else "dashboard"
+        self.stripe_return = query.get("stripe", "") in STRIPE_RETURNS
+        if not self.signed_in:
+            self.mode = "signed_out"
+            return signed_out_on_load()
+        return rx.call_script(BROWSER_TIME_ZONE_JS, callback=VendorState.load_view)
+
+    @rx.event
+    def load_view(self, zone_name: str) -> list[rx.event.EventSpec] | None:
+        self.time_zone = time_zone(zone_name).key
+        user = self.current_user()
+        try:
+            require_vendor(user)
+        except Unauthorized:
+            self._apply(None)
+            self.mode = "signed_out"
+            return signed_out_on_load()
+        except Forbidden:
+            self.show_application(applications.latest_application(actor=user))
+            return None
+        self.unread_notifications = notifications.unread_count(actor=user)
+        self.mode = "vendor"
+        return None
+
+    def show_application(self, application: VendorApplication | None) -> None:
+        """Pending when an application waits, else the form (with a word when the last one was turned down)."""
+        status = application.status if application else ""
+        self.mode = "pending" if status == ApplicationStatus.PENDING else "apply"
+        self.previously_rejected = status == ApplicationStatus.REJECTED
+        self.application_business = application.business_name if application else ""
+        self.application_date = format_day(application.created_at, time_zone(self.time_zone)) if application else ""
+
+    @rx.event
+    def set_tab(self, tab: str) -> rx.event.EventSpec | None:
+        """Switch tabs and put the tab in the address, so reload and links keep it."""
+        if tab not in TABS:
+            return None
+        self.tab = tab
+        return rx.call_script(
+            "(() => { const u = new URL(window.location.href);"
+            f" u.searchParams.set('tab', {json.dumps(tab)}); u.searchParams.delete('stripe');"
+            " window.history.replaceState(window.history.state, '', u); })()"
+        )

@@ -1,0 +1,152 @@
+"""Test data builders: one place for users, categories, agents, orders, notifications and applications.
+
+Plain functions that write through the app's session and return the row. Defaults make a valid row; every
+field a test cares about is a keyword. Passwords are hashed once per distinct password (argon2 is slow on
+purpose), so building many users stays cheap.
+"""
+
+from __future__ import annotations
+
+import itertools
+from datetime import datetime, timedelta
+from decimal import Decimal
+from functools import lru_cache
+from typing import TypeVar
+
+from marketplace import db
+from marketplace.models import (
+    Agent,
+    AgentStatus,
+    ApplicationStatus,
+    Category,
+    Notification,
+    NotificationType,
+    Order,
+    OrderStatus,
+    Role,
+    User,
+    VendorApplication,
+)
+from marketplace.models.base import utcnow
+from marketplace.services import auth, money
+
+PASSWORD = "secret123"
+_numbers = itertools.count(1)
+
+
+def _n() -> int:
+    return next(_numbers)
+
+
+@lru_cache(maxsize=8)
+def _hash(password: str) -> str:
+    return auth.hash_password(password)
+
+
+Row = TypeVar("Row")
+
+
+def _save(row: Row) -> Row:
+    with db.session_scope() as session:
+        session.add(row)
+    return row
+
+
+def make_user(
+    username: str | None = None,
+    *,
+    role: str = Role.USER,
+    vendor_approved: bool | None = None,
+    email: str | None = None,
+    password: str = PASSWORD,
+    **fields: object,
+) -> User:
+    """A user; a vendor is approved unless `vendor_approved=False`."""
+    username = username or f"user{_n()}"
+    approved = (role == Role.VENDOR) if vendor_approved is None else vendor_approved
+    return _save(User(username=username, email=email or f"{username}@example.com", password_hash=_hash(password),
+                      role=role, is_vendor_approved=approved, **fields))
+
+
+def make_vendor(username: str | None = None, **fields: object) -> User:
+    return make_user(username or f"vendor{_n()}", role=Role.VENDOR, **fields)
+
+
+def make_admin(username: str | None = None, **fields: object) -> User:
+    return make_user(username or f"admin{_n()}", role=Role.ADMIN, **fields)
+
+
+def make_category(name: str | None = None, **fields: object) -> Category:
+    n = _n()
+    name = name or f"Category {n}"
+    return _save(Category(name=name, slug=f"{name.lower().replace(' ', '-')}-{n}", **fields))
+
+
+def make_agent(
+    vendor: User | None = None,
+    *,
+    name: str | None = None,
+    status: str = AgentStatus.APPROVED,
+    price_cents: int = 2999,
+    category: Category | None = None,
+    created_at: datetime | None = None,
+    reviewed_at: datetime | None = None,
+    **fields: object,
+) -> Agent:
+    created = created_at or utcnow()
+    return _save(Agent(name=name or f"Agent {_n()}", short_description="Short", description="Long text",
+                       vendor_id=vendor.id if vendor else None, status=status, price_cents=price_cents,
+                       category_id=category.id if category else None, created_at=created, updated_at=created,
+                       reviewed_at=reviewed_at, **fields))
+
+
+def make_order(
+    agent: Agent,
+    buyer: User | None = None,
+    *,
+    currency: str = "usd",
+    amount_cents: int | None = None,
+    commission_rate: Decimal | str | int = Decimal("20.00"),
+    split: bool = True,
+    exchange_rate: Decimal | str = Decimal("1"),
+    status: str = OrderStatus.COMPLETED,
+    created_at: datetime | None = None,
+    **fields: object,
+) -> Order:
+    """A sale of `agent`, priced and split the way checkout does it: the agent's USD price converted at
+    `exchange_rate` (unless `amount_cents` is given), fee half-up at `commission_rate`, vendor gets the rest."""
+    rate = Decimal(str(exchange_rate))
+    commission = Decimal(str(commission_rate))
+    usd = agent.price_cents
+    amount = amount_cents if amount_cents is not None else (usd if currency == "usd" else
+                                                            money.convert_from_usd(usd, rate))
+    vendor_cents, fee = money.split(amount, commission)
+    return _save(Order(
+        user_id=buyer.id if buyer else None, agent_id=agent.id, vendor_id=agent.vendor_id, agent_name=agent.name,
+        customer_email=buyer.email if buyer else f"guest{_n()}@example.com", status=status, currency=currency,
+        total_amount_cents=amount, original_price_usd_cents=usd, exchange_rate=rate, commission_rate=commission,
+        commission_split_enabled=split, vendor_amount_cents=vendor_cents, platform_fee_cents=fee,
+        split_block_reason=None if split else "Vendor has not connected a Stripe account",
+        payment_intent_id=f"pi_test_{_n()}", created_at=created_at or utcnow(), **fields,
+    ))
+
+
+def make_notification(
+    user: User, *, type: str = NotificationType.OTHER, title: str = "Hello", message: str = "Message",
+    is_read: bool = False, created_at: datetime | None = None,
+) -> Notification:
+    return _save(Notification(user_id=user.id, type=type, title=title, message=message, is_read=is_read,
+                              created_at=created_at or utcnow()))
+
+
+def make_application(
+    user: User, *, business_name: str | None = None, status: str = ApplicationStatus.PENDING,
+    created_at: datetime | None = None, **fields: object,
+) -> VendorApplication:
+    return _save(VendorApplication(user_id=user.id, business_name=business_name or f"Business {_n()}",
+                                   status=status, created_at=created_at or utcnow(), **fields))
+
+
+def ago(**delta: float) -> datetime:
+    """A moment in the past: ago(days=3)."""
+    return utcnow() - timedelta(**delta)
