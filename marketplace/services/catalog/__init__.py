@@ -6,7 +6,8 @@ values of `/api/agents` so that pages and the API validate them in one place; a 
 built with a fixed number of queries per page (no N+1).
 
 The modules, by what they hold (each imports the others directly; callers use the names below):
-- `filters`: the query parameters: which price, rating and sort values exist, limits, `parse_filters`.
+- `filters`: the query parameters: which price, rating and sort values exist and how an address's
+  values read (`price_filter`, `rating_filter`), limits, `parse_filters`.
 - `visibility`: who may see which agent (`LIVE`, `can_see`, `visible_agent`, `live_agent`) and marks.
 - `counts`: price and rating bands and the `agent_listing_counts` table.
 - `categories`: stats and categories.
@@ -26,16 +27,24 @@ from marketplace.services.catalog.counts import (
     rebuild_listing_counts,
 )
 from marketplace.services.catalog.filters import (
+    ANY,
+    BROWSE_PRICES,
     DEFAULT_LIMIT,
+    HOME_PRICES,
     MAX_LIMIT,
     MAX_OFFSET,
     MAX_TAGS,
     PRICE_RANGES,
+    RATING_FILTERS,
     RATING_MINIMUMS,
     SORTS,
     AgentFilters,
     RawFilters,
+    normalise_price,
+    normalise_rating,
     parse_filters,
+    price_filter,
+    rating_filter,
 )
 from marketplace.services.catalog.listing import (
     AgentListing,
@@ -64,7 +73,10 @@ from marketplace.services.catalog.visibility import (
 
 __all__ = [
     "AGENTS",
+    "ANY",
+    "BROWSE_PRICES",
     "DEFAULT_LIMIT",
+    "HOME_PRICES",
     "LIVE",
     "MAX_LIMIT",
     "MAX_OFFSET",
@@ -73,6 +85,7 @@ __all__ = [
     "PRICE_FILTER_BANDS",
     "PRICE_RANGES",
     "RATING_BAND_FLOORS",
+    "RATING_FILTERS",
     "RATING_FILTER_BANDS",
     "RATING_MINIMUMS",
     "SORTS",
@@ -93,11 +106,15 @@ __all__ = [
     "list_categories",
     "live_agent",
     "live_clause",
+    "normalise_price",
+    "normalise_rating",
     "parse_filters",
     "price_band",
+    "price_filter",
     "price_string",
     "purchased_agent_ids",
     "rating_band",
+    "rating_filter",
     "rating_string",
     "rebuild_listing_counts",
     "search_agents",

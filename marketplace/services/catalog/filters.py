@@ -16,10 +16,11 @@ DEFAULT_LIMIT = 24
 MAX_LIMIT = 100
 MAX_OFFSET = 1_000_000
 MAX_TAGS = 10
+ANY = "any"  # no price or rating filter, as an address or a form says it
 
-# (lower bound exclusive, upper bound inclusive), in cents; None = unbounded. "free" is exactly 0.
-# Browse offers free, 0-10, 10-50, 50-100, 100+; the home page offers free, 1-25, 26-50, 51-100, 100+.
-# Both sets tile the paid range without overlap: 10.00 is in "0-10", 10.01 in "10-50", 100.50 in "100+".
+# The price filters: (lower bound exclusive, upper bound inclusive), in cents; None = unbounded. "free" is
+# exactly 0. Each set offered tiles the paid range without overlap: 10.00 is in "0-10", 10.01 in "10-50",
+# 100.50 in "100+".
 PRICE_RANGES: dict[str, tuple[int | None, int | None]] = {
     "free": (None, 0),
     "0-10": (0, 1_000),
@@ -30,10 +31,46 @@ PRICE_RANGES: dict[str, tuple[int | None, int | None]] = {
     "26-50": (2_500, 5_000),
     "51-100": (5_000, 10_000),
 }
-RATING_MINIMUMS: dict[str, float | None] = {"5": 5.0, "4+": 4.0, "3+": 3.0, "2+": 2.0, "any": None, "": None}
+BROWSE_PRICES = ("free", "0-10", "10-50", "50-100", "100+")  # offered by /agents
+HOME_PRICES = ("free", "1-25", "26-50", "51-100", "100+")  # offered by the home page's quick search
+# The rating filters: the least average rating each admits ("" and "any": no filter).
+RATING_MINIMUMS: dict[str, float | None] = {"5": 5.0, "4+": 4.0, "3+": 3.0, "2+": 2.0, ANY: None, "": None}
+RATING_FILTERS = tuple(key for key, minimum in RATING_MINIMUMS.items() if minimum is not None)
 SORTS = ("newest", "popularity", "rating", "price-low", "price-high", "relevance")
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off", ""}
+
+
+def _with_lost_plus(value: str, keys: Iterable[str]) -> str:
+    """Trimmed, lower case, and a '+' put back when the value names a key without it: a '+' typed into a
+    URL arrives as a space ("4+" -> "4 "), so "4" and "100" are read as "4+" and "100+"."""
+    value = value.strip().lower()
+    return f"{value}+" if value and f"{value}+" in keys else value
+
+
+def normalise_price(value: str) -> str:
+    """A price filter value as an address or form may carry it, as a key of `PRICE_RANGES` when it
+    names one ("100" -> "100+", " Free " -> "free"); other values come back trimmed and lower case."""
+    return _with_lost_plus(value, PRICE_RANGES)
+
+
+def normalise_rating(value: str) -> str:
+    """A rating filter value as an address or form may carry it, as a key of `RATING_FILTERS` when it
+    names one ("4" -> "4+"); other values come back trimmed and lower case."""
+    return _with_lost_plus(value, RATING_FILTERS)
+
+
+def price_filter(value: str | None) -> str:
+    """The price filter a page keeps for a value read from its address: a key of `PRICE_RANGES`, or
+    `ANY` for a missing or unknown value (pages fall back quietly; `parse_filters` refuses)."""
+    key = normalise_price(value or ANY)
+    return key if key in PRICE_RANGES else ANY
+
+
+def rating_filter(value: str | None) -> str:
+    """As `price_filter`, for ratings: a key of `RATING_FILTERS`, or `ANY`."""
+    key = normalise_rating(value or ANY)
+    return key if key in RATING_FILTERS else ANY
 
 
 @dataclass(frozen=True)
@@ -98,13 +135,8 @@ def parse_filters(
     offset: int | str | None = None,
 ) -> AgentFilters:
     """Check each parameter and say which one is wrong. Blank values mean "no filter"."""
-    # A '+' typed into a URL arrives as a space ("4+" -> "4 "), so "4" and "100" are read as "4+", "100+".
-    if price is not None and price.strip() == "100":
-        price = "100+"
-    if rating is not None and rating.strip() in {"4", "3", "2"}:
-        rating = f"{rating.strip()}+"
-    price_key = _choice("price", price, ["", "any", *PRICE_RANGES])
-    rating_key = _choice("rating", rating, RATING_MINIMUMS)
+    price_key = _choice("price", None if price is None else normalise_price(price), ["", ANY, *PRICE_RANGES])
+    rating_key = _choice("rating", None if rating is None else normalise_rating(rating), RATING_MINIMUMS)
     sort_key = _choice("sort", sort, ["", *SORTS]) or None
 
     category_ref: int | str | None = None
