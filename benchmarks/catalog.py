@@ -225,7 +225,8 @@ def _seed_postgres(url: str, rows: tuple[list, list, list, list]) -> None:
                 copy.write_row(row)
         cur.execute("SET session_replication_role = origin")
         conn.commit()
-    from marketplace.services import catalog, search
+    from marketplace.services import catalog
+    from marketplace.services.catalog import search
 
     engine = _engine(url)
     with engine.begin() as connection:
@@ -320,10 +321,11 @@ def explain(url: str) -> None:
     """EXPLAIN ANALYZE every statement the listing service runs for each case."""
     from marketplace import db
     from marketplace.services import catalog
+    from marketplace.services.catalog import listing_cache
 
     engine = _engine(url)
     db.set_engine(engine)
-    catalog._cache.capacity = 0  # plans of the queries, not of cache hits
+    listing_cache.cache.capacity = 0  # plans of the queries, not of cache hits
     captured: list[tuple[str, object]] = []
 
     def _capture(_conn, _cursor, statement, parameters, _context, _many) -> None:

@@ -10,7 +10,7 @@ from sqlalchemy import event, text
 from marketplace import db
 from marketplace.models import Agent, AgentFile, AgentStatus, AgentTag, Category, Order, Purchase, User
 from marketplace.models.base import utcnow
-from marketplace.services import search
+from marketplace.services.catalog import search
 
 _clock = itertools.count(1)
 _slugs = itertools.count(1)

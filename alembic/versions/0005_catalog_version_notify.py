@@ -5,7 +5,7 @@ Revises: 0004
 
 The commit-time trigger of 0004 now also sends `NOTIFY catalog_version, '<new version>'` (delivered to
 listeners only when the transaction commits). Each app process LISTENs and so knows the current version
-without reading it on every listing request (services/catalog_version.py). SQLite: nothing changes.
+without reading it on every listing request (services/catalog/version.py). SQLite: nothing changes.
 """
 
 from collections.abc import Sequence

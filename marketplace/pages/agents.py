@@ -7,7 +7,7 @@ import reflex as rx
 from marketplace.components.agent_card import agent_grid
 from marketplace.components.catalog import option_select
 from marketplace.components.layout import container, page_frame
-from marketplace.services.search import MAX_QUERY_LENGTH
+from marketplace.services.catalog.search import MAX_QUERY_LENGTH
 from marketplace.state.catalog import POPULAR_TAGS, RATING_LABELS, RELEVANCE, SORT_LABELS, BrowseState, options
 
 

@@ -31,21 +31,19 @@ BROWSE_CATEGORIES = (
     "content-creation", "business-automation", "data-analysis", "customer-support", "marketing", "development-tools",
 )  # fmt: skip
 ALL = "all"
-ANY = "any"
-PRICE_LABELS = {
-    ANY: "Any price",
-    "free": "Free",
-    "0-10": "$0 - $10",
-    "10-50": "$10 - $50",
-    "50-100": "$50 - $100",
-    "100+": "$100+",
-    "1-25": "$1 - $25",
-    "26-50": "$26 - $50",
-    "51-100": "$51 - $100",
-}
-BROWSE_PRICES = (ANY, "free", "0-10", "10-50", "50-100", "100+")
-HOME_PRICES = (ANY, "free", "1-25", "26-50", "51-100", "100+")
-RATING_LABELS = {ANY: "Any rating", "5": "5 stars", "4+": "4+ stars", "3+": "3+ stars", "2+": "2+ stars"}
+ANY = catalog.ANY
+
+
+def _price_filter_text(key: str) -> str:
+    """A price filter's label: "free" -> "Free", "0-10" -> "$0 - $10", "100+" -> "$100+"."""
+    return "Free" if key == "free" else "$" + key.replace("-", " - $")
+
+
+# Which filters exist, and how an address's values read, is `services.catalog`'s; only the texts are here.
+PRICE_LABELS = {ANY: "Any price", **{key: _price_filter_text(key) for key in catalog.PRICE_RANGES}}
+BROWSE_PRICES = (ANY, *catalog.BROWSE_PRICES)
+HOME_PRICES = (ANY, *catalog.HOME_PRICES)
+RATING_LABELS = {ANY: "Any rating", **{key: f"{key} stars" for key in catalog.RATING_FILTERS}}
 RELEVANCE = "relevance"
 SORT_LABELS = {
     "popularity": "Most Popular",
@@ -276,12 +274,8 @@ class BrowseState(SessionState):
         for name, value in pairs:
             first.setdefault(name, value.strip())
         self.search = first.get("search", "")
-        price = first.get("price", ANY).lower()
-        price = "100+" if price == "100" else price  # an unescaped '+' in an address arrives as a space
-        self.price = price if price in PRICE_LABELS else ANY
-        rating = first.get("rating", ANY).lower()
-        rating = f"{rating}+" if rating in {"4", "3", "2"} else rating
-        self.rating = rating if rating in RATING_LABELS else ANY
+        self.price = catalog.price_filter(first.get("price"))
+        self.rating = catalog.rating_filter(first.get("rating"))
         sort = first.get("sort", "").lower()
         self.sort = sort if sort in SORT_LABELS or (sort == RELEVANCE and self.search) else ""
         wanted = [v.strip().lower() for n, v in pairs if n == "tag" and v.strip()]

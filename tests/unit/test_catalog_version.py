@@ -11,7 +11,8 @@ from marketplace import db
 from marketplace.config import settings
 from marketplace.db import build_engine
 from marketplace.models import Agent, Role
-from marketplace.services import catalog, catalog_version
+from marketplace.services import catalog
+from marketplace.services.catalog import version as catalog_version
 from tests.catalog_helpers import make_agent, statements
 
 postgres_only = pytest.mark.skipif(

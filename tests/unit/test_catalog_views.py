@@ -67,3 +67,32 @@ def test_agents_links_leave_out_defaults_and_repeat_tags() -> None:
         "/agents?search=blog+post&category=marketing&price=100%2B"
     )
     assert agents_url(tag=["automation", "writing"], rating="4+") == "/agents?tag=automation&tag=writing&rating=4%2B"
+
+
+def test_filter_labels_cover_exactly_the_service_filters() -> None:
+    from marketplace.services import catalog
+    from marketplace.state.catalog import BROWSE_PRICES, HOME_PRICES, PRICE_LABELS, RATING_LABELS
+
+    assert PRICE_LABELS == {
+        "any": "Any price", "free": "Free", "0-10": "$0 - $10", "10-50": "$10 - $50", "50-100": "$50 - $100",
+        "100+": "$100+", "1-25": "$1 - $25", "26-50": "$26 - $50", "51-100": "$51 - $100",
+    }
+    assert RATING_LABELS == {"any": "Any rating", "5": "5 stars", "4+": "4+ stars", "3+": "3+ stars", "2+": "2+ stars"}
+    assert set(PRICE_LABELS) == {catalog.ANY, *catalog.PRICE_RANGES}
+    assert set(RATING_LABELS) == {catalog.ANY, *catalog.RATING_FILTERS}
+    assert BROWSE_PRICES == ("any", "free", "0-10", "10-50", "50-100", "100+")
+    assert HOME_PRICES == ("any", "free", "1-25", "26-50", "51-100", "100+")
+
+
+def test_address_filter_values_read_as_the_service_reads_them() -> None:
+    from marketplace.services import catalog
+
+    # An unescaped '+' arrives as a space: "100+" -> "100 ", "4+" -> "4 ".
+    assert [catalog.price_filter(v) for v in ("100 ", "100", " FREE", "10-50", "bogus", "", None)] == [
+        "100+", "100+", "free", "10-50", "any", "any", "any",
+    ]
+    assert [catalog.rating_filter(v) for v in ("4 ", "3", "2", "5", "5+", "1", None)] == [
+        "4+", "3+", "2+", "5", "any", "any", "any",
+    ]
+    assert catalog.parse_filters(price="100 ", rating="4 ").price == catalog.PRICE_RANGES["100+"]
+    assert catalog.parse_filters(rating="3").min_rating == 3.0

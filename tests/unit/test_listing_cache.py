@@ -8,6 +8,7 @@ from sqlalchemy import text
 from marketplace import db
 from marketplace.models import Agent, AgentFile, AgentTag, Category, Role, User
 from marketplace.services import catalog, favorites, reviews
+from marketplace.services.catalog import listing_cache
 from tests.catalog_helpers import make_agent, make_category, statements
 
 
@@ -110,7 +111,7 @@ def test_a_rolled_back_change_keeps_the_version(vendor):
 
 def test_cache_can_be_turned_off(monkeypatch, vendor):
     make_agent(vendor, "Uncached")
-    monkeypatch.setattr(catalog._cache, "capacity", 0)
+    monkeypatch.setattr(listing_cache.cache, "capacity", 0)
     served()
     executed = statements(served)
     assert not any("catalog_version" in s for s in executed)

@@ -13,6 +13,7 @@ from marketplace import db
 from marketplace.models import Agent, AgentStatus, Notification, NotificationType, Order, Purchase
 from marketplace.services import purchases
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
+from marketplace.services.purchases import completion
 from tests.payments_fixtures import DECLINED_CARD, INSUFFICIENT_FUNDS_CARD, set_platform
 
 
@@ -597,9 +598,9 @@ def test_free_claim_racing_a_paid_purchase_leaves_no_order(stripe_standin, buyer
     purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id, agent_id=agent.id)
     with db.session_scope() as session:
         session.get(Agent, agent.id).price_cents = 0
-    real_owns = purchases._owns
+    real_owns = completion._owns
     answers = [False]  # the claim's own check ran before the paid purchase was visible
-    monkeypatch.setattr(purchases, "_owns", lambda *args: answers.pop() if answers else real_owns(*args))
+    monkeypatch.setattr(completion, "_owns", lambda *args: answers.pop() if answers else real_owns(*args))
     with pytest.raises(Conflict, match="You already own this agent"):
         purchases.claim_free_agent(actor=buyer, agent_id=agent.id)
     assert _count(Order) == 1 and _count(Purchase) == 1 and _sales(agent.id) == 1

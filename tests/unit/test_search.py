@@ -5,7 +5,8 @@ from sqlalchemy import text
 
 from marketplace import db
 from marketplace.models import AgentStatus, AgentTag, Role, User
-from marketplace.services import catalog, search
+from marketplace.services import catalog
+from marketplace.services.catalog import search
 from marketplace.services.errors import InvalidParameter
 from tests.catalog_helpers import (
     check_search_index,

@@ -1,57 +1,41 @@
-"""Checkout and purchase completion: PaymentIntents priced on the server, one idempotent completion path.
+"""Purchase completion: one idempotent path, shared by the browser and the webhook, and free claims.
 
 The browser's `POST /api/purchase/complete` and the `payment_intent.succeeded` webhook both end in
 `complete_payment`, which trusts nothing but the PaymentIntent retrieved from Stripe. Exactly one Order
 (orders.payment_intent_id is unique) and one Purchase (unique user+agent) result however often, in whatever
 order and however concurrently it runs: the unique constraints decide races, the loser re-reads.
+
+Also here, because checkout and completion must agree on them: who may get an agent (`purchasable`) and
+the exchange rate a payment in a currency must carry (`checkout_rate_for`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from sqlalchemy import func, update
+from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.integrations import payments
-from marketplace.models import (
-    Agent,
-    AgentFile,
-    AgentStatus,
-    Notification,
-    NotificationType,
-    Order,
-    OrderStatus,
-    ProcessedWebhookEvent,
-    Purchase,
-    User,
-)
+from marketplace.models import Agent, AgentStatus, Notification, NotificationType, Order, OrderStatus, Purchase, User
 from marketplace.services import money, platform
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.permissions import require_user
 
 log = logging.getLogger(__name__)
 
-NO_ACCOUNT = "Vendor has not connected a Stripe account"
-CHARGES_DISABLED = "Vendor's Stripe account cannot accept charges yet"
-NO_VENDOR = "Agent has no vendor account"
 FREE_REASON = "Free agent: no payment taken"
 NOT_SUCCEEDED = "Payment was not successful"
 FOREIGN_PAYMENT = "This payment was not made for a purchase on this marketplace"
 MISMATCH = "Payment does not match this purchase"
 DUPLICATE_REFUNDED = "You already own this agent. This payment has been refunded."
 PRICE_CHANGED = "The agent's price changed during checkout. This payment has been refunded: please check out again."
-METADATA_KEYS = ("agentId", "userId", "vendorId", "commissionRate", "originalPriceUsdCents", "exchangeRate",
-                 "currency")
 INTENT_ID_RE = re.compile(r"^pi_[A-Za-z0-9_]{1,250}$")
-MIN_CHARGE_CENTS = 50  # Stripe's minimum charge for USD and EUR
 COMPLETION_ATTEMPTS = 5
 
 
@@ -61,61 +45,10 @@ class PriceChanged(Invalid):
 
 
 @dataclass(frozen=True)
-class CheckoutIntent:
-    payment_intent_id: str
-    client_secret: str
-    currency: str
-    amount: int
-    display_amount: str
-    exchange_rate: Decimal
-    supported_payment_methods: list[str]
-    commission_split_enabled: bool
-    split_block_reason: str | None
-
-
-@dataclass(frozen=True)
 class Completion:
     order: Order
     purchase: Purchase | None
     created: bool
-
-
-@dataclass(frozen=True)
-class _Pricing:
-    currency: str
-    rate: Decimal
-    amount: int
-
-
-@dataclass(frozen=True)
-class _Route:
-    """Where the money goes: a destination charge to `destination`, or direct to the platform (`reason`)."""
-
-    destination: str | None
-    reason: str | None
-
-
-# --- pricing -------------------------------------------------------------------------------------------------
-
-
-def checkout_currency() -> tuple[str, Decimal]:
-    """The currency charged now and its rate from USD (1 for USD)."""
-    currency = "eur" if platform.get_setting(platform.CHECKOUT_CURRENCY).strip().lower() == "eur" else "usd"
-    return currency, checkout_rate_for(currency)
-
-
-def _price(usd_cents: int, currency: str, rate: Decimal) -> _Pricing:
-    return _Pricing(currency=currency, rate=rate, amount=money.convert_from_usd(usd_cents, rate))
-
-
-def _route(vendor: User | None) -> _Route:
-    if vendor is None or vendor.deleted_at is not None:
-        return _Route(None, NO_VENDOR)
-    if not vendor.stripe_account_id:
-        return _Route(None, NO_ACCOUNT)
-    if not vendor.stripe_charges_enabled:
-        return _Route(None, CHARGES_DISABLED)
-    return _Route(vendor.stripe_account_id, None)
 
 
 def _live_agent(session: Session, agent_id: str) -> Agent:
@@ -125,7 +58,7 @@ def _live_agent(session: Session, agent_id: str) -> Agent:
     return agent
 
 
-def _purchasable(session: Session, buyer: User, agent_id: str) -> Agent:
+def purchasable(session: Session, buyer: User, agent_id: str) -> Agent:
     """A live agent this buyer may get: not their own, not already owned (checkout, payment and free claim)."""
     agent = _live_agent(session, agent_id)
     if agent.vendor_id == buyer.id:
@@ -139,109 +72,6 @@ def _owns(session: Session, user_id: str, agent_id: str) -> bool:
     return session.exec(
         select(Purchase.id).where(Purchase.user_id == user_id, Purchase.agent_id == agent_id)
     ).first() is not None
-
-
-def _idempotency_key(params: dict[str, object]) -> str:
-    """Same buyer, agent and charge -> same key, so a double click reuses one PaymentIntent."""
-    digest = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:24]
-    return f"checkout-{params['userId']}-{params['agentId']}-{params['amount']}-{params['currency']}-{digest}"
-
-
-@dataclass(frozen=True)
-class CheckoutAgent:
-    id: str
-    name: str
-    image_url: str | None
-    price_usd_cents: int
-
-    @property
-    def is_free(self) -> bool:
-        return self.price_usd_cents == 0
-
-
-def checkout_agent(*, actor: User | None, agent_id: str) -> CheckoutAgent:
-    """The agent a checkout page is opened for, if this buyer may get it (the same refusals as paying)."""
-    buyer = require_user(actor)
-    with session_scope() as session:
-        agent = _purchasable(session, buyer, agent_id)
-        return CheckoutAgent(id=agent.id, name=agent.name, image_url=agent.image_url,
-                             price_usd_cents=agent.price_cents)
-
-
-def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutIntent:
-    """Price the agent on the server and open a PaymentIntent for the signed-in buyer."""
-    buyer = require_user(actor)
-    with session_scope() as session:
-        agent = _purchasable(session, buyer, agent_id)
-        if agent.price_cents == 0:
-            raise Invalid("This agent is free: claim it without payment")
-        vendor = session.get(User, agent.vendor_id) if agent.vendor_id else None
-        route = _route(vendor)
-        agent_name, price_cents, vendor_id = agent.name, agent.price_cents, agent.vendor_id
-    currency, rate = checkout_currency()
-    pricing = _price(price_cents, currency, rate)
-    if pricing.amount < MIN_CHARGE_CENTS:
-        raise Invalid(f"The price is below the minimum card payment of 0.50 {currency.upper()}")
-    commission = platform.commission_rate()
-    fee = money.platform_fee(pricing.amount, commission)
-    metadata = {
-        "agentId": agent_id,
-        "userId": buyer.id,
-        "vendorId": vendor_id or "",
-        "commissionRate": money.format_percent(commission),
-        "originalPriceUsdCents": str(price_cents),
-        "exchangeRate": money.format_rate(rate),
-        "currency": currency,
-    }
-    if route.reason:
-        metadata["splitBlockReason"] = route.reason
-    key = _idempotency_key({**metadata, "amount": pricing.amount, "fee": fee, "destination": route.destination})
-
-    def open_intent(idempotency_key: str) -> payments.Intent:
-        return payments.create_payment_intent(
-            amount=pricing.amount,
-            currency=currency,
-            metadata=metadata,
-            idempotency_key=idempotency_key,
-            description=f"{agent_name} (AI agent license)",
-            application_fee_amount=fee if route.destination else None,
-            destination=route.destination,
-        )
-
-    intent = open_intent(key)
-    if intent.status in ("succeeded", "processing", "requires_capture"):
-        # The reused intent was already paid (the page closed before completing): record it, don't charge again.
-        if intent.status == "succeeded":
-            complete_payment(actor=buyer, payment_intent_id=intent.id, agent_id=agent_id)
-            raise Conflict("You already own this agent")
-        raise Conflict("A payment for this agent is already being processed")
-    if intent.status == "canceled":
-        intent = open_intent(f"{key}-after-{intent.id}")
-    return CheckoutIntent(
-        payment_intent_id=intent.id,
-        client_secret=intent.client_secret,
-        currency=currency,
-        amount=pricing.amount,
-        display_amount=money.format_cents(pricing.amount),
-        exchange_rate=rate,
-        supported_payment_methods=_payment_methods(intent.payment_method_types),
-        commission_split_enabled=route.destination is not None,
-        split_block_reason=route.reason,
-    )
-
-
-OFFERED_METHODS = ("card", "apple_pay", "google_pay", "ideal", "bancontact", "sepa_debit", "sofort", "eps",
-                   "giropay")
-
-
-def _payment_methods(types: list[str]) -> list[str]:
-    """Card always, plus the other methods the checkout can offer that Stripe enabled for this intent."""
-    offered = ["card"]
-    offered += [t for t in OFFERED_METHODS if t != "card" and t in types]
-    return offered
-
-
-# --- completion ----------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -453,7 +283,7 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
     """A price-0 agent: one order (no payment) and one purchase, idempotent per buyer and agent."""
     buyer = require_user(actor)
     with session_scope() as session:
-        agent = _purchasable(session, buyer, agent_id)
+        agent = purchasable(session, buyer, agent_id)
         if agent.price_cents != 0:
             raise Invalid("This agent is not free")
         vendor_id, agent_name = agent.vendor_id, agent.name
@@ -465,118 +295,3 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
         rate=Decimal(1), original_usd_cents=0, split=False, reason=FREE_REASON, vendor_amount=0, fee=0,
     )
     return _record(verified)
-
-
-# --- webhook -------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class WebhookOutcome:
-    event_id: str
-    type: str
-    result: str  # recorded | already-recorded | refunded | duplicate | ignored | rejected | updated
-
-
-def _mark_processed(event: payments.WebhookEvent) -> None:
-    try:
-        with session_scope() as session:
-            session.add(ProcessedWebhookEvent(id=event.id, type=event.type[:100]))
-    except IntegrityError:
-        pass  # processed concurrently by another delivery
-
-
-def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
-    """Verify and apply one Stripe event. Duplicates and late events change nothing."""
-    event = payments.parse_webhook(payload, signature)
-    with session_scope() as session:
-        if session.get(ProcessedWebhookEvent, event.id) is not None:
-            return WebhookOutcome(event.id, event.type, "duplicate")
-    result = "ignored"
-    if event.type == "payment_intent.succeeded" and event.object_id:
-        if not all(event.data.get("metadata", {}).get(k) for k in ("agentId", "userId")):
-            result = "ignored"  # not one of our checkouts
-        else:
-            try:
-                done = complete_payment(actor=None, payment_intent_id=event.object_id, from_webhook=True)
-                result = "refunded" if done.purchase is None else "recorded" if done.created else "already-recorded"
-            except (Invalid, NotFound, Forbidden, Conflict) as exc:
-                # Permanent: retrying will not help. Logged for an operator; Stripe is told we got it.
-                log.warning("webhook %s: payment %s not recorded: %s", event.id, event.object_id, exc.message)
-                result = "rejected"
-    elif event.type == "payment_intent.payment_failed":
-        error = event.data.get("last_payment_error") or {}
-        log.info("payment %s failed: %s", event.object_id, error.get("message"))
-    elif event.type == "account.updated" and event.object_id:
-        account = payments.account_from_event(event.data)
-        with session_scope() as session:
-            changed = session.exec(
-                update(User).where(User.stripe_account_id == account.id).values(
-                    stripe_charges_enabled=account.charges_enabled, stripe_payouts_enabled=account.payouts_enabled)
-            ).rowcount
-        result = "updated" if changed else "ignored"
-    _mark_processed(event)
-    return WebhookOutcome(event.id, event.type, result)
-
-
-# --- history -------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PurchaseRecord:
-    purchase: Purchase
-    agent: Agent
-    has_files: bool
-    order: Order | None
-
-
-def list_purchases(*, actor: User | None) -> list[PurchaseRecord]:
-    user = require_user(actor)
-    with session_scope() as session:
-        rows = session.exec(
-            select(Purchase, Agent, Order)
-            .join(Agent, Agent.id == Purchase.agent_id)
-            .join(Order, Order.id == Purchase.order_id, isouter=True)
-            .where(Purchase.user_id == user.id)
-            .order_by(Purchase.purchased_at.desc(), Purchase.id)
-        ).all()
-        agent_ids = {agent.id for _, agent, _ in rows}
-        with_files = set(session.exec(select(AgentFile.agent_id).where(AgentFile.agent_id.in_(agent_ids))).all()) \
-            if agent_ids else set()
-    return [PurchaseRecord(purchase=p, agent=a, has_files=a.id in with_files, order=o) for p, a, o in rows]
-
-
-def list_orders(*, actor: User | None) -> list[Order]:
-    user = require_user(actor)
-    with session_scope() as session:
-        return list(session.exec(
-            select(Order).where(Order.user_id == user.id).order_by(Order.created_at.desc(), Order.id)
-        ).all())
-
-
-
-@dataclass(frozen=True)
-class SpendingSummary:
-    """The customer dashboard's three figures. Totals stay per currency: USD and EUR are never added up."""
-
-    agents_owned: int
-    completed_orders: int
-    total_spent: dict[str, int]  # currency -> sum of purchase prices in its minor units
-
-
-def spending_summary(*, actor: User | None) -> SpendingSummary:
-    user = require_user(actor)
-    with session_scope() as session:
-        rows = session.exec(
-            select(Purchase.currency, func.count(), func.coalesce(func.sum(Purchase.purchase_price_cents), 0))
-            .where(Purchase.user_id == user.id)
-            .group_by(Purchase.currency)
-        ).all()
-        completed = session.exec(
-            select(func.count()).select_from(Order)
-            .where(Order.user_id == user.id, Order.status == OrderStatus.COMPLETED)
-        ).one()
-    return SpendingSummary(
-        agents_owned=sum(count for _, count, _ in rows),
-        completed_orders=completed,
-        total_spent={currency: int(total) for currency, _, total in rows} or {"usd": 0},
-    )

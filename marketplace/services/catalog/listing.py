@@ -1,0 +1,188 @@
+"""Listing and reading agents: `list_agents` (browse and search, cached per catalog version),
+`get_agent`, and the serialisation of agents to `AgentPublic`.
+
+Every read returns API schemas (`AgentPublic`, ...), built with a fixed number of queries per page (no N+1).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Unpack
+
+from pydantic import TypeAdapter
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+from sqlmodel import Session
+
+from marketplace import db
+from marketplace.db import session_scope
+from marketplace.models import Agent, AgentPage, AgentPublic, AgentStatus, CategoryRef, User, VendorRef
+from marketplace.services.catalog import version as catalog_version
+from marketplace.services.catalog.filters import AgentFilters, RawFilters, parse_filters
+from marketplace.services.catalog.listing_cache import cache
+from marketplace.services.catalog.listing_sql import (
+    CATEGORIES,
+    FILES,
+    TAGS,
+    USERS,
+    bind_values,
+    listing_statement,
+    shape_of,
+)
+from marketplace.services.catalog.visibility import download_url, visible_agent
+
+
+def price_string(cents: int) -> str:
+    return f"{cents // 100}.{cents % 100:02d}"
+
+
+def rating_string(rating_sum: int, review_count: int) -> str:
+    """Average rating with two decimals, rounded half up in integer arithmetic ("4.50")."""
+    if review_count <= 0:
+        return "0.00"
+    hundredths = (rating_sum * 200 + review_count) // (2 * review_count)
+    return f"{hundredths // 100}.{hundredths % 100:02d}"
+
+
+def _tags_by_agent(session: Session, ids: Sequence[str]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = defaultdict(list)
+    if ids:
+        rows = session.execute(
+            select(TAGS.c.agent_id, TAGS.c.tag)
+            .where(TAGS.c.agent_id.in_(ids))
+            .order_by(TAGS.c.agent_id, TAGS.c.position, TAGS.c.tag)
+        )
+        for agent_id, tag in rows:
+            found[agent_id].append(tag)
+    return found
+
+
+def _public(row: Any, *, tags: list[str], vendor: VendorRef | None, category: CategoryRef | None,
+            has_files: bool) -> AgentPublic:
+    return AgentPublic(
+        id=row.id,
+        name=row.name,
+        short_description=row.short_description,
+        description=row.description,
+        price=price_string(row.price_cents),
+        image_url=row.image_url,
+        demo_url=row.demo_url,
+        file_url=download_url(row.id) if has_files else None,
+        tags=tags,
+        is_featured=row.is_featured,
+        is_approved=row.status == AgentStatus.APPROVED,
+        status=row.status,
+        rejection_reason=row.rejection_reason,
+        avg_rating=rating_string(row.rating_sum, row.review_count),
+        review_count=row.review_count,
+        vendor_id=row.vendor_id,
+        vendor=vendor,
+        category_id=row.category_id,
+        category=category,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def agents_public(session: Session, agents: Sequence[Agent]) -> list[AgentPublic]:
+    """Serialise ORM agents (any status) in order, loading tags, vendors, categories and files in batches."""
+    if not agents:
+        return []
+    ids = [a.id for a in agents]
+    vendor_ids = {a.vendor_id for a in agents if a.vendor_id}
+    category_ids = {a.category_id for a in agents if a.category_id is not None}
+    vendors = {
+        r.id: VendorRef(id=r.id, username=r.username)
+        for r in session.execute(select(USERS.c.id, USERS.c.username).where(USERS.c.id.in_(vendor_ids)))
+    } if vendor_ids else {}
+    categories = {
+        r.id: CategoryRef(id=r.id, name=r.name, slug=r.slug, emoji=r.emoji)
+        for r in session.execute(
+            select(CATEGORIES.c.id, CATEGORIES.c.name, CATEGORIES.c.slug, CATEGORIES.c.emoji).where(
+                CATEGORIES.c.id.in_(category_ids)
+            )
+        )
+    } if category_ids else {}
+    with_files = set(session.execute(select(FILES.c.agent_id).where(FILES.c.agent_id.in_(ids)).distinct()).scalars())
+    tags = _tags_by_agent(session, ids)
+    return [
+        _public(
+            a,
+            tags=tags.get(a.id, []),
+            vendor=vendors.get(a.vendor_id) if a.vendor_id else None,
+            category=categories.get(a.category_id) if a.category_id is not None else None,
+            has_files=a.id in with_files,
+        )
+        for a in agents
+    ]
+
+
+def agent_public(session: Session, agent: Agent) -> AgentPublic:
+    return agents_public(session, [agent])[0]
+
+
+@dataclass(frozen=True)
+class AgentListing:
+    """One page as JSON text (an array of `AgentPublic` objects, camelCase) and the total of all pages."""
+
+    json: str
+    total: int
+
+    def page(self) -> AgentPage:
+        return AgentPage(items=AGENT_LIST.validate_json(self.json), total=self.total)
+
+
+AGENT_LIST = TypeAdapter(list[AgentPublic])
+
+
+def search_agents_json(conn: Connection | Session, filters: AgentFilters) -> AgentListing:
+    """One page of live agents for validated filters. A single statement returns the page (each agent
+    with its vendor, category, tags and file URL, as JSON) and the total over all pages."""
+    dialect_name = (conn.get_bind() if isinstance(conn, Session) else conn).dialect.name
+    page, total_only = listing_statement(shape_of(filters, dialect_name))
+    values = bind_values(filters, dialect_name)
+    rows = conn.execute(page, values).all()
+    if not rows:
+        # Past the last page (or nothing matched): the total still has to be told.
+        count = 0 if filters.offset == 0 else conn.execute(total_only, values).scalar_one()
+        return AgentListing(json="[]", total=int(count))
+    return AgentListing(json="[" + ",".join(row[0] for row in rows) + "]", total=int(rows[0][1]))
+
+
+def search_agents(conn: Connection | Session, filters: AgentFilters) -> AgentPage:
+    return search_agents_json(conn, filters).page()
+
+
+def list_agents_json(**raw: Unpack[RawFilters]) -> AgentListing:
+    """Browse and search live agents. Default order: best match when searching, else newest first."""
+    filters = parse_filters(**raw)
+    engine = db.engine()
+    caching = cache.capacity > 0
+    known = catalog_version.known(engine) if caching else None
+    if known is not None and (hit := cache.get((known, filters))) is not None:
+        return hit  # no database work at all
+    # Read-only: autocommit spares the BEGIN/COMMIT round trips; one statement sees one snapshot, so
+    # the page and its total agree.
+    with engine.connect() as conn:
+        conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+        if not caching:
+            return search_agents_json(conn, filters)
+        # A page read after the version was learnt is at least that fresh, so it may be kept under it.
+        version = known if known is not None else catalog_version.read(conn)
+        cached = cache.get((version, filters))
+        if cached is None:
+            cached = search_agents_json(conn, filters)
+            cache.put((version, filters), cached)
+        return cached
+
+
+def list_agents(**raw: Unpack[RawFilters]) -> AgentPage:
+    """`list_agents_json` as models, for pages that work with Python objects."""
+    return list_agents_json(**raw).page()
+
+
+def get_agent(*, agent_id: str, actor: User | None = None) -> AgentPublic:
+    with session_scope() as session:
+        return agent_public(session, visible_agent(session, agent_id=agent_id, actor=actor))

@@ -1,0 +1,80 @@
+"""Buying agents: checkout, the one idempotent completion path, Stripe webhooks, and purchase history.
+
+The modules, by what they hold (each imports the others directly; callers use the names below):
+- `checkout`: the checkout page's agent and server-priced PaymentIntents.
+- `completion`: `complete_payment` (browser and webhook alike), refunds of payments that grant nothing,
+  free claims, and the rules both sides share (who may buy, the rate a currency must carry).
+- `webhooks`: `handle_webhook`, each event applied once.
+- `history`: purchases, orders and the spending summary of a customer.
+"""
+
+from marketplace.services.purchases.checkout import (
+    CHARGES_DISABLED,
+    METADATA_KEYS,
+    MIN_CHARGE_CENTS,
+    NO_ACCOUNT,
+    NO_VENDOR,
+    OFFERED_METHODS,
+    CheckoutAgent,
+    CheckoutIntent,
+    checkout_agent,
+    checkout_currency,
+    create_payment_intent,
+)
+from marketplace.services.purchases.completion import (
+    COMPLETION_ATTEMPTS,
+    DUPLICATE_REFUNDED,
+    FOREIGN_PAYMENT,
+    FREE_REASON,
+    INTENT_ID_RE,
+    MISMATCH,
+    NOT_SUCCEEDED,
+    PRICE_CHANGED,
+    Completion,
+    PriceChanged,
+    checkout_rate_for,
+    claim_free_agent,
+    complete_payment,
+)
+from marketplace.services.purchases.history import (
+    PurchaseRecord,
+    SpendingSummary,
+    list_orders,
+    list_purchases,
+    spending_summary,
+)
+from marketplace.services.purchases.webhooks import WebhookOutcome, handle_webhook
+
+__all__ = [
+    "CHARGES_DISABLED",
+    "COMPLETION_ATTEMPTS",
+    "DUPLICATE_REFUNDED",
+    "FOREIGN_PAYMENT",
+    "FREE_REASON",
+    "INTENT_ID_RE",
+    "METADATA_KEYS",
+    "MIN_CHARGE_CENTS",
+    "MISMATCH",
+    "NOT_SUCCEEDED",
+    "NO_ACCOUNT",
+    "NO_VENDOR",
+    "OFFERED_METHODS",
+    "PRICE_CHANGED",
+    "CheckoutAgent",
+    "CheckoutIntent",
+    "Completion",
+    "PriceChanged",
+    "PurchaseRecord",
+    "SpendingSummary",
+    "WebhookOutcome",
+    "checkout_agent",
+    "checkout_currency",
+    "checkout_rate_for",
+    "claim_free_agent",
+    "complete_payment",
+    "create_payment_intent",
+    "handle_webhook",
+    "list_orders",
+    "list_purchases",
+    "spending_summary",
+]

@@ -1,0 +1,65 @@
+"""Stripe webhooks: signature-checked, each event applied once (`processed_webhook_events`)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+
+from marketplace.db import session_scope
+from marketplace.integrations import payments
+from marketplace.models import ProcessedWebhookEvent, User
+from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
+from marketplace.services.purchases.completion import complete_payment
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class WebhookOutcome:
+    event_id: str
+    type: str
+    result: str  # recorded | already-recorded | refunded | duplicate | ignored | rejected | updated
+
+
+def _mark_processed(event: payments.WebhookEvent) -> None:
+    try:
+        with session_scope() as session:
+            session.add(ProcessedWebhookEvent(id=event.id, type=event.type[:100]))
+    except IntegrityError:
+        pass  # processed concurrently by another delivery
+
+
+def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
+    """Verify and apply one Stripe event. Duplicates and late events change nothing."""
+    event = payments.parse_webhook(payload, signature)
+    with session_scope() as session:
+        if session.get(ProcessedWebhookEvent, event.id) is not None:
+            return WebhookOutcome(event.id, event.type, "duplicate")
+    result = "ignored"
+    if event.type == "payment_intent.succeeded" and event.object_id:
+        if not all(event.data.get("metadata", {}).get(k) for k in ("agentId", "userId")):
+            result = "ignored"  # not one of our checkouts
+        else:
+            try:
+                done = complete_payment(actor=None, payment_intent_id=event.object_id, from_webhook=True)
+                result = "refunded" if done.purchase is None else "recorded" if done.created else "already-recorded"
+            except (Invalid, NotFound, Forbidden, Conflict) as exc:
+                # Permanent: retrying will not help. Logged for an operator; Stripe is told we got it.
+                log.warning("webhook %s: payment %s not recorded: %s", event.id, event.object_id, exc.message)
+                result = "rejected"
+    elif event.type == "payment_intent.payment_failed":
+        error = event.data.get("last_payment_error") or {}
+        log.info("payment %s failed: %s", event.object_id, error.get("message"))
+    elif event.type == "account.updated" and event.object_id:
+        account = payments.account_from_event(event.data)
+        with session_scope() as session:
+            changed = session.exec(
+                update(User).where(User.stripe_account_id == account.id).values(
+                    stripe_charges_enabled=account.charges_enabled, stripe_payouts_enabled=account.payouts_enabled)
+            ).rowcount
+        result = "updated" if changed else "ignored"
+    _mark_processed(event)
+    return WebhookOutcome(event.id, event.type, result)
