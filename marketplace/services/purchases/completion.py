@@ -22,8 +22,8 @@ from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.integrations import payments
-from marketplace.models import Agent, AgentStatus, Notification, NotificationType, Order, OrderStatus, Purchase, User
-from marketplace.services import money, platform
+from marketplace.models import Agent, AgentStatus, NotificationType, Order, OrderStatus, Purchase, User
+from marketplace.services import money, notifications, platform
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.permissions import require_user
 
@@ -202,11 +202,11 @@ def _record(v: _Verified) -> Completion:
                 session.flush()
                 session.exec(update(Agent).where(Agent.id == v.agent_id).values(sales_count=Agent.sales_count + 1))
                 if v.vendor_id:
-                    session.add(Notification(
-                        user_id=v.vendor_id, type=NotificationType.SALE, title="New sale",
+                    notifications.notify(
+                        session, user_id=v.vendor_id, type=NotificationType.SALE, title="New sale",
                         message=f"{v.buyer_name} bought {v.agent_name} for "
                                 f"{money.format_cents(v.intent.amount)} {v.intent.currency.upper()}.",
-                    ))
+                    )
             return Completion(order=order, purchase=purchase, created=True)
         except IntegrityError:
             # Another completion of this intent (or another purchase of this agent) won the race.

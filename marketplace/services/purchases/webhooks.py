@@ -5,14 +5,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
 from marketplace.db import session_scope
 from marketplace.integrations import payments
-from marketplace.models import ProcessedWebhookEvent, User
+from marketplace.models import ProcessedWebhookEvent
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.purchases.completion import complete_payment
+from marketplace.services.vendor import payouts
 
 log = logging.getLogger(__name__)
 
@@ -54,12 +54,6 @@ def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
         error = event.data.get("last_payment_error") or {}
         log.info("payment %s failed: %s", event.object_id, error.get("message"))
     elif event.type == "account.updated" and event.object_id:
-        account = payments.account_from_event(event.data)
-        with session_scope() as session:
-            changed = session.exec(
-                update(User).where(User.stripe_account_id == account.id).values(
-                    stripe_charges_enabled=account.charges_enabled, stripe_payouts_enabled=account.payouts_enabled)
-            ).rowcount
-        result = "updated" if changed else "ignored"
+        result = "updated" if payouts.sync_account(payments.account_from_event(event.data)) else "ignored"
     _mark_processed(event)
     return WebhookOutcome(event.id, event.type, result)
