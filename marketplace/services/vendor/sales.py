@@ -108,16 +108,11 @@ def _month_start(now: datetime) -> datetime:
     return datetime(now.year, now.month, 1, tzinfo=UTC)
 
 
-def avg_live_rating(session: Session, vendor_id: str) -> float | None:
-    """Mean rating of the vendor's rated live agents (None when none is rated); also used by stats.py."""
-    value = session.exec(select(func.avg(Agent.avg_rating)).where(
-        Agent.vendor_id == vendor_id, Agent.status == AgentStatus.APPROVED, Agent.deleted_at.is_(None),
-        Agent.review_count > 0)).one()
-    return None if value is None else float(value)
-
-
 def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnalytics:
-    """The six dashboard figures: two GROUP BY queries, one over orders and one over agents."""
+    """The six dashboard figures: two GROUP BY queries, one over orders and one over agents.
+
+    avgRating is the mean rating of the vendor's rated live agents, as in the track record (stats.py).
+    """
     vendor = require_vendor(actor)
     month = _month_start(now or datetime.now(UTC))
     in_month = Order.created_at >= month
@@ -128,10 +123,11 @@ def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnaly
                    func.sum(case((in_month, Order.vendor_amount_cents), else_=0)),
                    func.sum(case((in_month, Order.total_amount_cents), else_=0)))
             .where(*_completed(vendor.id)).group_by(Order.currency, Order.exchange_rate)).all()
-        total_agents, approved_agents = session.exec(
-            select(func.count(), func.coalesce(func.sum(case((Agent.status == AgentStatus.APPROVED, 1), else_=0)), 0))
+        live = Agent.status == AgentStatus.APPROVED
+        total_agents, approved_agents, rating = session.exec(
+            select(func.count(), func.coalesce(func.sum(case((live, 1), else_=0)), 0),
+                   func.avg(case((and_(live, Agent.review_count > 0), Agent.avg_rating))))
             .where(Agent.vendor_id == vendor.id, Agent.deleted_at.is_(None))).one()
-        rating = avg_live_rating(session, vendor.id)
     sums = [0, 0, 0, 0]
     sales = 0
     for currency, rate, count, *amounts in groups:
@@ -141,7 +137,7 @@ def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnaly
     return VendorAnalytics(
         total_vendor_earnings_cents=sums[0], total_revenue_cents=sums[1], this_month_earnings_cents=sums[2],
         this_month_revenue_cents=sums[3], total_sales=sales, approved_agents=int(approved_agents),
-        total_agents=int(total_agents), avg_rating=round(rating or 0.0, 2),
+        total_agents=int(total_agents), avg_rating=round(float(rating or 0.0), 2),
         commission_rate=platform.commission_rate(),
     )
 
