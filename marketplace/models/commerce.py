@@ -6,7 +6,7 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
-from sqlalchemy import Column, Index, Numeric, String, UniqueConstraint
+from sqlalchemy import Column, Index, Numeric, String, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiModel, new_id, utcnow
@@ -23,8 +23,14 @@ class Order(SQLModel, table=True):
     """A paid sale. Amounts are integer minor units of `currency`; the commission rate is snapshotted."""
 
     __tablename__ = "orders"
-    # A vendor's sales, newest first, and its sums over a period (revision 0007).
-    __table_args__ = (Index("ix_orders_vendor_created", "vendor_id", "created_at"),)
+    # A vendor's sales, newest first, and its sums over a period (revision 0007); the same, covering every
+    # column the vendor dashboard sums or sorts by, over completed sales only (revision 0008).
+    __table_args__ = (
+        Index("ix_orders_vendor_created", "vendor_id", "created_at"),
+        Index("ix_orders_vendor_sales", "vendor_id", "created_at", "id", "currency", "exchange_rate",
+              "vendor_amount_cents", "total_amount_cents", "platform_fee_cents",
+              postgresql_where=text("status = 'completed'"), sqlite_where=text("status = 'completed'")),
+    )
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     user_id: str | None = Field(default=None, foreign_key="users.id", index=True, max_length=32, ondelete="SET NULL")

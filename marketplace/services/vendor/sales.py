@@ -8,7 +8,8 @@ Rules (ARCHITECTURE.md, "Vendor and admin decisions"):
   vendor's share and owes it);
 - amounts are reported in USD: sums are grouped by (currency, exchange_rate) in SQL and each group sum is
   converted back with its own rate, half-up to the cent, in Python; so the work per request is a handful
-  of rows whatever the number of orders, and the sums use the index orders(vendor_id, created_at);
+  of rows whatever the number of orders; sums, counts and pages are read from the covering index
+  ix_orders_vendor_sales (completed orders only, revision 0008) without visiting the table;
 - "this month" starts on the first day of the current UTC month.
 """
 
@@ -107,16 +108,11 @@ def _month_start(now: datetime) -> datetime:
     return datetime(now.year, now.month, 1, tzinfo=UTC)
 
 
-def avg_live_rating(session: Session, vendor_id: str) -> float | None:
-    """Mean rating of the vendor's rated live agents (None when none is rated); also used by stats.py."""
-    value = session.exec(select(func.avg(Agent.avg_rating)).where(
-        Agent.vendor_id == vendor_id, Agent.status == AgentStatus.APPROVED, Agent.deleted_at.is_(None),
-        Agent.review_count > 0)).one()
-    return None if value is None else float(value)
-
-
 def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnalytics:
-    """The six dashboard figures: two GROUP BY queries, one over orders and one over agents."""
+    """The six dashboard figures: two GROUP BY queries, one over orders and one over agents.
+
+    avgRating is the mean rating of the vendor's rated live agents, as in the track record (stats.py).
+    """
     vendor = require_vendor(actor)
     month = _month_start(now or datetime.now(UTC))
     in_month = Order.created_at >= month
@@ -127,10 +123,11 @@ def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnaly
                    func.sum(case((in_month, Order.vendor_amount_cents), else_=0)),
                    func.sum(case((in_month, Order.total_amount_cents), else_=0)))
             .where(*_completed(vendor.id)).group_by(Order.currency, Order.exchange_rate)).all()
-        total_agents, approved_agents = session.exec(
-            select(func.count(), func.coalesce(func.sum(case((Agent.status == AgentStatus.APPROVED, 1), else_=0)), 0))
+        live = Agent.status == AgentStatus.APPROVED
+        total_agents, approved_agents, rating = session.exec(
+            select(func.count(), func.coalesce(func.sum(case((live, 1), else_=0)), 0),
+                   func.avg(case((and_(live, Agent.review_count > 0), Agent.avg_rating))))
             .where(Agent.vendor_id == vendor.id, Agent.deleted_at.is_(None))).one()
-        rating = avg_live_rating(session, vendor.id)
     sums = [0, 0, 0, 0]
     sales = 0
     for currency, rate, count, *amounts in groups:
@@ -140,7 +137,7 @@ def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnaly
     return VendorAnalytics(
         total_vendor_earnings_cents=sums[0], total_revenue_cents=sums[1], this_month_earnings_cents=sums[2],
         this_month_revenue_cents=sums[3], total_sales=sales, approved_agents=int(approved_agents),
-        total_agents=int(total_agents), avg_rating=round(rating or 0.0, 2),
+        total_agents=int(total_agents), avg_rating=round(float(rating or 0.0), 2),
         commission_rate=platform.commission_rate(),
     )
 
@@ -169,19 +166,26 @@ def list_sales(*, actor: User | None, limit: int = 20, offset: int = 0) -> Sales
     check_page(limit, offset)
     with session_scope() as session:
         total = session.exec(select(func.count()).select_from(Order).where(*_completed(vendor.id))).one()
-        rows = session.exec(select(*_SALE_COLUMNS).where(*_completed(vendor.id))
-                            .order_by(Order.created_at.desc(), Order.id.desc()).limit(limit).offset(offset)).all()
-    return SalesPage(items=[_sale(r) for r in rows], total=int(total))
+        # Page the ids first (from the covering index alone, however deep the offset), then read 20 rows.
+        ids = session.exec(select(Order.id).where(*_completed(vendor.id))
+                           .order_by(Order.created_at.desc(), Order.id.desc()).limit(limit).offset(offset)).all()
+        rows = session.exec(select(*_SALE_COLUMNS).where(Order.id.in_(ids))).all() if ids else []
+    by_id = {row[0]: row for row in rows}
+    return SalesPage(items=[_sale(by_id[i]) for i in ids if i in by_id], total=int(total))
 
 
-def _day(session: Session) -> Any:
-    """The UTC calendar day of an order, in SQL: a date on PostgreSQL, 'YYYY-MM-DD' text on SQLite."""
+def _bucket(session: Session, period: str) -> Any:
+    """The UTC day or month (its first day) of an order, in SQL: a date/timestamp on PostgreSQL, 'YYYY-MM-DD'
+    text on SQLite (which stores UTC text, so its date functions keep the UTC calendar)."""
     if session.get_bind().dialect.name == "postgresql":
-        return cast(func.timezone("UTC", Order.created_at), Date)
-    return func.date(Order.created_at)  # SQLite stores UTC text; date() keeps its day
+        utc = func.timezone("UTC", Order.created_at)
+        return cast(utc, Date) if period == "day" else func.date_trunc("month", utc)
+    return func.date(Order.created_at) if period == "day" else func.strftime("%Y-%m-01", Order.created_at)
 
 
 def _as_date(value: Any) -> date:
+    if isinstance(value, datetime):
+        return value.date()
     return value if isinstance(value, date) else date.fromisoformat(str(value)[:10])
 
 
@@ -193,8 +197,7 @@ def _months_back(first: date, months: int) -> date:
 def earnings_series(*, actor: User | None, period: str, now: datetime | None = None) -> list[EarningsPoint]:
     """Vendor share, platform fee and sales per bucket: the last 30 days ("day") or 12 months ("month").
 
-    One query groups by (day, currency, exchange rate); months are folded from days in Python (at most
-    366 days x a few rates), which keeps the SQL the same on SQLite and PostgreSQL.
+    One query groups by (bucket, currency, exchange rate), so Python converts a few rows per bucket.
     """
     vendor = require_vendor(actor)
     if period not in PERIODS:
@@ -208,16 +211,15 @@ def earnings_series(*, actor: User | None, period: str, now: datetime | None = N
     since = datetime.combine(starts[0], time(), tzinfo=UTC)
     until = datetime.combine(today + timedelta(days=1), time(), tzinfo=UTC)
     with session_scope() as session:
-        day = _day(session).label("day")
+        bucket = _bucket(session, period).label("bucket")
         rows = session.exec(
-            select(day, Order.currency, Order.exchange_rate, func.count(), func.sum(Order.vendor_amount_cents),
+            select(bucket, Order.currency, Order.exchange_rate, func.count(), func.sum(Order.vendor_amount_cents),
                    func.sum(Order.platform_fee_cents))
             .where(*_completed(vendor.id), Order.created_at >= since, Order.created_at < until)
-            .group_by(day, Order.currency, Order.exchange_rate)).all()
+            .group_by(bucket, Order.currency, Order.exchange_rate)).all()
     buckets = {start: [0, 0, 0] for start in starts}
-    for raw_day, currency, rate, count, vendor_cents, fee_cents in rows:
-        sold = _as_date(raw_day)
-        key = sold if period == "day" else sold.replace(day=1)
+    for raw, currency, rate, count, vendor_cents, fee_cents in rows:
+        key = _as_date(raw)
         if key not in buckets:
             continue
         bucket = buckets[key]
