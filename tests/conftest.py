@@ -20,8 +20,8 @@ from sqlalchemy import text  # noqa: E402
 from sqlmodel import SQLModel  # noqa: E402
 
 from marketplace import db, migrate  # noqa: E402
-from marketplace.models import Role, User  # noqa: E402
-from marketplace.services import auth  # noqa: E402
+from marketplace.models import User  # noqa: E402
+from tests import factories  # noqa: E402
 
 BASE_URL = "http://localhost:3000"
 pytest_plugins = ["tests.payments_fixtures"]
@@ -66,29 +66,10 @@ def client() -> Iterator[TestClient]:
 
 @pytest.fixture
 def make_user():
-    """Create a user directly; `role` and `vendor_approved` set as asked."""
-    counter = iter(range(1, 10_000))
+    """`factories.make_user`, except that a vendor is unapproved unless `vendor_approved=True`."""
 
-    def _make(
-        username: str | None = None,
-        *,
-        password: str = "secret123",
-        role: str = Role.USER,
-        vendor_approved: bool = False,
-        email: str | None = None,
-    ) -> User:
-        n = next(counter)
-        username = username or f"user{n}"
-        user = User(
-            username=username,
-            email=email or f"{username}@example.com",
-            password_hash=auth.hash_password(password),
-            role=role,
-            is_vendor_approved=vendor_approved,
-        )
-        with db.session_scope() as session:
-            session.add(user)
-        return user
+    def _make(username: str | None = None, *, vendor_approved: bool = False, **fields: object) -> User:
+        return factories.make_user(username, vendor_approved=vendor_approved, **fields)
 
     return _make
 
@@ -97,7 +78,7 @@ def make_user():
 def login(client: TestClient):
     """Sign `client` in as the given user (password defaults to the factory's)."""
 
-    def _login(user: User, password: str = "secret123") -> TestClient:
+    def _login(user: User, password: str = factories.PASSWORD) -> TestClient:
         response = client.post("/api/login", json={"username": user.username, "password": password})
         assert response.status_code == 200, response.text
         return client

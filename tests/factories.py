@@ -1,4 +1,4 @@
-"""Test data builders: one place for users, categories, agents, orders, notifications and applications.
+"""Test data builders: one place for users, categories, agents, orders, purchases, notifications and applications.
 
 Plain functions that write through the app's session and return the row. Defaults make a valid row; every
 field a test cares about is a keyword. Passwords are hashed once per distinct password (argon2 is slow on
@@ -16,13 +16,16 @@ from typing import TypeVar
 from marketplace import db
 from marketplace.models import (
     Agent,
+    AgentFile,
     AgentStatus,
+    AgentTag,
     ApplicationStatus,
     Category,
     Notification,
     NotificationType,
     Order,
     OrderStatus,
+    Purchase,
     Role,
     User,
     VendorApplication,
@@ -76,28 +79,60 @@ def make_admin(username: str | None = None, **fields: object) -> User:
     return make_user(username or f"admin{_n()}", role=Role.ADMIN, **fields)
 
 
-def make_category(name: str | None = None, **fields: object) -> Category:
+def make_category(name: str | None = None, *, slug: str | None = None, **fields: object) -> Category:
     n = _n()
     name = name or f"Category {n}"
-    return _save(Category(name=name, slug=f"{name.lower().replace(' ', '-')}-{n}", **fields))
+    return _save(Category(name=name, slug=slug or f"{name.lower().replace(' ', '-')}-{n}", **fields))
 
 
 def make_agent(
     vendor: User | None = None,
-    *,
     name: str | None = None,
+    *,
     status: str = AgentStatus.APPROVED,
     price_cents: int = 2999,
     category: Category | None = None,
     created_at: datetime | None = None,
     reviewed_at: datetime | None = None,
+    tags: list[str] | tuple[str, ...] = (),
+    files: int = 0,
+    ratings: tuple[int, ...] = (),
     **fields: object,
 ) -> Agent:
+    """An agent; `tags` become its tag rows, `files` that many attached files, `ratings` its review totals.
+    Any other column is a keyword and wins over the defaults."""
     created = created_at or utcnow()
-    return _save(Agent(name=name or f"Agent {_n()}", short_description="Short", description="Long text",
-                       vendor_id=vendor.id if vendor else None, status=status, price_cents=price_cents,
-                       category_id=category.id if category else None, created_at=created, updated_at=created,
-                       reviewed_at=reviewed_at, **fields))
+    values: dict[str, object] = {
+        "name": name or f"Agent {_n()}", "short_description": "Short", "description": "Long text",
+        "vendor_id": vendor.id if vendor else None, "status": status, "price_cents": price_cents,
+        "category_id": category.id if category else None, "created_at": created, "updated_at": created,
+        "reviewed_at": reviewed_at,
+    }
+    if ratings:
+        values.update(rating_sum=sum(ratings), review_count=len(ratings), avg_rating=sum(ratings) / len(ratings))
+    agent = Agent(**{**values, **fields})
+    with db.session_scope() as session:
+        session.add(agent)
+        session.flush()
+        for position, tag in enumerate(tags):
+            session.add(AgentTag(agent_id=agent.id, tag=tag, position=position))
+        for n in range(files):
+            session.add(AgentFile(agent_id=agent.id, storage_key=f"agents/{agent.id}/{n}.zip", filename=f"{n}.zip"))
+    return agent
+
+
+def make_purchase(user: User, agent: Agent, *, price_cents: int | None = None) -> Purchase:
+    """A completed purchase of `agent` by `user`, with the order it came from."""
+    price = agent.price_cents if price_cents is None else price_cents
+    with db.session_scope() as session:
+        order = Order(user_id=user.id, agent_id=agent.id, vendor_id=agent.vendor_id, agent_name=agent.name,
+                      total_amount_cents=price, original_price_usd_cents=price, commission_rate=20,
+                      payment_intent_id=f"pi_{agent.id}_{user.id}")
+        session.add(order)
+        session.flush()
+        purchase = Purchase(user_id=user.id, agent_id=agent.id, order_id=order.id, purchase_price_cents=price)
+        session.add(purchase)
+    return purchase
 
 
 def make_order(

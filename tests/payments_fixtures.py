@@ -24,8 +24,9 @@ import stripe
 
 from marketplace import db
 from marketplace.config import settings
-from marketplace.models import Agent, AgentStatus, PlatformSetting, Role, User
+from marketplace.models import Agent, PlatformSetting, User
 from marketplace.services import platform
+from tests import factories
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET_KEY = "sk_test_standin"
@@ -164,27 +165,20 @@ def stripe_standin(stripe_standin_server: str, monkeypatch: pytest.MonkeyPatch) 
 
 @pytest.fixture
 def make_agent():
-    """An agent row; approved (live) unless told otherwise."""
-    counter = iter(range(1, 10_000))
+    """`factories.make_agent` with a demo link, as a sellable listing has."""
 
-    def _make(vendor: User | None = None, *, price_cents: int = 2999, status: str = AgentStatus.APPROVED,
-              name: str | None = None) -> Agent:
-        agent = Agent(name=name or f"Agent {next(counter)}", short_description="Short", description="Long text",
-                      price_cents=price_cents, status=status, vendor_id=vendor.id if vendor else None,
-                      demo_url="https://demo.example.com")
-        with db.session_scope() as session:
-            session.add(agent)
-        return agent
+    def _make(vendor: User | None = None, **fields: object) -> Agent:
+        return factories.make_agent(vendor, **{"demo_url": "https://demo.example.com", **fields})
 
     return _make
 
 
 @pytest.fixture
-def make_vendor(make_user, stripe_standin: StandIn):
+def make_vendor(stripe_standin: StandIn):
     """A vendor; `account` = none | restricted (account, charges disabled) | enabled (onboarded account)."""
 
     def _make(account: str = "none") -> User:
-        vendor = make_user(role=Role.VENDOR, vendor_approved=True)
+        vendor = factories.make_vendor()
         if account == "none":
             return vendor
         created = stripe_standin.stripe.v1.accounts.create(params={"type": "express", "email": vendor.email})

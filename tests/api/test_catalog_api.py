@@ -3,7 +3,7 @@ from datetime import UTC, datetime
 import pytest
 
 from marketplace.models import AgentStatus, Role
-from tests.catalog_helpers import make_agent, make_category
+from tests.factories import ago, make_agent, make_category
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def test_categories(client, vendor):
 
 def test_agent_list_is_a_json_list_with_total_header(client, vendor):
     for n in range(5):
-        make_agent(vendor, f"a{n}", created_offset=n)
+        make_agent(vendor, f"a{n}", created_at=ago(days=1, seconds=-n))
     response = client.get("/api/agents", params={"limit": 2, "offset": 1})
     assert response.status_code == 200
     assert [a["name"] for a in response.json()] == ["a3", "a2"]

@@ -1,7 +1,8 @@
 import pytest
 
 from marketplace.models import AgentStatus, Role
-from tests.catalog_helpers import agent_row, make_agent, make_purchase
+from tests.catalog_helpers import agent_row
+from tests.factories import make_agent, make_purchase
 
 UNAUTHORIZED = {"message": "Unauthorized"}
 

@@ -8,8 +8,12 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import open_page, shot
 
-__all__ = ["PHONE", "expect_toast", "open_page", "phone", "shot", "sign_in", "sign_up", "unique"]
+__all__ = [
+    "PASSWORD", "PHONE", "expect_toast", "open_page", "phone", "shot", "sign_in", "sign_up", "submit_sign_in",
+    "submit_sign_up", "unique",
+]
 
+PASSWORD = "secret123"
 TOAST = "[data-sonner-toast]"
 PHONE = {"width": 390, "height": 844}
 
@@ -18,18 +22,48 @@ def unique(prefix: str) -> str:
     return f"{prefix}{uuid.uuid4().hex[:8]}"
 
 
-def sign_in(page: Page, username: str, password: str) -> None:
-    """Through the login form, as a person would."""
+def submit_sign_in(page: Page, username: str, password: str, code: str | None = None) -> None:
+    """Fill in and send the login form (with a 2FA `code` if given); what follows is the caller's to check."""
     open_page(page, "/login")
     page.fill("#username", username)
     page.fill("#password", password)
+    if code is not None:
+        page.click("#enable-2fa")
+        page.fill("#two-factor-code", code)
     page.click("#sign-in")
+
+
+def sign_in(page: Page, username: str, password: str, *, api: bool = False) -> None:
+    """Through the login form, as a person would, until the app says so; `api=True` signs the page's context
+    in through the API instead (no page is opened)."""
+    if api:
+        answer = page.request.post("/api/login", data={"username": username, "password": password})
+        assert answer.status == 200, answer.text()
+        return
+    submit_sign_in(page, username, password)
     expect(page.get_by_text("You have successfully logged in.")).to_be_visible()
 
 
-def sign_up(page: Page, prefix: str = "user", *, password: str = "secret123") -> str:
-    """A fresh customer through the API; the page's context then carries its session cookie."""
+def submit_sign_up(page: Page, username: str, *, password: str = PASSWORD, two_factor: bool = False) -> None:
+    """Fill in and send the sign-up form; what follows is the caller's to check."""
+    open_page(page, "/signup")
+    page.fill("#username", username)
+    page.fill("#email", f"{username}@example.com")
+    page.fill("#password", password)
+    page.fill("#confirm_password", password)
+    if two_factor:
+        page.click("#enable-2fa")
+    page.click("#create-account")
+
+
+def sign_up(page: Page, prefix: str = "user", *, password: str = PASSWORD, form: bool = False) -> str:
+    """A fresh customer, signed in for the page's context: through the API, or with `form=True` through the
+    sign-up form until the app welcomes them. Returns the username."""
     username = unique(prefix)
+    if form:
+        submit_sign_up(page, username, password=password)
+        expect(page.get_by_text("Your account has been created successfully.")).to_be_visible()
+        return username
     answer = page.request.post("/api/register", data={"username": username, "email": f"{username}@example.com",
                                                       "password": password})
     assert answer.status == 201, answer.text()

@@ -4,37 +4,12 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
 
 import pyotp
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import open_page, set_value_silently, shot
-
-
-def _unique(prefix: str) -> str:
-    return f"{prefix}{uuid.uuid4().hex[:8]}"
-
-
-def _sign_up(page: Page, username: str, *, password: str = "secret123", two_factor: bool = False) -> None:
-    open_page(page, "/signup")
-    page.fill("#username", username)
-    page.fill("#email", f"{username}@example.com")
-    page.fill("#password", password)
-    page.fill("#confirm_password", password)
-    if two_factor:
-        page.click("#enable-2fa")
-    page.click("#create-account")
-
-
-def _sign_in(page: Page, username: str, password: str, code: str | None = None) -> None:
-    open_page(page, "/login")
-    page.fill("#username", username)
-    page.fill("#password", password)
-    if code is not None:
-        page.click("#enable-2fa")
-        page.fill("#two-factor-code", code)
-    page.click("#sign-in")
+from tests.e2e.conftest import set_value_silently
+from tests.e2e.helpers import open_page, shot, submit_sign_in, submit_sign_up, unique
 
 
 def _open_menu(page: Page) -> None:
@@ -54,8 +29,8 @@ def _sign_out(page: Page) -> None:
 
 
 def test_sign_up_sign_out_and_sign_in(page: Page) -> None:
-    username = _unique("eve")
-    _sign_up(page, username)
+    username = unique("eve")
+    submit_sign_up(page, username)
     expect(page.get_by_text("Your account has been created successfully.")).to_be_visible()
     shot(page, "signup-welcome")
     _open_menu(page)
@@ -63,7 +38,7 @@ def test_sign_up_sign_out_and_sign_in(page: Page) -> None:
     _close_menu(page)
     _sign_out(page)
     expect(page.locator("#landing")).to_be_visible()
-    _sign_in(page, username, "secret123")
+    submit_sign_in(page, username, "secret123")
     expect(page.get_by_text("You have successfully logged in.")).to_be_visible()
     expect(page.get_by_text("Welcome back!", exact=True)).to_be_visible()
     expect(page).to_have_url(re.compile(r"^http://[^/]+/$"))
@@ -71,7 +46,7 @@ def test_sign_up_sign_out_and_sign_in(page: Page) -> None:
 
 
 def test_wrong_password_shows_login_failed_toast(page: Page) -> None:
-    _sign_in(page, "customer", "not-the-password")
+    submit_sign_in(page, "customer", "not-the-password")
     toast = page.locator("[data-sonner-toast]")
     expect(toast.get_by_text("Login Failed")).to_be_visible()
     expect(toast.get_by_text("Invalid username or password")).to_be_visible()
@@ -81,7 +56,7 @@ def test_wrong_password_shows_login_failed_toast(page: Page) -> None:
 
 def test_forms_submit_what_is_on_screen_before_typing_reached_the_app(page: Page) -> None:
     """Sign-up and sign-in with every field filled but no change event delivered (a very quick submit)."""
-    username = _unique("quick")
+    username = unique("quick")
     open_page(page, "/signup")
     for selector, value in (("#username", username), ("#email", f"{username}@example.com"),
                             ("#password", "secret123"), ("#confirm_password", "secret123")):
@@ -115,8 +90,8 @@ def test_form_validation_messages(page: Page) -> None:
 
 
 def test_two_factor_sign_up_and_sign_in(page: Page) -> None:
-    username = _unique("tfa")
-    _sign_up(page, username, two_factor=True)
+    username = unique("tfa")
+    submit_sign_up(page, username, two_factor=True)
     expect(page.locator("#totp-qr")).to_be_visible()
     secret = page.locator("#totp-secret").inner_text().strip()
     shot(page, "two-factor-enrolment")
@@ -126,7 +101,7 @@ def test_two_factor_sign_up_and_sign_in(page: Page) -> None:
     expect(page.get_by_text("Your account has been created successfully.")).to_be_visible()
     _sign_out(page)
 
-    _sign_in(page, username, "secret123")
+    submit_sign_in(page, username, "secret123")
     toast = page.locator("[data-sonner-toast]")
     expect(toast.get_by_text("Two-factor authentication code required")).to_be_visible()
     expect(page.locator("#two-factor-code")).to_be_visible()  # the code box opens by itself
@@ -155,7 +130,7 @@ def test_role_specific_menu_items(page: Page) -> None:
         "admin": ["Dashboard", "Admin Panel", "Log out"],
     }
     for username, items in expected.items():
-        _sign_in(page, username, f"{username}123")
+        submit_sign_in(page, username, f"{username}123")
         expect(page.get_by_text("You have successfully logged in.")).to_be_visible()
         assert _menu_items(page) == items
         if username == "admin":
@@ -166,7 +141,7 @@ def test_role_specific_menu_items(page: Page) -> None:
 
 
 def test_signed_in_user_is_bounced_from_login(page: Page) -> None:
-    _sign_in(page, "customer", "customer123")
+    submit_sign_in(page, "customer", "customer123")
     expect(page.get_by_text("You have successfully logged in.")).to_be_visible()
     page.goto("/login")
     expect(page.locator("#home")).to_be_visible()

@@ -7,22 +7,17 @@ six featured, and past sales by the demo reviewers (maria, kenji, ...).
 from __future__ import annotations
 
 import re
-import uuid
 from urllib.parse import parse_qs, urlsplit
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import open_page, shot
+from tests.e2e.helpers import expect_toast, open_page, shot, sign_in, sign_up
 
 DEMO_AGENTS = 26
 PAGE_SIZE = 12
 MARKETING = {"AdCraft", "SEO Scout", "Social Scheduler"}
 # Featured demo agents that the demo reviewer maria bought (demo.py seeds its sales with Random(42)).
 MARIA_FEATURED_PURCHASES = {"BlogSmith", "CodeReviewer Pro"}
-
-
-def _toast(page: Page) -> Locator:
-    return page.locator("[data-sonner-toast]")
 
 
 def _query(page: Page) -> dict[str, list[str]]:
@@ -41,20 +36,6 @@ def _choose(page: Page, select_id: str, option: str) -> None:
 def _agent_id(page: Page, name: str) -> str:
     found = page.request.get("/api/agents", params={"search": name}).json()
     return next(a["id"] for a in found if a["name"] == name)
-
-
-def _new_customer(page: Page) -> str:
-    """A fresh account, signed in for this browser context (the cookie is shared with its pages)."""
-    username = f"cat{uuid.uuid4().hex[:8]}"
-    answer = page.request.post("/api/register", data={"username": username, "email": f"{username}@example.com",
-                                                      "password": "secret123"})
-    assert answer.status == 201, answer.text()
-    return username
-
-
-def _sign_in(page: Page, username: str, password: str) -> None:
-    answer = page.request.post("/api/login", data={"username": username, "password": password})
-    assert answer.status == 200, answer.text()
 
 
 # ---- /agents -------------------------------------------------------------------------------------
@@ -184,32 +165,31 @@ def test_missing_agent_shows_not_found(page: Page) -> None:
 def test_favourite_needs_sign_in(page: Page) -> None:
     open_page(page, f"/agents/{_agent_id(page, 'AdCraft')}")
     page.click("#favorite")
-    expect(_toast(page).get_by_text("Please sign in")).to_be_visible()
-    expect(_toast(page).get_by_text("You need to be signed in to add favorites")).to_be_visible()
+    expect_toast(page, "Please sign in", "You need to be signed in to add favorites")
     shot(page, "favourite-signed-out")
 
 
 def test_favourite_toggles_when_signed_in(page: Page) -> None:
-    _new_customer(page)
+    sign_up(page, "cat")
     agent_id = _agent_id(page, "AdCraft")
     open_page(page, f"/agents/{agent_id}")
     favourite = page.locator("#favorite")
     expect(favourite).to_have_attribute("aria-pressed", "false")
     favourite.click()
-    expect(_toast(page).get_by_text("Added to favorites")).to_be_visible()
+    expect_toast(page, "Added to favorites")
     expect(favourite).to_have_attribute("aria-pressed", "true")
     expect(favourite).to_have_text("Favorited")
     open_page(page, f"/agents/{agent_id}")
     expect(page.locator("#favorite")).to_have_attribute("aria-pressed", "true")
     assert [a["name"] for a in page.request.get("/api/favorites").json()] == ["AdCraft"]
     page.click("#favorite")
-    expect(_toast(page).get_by_text("Removed from favorites")).to_be_visible()
+    expect_toast(page, "Removed from favorites")
     expect(page.locator("#favorite")).to_have_attribute("aria-pressed", "false")
     assert page.request.get("/api/favorites").json() == []
 
 
 def test_post_a_review(page: Page) -> None:
-    username = _new_customer(page)
+    username = sign_up(page, "cat")
     open_page(page, f"/agents/{_agent_id(page, 'SupportPilot')}")  # no reviews in the demo data
     expect(page.locator("#no-reviews")).to_be_visible()
     expect(page.locator("#agent-review-count")).to_have_text("No reviews yet")
@@ -223,8 +203,7 @@ def test_post_a_review(page: Page) -> None:
     page.fill("#review-comment", "Answers most tickets on its own.")
     expect(submit).to_be_enabled()
     submit.click()
-    expect(_toast(page).get_by_text("Review submitted")).to_be_visible()
-    expect(_toast(page).get_by_text("Thank you for your feedback!")).to_be_visible()
+    expect_toast(page, "Review submitted", "Thank you for your feedback!")
     review = page.locator(".review-item").first
     expect(review).to_contain_text(username)
     expect(review).to_contain_text("Answers most tickets on its own.")
@@ -237,15 +216,14 @@ def test_post_a_review(page: Page) -> None:
 
 
 def test_report_an_agent(page: Page) -> None:
-    _new_customer(page)
+    sign_up(page, "cat")
     agent_id = _agent_id(page, "Contract Clerk")
     open_page(page, f"/agents/{agent_id}")
     page.click("#report")
     dialog = page.get_by_role("dialog")
     expect(dialog).to_be_visible()
     page.click("#submit-report")
-    expect(_toast(page).get_by_text("Missing information")).to_be_visible()
-    expect(_toast(page).get_by_text("Please select a report type and provide a reason.")).to_be_visible()
+    expect_toast(page, "Missing information", "Please select a report type and provide a reason.")
     page.click("#report-type")
     labels = [t.strip() for t in page.get_by_role("option").all_inner_texts()]
     assert labels == ["Agent Not Working", "Misleading Description", "Inappropriate Content", "Spam/Low Quality",
@@ -254,8 +232,7 @@ def test_report_an_agent(page: Page) -> None:
     page.fill("#report-reason", "It does not read PDFs as promised")
     shot(page, "report-dialog")
     page.click("#submit-report")
-    expect(_toast(page).get_by_text("Report submitted")).to_be_visible()
-    expect(_toast(page).get_by_text("Our team will review it shortly")).to_be_visible()
+    expect_toast(page, "Report submitted", "Our team will review it shortly")
     expect(dialog).to_have_count(0)
     expect(page.locator("#report")).to_be_disabled()
     expect(page.locator("#report")).to_have_text("Reported")
@@ -319,7 +296,7 @@ def test_landing_category_card_opens_its_agents(page: Page) -> None:
 
 
 def test_home_marks_bought_featured_agents_and_its_search_works(page: Page) -> None:
-    _sign_in(page, "maria", "customer123")
+    sign_in(page, "maria", "customer123", api=True)
     open_page(page, "/")
     expect(page.locator("#home")).to_be_visible()
     cards = page.locator("#featured-agents .agent-card")

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import io
 import re
-import uuid
 import zipfile
 from collections.abc import Callable, Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import open_page, shot
+from tests.e2e.helpers import expect_toast, open_page, shot, sign_up
 
 PROGRESS_STEPS = ["Validating payment...", "Processing payment...", "Completing purchase...", "Purchase successful!"]
 RECORD_CHANGES = """() => {
@@ -40,27 +39,12 @@ new MutationObserver(() => {
 """
 
 
-def _sign_up(page: Page) -> str:
-    username = f"buyer{uuid.uuid4().hex[:8]}"
-    response = page.request.post("/api/register", data={
-        "username": username, "email": f"{username}@example.com", "password": "secret123"})
-    assert response.status == 201, response.text()
-    return username
-
-
 def _agent_id(page: Page, name: str) -> str:
     response = page.request.get("/api/agents", params={"search": name})
     assert response.ok, response.text()
     body = response.json()
     items = body["items"] if isinstance(body, dict) else body
     return next(agent["id"] for agent in items if agent["name"] == name)
-
-
-def _toast(page: Page, title: str, description: str) -> None:
-    """The toast saying `description` (a previous one may still be fading out) has this title."""
-    toast = page.locator("[data-sonner-toast]").filter(has=page.get_by_text(description, exact=True)).first
-    expect(toast).to_be_visible()
-    expect(toast.get_by_text(title, exact=True)).to_be_visible()
 
 
 def _fill_card(page: Page, number: str) -> None:
@@ -80,7 +64,7 @@ def _purchased(page: Page) -> list[str]:
 
 
 def test_buy_an_agent_end_to_end(page: Page) -> None:
-    _sign_up(page)
+    sign_up(page, "buyer")
     agent_id = _agent_id(page, "BlogSmith")
     page.add_init_script(SEEN_TEXTS)
     open_page(page, f"/checkout/{agent_id}")
@@ -149,18 +133,18 @@ def test_buy_an_agent_end_to_end(page: Page) -> None:
     # Bought once: the checkout for it now refuses to open.
     open_page(page, f"/checkout/{agent_id}")
     expect(page.locator("#checkout-failed").get_by_text("Failed to load checkout")).to_be_visible()
-    _toast(page, "Checkout Error", "You already own this agent")
+    expect_toast(page, "Checkout Error", "You already own this agent")
     shot(page, "checkout-already-owned")
     page.get_by_role("button", name="Return Home").click()
     expect(page).to_have_url(re.compile(r"^http://[^/]+/$"))
 
 
 def test_declined_card_shows_payment_error_and_reenables_the_form(page: Page) -> None:
-    _sign_up(page)
+    sign_up(page, "buyer")
     _open_checkout(page, _agent_id(page, "InvoiceFlow"), "Complete Payment • $49.00")
     _fill_card(page, "4000 0000 0000 0002")
     page.click("#submit-payment")
-    _toast(page, "Payment Error", "Your card was declined.")
+    expect_toast(page, "Payment Error", "Your card was declined.")
     expect(page.locator("#submit-payment")).to_be_enabled()
     expect(page.locator("#submit-payment")).to_have_text("Complete Payment • $49.00")
     expect(page.locator("#payment-progress")).to_have_count(0)
@@ -170,7 +154,7 @@ def test_declined_card_shows_payment_error_and_reenables_the_form(page: Page) ->
     # Insufficient funds says so; then a good card goes through on the same form.
     _fill_card(page, "4000 0000 0000 9995")
     page.click("#submit-payment")
-    _toast(page, "Payment Error", "Your card has insufficient funds.")
+    expect_toast(page, "Payment Error", "Your card has insufficient funds.")
     expect(page.locator("#submit-payment")).to_be_enabled()
     _fill_card(page, "4242 4242 4242 4242")
     page.click("#submit-payment")
@@ -179,7 +163,7 @@ def test_declined_card_shows_payment_error_and_reenables_the_form(page: Page) ->
 
 
 def test_back_to_agent_goes_back_or_opens_the_agent(page: Page) -> None:
-    _sign_up(page)
+    sign_up(page, "buyer")
     agent_id = _agent_id(page, "Contract Clerk")
     open_page(page, "/categories")
     _open_checkout(page, agent_id, "Complete Payment • $79.00")
@@ -196,32 +180,32 @@ def test_back_to_agent_goes_back_or_opens_the_agent(page: Page) -> None:
 def test_signed_out_checkout_redirects_to_login(page: Page) -> None:
     page.goto("/checkout/some-agent")
     expect(page).to_have_url(re.compile(r"/login/?$"))
-    _toast(page, "Login Required", "Please log in to purchase agents")
+    expect_toast(page, "Login Required", "Please log in to purchase agents")
     shot(page, "checkout-signed-out")
 
 
 def test_checkout_without_agent_id_and_with_unknown_agent(page: Page) -> None:
-    _sign_up(page)
+    sign_up(page, "buyer")
     open_page(page, "/checkout")
-    _toast(page, "Invalid Request", "Agent ID is required")
+    expect_toast(page, "Invalid Request", "Agent ID is required")
     expect(page.locator("#checkout-failed")).to_be_visible()
     open_page(page, "/checkout/no-such-agent")
-    _toast(page, "Checkout Error", "Agent not found")
+    expect_toast(page, "Checkout Error", "Agent not found")
     expect(page.locator("#checkout-failed").get_by_role("button", name="Return Home")).to_be_visible()
     shot(page, "checkout-unknown-agent")
 
 
 def test_unreachable_stripe_js_shows_the_failure_card(page: Page) -> None:
-    _sign_up(page)
+    sign_up(page, "buyer")
     page.route("**/js.stripe.com/v3/**", lambda route: route.abort())
     open_page(page, f"/checkout/{_agent_id(page, 'Contract Clerk')}")
-    _toast(page, "Checkout Error", "The secure payment form could not be loaded.")
+    expect_toast(page, "Checkout Error", "The secure payment form could not be loaded.")
     expect(page.locator("#checkout-failed").get_by_text("Failed to load checkout")).to_be_visible()
     shot(page, "checkout-stripe-unreachable")
 
 
 def test_free_agent_is_claimed_without_payment(page: Page) -> None:
-    _sign_up(page)
+    sign_up(page, "buyer")
     agent_id = _agent_id(page, "Caption Genie")
     open_page(page, f"/checkout/{agent_id}")
     expect(page.locator("#summary-total")).to_have_text("$0.00")
@@ -231,7 +215,7 @@ def test_free_agent_is_claimed_without_payment(page: Page) -> None:
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
     assert _purchased(page) == ["Caption Genie"]
     open_page(page, f"/checkout/{agent_id}")
-    _toast(page, "Checkout Error", "You already own this agent")
+    expect_toast(page, "Checkout Error", "You already own this agent")
 
 
 @pytest.fixture
@@ -262,7 +246,7 @@ def euro_checkout(platform_settings: Callable[[str, str], None]) -> None:
 def test_paying_again_in_a_second_tab_is_refunded(page: Page, platform_settings: Callable[[str, str], None]) -> None:
     """Two checkouts of one agent open at once (the commission changed in between, so each has its own
     payment); both paid: the second payment is refunded and said so, and access stays one purchase."""
-    _sign_up(page)
+    sign_up(page, "buyer")
     agent_id = _agent_id(page, "SEO Scout")
     _open_checkout(page, agent_id, "Complete Payment • $25.00")
     platform_settings("commissionRate", "25")
@@ -275,7 +259,7 @@ def test_paying_again_in_a_second_tab_is_refunded(page: Page, platform_settings:
 
     _fill_card(second, "4242 4242 4242 4242")
     second.click("#submit-payment")
-    _toast(second, "Payment Error", "You already own this agent. This payment has been refunded.")
+    expect_toast(second, "Payment Error", "You already own this agent. This payment has been refunded.")
     shot(second, "checkout-second-payment-refunded")
     assert _purchased(page) == ["SEO Scout"]
 
@@ -288,7 +272,7 @@ def test_paying_again_in_a_second_tab_is_refunded(page: Page, platform_settings:
 
 
 def test_euro_checkout_shows_and_charges_euros(page: Page, euro_checkout: None) -> None:
-    username = _sign_up(page)
+    username = sign_up(page, "buyer")
     assert page.request.put("/api/user/profile", data={
         "firstName": "Erika", "lastName": "Mustermann", "email": f"{username}@example.com"}).ok
     _open_checkout(page, _agent_id(page, "BlogSmith"), "Complete Payment • €27.59")
@@ -321,7 +305,7 @@ def _pay_outside_the_page(page: Page, agent_id: str) -> str:
 
 
 def test_return_from_a_payment_redirect_records_the_purchase(page: Page) -> None:
-    _sign_up(page)
+    sign_up(page, "buyer")
     intent_id = _pay_outside_the_page(page, _agent_id(page, "HR Onboarder"))
     open_page(page, f"/purchase-success?payment_intent={intent_id}&redirect_status=succeeded")
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
@@ -330,12 +314,12 @@ def test_return_from_a_payment_redirect_records_the_purchase(page: Page) -> None
 
 
 def test_return_from_a_failed_payment_redirect_says_so(page: Page) -> None:
-    _sign_up(page)
+    sign_up(page, "buyer")
     page.add_init_script("""window.__celebrated = false; new MutationObserver(() => {
       if (document.getElementById('purchase-success-title')) { window.__celebrated = true; }
     }).observe(document, {subtree: true, childList: true});""")
     open_page(page, "/purchase-success?payment_intent=pi_123&redirect_status=failed")
-    _toast(page, "Payment Error", "Payment was not successful")
+    expect_toast(page, "Payment Error", "Payment was not successful")
     expect(page).to_have_url(re.compile(r"^http://[^/]+/$"))
     assert page.evaluate("window.__celebrated") is False
     assert _purchased(page) == []

@@ -8,47 +8,14 @@ from __future__ import annotations
 
 import io
 import re
-import uuid
 import zipfile
 from collections.abc import Callable
 from decimal import Decimal
 
 from playwright.sync_api import Page, Route, expect
 
-from tests.e2e.conftest import open_page, set_value_silently, shot
-
-TOAST = "[data-sonner-toast]"
-
-
-def _unique(prefix: str) -> str:
-    return f"{prefix}{uuid.uuid4().hex[:8]}"
-
-
-def _sign_in(page: Page, username: str, password: str) -> None:
-    open_page(page, "/login")
-    page.fill("#username", username)
-    page.fill("#password", password)
-    page.click("#sign-in")
-    expect(page.get_by_text("You have successfully logged in.")).to_be_visible()
-
-
-def _sign_up(page: Page) -> str:
-    username = _unique("dash")
-    open_page(page, "/signup")
-    page.fill("#username", username)
-    page.fill("#email", f"{username}@example.com")
-    page.fill("#password", "secret123")
-    page.fill("#confirm_password", "secret123")
-    page.click("#create-account")
-    expect(page.get_by_text("Your account has been created successfully.")).to_be_visible()
-    return username
-
-
-def _toast(page: Page, title: str, description: str) -> None:
-    """The newest toast with this title and description is on screen (older ones may linger, hidden)."""
-    toast = (page.locator(TOAST).filter(has=page.get_by_text(title, exact=True))
-             .filter(has=page.get_by_text(description, exact=True)).last)
-    expect(toast).to_be_visible()
+from tests.e2e.conftest import set_value_silently
+from tests.e2e.helpers import expect_toast, open_page, shot, sign_in, sign_up
 
 
 def _answer_with(status: int) -> Callable[[Route], None]:
@@ -65,7 +32,7 @@ def _dashboard(page: Page, tab: str | None = None) -> None:
 
 
 def test_demo_buyer_sees_agents_payment_details_orders_and_total(page: Page) -> None:
-    _sign_in(page, "maria", "customer123")
+    sign_in(page, "maria", "customer123")
     purchases = page.request.get("/api/user/purchases").json()
     orders = page.request.get("/api/user/orders").json()
     assert len(purchases) == 15 and len(orders) == 15
@@ -112,7 +79,7 @@ def test_demo_buyer_sees_agents_payment_details_orders_and_total(page: Page) -> 
 
 
 def test_download_saves_the_agent_zip_and_strangers_get_403(page: Page) -> None:
-    _sign_in(page, "maria", "customer123")
+    sign_in(page, "maria", "customer123")
     purchases = page.request.get("/api/user/purchases").json()
     agent_id = next(p["agent"]["id"] for p in purchases if p["agent"]["name"] == "CodeReviewer Pro")
     _dashboard(page)
@@ -124,7 +91,7 @@ def test_download_saves_the_agent_zip_and_strangers_get_403(page: Page) -> None:
     with zipfile.ZipFile(io.BytesIO(download.path().read_bytes())) as archive:
         assert sorted(archive.namelist()) == ["README.md", "agent.json", "agent.py"]
         assert archive.read("README.md").startswith(b"# CodeReviewer Pro")
-    _toast(page, "Download started", "Downloading CodeReviewer Pro files...")
+    expect_toast(page, "Download started", "Downloading CodeReviewer Pro files...")
     shot(page, "dashboard-download-started")
 
     # What the server can answer instead of a zip (intercepted here), as the toast tells it.
@@ -132,19 +99,19 @@ def test_download_saves_the_agent_zip_and_strangers_get_403(page: Page) -> None:
                                 (500, "Failed to download file.")):
         page.route("**/api/agents/*/download", _answer_with(status))
         card.get_by_role("button", name="Download").click()
-        _toast(page, "Download failed", description)
+        expect_toast(page, "Download failed", description)
         page.unroute("**/api/agents/*/download")
     shot(page, "dashboard-download-failed")
 
     page.context.clear_cookies()
-    _sign_in(page, "customer", "customer123")  # bought nothing
+    sign_in(page, "customer", "customer123")  # bought nothing
     response = page.request.get(f"/api/agents/{agent_id}/download")
     assert response.status == 403
     assert response.json() == {"message": "You don't have access to download this file."}
 
 
 def test_fresh_user_sees_empty_states(page: Page) -> None:
-    _sign_up(page)
+    sign_up(page, "dash", form=True)
     _dashboard(page)
     expect(page.locator("#welcome")).to_have_text("Welcome back, User!")
     expect(page.locator("#summary-agents-value")).to_have_text("0")
@@ -174,7 +141,7 @@ def test_fresh_user_sees_empty_states(page: Page) -> None:
 
 
 def test_favorites_show_agents_and_already_purchased(page: Page) -> None:
-    _sign_in(page, "maria", "customer123")
+    sign_in(page, "maria", "customer123")
     agents = page.request.get("/api/agents?limit=100").json()
     by_name = {a["name"]: a for a in (agents["items"] if isinstance(agents, dict) else agents)}
     origin = page.evaluate("location.origin")
@@ -196,7 +163,7 @@ def test_favorites_show_agents_and_already_purchased(page: Page) -> None:
 
 
 def test_profile_edit_validates_and_saves(page: Page) -> None:
-    username = _sign_up(page)
+    username = sign_up(page, "dash", form=True)
     _dashboard(page, "profile")
     expect(page.locator("#profile-first-name")).to_have_text("Not set")
     expect(page.locator("#profile-last-name")).to_have_text("Not set")
@@ -224,12 +191,12 @@ def test_profile_edit_validates_and_saves(page: Page) -> None:
     page.fill("#profile-last-name-input", "Hopper")
     page.fill("#profile-email-input", "maria@agentmarket.test")  # taken by a demo account
     save.click()
-    _toast(page, "Update Failed", "An account with this email already exists")
+    expect_toast(page, "Update Failed", "An account with this email already exists")
     expect(page.locator("#profile-email-input-error")).to_have_text("An account with this email already exists")
 
     page.fill("#profile-email-input", f"grace.{username}@example.com")
     save.click()
-    _toast(page, "Profile Updated", "Your profile has been successfully updated.")
+    expect_toast(page, "Profile Updated", "Your profile has been successfully updated.")
     expect(page.locator("#profile-first-name")).to_have_text("Grace")
     expect(page.locator("#profile-last-name")).to_have_text("Hopper")
     expect(page.locator("#profile-email")).to_have_text(f"grace.{username}@example.com")
@@ -239,26 +206,26 @@ def test_profile_edit_validates_and_saves(page: Page) -> None:
 
 
 def test_profile_saves_what_is_on_screen_when_submitted_before_typing_reached_the_app(page: Page) -> None:
-    username = _sign_up(page)
+    username = sign_up(page, "dash", form=True)
     _dashboard(page, "profile")
     page.click("#edit-profile")
     page.fill("#profile-first-name-input", "Ada")
     page.fill("#profile-last-name-input", "Lovelace")
     set_value_silently(page, "#profile-email-input", f"ada.{username}@example.com")
     page.click("#save-profile")
-    _toast(page, "Profile Updated", "Your profile has been successfully updated.")
+    expect_toast(page, "Profile Updated", "Your profile has been successfully updated.")
     expect(page.locator("#profile-email")).to_have_text(f"ada.{username}@example.com")
     assert page.request.get("/api/user").json()["email"] == f"ada.{username}@example.com"
 
 
 def test_become_a_vendor_shows_pending_application(page: Page) -> None:
-    _sign_up(page)
+    sign_up(page, "dash", form=True)
     _dashboard(page, "account")
     expect(page.locator("#account-type")).to_have_text("user")
     box = page.locator("#become-vendor")
     expect(box.get_by_text("Start selling your own AI agents on our platform")).to_be_visible()
     box.get_by_role("button", name="Apply Now").click()
-    _toast(page, "Application Submitted", "Your vendor application has been submitted for review.")
+    expect_toast(page, "Application Submitted", "Your vendor application has been submitted for review.")
     expect(page.locator("#vendor-application-pending")).to_be_visible()
     expect(box.get_by_role("button", name="Apply Now")).to_have_count(0)
     shot(page, "dashboard-vendor-pending")
@@ -269,7 +236,7 @@ def test_become_a_vendor_shows_pending_application(page: Page) -> None:
 
 
 def test_vendors_get_no_become_a_vendor_box_and_can_sign_out(page: Page) -> None:
-    _sign_in(page, "vendor", "vendor123")
+    sign_in(page, "vendor", "vendor123")
     _dashboard(page, "account")
     expect(page.locator("#account-type")).to_have_text("vendor")
     expect(page.locator("#become-vendor")).to_have_count(0)
@@ -294,7 +261,7 @@ def test_demo_setup_switches_role_and_the_menu_follows(page: Page) -> None:
     page.click("#login-to-continue")
     expect(page).to_have_url(re.compile(r"/login/?$"))
 
-    username = _sign_up(page)
+    username = sign_up(page, "dash", form=True)
     open_page(page, "/demo-setup")
     expect(page.get_by_role("heading", name="Demo Testing Center")).to_be_visible()
     expect(page.locator("#current-role")).to_have_text("user")
@@ -307,7 +274,7 @@ def test_demo_setup_switches_role_and_the_menu_follows(page: Page) -> None:
         expect(page.locator(f"#quick-links a[href='{href}']")).to_have_count(1)
 
     page.click("#init-demo")
-    _toast(page, "Demo Data Initialized", "Platform is ready for testing with all settings configured")
+    expect_toast(page, "Demo Data Initialized", "Platform is ready for testing with all settings configured")
     shot(page, "demo-setup-customer")
 
     page.click("#avatar-menu")
@@ -315,7 +282,7 @@ def test_demo_setup_switches_role_and_the_menu_follows(page: Page) -> None:
     page.keyboard.press("Escape")
 
     page.click("#switch-vendor")
-    _toast(page, "Role Switched Successfully", "You are now testing as a vendor")
+    expect_toast(page, "Role Switched Successfully", "You are now testing as a vendor")
     expect(page.locator("#current-role")).to_have_text("vendor")
     expect(page.locator("#switch-vendor")).to_have_text("Currently Active")
     expect(page.locator("#switch-user")).to_be_enabled()

@@ -7,7 +7,8 @@ from marketplace import db
 from marketplace.models import AgentStatus, Role
 from marketplace.services import catalog
 from marketplace.services.errors import InvalidParameter, NotFound
-from tests.catalog_helpers import make_agent, make_category, make_purchase, update_agent
+from tests.catalog_helpers import update_agent
+from tests.factories import ago, make_agent, make_category, make_purchase
 
 
 @pytest.fixture
@@ -38,7 +39,7 @@ def test_stats_count_live_agents_all_categories_and_active_users(make_user, vend
 
 
 def test_categories_in_display_order_with_live_agent_counts(vendor):
-    second = make_category("Zeta", slug="zeta", sort_order=1, description="last")
+    second = make_category("Zeta", slug="zeta", emoji="✍️", sort_order=1, description="last")
     first = make_category("Alpha", slug="alpha", sort_order=0, emoji="🅰️")
     make_agent(vendor, "a", category_id=second.id)
     make_agent(vendor, "b", category_id=second.id)
@@ -132,10 +133,10 @@ def test_rating_string_rounds_half_up(total, count, text):
 
 
 def test_default_order_is_newest_first_and_ties_break_by_id(vendor):
-    make_agent(vendor, "old", created_offset=1)
-    make_agent(vendor, "new", created_offset=5)
-    tie_a = make_agent(vendor, "tie-a", created_offset=3)
-    tie_b = make_agent(vendor, "tie-b", created_offset=3)
+    make_agent(vendor, "old", created_at=ago(days=1, seconds=-1))
+    make_agent(vendor, "new", created_at=ago(days=1, seconds=-5))
+    tie_a = make_agent(vendor, "tie-a", created_at=ago(days=1, seconds=-3))
+    tie_b = make_agent(vendor, "tie-b", created_at=ago(days=1, seconds=-3))
     update_agent(tie_b.id, created_at=tie_a.created_at)
     tied = sorted([tie_a, tie_b], key=lambda a: a.id, reverse=True)
     assert names(catalog.list_agents()) == ["new", tied[0].name, tied[1].name, "old"]
@@ -275,7 +276,7 @@ def test_filters_combine(vendor):
 
 def test_paging_and_total(vendor):
     for n in range(7):
-        make_agent(vendor, f"a{n}", created_offset=n)
+        make_agent(vendor, f"a{n}", created_at=ago(days=1, seconds=-n))
     first = catalog.list_agents(limit=3)
     second = catalog.list_agents(limit=3, offset=3)
     last = catalog.list_agents(limit=3, offset=6)
@@ -320,7 +321,7 @@ def test_bad_parameters_name_the_parameter(kwargs, field):
 
 def test_limit_accepts_the_cap_and_query_string_values(vendor):
     for n in range(3):
-        make_agent(vendor, f"x{n}", created_offset=n)
+        make_agent(vendor, f"x{n}", created_at=ago(days=1, seconds=-n))
     assert catalog.list_agents(limit=100).total == 3
     assert names(catalog.list_agents(limit="2", offset=" 1 ")) == ["x1", "x0"]
     assert len(catalog.list_agents(limit="", offset="").items) == 3

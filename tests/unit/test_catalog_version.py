@@ -13,7 +13,8 @@ from marketplace.db import build_engine
 from marketplace.models import Agent, Role
 from marketplace.services import catalog
 from marketplace.services.catalog import version as catalog_version
-from tests.catalog_helpers import make_agent, statements
+from tests.catalog_helpers import statements
+from tests.factories import make_agent
 
 postgres_only = pytest.mark.skipif(
     not settings.database_url.startswith("postgresql"), reason="LISTEN/NOTIFY is PostgreSQL's"

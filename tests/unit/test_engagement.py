@@ -7,7 +7,8 @@ from marketplace import db
 from marketplace.models import AgentStatus, Favorite, Report, Review, Role
 from marketplace.services import catalog, favorites, reports, reviews
 from marketplace.services.errors import Conflict, Forbidden, InvalidParameter, NotFound, Unauthorized
-from tests.catalog_helpers import agent_row, make_agent, make_purchase
+from tests.catalog_helpers import agent_row
+from tests.factories import make_agent, make_purchase
 
 
 @pytest.fixture

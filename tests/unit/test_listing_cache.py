@@ -9,7 +9,8 @@ from marketplace import db
 from marketplace.models import Agent, AgentFile, AgentTag, Category, Role, User
 from marketplace.services import catalog, favorites, reviews
 from marketplace.services.catalog import listing_cache
-from tests.catalog_helpers import make_agent, make_category, statements
+from tests.catalog_helpers import statements
+from tests.factories import make_agent, make_category
 
 
 def version() -> int:

@@ -9,7 +9,7 @@ from sqlalchemy import func, select, text
 from marketplace import db
 from marketplace.models import Agent, AgentListingCount, AgentStatus, Category, Role
 from marketplace.services import catalog
-from tests.catalog_helpers import make_agent, make_category
+from tests.factories import make_agent, make_category
 
 
 def cells() -> dict[tuple, int]:

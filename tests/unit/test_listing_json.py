@@ -8,7 +8,7 @@ from pydantic import TypeAdapter
 from marketplace import db
 from marketplace.models import Agent, AgentPublic, AgentStatus, Role
 from marketplace.services import catalog
-from tests.catalog_helpers import make_agent, make_category
+from tests.factories import make_agent, make_category
 
 AGENTS_JSON = TypeAdapter(list[AgentPublic])
 

@@ -8,13 +8,8 @@ from marketplace.models import AgentStatus, AgentTag, Role, User
 from marketplace.services import catalog
 from marketplace.services.catalog import search
 from marketplace.services.errors import InvalidParameter
-from tests.catalog_helpers import (
-    check_search_index,
-    make_agent,
-    make_category,
-    search_documents,
-    update_agent,
-)
+from tests.catalog_helpers import check_search_index, search_documents, update_agent
+from tests.factories import ago, make_agent, make_category
 
 
 @pytest.fixture
@@ -42,15 +37,15 @@ def test_fts5_expression_quotes_every_word_and_prefixes():
 
 
 def test_name_match_outranks_description_match(vendor):
-    make_agent(vendor, "Invoice Helper", description="Mentions a newsletter once.", created_offset=2)
-    make_agent(vendor, "Newsletter Writer", description="Drafts emails.", created_offset=1)
-    make_agent(vendor, "Unrelated", description="Nothing to see.", created_offset=3)
+    make_agent(vendor, "Invoice Helper", description="Mentions a newsletter once.", created_at=ago(days=1, seconds=-2))
+    make_agent(vendor, "Newsletter Writer", description="Drafts emails.", created_at=ago(days=1, seconds=-1))
+    make_agent(vendor, "Unrelated", description="Nothing to see.", created_at=ago(days=1, seconds=-3))
     assert found("newsletter") == ["Newsletter Writer", "Invoice Helper"]
 
 
 def test_short_description_outranks_description(vendor):
-    make_agent(vendor, "Alpha", description="This one can summarise meetings.", created_offset=2)
-    make_agent(vendor, "Beta", short_description="Summarise meetings", created_offset=1)
+    make_agent(vendor, "Alpha", description="This one can summarise meetings.", created_at=ago(days=1, seconds=-2))
+    make_agent(vendor, "Beta", short_description="Summarise meetings", created_at=ago(days=1, seconds=-1))
     assert found("summarise meetings") == ["Beta", "Alpha"]
 
 
