@@ -117,7 +117,11 @@ def test_buy_an_agent_end_to_end(page: Page) -> None:
     page.get_by_role("link", name="View My Purchases").click()
     card = page.locator(".purchase-card", has_text="BlogSmith")
     expect(card).to_be_visible()
-    expect(card.locator(".payment-processing").get_by_text("Direct Payment")).to_be_visible()
+    # The demo vendor has a connected Stripe account: the sale is a destination charge split at 80/20.
+    payment = card.locator(".payment-processing")
+    expect(payment.get_by_text("Commission Split (80/20)")).to_be_visible()
+    expect(payment.get_by_text("23.99 USD")).to_be_visible()
+    expect(payment.get_by_text("6.00 USD")).to_be_visible()
     expect(card.locator(".purchase-price")).to_have_text(re.compile(r"29\.99"))
     with page.expect_download() as info:
         card.get_by_role("button", name="Download").click()
