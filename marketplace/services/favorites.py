@@ -9,10 +9,10 @@ from marketplace.db import session_scope
 from marketplace.models import Agent, AgentPage, Favorite, FavoriteStatus, User
 from marketplace.services.catalog import LIVE, agents_public, has_mark, live_agent
 from marketplace.services.errors import InvalidParameter
+from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_user
 
 DEFAULT_LIMIT = 100
-MAX_LIMIT = 100
 AGENTS = Agent.__table__
 
 
@@ -71,10 +71,7 @@ def is_favorited(*, actor: User | None, agent_id: str) -> FavoriteStatus:
 def list_favorites(*, actor: User | None, limit: int = DEFAULT_LIMIT, offset: int = 0) -> AgentPage:
     """The caller's favourite live agents, most recently favourited first."""
     user = require_user(actor)
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidParameter(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
-    if offset < 0:
-        raise InvalidParameter("offset must not be negative", field="offset")
+    check_page(limit=limit, offset=offset)
     with session_scope() as session:
         base = select(Agent).join(Favorite, Favorite.agent_id == Agent.id).where(Favorite.user_id == user.id, LIVE)
         total = session.execute(select(func.count()).select_from(base.subquery())).scalar_one()

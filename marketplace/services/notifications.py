@@ -11,7 +11,8 @@ from sqlmodel import Session, delete, select
 
 from marketplace.db import session_scope
 from marketplace.models import Notification, NotificationType, User
-from marketplace.services.errors import Invalid, InvalidParameter, NotFound
+from marketplace.services.errors import Invalid, NotFound
+from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_user
 
 MAX_LIST = 200
@@ -31,8 +32,7 @@ def notify(session: Session, *, user_id: str, type: str, title: str, message: st
 def list_notifications(*, actor: User | None, limit: int = 50) -> list[Notification]:
     """The actor's notifications, newest first."""
     user = require_user(actor)
-    if not 1 <= limit <= MAX_LIST:
-        raise InvalidParameter(f"limit must be between 1 and {MAX_LIST}", field="limit")
+    check_page(limit=limit, max_limit=MAX_LIST)
     with session_scope() as session:
         return list(session.exec(
             select(Notification).where(Notification.user_id == user.id)

@@ -18,11 +18,11 @@ from marketplace.models import Agent, Purchase, Review, ReviewAuthor, ReviewPage
 from marketplace.models.base import utcnow
 from marketplace.services.catalog import live_agent, visible_agent
 from marketplace.services.errors import Forbidden, InvalidParameter
+from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_user
 
 MAX_COMMENT = 2000
 DEFAULT_LIMIT = 50
-MAX_LIMIT = 100
 AGENTS = Agent.__table__
 
 
@@ -79,10 +79,7 @@ def list_reviews(
     *, agent_id: str, actor: User | None = None, limit: int = DEFAULT_LIMIT, offset: int = 0
 ) -> ReviewPage:
     """Reviews of an agent the caller may see, newest first."""
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidParameter(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
-    if offset < 0:
-        raise InvalidParameter("offset must not be negative", field="offset")
+    check_page(limit=limit, offset=offset)
     with session_scope() as session:
         agent = visible_agent(session, agent_id=agent_id, actor=actor)
         stmt = (

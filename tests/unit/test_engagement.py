@@ -271,3 +271,15 @@ def test_report_needs_sign_in_a_live_agent_and_another_vendor(vendor, customer):
     with pytest.raises(Forbidden):
         reports.report_agent(actor=vendor, agent_id=agent.id, report_type="spam", reason="r")
     assert reports.has_reported(actor=None, agent_id=agent.id).has_reported is False
+
+
+@pytest.mark.parametrize("offset", [-1, 9_223_372_036_854_775_808])
+def test_review_and_favourite_pages_bound_the_offset(offset, make_user):
+    from marketplace.services import favorites, reviews
+    from marketplace.services.errors import InvalidParameter
+
+    user = make_user()
+    with pytest.raises(InvalidParameter, match="offset must be between 0 and 1000000"):
+        favorites.list_favorites(actor=user, offset=offset)
+    with pytest.raises(InvalidParameter, match="offset must be between 0 and 1000000"):
+        reviews.list_reviews(agent_id="whatever", offset=offset)

@@ -17,9 +17,9 @@ from marketplace.models import ApplicationStatus, NotificationType, Role, User, 
 from marketplace.models.base import utcnow
 from marketplace.services import notifications
 from marketplace.services.errors import InvalidParameter, NotFound
+from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
 
-MAX_LIMIT = 100
 MAX_OFFSET = 100_000
 MAX_SEARCH = 200
 NO_PENDING = "No pending application"
@@ -58,10 +58,7 @@ def list_applications(
         status = None
     if status is not None and status not in set(ApplicationStatus):
         raise InvalidParameter("status must be pending, approved, rejected or all", field="status")
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidParameter(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
-    if not 0 <= offset <= MAX_OFFSET:
-        raise InvalidParameter(f"offset must be between 0 and {MAX_OFFSET}", field="offset")
+    check_page(limit=limit, offset=offset, max_offset=MAX_OFFSET)
     term = (search or "").strip()
     if len(term) > MAX_SEARCH:
         raise InvalidParameter(f"search must be at most {MAX_SEARCH} characters", field="search")

@@ -31,8 +31,6 @@ from marketplace.services.catalog.filters import (
     BROWSE_PRICES,
     DEFAULT_LIMIT,
     HOME_PRICES,
-    MAX_LIMIT,
-    MAX_OFFSET,
     MAX_TAGS,
     PRICE_RANGES,
     RATING_FILTERS,
@@ -70,6 +68,7 @@ from marketplace.services.catalog.visibility import (
     purchased_agent_ids,
     visible_agent,
 )
+from marketplace.services.paging import MAX_LIMIT, MAX_OFFSET
 
 __all__ = [
     "AGENTS",

@@ -11,10 +11,9 @@ from typing import TypedDict
 
 from marketplace.services.catalog import search as fulltext
 from marketplace.services.errors import InvalidParameter
+from marketplace.services.paging import check_page
 
 DEFAULT_LIMIT = 24
-MAX_LIMIT = 100
-MAX_OFFSET = 1_000_000
 MAX_TAGS = 10
 ANY = "any"  # no price or rating filter, as an address or a form says it
 
@@ -164,11 +163,8 @@ def parse_filters(
         featured = flag in _TRUE
 
     limit = DEFAULT_LIMIT if limit is None or limit == "" else _whole_number("limit", limit)
-    if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidParameter(f"limit must be between 1 and {MAX_LIMIT}", field="limit")
     offset = 0 if offset is None or offset == "" else _whole_number("offset", offset)
-    if not 0 <= offset <= MAX_OFFSET:
-        raise InvalidParameter(f"offset must be between 0 and {MAX_OFFSET}", field="offset")
+    check_page(limit=limit, offset=offset)
 
     return AgentFilters(
         search=fulltext.parse_query(search),

@@ -21,7 +21,7 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import User
-from marketplace.services.errors import InvalidParameter
+from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_vendor
 
 NOT_CONNECTED = "not_connected"
@@ -195,8 +195,7 @@ def create_account_link(*, actor: User | None) -> str:
 def list_payouts(*, actor: User | None, limit: int = 20) -> PayoutsView:
     """The connected account's payouts, newest first; an empty view when no account is connected."""
     user = require_vendor(actor)
-    if not 1 <= limit <= MAX_PAYOUTS:
-        raise InvalidParameter(f"limit must be between 1 and {MAX_PAYOUTS}", field="limit")
+    check_page(limit=limit, max_limit=MAX_PAYOUTS)
     row = _row(user.id)
     if not row.stripe_account_id:
         return PayoutsView(has_account=False, account_currency=None, payouts=[])

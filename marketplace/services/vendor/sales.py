@@ -30,10 +30,9 @@ from marketplace.db import session_scope
 from marketplace.models import Agent, AgentStatus, Order, OrderStatus, User
 from marketplace.services import money, platform
 from marketplace.services.errors import InvalidParameter
+from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_vendor
 
-MAX_LIMIT = 100
-MAX_OFFSET = 1_000_000
 CSV_CHUNK = 1000
 PERIODS = {"day": 30, "month": 12}
 CSV_HEADER = ("order_id", "created_at", "agent", "customer_email", "currency", "total_amount", "price_usd",
@@ -152,18 +151,10 @@ def _sale(row: Any) -> SaleRecord:
     return SaleRecord(*row)
 
 
-def check_page(limit: int, offset: int, *, max_limit: int = MAX_LIMIT, max_offset: int = MAX_OFFSET) -> None:
-    """Bounds of a page request (422 naming the parameter), shared by the vendor's paged lists."""
-    if not 1 <= limit <= max_limit:
-        raise InvalidParameter(f"limit must be between 1 and {max_limit}", field="limit")
-    if not 0 <= offset <= max_offset:
-        raise InvalidParameter(f"offset must be between 0 and {max_offset}", field="offset")
-
-
 def list_sales(*, actor: User | None, limit: int = 20, offset: int = 0) -> SalesPage:
     """The vendor's completed sales, newest first, one page plus the number on all pages."""
     vendor = require_vendor(actor)
-    check_page(limit, offset)
+    check_page(limit=limit, offset=offset)
     with session_scope() as session:
         total = session.exec(select(func.count()).select_from(Order).where(*_completed(vendor.id))).one()
         # Page the ids first (from the covering index alone, however deep the offset), then read 20 rows.
