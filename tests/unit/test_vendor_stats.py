@@ -46,6 +46,7 @@ def test_figures_follow_the_documented_formula(record):
     result = stats.vendor_stats(actor=vendor, vendor_id=vendor.id)
     assert (result.total_submissions, result.approved_submissions, result.rejected_submissions) == (4, 2, 1)
     assert result.average_approval_time == 11.0  # (10 + 20 + 3) / 3
+    assert result.approval_rate == 50  # 2 of 4
     # 0.5 x 2/4 + 0.3 x (4.5 / 5) + 0.2 x (1 - 1/4) = 0.25 + 0.27 + 0.15
     assert result.quality_score == 0.67
     assert result.is_verified is False  # 2 approved agents
@@ -68,11 +69,22 @@ def test_verified_needs_three_approved_a_charging_account_and_quality(record):
     assert result.quality_score < 0.6 and result.is_verified is False
 
 
+def test_approval_rate_is_a_whole_percent_rounded_half_up():
+    vendor = make_vendor()
+    for status in (AgentStatus.APPROVED, AgentStatus.APPROVED, AgentStatus.APPROVED, AgentStatus.PENDING,
+                   AgentStatus.REJECTED, AgentStatus.REJECTED, AgentStatus.REJECTED):
+        make_agent(vendor, status=status)
+    assert stats.vendor_stats(actor=vendor, vendor_id=vendor.id).approval_rate == 43  # 3 of 7 = 42.86%
+    make_agent(vendor, status=AgentStatus.PENDING)
+    assert stats.vendor_stats(actor=vendor, vendor_id=vendor.id).approval_rate == 38  # 3 of 8 = 37.5%
+
+
 def test_a_new_vendor_has_the_neutral_score():
     vendor = make_vendor()
     result = stats.vendor_stats(actor=vendor, vendor_id=vendor.id)
     # 0 + 0.3 x 0.6 (no ratings) + 0.2 x 1 (no reports)
     assert (result.total_submissions, result.average_approval_time, result.quality_score) == (0, 0.0, 0.38)
+    assert result.approval_rate == 0  # no submissions: 0, not a division by zero
     assert result.last_submission_at is None and result.is_verified is False
 
 

@@ -44,6 +44,7 @@ class VendorStats:
     approved_submissions: int
     rejected_submissions: int
     average_approval_time: float  # hours, one decimal
+    approval_rate: int  # whole percent, as the card shows it
     quality_score: float
     is_verified: bool
     last_submission_at: datetime | None
@@ -85,13 +86,19 @@ def _records(session: Session, vendor_ids: Iterable[str] | None) -> dict[str, _R
     return records
 
 
+def _approval_share(record: _Record) -> Decimal:
+    return Decimal(record.approved) / record.submissions if record.submissions else Decimal(0)
+
+
+def approval_rate_percent(record: _Record) -> int:
+    """Approved / submissions as a whole percent, half-up; 0 without submissions (spec section 2)."""
+    return int((_approval_share(record) * 100).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
 def quality_score(record: _Record) -> Decimal:
     """See the module docstring; half-up to two decimals."""
-    if record.submissions:
-        approval_rate = Decimal(record.approved) / record.submissions
-        reported_share = Decimal(record.reported_agents) / record.submissions
-    else:
-        approval_rate = reported_share = Decimal(0)
+    approval_rate = _approval_share(record)
+    reported_share = Decimal(record.reported_agents) / record.submissions if record.submissions else Decimal(0)
     rating_share = (Decimal(str(record.rating)) / 5) if record.rating is not None else NEUTRAL_RATING_SHARE
     score = Decimal("0.5") * approval_rate + Decimal("0.3") * rating_share + Decimal("0.2") * (1 - reported_share)
     return min(max(score, Decimal(0)), Decimal(1)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
@@ -133,7 +140,8 @@ def vendor_stats(*, actor: User | None, vendor_id: str) -> VendorStats:
     score = quality_score(record)
     return VendorStats(
         total_submissions=record.submissions, approved_submissions=record.approved,
-        rejected_submissions=record.rejected, average_approval_time=hours, quality_score=float(score),
+        rejected_submissions=record.rejected, average_approval_time=hours, approval_rate=approval_rate_percent(record),
+        quality_score=float(score),
         is_verified=is_verified(record, charges_enabled=_charges_enabled(vendor), score=score),
         last_submission_at=record.last_submission_at,
     )

@@ -78,11 +78,6 @@ def share_labels(commission_rate: Decimal) -> tuple[str, str]:
     return vendor_share, platform_share
 
 
-def approval_rate(approved: int, total: int) -> int:
-    """Approved / total as a whole percent (half-up), 0 with no submissions (spec section 2)."""
-    return money.round_half_up(Decimal(approved) * 100 / total) if total else 0
-
-
 def rate_tone(rate: int) -> str:
     return "green" if rate >= 80 else "yellow" if rate >= 60 else "red"
 
@@ -210,7 +205,7 @@ class VendorDashboardState(VendorState):
         self.submissions = record.total_submissions
         self.approved_submissions = record.approved_submissions
         self.rejected_submissions = record.rejected_submissions
-        self.approval_rate = approval_rate(record.approved_submissions, record.total_submissions)
+        self.approval_rate = record.approval_rate
         self.approval_tone = rate_tone(self.approval_rate)
         self.approval_hours = f"{record.average_approval_time:.1f}"
         self.quality_score = f"{record.quality_score:.2f}"
