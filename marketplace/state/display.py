@@ -7,6 +7,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import reflex as rx
 
+from marketplace.state.session import toast_on_load
+
 # The browser's IANA time zone, so dates read as the user's local time (the server only knows UTC).
 BROWSER_TIME_ZONE_JS = "Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'"
 
@@ -40,9 +42,13 @@ def format_day_time(moment: datetime, zone: ZoneInfo) -> str:
     return f"{format_day(local, zone)} • {hour}:{local:%M} {'AM' if local.hour < 12 else 'PM'}"
 
 
-def logged_out_again() -> list[rx.event.EventSpec]:
-    """The session ended while the page was open: say so, then sign in again after 500 ms."""
-    return [
-        rx.toast.error("Unauthorized", description="You are logged out. Logging in again..."),
-        rx.call_script("setTimeout(() => window.location.assign('/api/login'), 500)"),
-    ]
+LOGGED_OUT_TITLE = "Unauthorized"
+LOGGED_OUT_MESSAGE = "You are logged out. Logging in again..."
+
+
+def logged_out_again(*, on_load: bool = False) -> list[rx.event.EventSpec]:
+    """The session ended (or never was): say so, then sign in again after 500 ms. From an on_load handler the
+    toast goes through one browser round trip, once the toaster is mounted."""
+    toast = (toast_on_load(LOGGED_OUT_TITLE, LOGGED_OUT_MESSAGE, error=True) if on_load
+             else rx.toast.error(LOGGED_OUT_TITLE, description=LOGGED_OUT_MESSAGE))
+    return [toast, rx.call_script("setTimeout(() => window.location.assign('/api/login'), 500)")]

@@ -10,6 +10,7 @@ from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.vendor.application import application_view
 from marketplace.pages.vendor.dashboard import dashboard_tab
 from marketplace.pages.vendor.notifications import notifications_tab
+from marketplace.state.display import LOGGED_OUT_MESSAGE, LOGGED_OUT_TITLE
 from marketplace.state.vendor.page import VendorState
 
 TABS = [
@@ -31,7 +32,7 @@ def _loading() -> rx.Component:
 
 
 def _signed_out() -> rx.Component:
-    return notice_card("lock", "Unauthorized", "You are logged out. Logging in again...", rx.spinner(size="2"),
+    return notice_card("lock", LOGGED_OUT_TITLE, LOGGED_OUT_MESSAGE, rx.spinner(size="2"),
                        card_id="vendor-signed-out")
 
 

@@ -14,17 +14,11 @@ from marketplace.services import notifications
 from marketplace.services.errors import Forbidden, Unauthorized
 from marketplace.services.permissions import require_vendor
 from marketplace.services.vendor import applications
-from marketplace.state.display import BROWSER_TIME_ZONE_JS, format_day, time_zone
-from marketplace.state.session import SessionState, toast_on_load
+from marketplace.state.display import BROWSER_TIME_ZONE_JS, format_day, logged_out_again, time_zone
+from marketplace.state.session import SessionState
 
 TABS = ("dashboard", "notifications")
 STRIPE_RETURNS = ("return", "refresh")  # ?stripe= values the account-link flow comes back with
-
-
-def signed_out_on_load() -> list[rx.event.EventSpec]:
-    """The spec's notice, then the sign-in entry after 500 ms (from on_load, so the toast goes via a round trip)."""
-    return [toast_on_load("Unauthorized", "You are logged out. Logging in again...", error=True),
-            rx.call_script("setTimeout(() => window.location.assign('/api/login'), 500)")]
 
 
 class VendorState(SessionState):
@@ -48,7 +42,7 @@ class VendorState(SessionState):
         self.stripe_return = query.get("stripe", "") in STRIPE_RETURNS
         if not self.signed_in:
             self.mode = "signed_out"
-            return signed_out_on_load()
+            return logged_out_again(on_load=True)
         return rx.call_script(BROWSER_TIME_ZONE_JS, callback=VendorState.load_view)
 
     @rx.event
@@ -60,7 +54,7 @@ class VendorState(SessionState):
         except Unauthorized:
             self._apply(None)
             self.mode = "signed_out"
-            return signed_out_on_load()
+            return logged_out_again(on_load=True)
         except Forbidden:
             self.show_application(applications.latest_application(actor=user))
             return None
