@@ -12,6 +12,7 @@ from marketplace.components.forms import field
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.spinner import section_spinner
+from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.state.catalog import AgentCard
 from marketplace.state.dashboard import DashboardState, OrderRow, PurchaseCard
 from marketplace.state.session import SessionState
@@ -404,25 +405,14 @@ def _account_tab() -> rx.Component:
 
 # --- page --------------------------------------------------------------------------------------------------
 
-TAB_LABELS = [("purchases", "My Agents", "bot"), ("favorites", "Favorites", "heart"),
-              ("orders", "Order History", "receipt"), ("profile", "Profile", "user"),
-              ("payment", "Payment", "credit-card"), ("account", "Account", "settings")]
-
-
-def _tabs() -> rx.Component:
-    contents = {"purchases": _purchases_tab, "favorites": _favorites_tab, "orders": _orders_tab,
-                "profile": _profile_tab, "payment": _payment_tab, "account": _account_tab}
-    return rx.tabs.root(
-        rx.tabs.list(
-            *[rx.tabs.trigger(rx.hstack(rx.icon(icon, size=14), label, spacing="1", align="center"), value=value,
-                              id=f"tab-{value}")
-              for value, label, icon in TAB_LABELS],
-            flex_wrap="wrap",
-        ),
-        *[rx.tabs.content(rx.box(contents[value](), padding_top="1.25em"), value=value)
-          for value, _, _ in TAB_LABELS],
-        value=DashboardState.tab, on_change=DashboardState.set_tab, width="100%",
-    )
+TABS = [
+    TabSpec("purchases", "My Agents", None, _purchases_tab, icon="bot"),
+    TabSpec("favorites", "Favorites", None, _favorites_tab, icon="heart"),
+    TabSpec("orders", "Order History", None, _orders_tab, icon="receipt"),
+    TabSpec("profile", "Profile", None, _profile_tab, icon="user"),
+    TabSpec("payment", "Payment", None, _payment_tab, icon="credit-card"),
+    TabSpec("account", "Account", None, _account_tab, icon="settings"),
+]
 
 
 def _signed_out() -> rx.Component:
@@ -435,7 +425,8 @@ def dashboard_page() -> rx.Component:
         rx.cond(
             SessionState.signed_in,
             container(
-                rx.vstack(_header(), _summary(), _tabs(), spacing="6", width="100%"),
+                rx.vstack(_header(), _summary(), tab_view(TABS, DashboardState.tab, DashboardState.set_tab),
+                          spacing="6", width="100%"),
                 id="dashboard",
             ),
             _signed_out(),
