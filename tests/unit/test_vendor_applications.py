@@ -151,3 +151,18 @@ def test_a_race_past_the_check_is_a_conflict(monkeypatch):
     monkeypatch.setattr(Session, "exec", blind_exec)
     with pytest.raises(Conflict, match=applications.ALREADY_PENDING):
         applications.apply(actor=user, business_name="Acme")
+
+
+def test_one_click_application_is_named_after_the_profile():
+    with pytest.raises(Unauthorized):
+        applications.apply_with_profile(actor=None)
+    with pytest.raises(Invalid, match=applications.NOT_A_CUSTOMER):
+        applications.apply_with_profile(actor=make_vendor())
+    named = make_user(first_name="Ada", last_name="Lovelace")
+    application = applications.apply_with_profile(actor=named)
+    assert (application.business_name, application.business_description) == (
+        "Ada Lovelace AI Agents", applications.PROFILE_PITCH)
+    bare = make_user("bare_user")
+    assert applications.apply_with_profile(actor=bare).business_name == "bare_user AI Agents"
+    with pytest.raises(Conflict):
+        applications.apply_with_profile(actor=named)
