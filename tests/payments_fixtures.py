@@ -121,6 +121,11 @@ class StandIn:
     def set_payout_status(self, payout_id: str, status: str, **failure: str) -> httpx.Response:
         return httpx.post(f"{self.base}/_standin/payouts/{payout_id}/status", json={"status": status, **failure})
 
+    def balance(self, account_id: str) -> dict[str, dict[str, int]]:
+        """The connected account's balance as Stripe answers it, by currency: {"available": {...}, "pending": {...}}."""
+        body = self.stripe.v1.balance.retrieve(options={"stripe_account": account_id}).to_dict()
+        return {kind: {e["currency"]: e["amount"] for e in body[kind]} for kind in ("available", "pending")}
+
     def event_for(self, intent_id: str, event_type: str) -> dict[str, Any]:
         """The event the stand-in generated for an intent, as it would be delivered."""
         events = self.stripe.v1.events.list(params={"type": event_type, "limit": 100})

