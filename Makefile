@@ -1,4 +1,5 @@
-# The two commands: `make run` (serve the app on http://localhost:3000) and `make test` (the whole suite).
+# The two commands: `make run` (serve the app on http://localhost:3000) and `make test` (the whole suite);
+# `make test-unit` and `make test-e2e` run its two halves.
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
@@ -15,6 +16,14 @@ browser:
 
 test: setup browser
 	@bash scripts/test.sh
+
+# Lint and the unit + API tests (no browser): the quick loop.
+test-unit: setup
+	@bash scripts/test.sh unit
+
+# The browser tests only (builds the app once, drives it in headless Chromium).
+test-e2e: setup browser
+	@bash scripts/test.sh e2e
 
 lint: setup
 	@.venv/bin/ruff check .

@@ -245,7 +245,8 @@ def measure(url: str, runs: int, *, http: bool) -> list[Result]:
 
         from marketplace.api.app import create_api
 
-        with TestClient(create_api(), base_url="http://localhost:3000") as client:
+        with TestClient(create_api(), base_url="http://localhost:3000",
+                        headers={"Origin": "http://localhost:3000"}) as client:  # a write needs the Origin
             signed = client.post("/api/login", json={"username": VENDOR_USERNAME, "password": PASSWORD})
             signed.raise_for_status()
             for name, _, path in cases:

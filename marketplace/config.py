@@ -29,9 +29,29 @@ class Settings(BaseSettings):
     catalog_cache_entries: int = 512  # listing pages cached per process, checked against catalog_version; 0 = off
 
     session_days: int = 14
+    password_reset_minutes: int = 60  # a reset link works once, within this time
+    email_verification_hours: int = 72
+
+    # Mail: sent by the task queue's worker over SMTP; `make run` starts a local catcher on this address.
+    smtp_url: str = "smtp://127.0.0.1:1025"  # smtp://[user:pass@]host:port (STARTTLS if offered) or smtps://
+    mail_from: str = "AgentMarket <no-reply@agentmarket.test>"
+    mail_retries: int = 5
+    mail_retry_delay_seconds: int = 30  # doubled after each failed attempt
+    dev_mailbox_file: str = str(PROJECT_ROOT / "data" / "dev-mailbox.jsonl")  # what the local catcher keeps
+    # Task queue (huey): Redis when REDIS_URL is set, else an SQLite file (default: beside the SQLite database).
+    queue_file: str = ""
+    queue_immediate: bool | None = None  # None: immediate (run in the caller) only when APP_ENV=test
     login_max_failures_per_account: int = 5
     login_max_failures_per_address: int = 20
     login_window_minutes: int = 15
+    # Per client address in each window (services/ratelimit.py); 0 turns a limit off.
+    rate_limit_window_minutes: int = 60
+    rate_limit_register: int = 10
+    rate_limit_reviews: int = 30
+    rate_limit_reports: int = 10
+    rate_limit_password_reset: int = 5
+    rate_limit_password_reset_per_email: int = 3  # per e-mail address asked for, whoever asks
+    rate_limit_verification_resend: int = 3  # per account
 
     google_client_id: str = ""
     google_client_secret: str = ""
@@ -53,6 +73,15 @@ class Settings(BaseSettings):
     s3_endpoint_url: str = ""
     s3_region: str = "us-east-1"
 
+    # Uploads (spec section 9: at most 5 files of 50 MB per agent; multipart above 100 MB).
+    upload_max_file_bytes: int = 52_428_800
+    upload_max_files_per_agent: int = 5
+    upload_multipart_threshold_bytes: int = 104_857_600
+    upload_max_open_per_vendor: int = 20  # issued, unattached, unexpired uploads
+    upload_url_ttl_seconds: int = 3600  # validity of a signed upload URL
+    upload_expire_hours: int = 24  # unattached uploads are deleted after this
+    upload_sweep_seconds: int = 600  # how often the background task looks for expired uploads
+
     @model_validator(mode="after")
     def _production_guard(self) -> Settings:
         if self.is_production:
@@ -71,6 +100,19 @@ class Settings(BaseSettings):
     @property
     def demo_enabled(self) -> bool:
         return (not self.is_production) if self.demo_mode is None else self.demo_mode
+
+    @property
+    def queue_runs_inline(self) -> bool:
+        return (self.app_env == "test") if self.queue_immediate is None else self.queue_immediate
+
+    @property
+    def queue_path(self) -> str:
+        if self.queue_file:
+            return self.queue_file
+        if self.database_url.startswith("sqlite:///"):
+            database = Path(self.database_url.removeprefix("sqlite:///"))
+            return str(database.with_name(f"{database.stem}-queue.db"))
+        return str(PROJECT_ROOT / "data" / "queue.db")
 
     @property
     def secure_cookies(self) -> bool:

@@ -4,35 +4,47 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace import migrate
+from marketplace import migrate, queue
 from marketplace.api.app import create_api
+from marketplace.pages.account_recovery import forgot_password_page, reset_password_page, verify_email_page
+from marketplace.pages.admin.page import admin_page
+from marketplace.pages.admin.settings import admin_settings_page
 from marketplace.pages.agent_detail import agent_detail_page
 from marketplace.pages.agents import agents_page
 from marketplace.pages.categories import categories_page
 from marketplace.pages.checkout import checkout_page
 from marketplace.pages.dashboard import dashboard_page
 from marketplace.pages.demo_setup import demo_setup_page
+from marketplace.pages.dev_mail import dev_mail_page
 from marketplace.pages.home import index_page
 from marketplace.pages.login import login_page
 from marketplace.pages.not_found import not_found_page
 from marketplace.pages.purchase_success import purchase_success_page
 from marketplace.pages.signup import signup_page
+from marketplace.pages.vendor.add_agent import add_agent_page
 from marketplace.pages.vendor.page import vendor_apply_page, vendor_page
-from marketplace.services import auth, platform
+from marketplace.services import auth, platform, ratelimit, uploads
+from marketplace.state.account_recovery import ForgotPasswordState, ResetPasswordState, VerifyEmailState
+from marketplace.state.account_security import AccountSecurityState
 from marketplace.state.accounts import LoginState, SignupState
+from marketplace.state.admin.page import AdminState
+from marketplace.state.admin.settings import AdminSettingsState
 from marketplace.state.agent_detail import AgentDetailState
 from marketplace.state.catalog import BrowseState, CategoriesState, HomeState
 from marketplace.state.checkout import CheckoutState, PurchaseSuccessState
 from marketplace.state.dashboard import DashboardState
 from marketplace.state.demo_setup import DemoSetupState
+from marketplace.state.dev_mail import DevMailState
 from marketplace.state.session import SessionState
 from marketplace.state.vendor.page import VendorState
+from marketplace.state.vendor.wizard import WizardState
 
 
 def _on_start() -> None:
     migrate.upgrade()
     platform.ensure_defaults()
     auth.purge_expired()
+    ratelimit.purge()
 
 
 app = rx.App(
@@ -41,6 +53,8 @@ app = rx.App(
     toaster=rx.toast.provider(visible_toasts=1, duration=5000, close_button=True, position="bottom-right"),
 )
 app.register_lifespan_task(_on_start)
+app.register_lifespan_task(uploads.sweep_forever)  # unattached uploads expire and are deleted
+app.register_lifespan_task(queue.run_consumer)  # task queue workers (mail) inside the app's process
 
 app.add_page(index_page, route="/", title="AgentMarket", on_load=[SessionState.load, HomeState.on_load])
 app.add_page(agents_page, route="/agents", title="Browse AI Agents | AgentMarket",
@@ -53,7 +67,15 @@ app.add_page(login_page, route="/login", title="Sign In | AgentMarket", on_load=
 app.add_page(signup_page, route="/signup", title="Sign Up | AgentMarket",
              on_load=[SessionState.load, SignupState.on_load])
 app.add_page(dashboard_page, route="/dashboard", title="Dashboard | AgentMarket",
-             on_load=[SessionState.load, DashboardState.on_load])
+             on_load=[SessionState.load, DashboardState.on_load, AccountSecurityState.on_load])
+app.add_page(forgot_password_page, route="/forgot-password", title="Forgot Password | AgentMarket",
+             on_load=[SessionState.load, ForgotPasswordState.on_load])
+app.add_page(reset_password_page, route="/reset-password", title="Reset Password | AgentMarket",
+             on_load=[SessionState.load, ResetPasswordState.on_load])
+app.add_page(verify_email_page, route="/verify-email", title="Confirm E-mail | AgentMarket",
+             on_load=[SessionState.load, VerifyEmailState.on_load])
+app.add_page(dev_mail_page, route="/dev/mail", title="Dev Mailbox | AgentMarket",
+             on_load=[SessionState.load, DevMailState.on_load])
 app.add_page(demo_setup_page, route="/demo-setup", title="Demo Testing Center | AgentMarket",
              on_load=[SessionState.load, DemoSetupState.on_load])
 app.add_page(checkout_page, route="/checkout/[agent_id]", title="Checkout | AgentMarket",
@@ -66,4 +88,12 @@ app.add_page(vendor_page, route="/vendor", title="Vendor Dashboard | AgentMarket
              on_load=[SessionState.load, VendorState.on_load])
 app.add_page(vendor_apply_page, route="/vendor/apply", title="Become a Vendor | AgentMarket",
              on_load=[SessionState.load, VendorState.on_load])
+app.add_page(add_agent_page, route="/vendor/add-agent", title="Create New AI Agent | AgentMarket",
+             on_load=[SessionState.load, WizardState.on_load])
+app.add_page(add_agent_page, route="/vendor/agents/[agent_id]/edit", title="Edit AI Agent | AgentMarket",
+             on_load=[SessionState.load, WizardState.on_load])
+app.add_page(admin_page, route="/admin", title="Admin Panel | AgentMarket",
+             on_load=[SessionState.load, AdminState.on_load])
+app.add_page(admin_settings_page, route="/admin/settings", title="Platform Settings | AgentMarket",
+             on_load=[SessionState.load, AdminSettingsState.on_load])
 app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionState.load)

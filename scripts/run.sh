@@ -7,9 +7,20 @@ source scripts/env.sh
 export PORT="${PORT:-3000}"
 export PUBLIC_URL="${PUBLIC_URL:-http://localhost:$PORT}"
 
+CHILDREN=()
+trap 'kill "${CHILDREN[@]}" 2>/dev/null' EXIT
+trap 'exit 143' TERM INT
+
 python -m marketplace.migrate
 if [ "${DEMO_DATA:-1}" = "1" ]; then
   python -m marketplace.services.demo
+fi
+if [ -z "${SMTP_URL:-}" ]; then
+  # No SMTP relay configured: a local catcher keeps the mail (shown at /dev/mail in demo mode).
+  MAIL_PORT="${MAIL_CATCHER_PORT:-1025}"
+  export SMTP_URL="smtp://127.0.0.1:$MAIL_PORT" DEV_MAILBOX_FILE="${DEV_MAILBOX_FILE:-$PWD/data/dev-mailbox.jsonl}"
+  python -m dev.mail_catcher --port "$MAIL_PORT" --mailbox "$DEV_MAILBOX_FILE" &
+  CHILDREN+=($!)
 fi
 if [ -z "${STRIPE_SECRET_KEY:-}" ]; then
   # No Stripe keys: payments go to the local stand-in (localstripe + our compatibility layer), whose objects
@@ -21,9 +32,7 @@ if [ -z "${STRIPE_SECRET_KEY:-}" ]; then
          STRIPE_PUBLISHABLE_KEY=pk_test_standin STRIPE_WEBHOOK_SECRET=whsec_local_standin
   python -m dev.stripe_standin --port "$STANDIN_PORT" --quiet --state-file "$STANDIN_STATE" \
     --webhook-url "$PUBLIC_URL/api/stripe/webhook" --webhook-secret "$STRIPE_WEBHOOK_SECRET" &
-  STANDIN_PID=$!
-  trap 'kill "$STANDIN_PID" 2>/dev/null' EXIT
-  trap 'exit 143' TERM INT
+  CHILDREN+=($!)
   python - "$STRIPE_API_BASE/_standin/health" <<'PY'
 import sys, time, httpx
 deadline = time.monotonic() + 30

@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
 # `make test`: lint, unit + API tests on SQLite (and on PostgreSQL when TEST_DATABASE_URL is set),
 # then the browser tests against one shared build of the app.
+# `scripts/test.sh unit` (`make test-unit`) stops after the unit + API tests; `scripts/test.sh e2e`
+# (`make test-e2e`) runs the browser tests only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/env.sh
 source scripts/env.sh
 export PYTHONDONTWRITEBYTECODE=1
+PART="${1:-all}"
+case "$PART" in all|unit|e2e) ;; *) echo "usage: $0 [all|unit|e2e]" >&2; exit 2 ;; esac
 
-echo "==> ruff"
-ruff check .
+if [ "$PART" != e2e ]; then
+  echo "==> ruff"
+  ruff check .
 
-echo "==> unit and API tests (SQLite)"
-env -u TEST_DATABASE_URL python -m pytest tests/unit tests/api -q -p no:cacheprovider
+  echo "==> unit and API tests (SQLite)"
+  env -u TEST_DATABASE_URL python -m pytest tests/unit tests/api -q -p no:cacheprovider -m "not e2e"
 
-if [ -n "${TEST_DATABASE_URL:-}" ]; then
-  echo "==> unit and API tests (PostgreSQL)"
-  python -m pytest tests/unit tests/api -q -p no:cacheprovider
+  if [ -n "${TEST_DATABASE_URL:-}" ]; then
+    echo "==> unit and API tests (PostgreSQL)"
+    python -m pytest tests/unit tests/api -q -p no:cacheprovider -m "not e2e"
+  fi
 fi
+[ "$PART" = unit ] && exit 0
 
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   # The production-like set-up: PostgreSQL, and Redis-backed state (several workers) when Redis answers.
@@ -26,4 +33,4 @@ if [ -n "${TEST_DATABASE_URL:-}" ]; then
   fi
 fi
 echo "==> browser tests (database: ${E2E_DATABASE_URL:-SQLite}, state: ${E2E_REDIS_URL:-in memory})"
-env -u TEST_DATABASE_URL python -m pytest tests/e2e -q -p no:cacheprovider
+env -u TEST_DATABASE_URL python -m pytest tests/e2e -q -p no:cacheprovider -m e2e

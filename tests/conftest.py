@@ -11,6 +11,7 @@ _TMP = Path(tempfile.mkdtemp(prefix="marketplace-tests-"))
 os.environ.setdefault("APP_ENV", "test")
 os.environ["STORAGE_DIR"] = str(_TMP / "files")
 os.environ.setdefault("DATABASE_URL", f"sqlite:///{_TMP / 'app.db'}")
+os.environ["DEV_MAILBOX_FILE"] = str(_TMP / "mailbox.jsonl")  # the mail fixtures' SMTP catcher writes here
 if os.environ.get("TEST_DATABASE_URL"):
     os.environ["DATABASE_URL"] = os.environ["TEST_DATABASE_URL"]
 
@@ -24,7 +25,7 @@ from marketplace.models import User  # noqa: E402
 from tests import factories  # noqa: E402
 
 BASE_URL = "http://localhost:3000"
-pytest_plugins = ["tests.payments_fixtures"]
+pytest_plugins = ["tests.mail_fixtures", "tests.payments_fixtures", "tests.s3_fixtures"]
 
 
 def _reset_schema() -> None:
@@ -34,6 +35,29 @@ def _reset_schema() -> None:
             conn.execute(text("DROP SCHEMA public CASCADE"))
             conn.execute(text("CREATE SCHEMA public"))
     migrate.upgrade()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cheap_password_hashing() -> Iterator[None]:
+    """argon2's cheapest profile for the whole run: at full cost hashing dominated the suite's time. The
+    production parameters keep their own test (tests/unit/test_password_hashing.py, `production_hashing`)."""
+    from argon2 import profiles
+
+    from marketplace.services import auth
+
+    previous = auth.use_hashing(profiles.CHEAPEST)
+    yield
+    auth.use_hashing(previous)
+
+
+@pytest.fixture
+def production_hashing() -> Iterator[None]:
+    """The real argon2 cost, for the test that checks it (every other test hashes cheaply)."""
+    from marketplace.services import auth
+
+    previous = auth.use_hashing(auth.PRODUCTION_HASHING)
+    yield
+    auth.use_hashing(previous)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -56,11 +80,17 @@ def _empty_tables() -> Iterator[None]:
                 conn.execute(text(f"DELETE FROM {name}"))
 
 
-@pytest.fixture
-def client() -> Iterator[TestClient]:
+def browser_client(**kwargs: object) -> TestClient:
+    """A client that behaves as the site's pages do: it sends the site's Origin on every request (the API
+    refuses writes without it, api/security.py). Use as a context manager; each has its own cookie jar."""
     from marketplace.api.app import create_api
 
-    with TestClient(create_api(), base_url=BASE_URL) as test_client:
+    return TestClient(create_api(), base_url=BASE_URL, headers={"Origin": BASE_URL}, **kwargs)
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with browser_client() as test_client:
         yield test_client
 
 

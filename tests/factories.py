@@ -8,6 +8,7 @@ purpose), so building many users stays cheap.
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
@@ -27,10 +28,12 @@ from marketplace.models import (
     OrderStatus,
     Purchase,
     Role,
+    Upload,
+    UploadMethod,
     User,
     VendorApplication,
 )
-from marketplace.models.base import utcnow
+from marketplace.models.base import new_id, utcnow
 from marketplace.services import auth, money
 
 PASSWORD = "secret123"
@@ -43,7 +46,10 @@ def _n() -> int:
 
 @lru_cache(maxsize=8)
 def _hash(password: str) -> str:
-    return auth.hash_password(password)
+    # In a worker thread: a browser test's sync Playwright runs an event loop in this thread, and hashing refuses
+    # to run on one (services/auth.py).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(auth.hash_password, password).result()
 
 
 Row = TypeVar("Row")
@@ -62,13 +68,16 @@ def make_user(
     vendor_approved: bool | None = None,
     email: str | None = None,
     password: str = PASSWORD,
+    verified: bool = True,
     **fields: object,
 ) -> User:
-    """A user; a vendor is approved unless `vendor_approved=False`."""
+    """A user; a vendor is approved unless `vendor_approved=False`; the e-mail is confirmed unless
+    `verified=False`."""
     username = username or f"user{_n()}"
     approved = (role == Role.VENDOR) if vendor_approved is None else vendor_approved
     return _save(User(username=username, email=email or f"{username}@example.com", password_hash=_hash(password),
-                      role=role, is_vendor_approved=approved, **fields))
+                      role=role, is_vendor_approved=approved, email_verified_at=utcnow() if verified else None,
+                      **fields))
 
 
 def make_vendor(username: str | None = None, **fields: object) -> User:
@@ -185,3 +194,70 @@ def make_application(
 def ago(**delta: float) -> datetime:
     """A moment in the past: ago(days=3)."""
     return utcnow() - timedelta(**delta)
+
+
+def make_upload(
+    vendor: User,
+    data: bytes | None = b"print('hello')\n",
+    *,
+    filename: str = "agent.py",
+    method: str = UploadMethod.PUT,
+    expires_at: datetime | None = None,
+    **fields: object,
+) -> Upload:
+    """An upload the app issued to `vendor`, with `data` already stored under its key (None: nothing stored)."""
+    from marketplace.integrations.storage import get_storage
+
+    key = f"uploads/{new_id()}"
+    if data is not None:
+        get_storage().put(key, data)
+    return _save(Upload(key=key, vendor_id=vendor.id, method=method, filename=filename,
+                        expires_at=expires_at or utcnow() + timedelta(hours=1), **fields))
+
+
+def upload_url(upload: Upload) -> str:
+    """The URL a browser reports for a finished local upload (what `PUT /api/agent-files` receives)."""
+    return f"http://localhost:3000/api/uploads/local/{upload.key}"
+
+
+# Imports of the admin helpers below, kept with them (the file is shared by several branches).
+from marketplace.models import Report  # noqa: E402
+from marketplace.services import views  # noqa: E402
+
+
+def make_report(
+    agent: Agent, user: User | None = None, *, report_type: str = "broken", reason: str = "It fails",
+    description: str | None = None, status: str = "pending", created_at: datetime | None = None,
+) -> Report:
+    """A customer report of `agent` (by a new customer unless `user` is given)."""
+    return _save(Report(agent_id=agent.id, user_id=(user or make_user()).id, report_type=report_type, reason=reason,
+                        description=description, status=status, created_at=created_at or utcnow()))
+
+
+def make_views(agent: Agent, visitors: int) -> Agent:
+    """`visitors` distinct page views of `agent` today, counted the way the agent page counts them."""
+    for n in range(visitors):
+        assert views.record_view(agent_id=agent.id, visitor=f"visitor-{agent.id}-{n}")
+    agent.view_count += visitors
+    return agent
+
+
+def store_agent_file(agent: Agent, data: bytes = b"hello\n", *, filename: str = "readme.txt") -> AgentFile:
+    """A file of the agent's current version with `data` really stored, so downloads can be checked."""
+    from marketplace.integrations.storage import get_storage
+
+    key = f"agents/{agent.id}/{new_id()}/{filename}"
+    get_storage().put(key, data)
+    return _save(AgentFile(agent_id=agent.id, version=agent.current_version, storage_key=key, filename=filename,
+                           size_bytes=len(data)))
+
+
+def audit_actions() -> list[tuple[str, str, str]]:
+    """(action, target type, target id) of every audit entry, oldest first."""
+    from sqlmodel import select
+
+    from marketplace.models import AuditEntry
+
+    with db.session_scope() as session:
+        rows = session.exec(select(AuditEntry).order_by(AuditEntry.created_at, AuditEntry.id)).all()
+        return [(r.action, r.target_type, r.target_id) for r in rows]

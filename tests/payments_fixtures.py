@@ -7,7 +7,6 @@ import hmac
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ from marketplace.config import settings
 from marketplace.models import Agent, PlatformSetting, User
 from marketplace.services import platform
 from tests import factories
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET_KEY = "sk_test_standin"
@@ -36,11 +36,6 @@ GOOD_CARD = "4242424242424242"
 DECLINED_CARD = "4000000000000002"
 INSUFFICIENT_FUNDS_CARD = "4000000000009995"
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def start_standin(*extra: str) -> tuple[subprocess.Popen, str, Path]:

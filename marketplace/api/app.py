@@ -10,9 +10,10 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.sessions import SessionMiddleware
-from starlette.types import ASGIApp, Receive, Scope, Send
 
+from marketplace.api import account as account_routes
 from marketplace.api import admin as admin_routes
+from marketplace.api import agent_files as agent_file_routes
 from marketplace.api import auth as auth_routes
 from marketplace.api import catalog as catalog_routes
 from marketplace.api import demo as demo_routes
@@ -20,29 +21,13 @@ from marketplace.api import engagement as engagement_routes
 from marketplace.api import notifications as notification_routes
 from marketplace.api import oauth as oauth_routes
 from marketplace.api import purchases as purchase_routes
+from marketplace.api import security
 from marketplace.api import settings as settings_routes
+from marketplace.api import uploads as upload_routes
 from marketplace.api import vendor as vendor_routes
+from marketplace.api.errors import ERROR_RESPONSES
 from marketplace.config import settings
-from marketplace.services.errors import DomainError
-
-UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
-ORIGIN_EXEMPT = ("/api/stripe/webhook",)
-
-
-class OriginCheckMiddleware:
-    """Refuse cross-site writes to /api: a browser always sends Origin on unsafe requests."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] in UNSAFE_METHODS and scope["path"].startswith("/api/"):
-            origin = dict(scope["headers"]).get(b"origin", b"").decode()
-            if origin and origin not in settings.allowed_origins and not scope["path"].startswith(ORIGIN_EXEMPT):
-                response = JSONResponse({"message": "Cross-origin request refused"}, status_code=403)
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+from marketplace.services.errors import DomainError, TooManyRequests
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -71,7 +56,9 @@ def create_api() -> FastAPI:
         body = {"message": exc.message}
         if exc.field:
             body["field"] = exc.field
-        return JSONResponse(body, status_code=exc.status)
+        retry_after = exc.retry_after if isinstance(exc, TooManyRequests) else None
+        headers = {"Retry-After": str(retry_after)} if retry_after else None
+        return JSONResponse(body, status_code=exc.status, headers=headers)
 
     @api.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -81,11 +68,12 @@ def create_api() -> FastAPI:
     async def _http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         return JSONResponse({"message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers)
 
-    routers = (auth_routes.router, oauth_routes.router, demo_routes.router, catalog_routes.router,
-               engagement_routes.router, purchase_routes.router, settings_routes.router, vendor_routes.router,
-               notification_routes.router, admin_routes.router)
+    routers = (auth_routes.router, account_routes.router, oauth_routes.router, demo_routes.router,
+               catalog_routes.router, engagement_routes.router, purchase_routes.router, settings_routes.router,
+               vendor_routes.router, notification_routes.router, admin_routes.router, upload_routes.router,
+               agent_file_routes.router)
     for router in routers:
-        api.include_router(router)
+        api.include_router(router, responses=ERROR_RESPONSES)
 
     @api.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)
     async def _unknown(path: str) -> JSONResponse:
@@ -93,5 +81,6 @@ def create_api() -> FastAPI:
 
     api.add_middleware(SessionMiddleware, secret_key=settings.secret_key, session_cookie="mp_oauth",
                        same_site="lax", https_only=settings.secure_cookies, max_age=600)
-    api.add_middleware(OriginCheckMiddleware)
+    api.add_middleware(security.RequestGuard)
+    api.add_middleware(security.ResponseHeaders)  # outermost: refusals get the headers too
     return api

@@ -14,14 +14,14 @@ from marketplace.api.deps import (
     client_address,
     set_session_cookie,
 )
-from marketplace.models import ApiModel, TwoFactorSetup, UserPublic
+from marketplace.models import ApiInput, TwoFactorSetup, UserPublic
 from marketplace.services import auth, users
 from marketplace.services.permissions import require_user
 
 router = APIRouter(prefix="/api", tags=["accounts"])
 
 
-class RegisterIn(ApiModel):
+class RegisterIn(ApiInput):
     username: str = Field(max_length=200)
     email: str = Field(max_length=300)
     password: str = Field(max_length=1000)
@@ -32,27 +32,29 @@ class RegisterOut(UserPublic):
     two_factor_setup: TwoFactorSetup | None = None
 
 
-class LoginIn(ApiModel):
+class LoginIn(ApiInput):
     username: str = Field(max_length=300)
     password: str = Field(max_length=1000)
     enable_2fa: bool = Field(default=False, alias="enable2FA")
     two_factor_code: str | None = Field(default=None, max_length=6)
 
 
-class TwoFactorConfirmIn(ApiModel):
+class TwoFactorConfirmIn(ApiInput):
     code: str = Field(max_length=6)
 
 
-class ProfileIn(ApiModel):
+class ProfileIn(ApiInput):
     first_name: str = Field(max_length=200)
     last_name: str = Field(max_length=200)
     email: str = Field(max_length=300)
+    current_password: str | None = Field(default=None, max_length=1000)  # needed to change the e-mail
 
 
 @router.post("/register", response_model=RegisterOut, status_code=201)
-def register(body: RegisterIn, response: Response) -> RegisterOut:
+def register(body: RegisterIn, request: Request, response: Response) -> RegisterOut:
     result = auth.register(
-        username=body.username, email=body.email, password=body.password, enable_2fa=body.enable_2fa
+        username=body.username, email=body.email, password=body.password, enable_2fa=body.enable_2fa,
+        address=client_address(request),
     )
     set_session_cookie(response, auth.create_session(user=result.user))
     return RegisterOut(**UserPublic.of(result.user).model_dump(), two_factor_setup=result.two_factor)
@@ -66,6 +68,7 @@ def login(body: LoginIn, request: Request, response: Response) -> UserPublic:
         two_factor_code=body.two_factor_code,
         address=client_address(request),
     )
+    auth.end_session(token=request.cookies.get(SESSION_COOKIE))  # a new token at every sign-in
     set_session_cookie(response, auth.create_session(user=user))
     return UserPublic.of(user)
 
@@ -88,13 +91,16 @@ def current_user(user: OptionalUser) -> UserPublic:
 
 
 @router.post("/user/2fa/confirm", response_model=UserPublic)
-def confirm_two_factor(body: TwoFactorConfirmIn, user: SignedInUser) -> UserPublic:
-    return UserPublic.of(auth.confirm_two_factor(actor=user, code=body.code))
+def confirm_two_factor(body: TwoFactorConfirmIn, request: Request, user: SignedInUser) -> UserPublic:
+    """Turns 2FA on; the user's other sessions end."""
+    return UserPublic.of(auth.confirm_two_factor(actor=user, code=body.code,
+                                                 keep_token=request.cookies.get(SESSION_COOKIE)))
 
 
 @router.put("/user/profile", response_model=UserPublic)
-def update_profile(body: ProfileIn, user: SignedInUser) -> UserPublic:
-    return UserPublic.of(
-        users.update_profile(actor=user, first_name=body.first_name, last_name=body.last_name, email=body.email)
-    )
+def update_profile(body: ProfileIn, request: Request, user: SignedInUser) -> UserPublic:
+    """A new e-mail needs `currentPassword`; it waits in `pendingEmail` until confirmed by the link sent to it."""
+    return UserPublic.of(users.update_profile(
+        actor=user, first_name=body.first_name, last_name=body.last_name, email=body.email,
+        current_password=body.current_password, keep_token=request.cookies.get(SESSION_COOKIE)))
 

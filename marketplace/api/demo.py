@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from pydantic import Field
 
 from marketplace.api.deps import OptionalUser
-from marketplace.models import ApiModel, UserPublic
-from marketplace.services import demo, users
+from marketplace.models import ApiInput, ApiModel, UserPublic
+from marketplace.services import demo, mail, users
 
 router = APIRouter(prefix="/api", tags=["demo"])
 
 
-class RoleIn(ApiModel):
+class RoleIn(ApiInput):
     role: str = Field(max_length=16)
 
 
@@ -33,3 +33,19 @@ def switch_role(body: RoleIn, user: OptionalUser) -> RoleOut:
 def init_demo_data(user: OptionalUser) -> MessageOut:
     demo.init_demo_data(actor=user)
     return MessageOut(message="Demo data initialized")
+
+
+class CaughtMailOut(ApiModel):
+    to: str
+    subject: str
+    text: str
+    links: list[str]
+    received_at: str
+
+
+@router.get("/dev/mail", response_model=list[CaughtMailOut])
+def dev_mail(limit: int = Query(default=50, ge=1, le=mail.MAX_MAILBOX),
+             to: str | None = Query(default=None, max_length=255)) -> list[CaughtMailOut]:
+    """What the local SMTP catcher received, newest first; `to` keeps one recipient's mail (demo mode only)."""
+    return [CaughtMailOut(to=", ".join(m.to), subject=m.subject, text=m.text, links=m.links,
+                          received_at=m.received_at) for m in mail.dev_mailbox(limit=limit, to=to)]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 from pydantic import TypeAdapter
 
 from marketplace.api.catalog import AGENT_LIST, json_list
-from marketplace.api.deps import OptionalUser, SignedInUser
-from marketplace.models import AgentPublic, ApiModel, FavoriteStatus, ReportedStatus, ReportPublic, ReviewPublic
+from marketplace.api.deps import OptionalUser, SignedInUser, client_address
+from marketplace.models import AgentPublic, ApiInput, FavoriteStatus, ReportedStatus, ReportPublic, ReviewPublic
 from marketplace.services import favorites, reports, reviews
 
 router = APIRouter(prefix="/api", tags=["engagement"])
@@ -18,16 +18,16 @@ REVIEW_LIST = TypeAdapter(list[ReviewPublic])
 
 
 # Fields are loosely typed on purpose: the services check them and name the field in a 422.
-class ReviewIn(ApiModel):
+class ReviewIn(ApiInput):
     rating: Any = None
     comment: Any = None
 
 
-class FavoriteIn(ApiModel):
+class FavoriteIn(ApiInput):
     agent_id: Any = None
 
 
-class ReportIn(ApiModel):
+class ReportIn(ApiInput):
     report_type: Any = None
     reason: Any = None
     description: Any = None
@@ -46,8 +46,10 @@ def list_reviews(
 
 @router.post("/agents/{agent_id}/reviews", response_model=ReviewPublic, status_code=201,
              responses={200: {"description": "the caller's earlier review was updated"}})
-def post_review(agent_id: str, body: ReviewIn, user: SignedInUser, response: Response) -> ReviewPublic:
-    saved = reviews.submit_review(actor=user, agent_id=agent_id, rating=body.rating, comment=body.comment)
+def post_review(agent_id: str, body: ReviewIn, user: SignedInUser, request: Request,
+                response: Response) -> ReviewPublic:
+    saved = reviews.submit_review(actor=user, agent_id=agent_id, rating=body.rating, comment=body.comment,
+                                  address=client_address(request))
     if not saved.created:
         response.status_code = 200
     return saved.review
@@ -87,9 +89,10 @@ def is_favorited(agent_id: str, user: OptionalUser) -> FavoriteStatus:
 
 
 @router.post("/agents/{agent_id}/report", response_model=ReportPublic, status_code=201)
-def report(agent_id: str, body: ReportIn, user: SignedInUser) -> ReportPublic:
+def report(agent_id: str, body: ReportIn, user: SignedInUser, request: Request) -> ReportPublic:
     return reports.report_agent(
-        actor=user, agent_id=agent_id, report_type=body.report_type, reason=body.reason, description=body.description
+        actor=user, agent_id=agent_id, report_type=body.report_type, reason=body.reason, description=body.description,
+        address=client_address(request),
     )
 
 

@@ -12,13 +12,17 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
-from marketplace.api.deps import set_session_cookie
+from marketplace.api.deps import SESSION_COOKIE, set_session_cookie
 from marketplace.config import settings
 from marketplace.integrations import oauth
 from marketplace.services import auth, users
 from marketplace.services.errors import DomainError
 
 router = APIRouter(prefix="/api/auth", tags=["accounts"])
+
+
+# Browser navigations: the answer is always a redirect (to the provider, home, or /login with a message).
+_REDIRECT = {302: {"description": "Redirect; failures go to /login?error=<message>"}}
 
 
 def _callback_url(provider: str) -> str:
@@ -41,6 +45,7 @@ async def _finish(request: Request, provider: str) -> RedirectResponse:
         identity = await oauth.fetch_identity(request, provider)
         # The services are synchronous (database I/O): keep them off the event loop.
         user = await run_in_threadpool(lambda: users.sign_in_with_provider(**identity.as_kwargs()))
+        await run_in_threadpool(lambda: auth.end_session(token=request.cookies.get(SESSION_COOKIE)))
         token = await run_in_threadpool(lambda: auth.create_session(user=user))
     except oauth.ProviderError as exc:
         return _back_to_login(exc.message)
@@ -51,21 +56,21 @@ async def _finish(request: Request, provider: str) -> RedirectResponse:
     return response
 
 
-@router.get("/google")
+@router.get("/google", status_code=302, response_class=RedirectResponse, responses=_REDIRECT)
 async def google_start(request: Request) -> RedirectResponse:
     return await _start(request, "google")
 
 
-@router.get("/google/callback")
+@router.get("/google/callback", status_code=302, response_class=RedirectResponse, responses=_REDIRECT)
 async def google_callback(request: Request) -> RedirectResponse:
     return await _finish(request, "google")
 
 
-@router.get("/github")
+@router.get("/github", status_code=302, response_class=RedirectResponse, responses=_REDIRECT)
 async def github_start(request: Request) -> RedirectResponse:
     return await _start(request, "github")
 
 
-@router.get("/github/callback")
+@router.get("/github/callback", status_code=302, response_class=RedirectResponse, responses=_REDIRECT)
 async def github_callback(request: Request) -> RedirectResponse:
     return await _finish(request, "github")

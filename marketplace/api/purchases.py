@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from marketplace.api.deps import OptionalUser
 from marketplace.integrations import payments
-from marketplace.models import ApiModel
+from marketplace.models import ApiInput, ApiModel
 from marketplace.models.commerce import (
     OrderPublic,
     PaymentIntentPublic,
@@ -21,14 +22,14 @@ from marketplace.services import catalog, downloads, money, purchases
 router = APIRouter(prefix="/api", tags=["purchases"])
 
 
-class PaymentIntentIn(ApiModel):
+class PaymentIntentIn(ApiInput):
     agent_id: str = Field(max_length=64)
     customer_email: str | None = Field(default=None, max_length=300)
     customer_name: str | None = Field(default=None, max_length=300)
     is_guest_checkout: bool = False
 
 
-class CompleteIn(ApiModel):
+class CompleteIn(ApiInput):
     payment_intent_id: str = Field(max_length=255)
     agent_id: str | None = Field(default=None, max_length=64)
     agent_name: str | None = Field(default=None, max_length=300)
@@ -38,7 +39,7 @@ class CompleteIn(ApiModel):
     is_guest_checkout: bool = False
 
 
-class ClaimFreeIn(ApiModel):
+class ClaimFreeIn(ApiInput):
     agent_id: str = Field(max_length=64)
 
 
@@ -119,12 +120,11 @@ def user_orders(user: OptionalUser) -> list[OrderPublic]:
     return [OrderPublic.of(order) for order in purchases.list_orders(actor=user)]
 
 
-@router.get("/agents/{agent_id}/download", response_class=Response)
-def download_agent(agent_id: str, user: OptionalUser) -> Response:
+@router.get("/agents/{agent_id}/download", response_class=StreamingResponse)
+def download_agent(agent_id: str, user: OptionalUser) -> StreamingResponse:
+    """The agent's current approved files as one zip, streamed (constant memory); each download is logged."""
     archive = downloads.agent_archive(actor=user, agent_id=agent_id)
-    return Response(
-        content=archive.content,
-        media_type="application/zip",
-        headers={"Content-Disposition": f'attachment; filename="{archive.filename}"', "Cache-Control": "no-store"},
-    )
-
+    headers = {"Content-Disposition": f'attachment; filename="{archive.filename}"', "Cache-Control": "no-store"}
+    if archive.size is not None:
+        headers["Content-Length"] = str(archive.size)
+    return StreamingResponse(archive.chunks, media_type="application/zip", headers=headers)

@@ -6,14 +6,14 @@ from fastapi import APIRouter
 from pydantic import Field
 
 from marketplace.api.deps import OptionalUser
-from marketplace.models import ApiModel
+from marketplace.models import ApiInput
 from marketplace.models.platform import PlatformSettingPublic
 from marketplace.services import platform
 
 router = APIRouter(prefix="/api", tags=["admin"])
 
 
-class SettingIn(ApiModel):
+class SettingIn(ApiInput):
     value: str = Field(max_length=64)
     description: str | None = Field(default=None, max_length=500)
 

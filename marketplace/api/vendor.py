@@ -11,7 +11,8 @@ from pydantic import Field, TypeAdapter
 
 from marketplace.api.catalog import TOTAL_HEADER, json_list
 from marketplace.api.deps import OptionalUser, SignedInUser
-from marketplace.models import ApiModel
+from marketplace.models import ApiInput
+from marketplace.models.submissions import AgentFilePublic, RevisionSummaryPublic, VendorAgentDraftPublic
 from marketplace.models.vendor import (
     AccountDetailsPublic,
     AccountLinkPublic,
@@ -30,6 +31,7 @@ from marketplace.models.vendor import (
 )
 from marketplace.services import money
 from marketplace.services.vendor import agents, applications, payouts, sales, stats
+from marketplace.services.vendor.drafts import AgentDraft
 
 router = APIRouter(prefix="/api", tags=["vendor"])
 
@@ -37,7 +39,7 @@ SALE_LIST = TypeAdapter(list[SalePublic])
 _TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "sales on all pages", "schema": {"type": "integer"}}}}}
 
 
-class VendorApplyIn(ApiModel):
+class VendorApplyIn(ApiInput):
     business_name: str = Field(default="", max_length=1000)
     business_description: str | None = Field(default=None, max_length=20000)
     website: str | None = Field(default=None, max_length=2000)
@@ -57,6 +59,36 @@ def vendor_application(user: SignedInUser) -> VendorApplicationPublic | None:
     return VendorApplicationPublic.model_validate(application) if application else None
 
 
+class AgentDraftIn(ApiInput):
+    """The wizard's draft (spec section 3); every rule is checked by services/vendor/drafts.py."""
+
+    name: str = Field(default="", max_length=1000)
+    short_description: str = Field(default="", max_length=5000)
+    description: str = Field(default="", max_length=100_000)
+    price: str | int | float | None = Field(default=None, union_mode="left_to_right")
+    category_id: int | str | None = Field(default=None, union_mode="left_to_right")
+    demo_url: str | None = Field(default=None, max_length=5000)
+    image_url: str | None = Field(default=None, max_length=5000)
+    tags: list[str] | None = Field(default=None, max_length=100)
+
+    def draft(self) -> AgentDraft:
+        price = self.price if isinstance(self.price, str) or self.price is None else str(self.price)
+        return AgentDraft(name=self.name, short_description=self.short_description, description=self.description,
+                          price=price or "", category_id=self.category_id, demo_url=self.demo_url,
+                          image_url=self.image_url, tags=list(self.tags or []))
+
+
+def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
+    d = a.draft
+    return VendorAgentDraftPublic(
+        id=a.id, status=a.status, has_pending_revision=a.has_pending_revision, name=d.name,
+        short_description=d.short_description, description=d.description, price=d.price,
+        category_id=d.category_id, demo_url=d.demo_url, image_url=d.image_url, tags=list(d.tags),
+        files=[AgentFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type)
+               for f in a.files],
+    )
+
+
 def _agent(a: agents.VendorAgent) -> VendorAgentPublic:
     return VendorAgentPublic(
         id=a.id, name=a.name, short_description=a.short_description, price=money.format_cents(a.price_cents),
@@ -65,12 +97,38 @@ def _agent(a: agents.VendorAgent) -> VendorAgentPublic:
         category=VendorCategoryRef(id=a.category_id, name=a.category_name) if a.category_id is not None else None,
         image_url=a.image_url, avg_rating=f"{a.avg_rating:.2f}", review_count=a.review_count,
         sales_count=a.sales_count, created_at=a.created_at, updated_at=a.updated_at,
+        has_pending_revision=a.has_pending_revision, file_count=a.file_count,
+        pending_revision=RevisionSummaryPublic(
+            id=r.id, version=r.version, files_changed=r.files_changed, created_at=r.created_at,
+            updated_at=r.updated_at) if (r := a.pending_revision) else None,
     )
 
 
 @router.get("/vendor/agents", response_model=list[VendorAgentPublic])
 def vendor_agents(user: OptionalUser) -> list[VendorAgentPublic]:
+    """Every own agent with its status, pending revision (if any) and file count."""
     return [_agent(a) for a in agents.list_own_agents(actor=user)]
+
+
+@router.post("/vendor/agents", response_model=VendorAgentDraftPublic, status_code=201)
+def create_agent(body: AgentDraftIn, user: OptionalUser) -> VendorAgentDraftPublic:
+    """A new agent, pending review; attach its files next with `PUT /api/agent-files`."""
+    agent_id = agents.create_agent(actor=user, draft=body.draft())
+    return _draft_public(agents.get_editable_agent(actor=user, agent_id=agent_id))
+
+
+@router.get("/vendor/agents/{agent_id}", response_model=VendorAgentDraftPublic)
+def editable_agent(agent_id: str, user: OptionalUser) -> VendorAgentDraftPublic:
+    """An own agent as the wizard edits it (the pending revision's values if any)."""
+    return _draft_public(agents.get_editable_agent(actor=user, agent_id=agent_id))
+
+
+@router.put("/vendor/agents/{agent_id}", response_model=VendorAgentDraftPublic)
+def update_agent(agent_id: str, body: AgentDraftIn, user: OptionalUser) -> VendorAgentDraftPublic:
+    """Edit an own agent: pending/rejected -> updated, (back) to pending; approved -> a pending revision,
+    the live listing unchanged until an admin approves it."""
+    agents.update_agent(actor=user, agent_id=agent_id, draft=body.draft())
+    return _draft_public(agents.get_editable_agent(actor=user, agent_id=agent_id))
 
 
 @router.get("/vendor/analytics", response_model=VendorAnalyticsPublic)

@@ -81,11 +81,57 @@ def top_bar() -> rx.Component:
     )
 
 
+def _strip(*children: rx.Component, color: str, strip_id: str) -> rx.Component:
+    return rx.box(
+        rx.hstack(*children, align="center", spacing="2", wrap="wrap", max_width="1200px", margin_x="auto",
+                  padding_x=rx.breakpoints(initial="0.75em", sm="1.5em"), padding_y="0.4em"),
+        background=f"var(--{color}-3)", border_bottom=f"1px solid var(--{color}-6)", color=f"var(--{color}-11)",
+        font_size="var(--font-size-2)", id=strip_id, role="status",
+    )
+
+
+def demo_banner() -> rx.Component:
+    """While demo mode is on, every page says so: test data, test payments, role switching for anyone."""
+    return rx.cond(
+        SessionState.demo_mode,
+        _strip(
+            rx.icon("flask-conical", size=16),
+            rx.text(rx.text.strong("Demo mode"), " — test data and test payments; any signed-in user can switch "
+                    "roles.", size="2"),
+            rx.link("Mailbox", href="/dev/mail", size="2", weight="medium"),
+            rx.link("Testing center", href="/demo-setup", size="2", weight="medium"),
+            color="amber", strip_id="demo-banner",
+        ),
+    )
+
+
+def verification_banner() -> rx.Component:
+    """Until the account's address (or the new one it asked for) is confirmed."""
+    return rx.cond(
+        SessionState.needs_confirmation,
+        _strip(
+            rx.icon("mail-warning", size=16),
+            rx.text(
+                rx.cond(SessionState.pending_email != "",
+                        f"Confirm your new e-mail address {SessionState.pending_email}: we sent a link there.",
+                        f"Please confirm your e-mail address {SessionState.email}: we sent you a link."),
+                size="2",
+            ),
+            rx.button(rx.cond(SessionState.resending, "Sending...", "Resend link"), size="1", variant="soft",
+                      on_click=SessionState.resend_verification, disabled=SessionState.resending,
+                      id="resend-verification"),
+            color="blue", strip_id="verify-banner",
+        ),
+    )
+
+
 def page_frame(content: rx.Component, *, pending: rx.Component | None = None) -> rx.Component:
-    """Every page: top bar, then `pending` (a spinner unless the page has its own loading view) until the
-    session is known, then the content."""
+    """Every page: top bar and banners, then `pending` (a spinner unless the page has its own loading view)
+    until the session is known, then the content."""
     return rx.box(
         top_bar(),
+        demo_banner(),
+        verification_banner(),
         rx.cond(SessionState.checked, content, pending if pending is not None else page_spinner()),
         rx.cond(SessionState.is_hydrated, rx.box(id="hydrated", display="none")),
         min_height="100vh",

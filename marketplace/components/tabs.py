@@ -33,10 +33,16 @@ def _trigger(spec: TabSpec) -> rx.Component:
     return rx.tabs.trigger(rx.hstack(*parts, spacing="1", align="center"), value=spec.value, id=f"tab-{spec.value}")
 
 
-def tab_view(specs: list[TabSpec], value: Var[str], on_change: Callable[[str], object]) -> rx.Component:
-    """Trigger list plus one panel per spec; only the selected panel is mounted by Radix."""
+def tab_view(specs: list[TabSpec], value: Var[str], on_change: Callable[[str], object], *,
+             scroll_on_phone: bool = False) -> rx.Component:
+    """Trigger list plus one panel per spec; only the selected panel is mounted by Radix. `scroll_on_phone`
+    keeps many triggers on one line that scrolls sideways below the md breakpoint (they wrap above it)."""
+    bar: dict[str, object] = {"flex_wrap": "wrap"}
+    if scroll_on_phone:
+        bar = {"flex_wrap": rx.breakpoints(initial="nowrap", md="wrap"), "overflow_x": "auto", "overflow_y": "hidden",
+               "white_space": "nowrap", "max_width": "100%"}
     return rx.tabs.root(
-        rx.tabs.list(*[_trigger(spec) for spec in specs], flex_wrap="wrap"),
+        rx.tabs.list(*[_trigger(spec) for spec in specs], **bar),
         *[rx.tabs.content(rx.box(spec.render(), padding_top="1.25em"), value=spec.value, id=f"panel-{spec.value}")
           for spec in specs],
         value=value, on_change=on_change, width="100%",

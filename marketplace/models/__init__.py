@@ -1,6 +1,7 @@
 """All tables, imported here so that metadata (and Alembic) sees every one."""
 
-from marketplace.models.base import ApiModel
+from marketplace.models.admin import AgentView, AuditEntry
+from marketplace.models.base import ApiInput, ApiModel
 from marketplace.models.catalog import (
     Agent,
     AgentFile,
@@ -15,7 +16,7 @@ from marketplace.models.catalog import (
     StatsPublic,
     VendorRef,
 )
-from marketplace.models.commerce import Order, OrderStatus, ProcessedWebhookEvent, Purchase
+from marketplace.models.commerce import Order, OrderDayTotal, OrderStatus, ProcessedWebhookEvent, Purchase
 from marketplace.models.engagement import (
     Favorite,
     FavoriteStatus,
@@ -30,19 +31,37 @@ from marketplace.models.engagement import (
     ReviewPublic,
 )
 from marketplace.models.platform import PlatformSetting
-from marketplace.models.user import LoginAttempt, OAuthAccount, Role, TwoFactorSetup, User, UserPublic, UserSession
+from marketplace.models.ratelimit import RateLimitHit
+from marketplace.models.submissions import AgentDownload, AgentRevision, RevisionStatus, Upload, UploadMethod
+from marketplace.models.user import (
+    AccountToken,
+    LoginAttempt,
+    OAuthAccount,
+    Role,
+    TokenPurpose,
+    TwoFactorSetup,
+    User,
+    UserPublic,
+    UserSession,
+)
 from marketplace.models.vendor import ApplicationStatus, Notification, NotificationType, VendorApplication
 
 __all__ = [
+    "AccountToken",
     "Agent",
+    "AgentDownload",
     "AgentFile",
     "AgentListingCount",
     "AgentPage",
     "AgentPublic",
+    "AgentRevision",
     "AgentStatus",
     "AgentTag",
+    "AgentView",
+    "ApiInput",
     "ApiModel",
     "ApplicationStatus",
+    "AuditEntry",
     "Category",
     "CategoryPublic",
     "CategoryRef",
@@ -53,10 +72,12 @@ __all__ = [
     "NotificationType",
     "OAuthAccount",
     "Order",
+    "OrderDayTotal",
     "OrderStatus",
     "PlatformSetting",
     "ProcessedWebhookEvent",
     "Purchase",
+    "RateLimitHit",
     "Report",
     "ReportPublic",
     "ReportStatus",
@@ -66,9 +87,13 @@ __all__ = [
     "ReviewAuthor",
     "ReviewPage",
     "ReviewPublic",
+    "RevisionStatus",
     "Role",
     "StatsPublic",
+    "TokenPurpose",
     "TwoFactorSetup",
+    "Upload",
+    "UploadMethod",
     "User",
     "UserPublic",
     "UserSession",

@@ -44,8 +44,18 @@ class Agent(SQLModel, table=True):
                 "ix_agents_pub_price": ("price_cents", "id"),
                 "ix_agents_pub_category": ("category_id", "created_at", "id"),
                 "ix_agents_pub_featured": ("is_featured", "created_at", "id"),
+                "ix_agents_pub_views": ("view_count", "id"),
+                "ix_agents_pub_favorites": ("favorites_count", "id"),  # Most Saved (revision 0011)
             }.items()
         ),
+        # Admin: every agent not deleted, newest first, whole or by status, and the quality summary's
+        # counts and mean rating from the index alone (revision 0011).
+        Index("ix_agents_admin_created", "created_at", "id",
+              postgresql_where=text("deleted_at IS NULL"), sqlite_where=text("deleted_at IS NULL")),
+        Index("ix_agents_admin_status", "status", "created_at", "id",
+              postgresql_where=text("deleted_at IS NULL"), sqlite_where=text("deleted_at IS NULL")),
+        Index("ix_agents_admin_quality", "status", "review_count", "avg_rating",
+              postgresql_where=text("deleted_at IS NULL"), sqlite_where=text("deleted_at IS NULL")),
     )
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
@@ -69,6 +79,8 @@ class Agent(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=utcnow)
     reviewed_at: datetime | None = None  # when approved or rejected
     deleted_at: datetime | None = None
+    current_version: int = 1  # the file set buyers download; a new one goes live when an admin approves it
+    view_count: int = 0  # distinct visitors per day on its page (agent_views rows), for Most Viewed
 
 
 class AgentTag(SQLModel, table=True):
@@ -81,12 +93,19 @@ class AgentTag(SQLModel, table=True):
 
 
 class AgentFile(SQLModel, table=True):
-    """A stored file of an agent; `storage_key` addresses it in the storage backend."""
+    """A stored file of one version of an agent; `storage_key` addresses it in the storage backend.
+
+    Version `agent.current_version` is what buyers download. A pending revision of a live agent collects
+    its files as version `current_version + 1`, starting as copies of the current rows (same storage keys),
+    so an object is deleted only when no row refers to it any more.
+    """
 
     __tablename__ = "agent_files"
+    __table_args__ = (Index("ix_agent_files_agent_version", "agent_id", "version"),)
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     agent_id: str = Field(foreign_key="agents.id", index=True, max_length=32, ondelete="CASCADE")
+    version: int = 1
     storage_key: str = Field(max_length=500)
     filename: str = Field(max_length=255)
     size_bytes: int = 0

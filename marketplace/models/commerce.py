@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date as date_type
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
-from sqlalchemy import Column, Index, Numeric, String, UniqueConstraint, text
+from sqlalchemy import BigInteger, Column, Index, Numeric, String, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiModel, new_id, utcnow
@@ -19,6 +20,10 @@ class OrderStatus(StrEnum):
     REFUNDED = "refunded"
 
 
+ADMIN_SALES_COLUMNS = ("created_at", "id", "currency", "exchange_rate", "commission_split_enabled",
+                       "total_amount_cents", "platform_fee_cents", "vendor_amount_cents")
+
+
 class Order(SQLModel, table=True):
     """A paid sale. Amounts are integer minor units of `currency`; the commission rate is snapshotted."""
 
@@ -29,6 +34,10 @@ class Order(SQLModel, table=True):
         Index("ix_orders_vendor_created", "vendor_id", "created_at"),
         Index("ix_orders_vendor_sales", "vendor_id", "created_at", "id", "currency", "exchange_rate",
               "vendor_amount_cents", "total_amount_cents", "platform_fee_cents",
+              postgresql_where=text("status = 'completed'"), sqlite_where=text("status = 'completed'")),
+        # Admin: all completed sales newest first (commissions), per day (stats) and summed (sales summary),
+        # read from this index alone (revision 0011).
+        Index("ix_orders_completed_created", *ADMIN_SALES_COLUMNS,
               postgresql_where=text("status = 'completed'"), sqlite_where=text("status = 'completed'")),
     )
 
@@ -51,6 +60,24 @@ class Order(SQLModel, table=True):
     payment_intent_id: str = Field(sa_column=Column(String(255), unique=True, nullable=False))
     refund_id: str | None = Field(default=None, max_length=255)  # the provider's refund, when given back
     created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class OrderDayTotal(SQLModel, table=True):
+    """Completed sales summed per (UTC day, currency, exchange rate, split), kept exact by triggers on `orders`
+    (revision 0011): the admin sales summary and per-day series read a few thousand of these rows instead of
+    every order. Amounts are minor units of `currency`; a refund (status leaves `completed`) is subtracted.
+    Orders are never deleted (financial records stay), so deletes are not tracked."""
+
+    __tablename__ = "order_day_totals"
+
+    day: date_type = Field(primary_key=True)
+    currency: str = Field(primary_key=True, max_length=3)
+    exchange_rate: Decimal = Field(sa_column=Column(Numeric(12, 4), primary_key=True))
+    commission_split_enabled: bool = Field(primary_key=True)
+    sales: int = 0
+    total_amount_cents: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
+    platform_fee_cents: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
+    vendor_amount_cents: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, default=0))
 
 
 class Purchase(SQLModel, table=True):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Column, Index, String, Text, UniqueConstraint
+from sqlalchemy import Column, Index, String, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiModel, new_id, utcnow
@@ -19,6 +19,9 @@ class Role(StrEnum):
 
 class User(SQLModel, table=True):
     __tablename__ = "users"
+    # Admin customer and vendor tables: one role, not deleted, newest first; counts from the index (0011).
+    __table_args__ = (Index("ix_users_admin_role_created", "role", "created_at", "id",
+                            postgresql_where=text("deleted_at IS NULL"), sqlite_where=text("deleted_at IS NULL")),)
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     username: str = Field(sa_column=Column(String(64), unique=True, nullable=False))
@@ -32,6 +35,8 @@ class User(SQLModel, table=True):
     totp_secret: str | None = Field(default=None, max_length=64)
     totp_enabled: bool = False
     totp_last_step: int | None = None  # last accepted TOTP time step: a code works once (RFC 6238 §5.2)
+    email_verified_at: datetime | None = None  # set when a link sent to `email` was opened
+    pending_email: str | None = Field(default=None, max_length=255)  # a new address awaiting its link
     stripe_account_id: str | None = Field(default=None, max_length=255)
     stripe_charges_enabled: bool = False
     stripe_payouts_enabled: bool = False
@@ -69,6 +74,26 @@ class UserSession(SQLModel, table=True):
     expires_at: datetime = Field(index=True)
 
 
+class TokenPurpose(StrEnum):
+    VERIFY_EMAIL = "verify_email"
+    RESET_PASSWORD = "reset_password"
+
+
+class AccountToken(SQLModel, table=True):
+    """A single-use link sent by e-mail (verify an address, reset a password); only the token's hash is kept."""
+
+    __tablename__ = "account_tokens"
+    __table_args__ = (Index("ix_account_tokens_user_purpose", "user_id", "purpose"),)
+
+    token_hash: str = Field(primary_key=True, max_length=64)
+    user_id: str = Field(foreign_key="users.id", max_length=32, ondelete="CASCADE")
+    purpose: str = Field(max_length=16)
+    email: str = Field(max_length=255)  # the address the link was sent to (for verification: the one it confirms)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+    used_at: datetime | None = None
+
+
 class LoginAttempt(SQLModel, table=True):
     """A failed sign-in, counted per account and per address for throttling."""
 
@@ -94,12 +119,15 @@ class UserPublic(ApiModel):
     profile_image_url: str | None = None
     is_vendor_approved: bool = False
     two_factor_enabled: bool = False
+    email_verified: bool = False
+    pending_email: str | None = None
     is_authenticated: bool = True
     created_at: datetime
 
     @classmethod
     def of(cls, user: User) -> UserPublic:
-        return cls.model_validate(user).model_copy(update={"two_factor_enabled": user.totp_enabled})
+        return cls.model_validate(user).model_copy(
+            update={"two_factor_enabled": user.totp_enabled, "email_verified": user.email_verified_at is not None})
 
 
 class TwoFactorSetup(ApiModel):

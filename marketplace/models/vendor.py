@@ -10,6 +10,7 @@ from sqlalchemy import Column, Index, Text, text
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiModel, new_id, utcnow
+from marketplace.models.submissions import RevisionSummaryPublic
 
 
 class ApplicationStatus(StrEnum):
@@ -115,6 +116,9 @@ class VendorAgentPublic(ApiModel):
     sales_count: int
     created_at: datetime
     updated_at: datetime
+    has_pending_revision: bool = False
+    pending_revision: RevisionSummaryPublic | None = None
+    file_count: int = 0
 
 
 class VendorAnalyticsPublic(ApiModel):

@@ -8,11 +8,12 @@ from reflex.vars import Var
 from marketplace.components.agent_card import price_tag, rating_line
 from marketplace.components.badges import role_badge
 from marketplace.components.empty_state import empty_state
-from marketplace.components.forms import field
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.spinner import section_spinner
 from marketplace.components.tabs import TabSpec, tab_view
+from marketplace.pages.account_security import security_card
+from marketplace.pages.dashboard_profile import profile_tab, read_value
 from marketplace.state.catalog import AgentCard
 from marketplace.state.dashboard import DashboardState, OrderRow, PurchaseCard
 from marketplace.state.session import SessionState
@@ -233,78 +234,6 @@ def _orders_tab() -> rx.Component:
     )
 
 
-# --- Profile -----------------------------------------------------------------------------------------------
-
-
-def _read_value(label: str, value: Var[str], value_id: str) -> rx.Component:
-    return rx.vstack(
-        rx.text(label, size="1", weight="medium", color_scheme="gray"),
-        rx.text(rx.cond(value != "", value, "Not set"), size="3", id=value_id),
-        spacing="1",
-    )
-
-
-def _profile_read() -> rx.Component:
-    return rx.vstack(
-        rx.grid(
-            _read_value("First Name", SessionState.first_name, "profile-first-name"),
-            _read_value("Last Name", SessionState.last_name, "profile-last-name"),
-            _read_value("Email", SessionState.email, "profile-email"),
-            _read_value("Username", SessionState.username, "profile-username"),
-            columns=rx.breakpoints(initial="1", sm="2"), spacing="4", width="100%",
-        ),
-        rx.button(rx.icon("pencil", size=16), "Edit", variant="outline", on_click=DashboardState.start_editing,
-                  id="edit-profile"),
-        spacing="4", width="100%",
-    )
-
-
-def _profile_input(label: str, name: str, value: Var[str], **props: object) -> rx.Component:
-    field_id = f"profile-{name.replace('_', '-')}-input"
-    return field(
-        label,
-        rx.input(id=field_id, name=name, value=value, on_change=lambda v: DashboardState.set_form_field(name, v),
-                 size="3", **props),
-        DashboardState.errors.get(name, ""),
-        field_id=field_id,
-    )
-
-
-def _profile_edit() -> rx.Component:
-    return rx.form(
-        rx.vstack(
-            rx.grid(
-                _profile_input("First Name", "first_name", DashboardState.form_first_name,
-                               auto_complete="given-name"),
-                _profile_input("Last Name", "last_name", DashboardState.form_last_name, auto_complete="family-name"),
-                columns=rx.breakpoints(initial="1", sm="2"), spacing="4", width="100%",
-            ),
-            _profile_input("Email Address", "email", DashboardState.form_email, type="email", auto_complete="email"),
-            rx.hstack(
-                rx.button(rx.cond(DashboardState.saving, "Saving...", "Save"), type="submit", id="save-profile",
-                          disabled=DashboardState.saving | ~DashboardState.profile_changed),
-                rx.button("Cancel", type="button", variant="soft", color_scheme="gray",
-                          on_click=DashboardState.cancel_editing, id="cancel-profile"),
-                spacing="2",
-            ),
-            spacing="4", width="100%",
-        ),
-        on_submit=DashboardState.save_profile, no_validate=True, width="100%",
-    )
-
-
-def _profile_tab() -> rx.Component:
-    return rx.card(
-        rx.vstack(
-            rx.heading("Profile Information", size="4"),
-            rx.text("Your personal details and the e-mail address for receipts.", size="2", color_scheme="gray"),
-            rx.cond(DashboardState.editing, _profile_edit(), _profile_read()),
-            spacing="4", width="100%",
-        ),
-        width="100%", id="profile-card",
-    )
-
-
 # --- Payment, Account --------------------------------------------------------------------------------------
 
 
@@ -375,8 +304,8 @@ def _account_tab() -> rx.Component:
             rx.vstack(
                 rx.heading("Account Information", size="4"),
                 rx.grid(
-                    _read_value("Name", SessionState.display_name, "account-name"),
-                    _read_value("Email", SessionState.email, "account-email"),
+                    read_value("Name", SessionState.display_name, "account-name"),
+                    read_value("Email", SessionState.email, "account-email"),
                     rx.vstack(rx.text("Account Type", size="1", weight="medium", color_scheme="gray"),
                               role_badge(SessionState.role, id="account-type"), spacing="1"),
                     columns=rx.breakpoints(initial="1", sm="3"), spacing="4", width="100%",
@@ -385,6 +314,7 @@ def _account_tab() -> rx.Component:
             ),
             width="100%",
         ),
+        security_card(),
         rx.card(
             rx.vstack(
                 rx.heading("Account Actions", size="4"),
@@ -409,7 +339,7 @@ TABS = [
     TabSpec("purchases", "My Agents", None, _purchases_tab, icon="bot"),
     TabSpec("favorites", "Favorites", None, _favorites_tab, icon="heart"),
     TabSpec("orders", "Order History", None, _orders_tab, icon="receipt"),
-    TabSpec("profile", "Profile", None, _profile_tab, icon="user"),
+    TabSpec("profile", "Profile", None, profile_tab, icon="user"),
     TabSpec("payment", "Payment", None, _payment_tab, icon="credit-card"),
     TabSpec("account", "Account", None, _account_tab, icon="settings"),
 ]

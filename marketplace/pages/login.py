@@ -41,6 +41,8 @@ def login_page() -> rx.Component:
                                    on_change=LoginState.set_password, placeholder="Enter your password",
                                    auto_complete="current-password", size="3"),
                           LoginState.errors.get("password", ""), field_id="password"),
+                    rx.link("Forgot password?", href="/forgot-password", size="2", id="forgot-password",
+                            align_self="end"),
                     rx.checkbox("Enable two-factor authentication", id="enable-2fa",
                                 checked=LoginState.enable_2fa, on_change=LoginState.set_enable_2fa),
                     rx.cond(

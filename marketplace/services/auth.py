@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import re
@@ -12,7 +13,7 @@ from datetime import timedelta
 import pyotp
 import qrcode
 import qrcode.image.svg
-from argon2 import PasswordHasher
+from argon2 import Parameters, PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, func, or_
 from sqlmodel import Session, select
@@ -21,10 +22,35 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import LoginAttempt, TwoFactorSetup, User, UserSession
 from marketplace.models.base import utcnow
+from marketplace.services import account_tokens, ratelimit
 from marketplace.services.errors import Conflict, Invalid, TooManyRequests, Unauthorized
+from marketplace.services.text import NOT_ALLOWED, check_text, form_error, has_forbidden
 
-_hasher = PasswordHasher()  # argon2id with the library's recommended parameters
-_DUMMY_HASH = _hasher.hash("timing-equaliser")
+PRODUCTION_HASHING = profiles.RFC_9106_LOW_MEMORY  # argon2id, the library's default: t=3, m=64 MiB, p=4
+
+
+class _Hashing:
+    """The one argon2 hasher (and the dummy hash a failed look-up is checked against to spend the same time)."""
+
+    def __init__(self, parameters: Parameters) -> None:
+        self.use(parameters)
+
+    def use(self, parameters: Parameters) -> None:
+        self.parameters = parameters
+        self.hasher = PasswordHasher.from_parameters(parameters)
+        self.dummy = self.hasher.hash("timing-equaliser")
+
+
+_hashing = _Hashing(PRODUCTION_HASHING)
+
+
+def use_hashing(parameters: Parameters) -> Parameters:
+    """Swap the hashing cost; returns the previous parameters. For the test suite only (tests/conftest.py sets
+    argon2's cheapest profile once for the run): a stored hash carries its own parameters, so hashes made at
+    either cost still verify."""
+    previous = _hashing.parameters
+    _hashing.use(parameters)
+    return previous
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 ISSUER = "AgentMarket"
@@ -36,13 +62,42 @@ class Registration:
     two_factor: TwoFactorSetup | None
 
 
+def _off_the_event_loop() -> None:
+    """argon2 takes tens of milliseconds of CPU: on an event loop (a Reflex state's handler) it stalls every page
+    of that worker. Callers there use `await asyncio.to_thread(...)`; this makes a forgotten one fail loudly."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    msg = "password hashing on the event loop: call it through asyncio.to_thread"
+    raise RuntimeError(msg)
+
+
 def hash_password(password: str) -> str:
-    return _hasher.hash(password)
+    _off_the_event_loop()
+    return _hashing.hasher.hash(password)
+
+
+def password_error(password: str) -> str | None:
+    """The password rule (sign-up, change and reset alike)."""
+    if has_forbidden(password):
+        return "Password contains characters that are not allowed"
+    if len(password) < 6:
+        return "Password must be at least 6 characters"
+    if len(password) > 256:
+        return "Password must be at most 256 characters"
+    return None
+
+
+def password_ok(stored: str | None, password: str) -> bool:
+    """Check a password against a stored hash; with no hash, still spend the time of a check."""
+    return _password_ok(stored, password)
 
 
 def _password_ok(stored: str | None, password: str) -> bool:
+    _off_the_event_loop()
     try:
-        return _hasher.verify(stored or _DUMMY_HASH, password) and stored is not None
+        return _hashing.hasher.verify(stored or _hashing.dummy, password) and stored is not None
     except (VerificationError, InvalidHashError):
         return False
 
@@ -52,7 +107,7 @@ def _hash_token(token: str) -> str:
 
 
 def validate_email(email: str, *, message: str = "Please enter a valid email address") -> str:
-    email = email.strip().lower()
+    email = check_text(email, field="email", label="Email").strip().lower()
     if len(email) > 255 or not EMAIL_RE.match(email):
         raise Invalid(message, field="email")
     return email
@@ -67,6 +122,10 @@ def _find_by_identifier(session: Session, identifier: str) -> User | None:
     ).first()
 
 
+def new_totp_secret() -> str:
+    return pyotp.random_base32()
+
+
 def two_factor_setup(user: User) -> TwoFactorSetup:
     if not user.totp_secret:
         raise Invalid("Two-factor authentication is not set up")
@@ -76,7 +135,7 @@ def two_factor_setup(user: User) -> TwoFactorSetup:
     return TwoFactorSetup(secret=user.totp_secret, otpauth_url=uri, qr_code_svg=data_uri)
 
 
-def _accept_totp(user: User, code: str | None) -> bool:
+def accept_totp(user: User, code: str | None) -> bool:
     """Accept a code of the current step (or one step either side), never the same step twice."""
     code = (code or "").strip()
     if not user.totp_secret or len(code) != 6 or not code.isdigit():
@@ -97,7 +156,9 @@ def registration_errors(*, username: str, email: str, password: str, confirm_pas
     """Every problem of a sign-up form by field (the sign-up page shows them all at once; `register` the first)."""
     errors: dict[str, str] = {}
     username = username.strip()
-    if len(username) < 3:
+    if has_forbidden(username):
+        errors["username"] = NOT_ALLOWED.format(label="Username")
+    elif len(username) < 3:
         errors["username"] = "Username must be at least 3 characters"
     elif len(username) > 64 or not USERNAME_RE.match(username):
         errors["username"] = "Username may only contain letters, digits, '.', '_' and '-' (at most 64)"
@@ -105,21 +166,21 @@ def registration_errors(*, username: str, email: str, password: str, confirm_pas
         validate_email(email)
     except Invalid as error:
         errors["email"] = error.message
-    if len(password) < 6:
-        errors["password"] = "Password must be at least 6 characters"
-    elif len(password) > 256:
-        errors["password"] = "Password must be at most 256 characters"
+    if problem := password_error(password):
+        errors["password"] = problem
     if confirm_password is not None and confirm_password != password:
         errors["confirmPassword"] = "Passwords don't match"
     return errors
 
 
-def register(*, username: str, email: str, password: str, enable_2fa: bool = False) -> Registration:
-    """Create a customer account; with 2FA the secret is issued now and enforced once confirmed."""
+def register(*, username: str, email: str, password: str, enable_2fa: bool = False,
+             address: str | None = None) -> Registration:
+    """Create a customer account and send it an e-mail confirmation link; with 2FA the secret is issued now
+    and enforced once confirmed. Rate-limited per client `address` (each costs a password hash)."""
     errors = registration_errors(username=username, email=email, password=password)
     if errors:
-        field, message = next(iter(errors.items()))
-        raise Invalid(message, field=field)
+        raise form_error(*next(iter(errors.items())))
+    ratelimit.hit_per_address(action="register", address=address, limit=settings.rate_limit_register)
     username, email = username.strip(), email.strip().lower()
     with session_scope() as session:
         if session.exec(select(User.id).where(func.lower(User.username) == username.lower())).first():
@@ -130,23 +191,27 @@ def register(*, username: str, email: str, password: str, enable_2fa: bool = Fal
             username=username,
             email=email,
             password_hash=hash_password(password),
-            totp_secret=pyotp.random_base32() if enable_2fa else None,
+            totp_secret=new_totp_secret() if enable_2fa else None,
         )
         session.add(user)
+        session.flush()
+        account_tokens.send_verification(session, user=user, email=email)
     return Registration(user=user, two_factor=two_factor_setup(user) if enable_2fa else None)
 
 
-def confirm_two_factor(*, actor: User, code: str) -> User:
-    """Turn 2FA on once the user proves their authenticator produces valid codes."""
+def confirm_two_factor(*, actor: User, code: str, keep_token: str | None = None) -> User:
+    """Turn 2FA on once the user proves their authenticator produces valid codes; the user's other sessions
+    end (a session opened without the second factor must not outlive its introduction)."""
     with session_scope() as session:
         user = session.get(User, actor.id)
         if user is None or not user.totp_secret:
             raise Invalid("Two-factor authentication was not requested for this account")
-        if not _accept_totp(user, code):
+        if not accept_totp(user, code):
             raise Invalid("Invalid two-factor code", field="twoFactorCode")
         user.totp_enabled = True
         user.updated_at = utcnow()
         session.add(user)
+        end_other_sessions(session, user_id=user.id, keep_token=keep_token)
     return user
 
 
@@ -174,21 +239,25 @@ def _record_failure(*, account: str, address: str) -> None:
 
 
 def authenticate(*, identifier: str, password: str, two_factor_code: str | None, address: str) -> User:
-    """Check credentials (and the TOTP code of a 2FA account); failures count towards throttling."""
+    """Check credentials (and the TOTP code of a 2FA account); failures count towards throttling, per resolved
+    account and per client address."""
+    check_text(identifier, field="username", label="Username or email")
+    check_text(password, field="password", label="Password")
     if not identifier.strip():
         raise Invalid("Username or email is required", field="username")
     if not password:
         raise Invalid("Password is required", field="password")
-    account = identifier.strip().lower()[:255]
     with session_scope() as session:
-        _throttle(session, account=account, address=address)
         user = _find_by_identifier(session, identifier)
+        # Keyed on the account the identifier resolves to: its username and its e-mail share one count.
+        account = user.id if user is not None else identifier.strip().lower()[:255]
+        _throttle(session, account=account, address=address)
         if not _password_ok(user.password_hash if user else None, password) or user is None:
             failure = "Invalid username or password"
         elif user.totp_enabled and not (two_factor_code or "").strip():
             # Not a guess at the password: do not count it, the user just has to add the code.
             raise Unauthorized("Two-factor authentication code required")
-        elif user.totp_enabled and not _accept_totp(user, two_factor_code):
+        elif user.totp_enabled and not accept_totp(user, two_factor_code):
             failure = "Invalid two-factor authentication code"
         else:
             session.add(user)
@@ -234,6 +303,14 @@ def end_session(*, token: str | None) -> None:
 
 def end_all_sessions(session: Session, *, user_id: str) -> None:
     session.exec(delete(UserSession).where(UserSession.user_id == user_id))
+
+
+def end_other_sessions(session: Session, *, user_id: str, keep_token: str | None) -> None:
+    """End every session of the user except the one holding `keep_token` (the device making the change)."""
+    query = delete(UserSession).where(UserSession.user_id == user_id)
+    if keep_token:
+        query = query.where(UserSession.token_hash != _hash_token(keep_token))
+    session.exec(query)
 
 
 def purge_expired() -> None:

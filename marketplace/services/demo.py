@@ -162,6 +162,9 @@ def _ensure_user(session: Session, account: DemoAccount) -> User:
         )
         session.add(user)
         session.flush()
+    if user.email_verified_at is None and user.email == account.email:
+        user.email_verified_at = utcnow()  # demo accounts count as confirmed (no banner, provider linking works)
+        session.add(user)
     return user
 
 

@@ -1,30 +1,41 @@
-"""Agent downloads: every file of an agent in one zip, for its buyers, its vendor and admins."""
+"""Agent downloads: the agent's current approved files in one zip, for its buyers, its vendor and admins.
+
+The zip is built while it is sent (zipstream-ng), each file read from storage in chunks, so memory stays
+constant whatever the files' sizes. Files that are already compressed (archives, PDF) are stored as they
+are; text is deflated. When every entry is stored the archive's length is known in advance and is sent as
+Content-Length. Each download is logged (user, agent, version, time).
+"""
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from sqlmodel import select
+from sqlmodel import Session, select
+from zipstream import ZIP_DEFLATED, ZIP_STORED, ZipStream
 
 from marketplace.db import session_scope
 from marketplace.integrations.storage import get_storage
-from marketplace.models import Agent, AgentFile, Purchase, Role, User
-from marketplace.services.errors import Forbidden, Invalid, NotFound
+from marketplace.models import Agent, AgentDownload, AgentFile, Purchase, Role, User
+from marketplace.services.errors import Forbidden, NotFound
+from marketplace.services.filetypes import COMPRESSED_KINDS, kind_of_name
 from marketplace.services.permissions import require_user
 
 NO_ACCESS = "You don't have access to download this file."
 NOT_FOUND = "File not found."
-MAX_ARCHIVE_BYTES = 200 * 1024 * 1024  # agent files are small; the zip is built in memory
+CHUNK_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
 class Archive:
+    """A zip being built: iterate `chunks` once to send it; `size` is its length when known."""
+
     filename: str
-    content: bytes
+    chunks: Iterator[bytes]
+    size: int | None
+    version: int
 
 
 def archive_name(agent_name: str) -> str:
@@ -32,7 +43,7 @@ def archive_name(agent_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "_", agent_name) + "_files.zip"
 
 
-def can_download(session, *, user: User, agent: Agent) -> bool:  # noqa: ANN001 - sqlmodel Session
+def can_download(session: Session, *, user: User, agent: Agent) -> bool:
     if user.role == Role.ADMIN or (agent.vendor_id is not None and agent.vendor_id == user.id):
         return True
     return session.exec(select(Purchase.id).where(Purchase.user_id == user.id,
@@ -50,29 +61,41 @@ def _entry_name(filename: str, used: set[str]) -> str:
     return candidate
 
 
+def _chunks(key: str) -> Iterator[bytes]:
+    """Read lazily: the object is opened only when the zip reaches its entry."""
+    yield from get_storage().iter_chunks(key, chunk_size=CHUNK_BYTES)
+
+
+def _compress_type(filename: str) -> int:
+    return ZIP_STORED if kind_of_name(filename) in COMPRESSED_KINDS else ZIP_DEFLATED
+
+
 def agent_archive(*, actor: User | None, agent_id: str) -> Archive:
+    """The zip of the agent's current version for someone allowed to download it; logs the download."""
     user = require_user(actor)
+    storage = get_storage()
     with session_scope() as session:
-        agent = session.get(Agent, agent_id)
+        agent = session.get(Agent, agent_id) if agent_id and len(agent_id) <= 64 else None
         if agent is None:
             raise NotFound(NOT_FOUND)
         if not can_download(session, user=user, agent=agent):
             raise Forbidden(NO_ACCESS)
-        files = session.exec(select(AgentFile).where(AgentFile.agent_id == agent.id)
+        files = session.exec(select(AgentFile).where(AgentFile.agent_id == agent.id,
+                                                     AgentFile.version == agent.current_version)
                              .order_by(AgentFile.created_at, AgentFile.id)).all()
-        name = agent.name
-    if not files:
-        raise NotFound(NOT_FOUND)
-    storage = get_storage()
-    buffer = io.BytesIO()
-    total, used = 0, set()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for row in files:
-            data = storage.get(row.storage_key)
-            if data is None:
-                raise NotFound(NOT_FOUND)
-            total += len(data)
-            if total > MAX_ARCHIVE_BYTES:
-                raise Invalid("This agent's files are too large to download at once")
-            archive.writestr(_entry_name(row.filename, used), data)
-    return Archive(filename=archive_name(name), content=buffer.getvalue())
+        if not files:
+            raise NotFound(NOT_FOUND)
+        sizes = [storage.head(row.storage_key) for row in files]
+        if any(size is None for size in sizes):
+            raise NotFound(NOT_FOUND)
+        session.add(AgentDownload(user_id=user.id, agent_id=agent.id, version=agent.current_version))
+        name, version = agent.name, agent.current_version
+    types = [_compress_type(row.filename) for row in files]
+    sized = all(t == ZIP_STORED for t in types)
+    stream = ZipStream(compress_type=ZIP_STORED if sized else ZIP_DEFLATED, sized=sized)
+    used: set[str] = set()
+    for row, size, compress_type in zip(files, sizes, types, strict=True):
+        stream.add(_chunks(row.storage_key), _entry_name(row.filename, used),
+                   size=size, compress_type=compress_type)
+    return Archive(filename=archive_name(name), chunks=iter(stream), size=len(stream) if sized else None,
+                   version=version)

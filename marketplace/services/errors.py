@@ -35,6 +35,10 @@ class Conflict(DomainError):
 class TooManyRequests(DomainError):
     status = 429
 
+    def __init__(self, message: str, *, field: str | None = None, retry_after: int | None = None) -> None:
+        super().__init__(message, field=field)
+        self.retry_after = retry_after  # seconds, sent as Retry-After
+
 
 class InvalidParameter(Invalid):
     """A named request parameter has a bad value (422, so clients can tell it from other 400s)."""

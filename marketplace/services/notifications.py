@@ -11,6 +11,7 @@ from sqlmodel import Session, delete, select
 
 from marketplace.db import session_scope
 from marketplace.models import Notification, NotificationType, User
+from marketplace.services import mail, mail_texts
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_user
@@ -18,15 +19,31 @@ from marketplace.services.permissions import require_user
 MAX_LIST = 200
 NOT_FOUND = "Notification not found"
 TYPES = frozenset(NotificationType)
+# Decisions and update notices also go by e-mail (with where to look); a sale has its own, detailed e-mail.
+EMAILED = {NotificationType.APPROVAL: "/vendor", NotificationType.REJECTION: "/vendor",
+           NotificationType.UPDATE: "/dashboard"}
 
 
 def notify(session: Session, *, user_id: str, type: str, title: str, message: str) -> Notification:
-    """Add a notification inside the caller's transaction, so it exists exactly when the event does."""
+    """Add a notification inside the caller's transaction, so it exists exactly when the event does (its
+    e-mail, for the types in EMAILED, is queued when that transaction commits)."""
     if type not in TYPES:
         raise Invalid(f"Unknown notification type: {type}")
     notification = Notification(user_id=user_id, type=type, title=title[:200], message=message)
     session.add(notification)
+    email_users(session, user_ids=[user_id], type=type, title=title, message=message)
     return notification
+
+
+def email_users(session: Session, *, user_ids: list[str], type: str, title: str, message: str) -> None:
+    """The e-mail of a notification, for callers that insert many notifications in one statement."""
+    path = EMAILED.get(NotificationType(type)) if type in TYPES else None
+    if path is None or not user_ids:
+        return
+    rows = session.exec(select(User.email, User.username).where(User.id.in_(user_ids), User.deleted_at.is_(None)))
+    for email, username in rows.all():
+        mail.send_after_commit(session, mail_texts.notice(to=email, username=username, title=title,
+                                                          message=message, path=path))
 
 
 def list_notifications(*, actor: User | None, limit: int = 50) -> list[Notification]:

@@ -1,17 +1,20 @@
 """Platform settings: commission rate and checkout currency, with their defaults.
 
 Admins change them through `update_setting`, which validates each key's value and stores it normalised, so
-readers (checkout pricing, commission split) never see a value they cannot parse.
+readers (checkout pricing, commission split) never see a value they cannot parse. Each change is written to the
+audit log in the same transaction.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import re
+from decimal import Decimal
 
 from marketplace.db import session_scope
 from marketplace.models import PlatformSetting, User
 from marketplace.models.base import utcnow
 from marketplace.services import money
+from marketplace.services.admin import audit
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.permissions import require_admin
 
@@ -32,13 +35,20 @@ def get_setting(key: str) -> str:
         return row.value if row else DEFAULTS[key][0]
 
 
+INVALID_COMMISSION = "Please enter a valid number for commission rate"
+# 0-100 with at most 2 decimals, an optional percent sign ("15", "15.5%", " 20 % "); no sign, no exponent.
+_PERCENT = re.compile(r"\s*(\d{1,3}(?:\.\d{1,2})?)\s*%?\s*")
+
+
 def _parse_percent(value: str) -> Decimal:
-    try:
-        rate = Decimal(value.strip().rstrip("%").strip())
-    except InvalidOperation:
-        raise Invalid("Please enter a valid number for commission rate", field="value") from None
-    if not rate.is_finite() or rate < 0 or rate > 100:
-        raise Invalid("Commission rate must be between 0 and 100", field="value")
+    """'15.5%' -> Decimal('15.50'); anything else (empty, letters, negative, over 100, 3 decimals) is refused
+    with the one message the spec gives for a bad commission value."""
+    match = _PERCENT.fullmatch(value or "")
+    if match is None:
+        raise Invalid(INVALID_COMMISSION, field="value")
+    rate = Decimal(match.group(1))
+    if rate > 100:
+        raise Invalid(INVALID_COMMISSION, field="value")
     return rate.quantize(Decimal("0.01"))
 
 
@@ -87,20 +97,21 @@ def list_settings(*, actor: User | None) -> list[PlatformSetting]:
 
 def update_setting(*, actor: User | None, key: str, value: str, description: str | None = None) -> PlatformSetting:
     """Validate and store one setting (admins only); later checkouts and sales use the new value."""
-    require_admin(actor)
+    admin = require_admin(actor)
     normalise = _NORMALISERS.get(key)
     if normalise is None:
         raise NotFound("Unknown setting")
-    return _put(key, normalise(value), description)
-
-
-def _put(key: str, value: str, description: str | None) -> PlatformSetting:
+    normalised = normalise(value)
     with session_scope() as session:
-        row = session.get(PlatformSetting, key) or PlatformSetting(key=key, value=value)
-        row.value = value
+        row = session.get(PlatformSetting, key)
+        before = row.value if row else DEFAULTS[key][0]
+        row = row or PlatformSetting(key=key, value=normalised)
+        row.value = normalised
         row.description = description or row.description or DEFAULTS[key][1]
         row.updated_at = utcnow()
         session.add(row)
+        audit.record(session, actor=admin, action="setting.update", target_type="setting", target_id=key,
+                     details={"from": before, "to": normalised})
     return row
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
+from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import Report, ReportedStatus, ReportPublic, ReportType, User
+from marketplace.services import ratelimit
 from marketplace.services.catalog import has_mark, live_agent
 from marketplace.services.errors import Conflict, Forbidden, InvalidParameter
 from marketplace.services.permissions import require_user
+from marketplace.services.text import check_text
 
 MAX_REASON = 1000
 MAX_DESCRIPTION = 2000
@@ -22,7 +25,7 @@ def _text(name: str, value: object, *, limit: int, required: bool) -> str | None
         return None
     if not isinstance(value, str):
         raise InvalidParameter(f"{name} must be text", field=name)
-    value = value.strip()
+    value = check_text(value, field=name, multiline=True).strip()
     if not value:
         if required:
             raise InvalidParameter(f"{name} must not be blank", field=name)
@@ -33,15 +36,18 @@ def _text(name: str, value: object, *, limit: int, required: bool) -> str | None
 
 
 def report_agent(
-    *, actor: User | None, agent_id: str, report_type: object, reason: object, description: object = None
+    *, actor: User | None, agent_id: str, report_type: object, reason: object, description: object = None,
+    address: str | None = None,
 ) -> ReportPublic:
-    """Record a report; blank descriptions are stored as null; a second report by the same user is refused."""
+    """Record a report; blank descriptions are stored as null; a second report by the same user is refused.
+    Rate-limited per client `address`."""
     user = require_user(actor)
     if not isinstance(report_type, str) or report_type.strip().lower() not in REPORT_TYPES:
         raise InvalidParameter(f"reportType must be one of {', '.join(REPORT_TYPES)}", field="reportType")
     kind = report_type.strip().lower()
     reason_text = _text("reason", reason, limit=MAX_REASON, required=True) or ""
     details = _text("description", description, limit=MAX_DESCRIPTION, required=False)
+    ratelimit.hit_per_address(action="report", address=address, limit=settings.rate_limit_reports)
     try:
         with session_scope() as session:
             agent = live_agent(session, agent_id=agent_id)

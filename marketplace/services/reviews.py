@@ -13,13 +13,16 @@ from sqlalchemy import Float, cast, exists, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
+from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import Agent, Purchase, Review, ReviewAuthor, ReviewPage, ReviewPublic, User
 from marketplace.models.base import utcnow
+from marketplace.services import ratelimit
 from marketplace.services.catalog import live_agent, visible_agent
 from marketplace.services.errors import Forbidden, InvalidParameter
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_user
+from marketplace.services.text import check_text, is_digits
 
 MAX_COMMENT = 2000
 DEFAULT_LIMIT = 50
@@ -33,13 +36,13 @@ class SavedReview:
 
 
 def validate_review(rating: object, comment: object) -> tuple[int, str]:
-    if isinstance(rating, str) and rating.strip().isdigit():
+    if isinstance(rating, str) and is_digits(rating.strip()):
         rating = int(rating.strip())  # a form's select value
     if isinstance(rating, bool) or not isinstance(rating, int) or not 1 <= rating <= 5:
         raise InvalidParameter("rating must be a whole number from 1 to 5", field="rating")
     if not isinstance(comment, str) or not comment.strip():
         raise InvalidParameter("comment must not be blank", field="comment")
-    comment = comment.strip()
+    comment = check_text(comment, field="comment", label="comment", multiline=True).strip()
     if len(comment) > MAX_COMMENT:
         raise InvalidParameter(f"comment must be at most {MAX_COMMENT} characters", field="comment")
     return rating, comment
@@ -125,10 +128,12 @@ def _save(*, user: User, agent_id: str, rating: int, comment: str) -> bool:
     return created
 
 
-def submit_review(*, actor: User | None, agent_id: str, rating: object, comment: object) -> SavedReview:
-    """Create the caller's review of a live agent, or replace their earlier one."""
+def submit_review(*, actor: User | None, agent_id: str, rating: object, comment: object,
+                  address: str | None = None) -> SavedReview:
+    """Create the caller's review of a live agent, or replace their earlier one (rate-limited per `address`)."""
     user = require_user(actor)
     rating, comment = validate_review(rating, comment)
+    ratelimit.hit_per_address(action="review", address=address, limit=settings.rate_limit_reviews)
     try:
         created = _save(user=user, agent_id=agent_id, rating=rating, comment=comment)
     except IntegrityError:

@@ -11,9 +11,11 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import OAuthAccount, Role, User
 from marketplace.models.base import utcnow
+from marketplace.services import accounts
 from marketplace.services.auth import validate_email
-from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
+from marketplace.services.errors import Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.permissions import require_user
+from marketplace.services.text import NOT_ALLOWED, form_error, has_forbidden
 
 MAX_NAME = 100
 
@@ -22,7 +24,9 @@ def profile_errors(*, first_name: str, last_name: str, email: str) -> dict[str, 
     """Every problem of a profile form by field (the dashboard shows them all; `update_profile` the first)."""
     errors: dict[str, str] = {}
     for field, value, label in (("firstName", first_name, "First name"), ("lastName", last_name, "Last name")):
-        if not value.strip():
+        if has_forbidden(value):
+            errors[field] = NOT_ALLOWED.format(label=label)
+        elif not value.strip():
             errors[field] = f"{label} is required"
         elif len(value.strip()) > MAX_NAME:
             errors[field] = f"{label} must be at most {MAX_NAME} characters"
@@ -33,22 +37,27 @@ def profile_errors(*, first_name: str, last_name: str, email: str) -> dict[str, 
     return errors
 
 
-def update_profile(*, actor: User | None, first_name: str, last_name: str, email: str) -> User:
+def update_profile(*, actor: User | None, first_name: str, last_name: str, email: str,
+                   current_password: str | None = None, keep_token: str | None = None) -> User:
+    """Names change at once. A new e-mail needs the current password and is used only once confirmed by the
+    link sent to it (it waits in `pending_email`); asking for it ends the user's other sessions."""
     user = require_user(actor)
     errors = profile_errors(first_name=first_name, last_name=last_name, email=email)
     if errors:
         field, message = next(iter(errors.items()))
-        raise Invalid(message, field=field)
+        raise form_error(field, message)
     first_name, last_name = first_name.strip(), last_name.strip()
     email = validate_email(email)
     with session_scope() as session:
         row = session.get(User, user.id)
-        if row is None:
+        if row is None or row.deleted_at is not None:
             raise Unauthorized("Unauthorized")
-        taken = session.exec(select(User.id).where(User.email == email, User.id != user.id)).first()
-        if taken:
-            raise Conflict("An account with this email already exists", field="email")
-        row.first_name, row.last_name, row.email = first_name, last_name, email
+        row.first_name, row.last_name = first_name, last_name
+        if email == row.email:
+            row.pending_email = None  # typing the current address again withdraws a pending change
+        elif email != row.pending_email:
+            accounts.request_email_change(session, row, email=email, current_password=current_password,
+                                          keep_token=keep_token)
         row.updated_at = utcnow()
         session.add(row)
     return row
@@ -75,6 +84,8 @@ def switch_role(*, actor: User | None, role: str) -> User:
 _PROVIDER_NAMES = {"github": "GitHub"}  # where str.title() gets the brand wrong
 TWO_FACTOR_LINK_REFUSED = ("An account with this e-mail uses two-factor authentication: sign in with your password "
                            "and code")
+UNVERIFIED_LINK_REFUSED = ("An account with this e-mail exists but has not confirmed it: sign in with your password "
+                           "and confirm your e-mail first")
 
 
 def _free_username(session, base: str) -> str:  # noqa: ANN001
@@ -99,9 +110,11 @@ def sign_in_with_provider(
     username_hint: str | None = None,
     avatar_url: str | None = None,
 ) -> User:
-    """Find the user linked to this provider identity, else link by verified e-mail, else create one.
+    """Find the user linked to this provider identity, else link by e-mail, else create one.
 
-    An account with two-factor authentication is never linked by e-mail: its own code would be skipped.
+    Linking by e-mail needs the provider to vouch for the address AND the account to have confirmed it
+    (else whoever registered someone else's address first would get their provider sign-in). An account
+    with two-factor authentication is never linked by e-mail: its own code would be skipped.
 
     Profile values come from the provider, so they are trimmed to the columns' sizes rather than trusted.
     """
@@ -128,6 +141,9 @@ def sign_in_with_provider(
         user = session.exec(select(User).where(User.email == email)).first()
         if user is not None and user.deleted_at is not None:
             raise Unauthorized("This account has been deleted")
+        if user is not None and user.email_verified_at is None:
+            # Anyone can register an address they do not own; only its confirmed owner may be linked to.
+            raise Forbidden(UNVERIFIED_LINK_REFUSED)
         if user is not None and user.totp_enabled:
             # Linking by e-mail would let the provider stand in for the account's own second factor.
             raise Forbidden(TWO_FACTOR_LINK_REFUSED)
@@ -138,6 +154,7 @@ def sign_in_with_provider(
                 first_name=first_name,
                 last_name=last_name,
                 profile_image_url=avatar_url,
+                email_verified_at=utcnow(),  # the provider vouches for it (checked above)
             )
             session.add(user)
             session.flush()

@@ -15,9 +15,9 @@ from typing import Any
 import reflex as rx
 
 from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPublic
-from marketplace.services import catalog, favorites, reports
+from marketplace.services import catalog, favorites, reports, views
 from marketplace.services import reviews as review_service
-from marketplace.services.errors import Conflict, DomainError, NotFound, Unauthorized
+from marketplace.services.errors import Conflict, DomainError, NotFound, TooManyRequests, Unauthorized
 from marketplace.state.catalog import Option, price_label, rating_label
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
@@ -136,7 +136,8 @@ class AgentDetailState(SessionState):
         parts = [p for p in self.router.url.path.split("/") if p]
         return parts[1] if len(parts) >= 2 and parts[0] == "agents" else ""
 
-    def _load(self, agent_id: str) -> None:
+    def _load(self, agent_id: str) -> str | None:
+        """Load the page's data; the signed-in user's id (None when signed out)."""
         user = self.current_user()
         try:
             agent = catalog.get_agent(agent_id=agent_id, actor=user)
@@ -145,13 +146,14 @@ class AgentDetailState(SessionState):
             reported = reports.has_reported(actor=user, agent_id=agent_id).has_reported
         except NotFound:
             self.found = False
-            return
+            return None
         self.agent = agent_view(agent)
         self.reviews = [review_view(r) for r in found_reviews.items]
         self.is_favorited, self.has_reported = favorited, reported
         self.bought = agent.id in catalog.purchased_agent_ids(actor=user)
         self.is_owner = user is not None and agent.vendor_id == user.id
         self.found = True
+        return user.id if user else None
 
     def _reset_forms(self) -> None:
         self.review_rating, self.review_comment, self.review_submitting = "5", "", False
@@ -166,8 +168,15 @@ class AgentDetailState(SessionState):
             self.agent, self.reviews, self.found = AgentView(), [], False
             self.loading = True
             yield
-        self._load(agent_id)
+        viewer = self._load(agent_id)
         self.loading = False
+        if self.found:
+            self._count_view(viewer)
+
+    def _count_view(self, user_id: str | None) -> None:
+        """Count this page view for Most Viewed, on a worker thread: the page never waits for it."""
+        visitor = views.visitor_key(user_id=user_id, client_token=self.router.session.client_token)
+        views.record_view_soon(agent_id=self.agent.id, visitor=visitor)
 
     # -- favourite --
 
@@ -213,14 +222,17 @@ class AgentDetailState(SessionState):
         yield
         try:
             review_service.submit_review(actor=self.current_user(), agent_id=self.agent.id,
-                                         rating=self.review_rating, comment=self.review_comment)
+                                         rating=self.review_rating, comment=self.review_comment,
+                                         address=self.router.session.client_ip or "unknown")
         except Unauthorized:
             self.review_submitting = False
             yield from logged_out_again()
             return
-        except DomainError:
+        except DomainError as error:
             self.review_submitting = False
-            yield rx.toast.error("Error", description="Failed to submit review. Please try again.")
+            limited = isinstance(error, TooManyRequests)
+            detail = error.message if limited else "Failed to submit review. Please try again."
+            yield rx.toast.error("Error", description=detail)
             return
         self.review_rating, self.review_comment, self.review_submitting = "5", "", False
         self._load(self.agent.id)
@@ -259,6 +271,7 @@ class AgentDetailState(SessionState):
             reports.report_agent(
                 actor=self.current_user(), agent_id=self.agent.id, report_type=self.report_type,
                 reason=self.report_reason, description=self.report_description.strip() or None,
+                address=self.router.session.client_ip or "unknown",
             )
         except Unauthorized:
             self.report_submitting = False

@@ -18,6 +18,7 @@ import reflex as rx
 from marketplace.models import AgentPage, AgentPublic, CategoryPublic
 from marketplace.services import catalog
 from marketplace.services.errors import DomainError
+from marketplace.services.text import is_digits
 from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
 
@@ -281,7 +282,7 @@ class BrowseState(SessionState):
         wanted = [v.strip().lower() for n, v in pairs if n == "tag" and v.strip()]
         self.tags = list(dict.fromkeys(wanted))[: catalog.MAX_TAGS]
         page = first.get("page", "1")
-        self.page = int(page) if page.isdigit() and 0 < int(page) <= 100_000 else 1
+        self.page = int(page) if is_digits(page) and 0 < int(page) <= 100_000 else 1
         self.category = self._resolve_category(first.get("category", ALL).lower())
 
     def _resolve_category(self, ref: str) -> str:

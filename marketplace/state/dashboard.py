@@ -6,7 +6,8 @@ tab, which purchase and the profile form. Lists are kept as small display record
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -31,7 +32,8 @@ from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
 
 TABS = ("purchases", "favorites", "orders", "profile", "payment", "account")
-_PROFILE_FIELDS = {"firstName": "first_name", "lastName": "last_name", "email": "email"}
+_PROFILE_FIELDS = {"firstName": "first_name", "lastName": "last_name", "email": "email",
+                   "currentPassword": "current_password"}
 
 
 @dataclass
@@ -126,6 +128,7 @@ class DashboardState(SessionState):
     form_first_name: str = ""
     form_last_name: str = ""
     form_email: str = ""
+    form_current_password: str = ""
     errors: dict[str, str] = {}
     # vendor application
     applying: bool = False
@@ -218,28 +221,52 @@ class DashboardState(SessionState):
     @rx.event
     def start_editing(self) -> None:
         self.form_first_name, self.form_last_name, self.form_email = self.first_name, self.last_name, self.email
+        self.form_current_password = ""
         self.errors = {}
         self.editing = True
 
     @rx.event
     def cancel_editing(self) -> None:
         self.form_first_name, self.form_last_name, self.form_email = self.first_name, self.last_name, self.email
+        self.form_current_password = ""
         self.errors = {}
         self.editing = False
 
+    # One named setter per field: the browser never chooses which attribute is written.
     @rx.event
-    def set_form_field(self, name: str, value: str) -> None:
-        if name in _PROFILE_FIELDS.values():
-            setattr(self, f"form_{name}", value)
-            self.errors.pop(name, None)
+    def set_form_first_name(self, value: str) -> None:
+        self.form_first_name = value
+        self.errors.pop("first_name", None)
+
+    @rx.event
+    def set_form_last_name(self, value: str) -> None:
+        self.form_last_name = value
+        self.errors.pop("last_name", None)
+
+    @rx.event
+    def set_form_email(self, value: str) -> None:
+        self.form_email = value
+        self.errors.pop("email", None)
+
+    @rx.event
+    def set_form_current_password(self, value: str) -> None:
+        self.form_current_password = value
+        self.errors.pop("current_password", None)
+
+    @rx.var
+    def email_changing(self) -> bool:
+        typed = self.form_email.strip().lower()
+        return typed not in (self.email, self.pending_email)
 
     def _profile_errors(self) -> dict[str, str]:
         errors = users.profile_errors(first_name=self.form_first_name, last_name=self.form_last_name,
                                       email=self.form_email)
+        if self.email_changing and not self.form_current_password:
+            errors["currentPassword"] = "Enter your current password to change your e-mail"
         return {_PROFILE_FIELDS[field]: message for field, message in errors.items()}
 
     @rx.event
-    def save_profile(self, form: dict | None = None) -> Iterator[Any]:
+    async def save_profile(self, form: dict | None = None) -> AsyncIterator[Any]:
         take_submitted(self, form, {name: f"form_{name}" for name in _PROFILE_FIELDS.values()})
         if self.saving or not self.profile_changed:
             return
@@ -248,9 +275,14 @@ class DashboardState(SessionState):
             return
         self.saving = True
         yield
+        password = self.form_current_password if self.email_changing else None
+        self.form_current_password = ""
         try:
-            user = users.update_profile(actor=self.current_user(), first_name=self.form_first_name,
-                                        last_name=self.form_last_name, email=self.form_email)
+            # A password check costs an argon2 hash: keep it off the event loop.
+            user = await asyncio.to_thread(
+                users.update_profile, actor=self.current_user(), first_name=self.form_first_name,
+                last_name=self.form_last_name, email=self.form_email, current_password=password,
+                keep_token=self._token())
         except Unauthorized:
             self.saving = False
             yield logged_out_again()
@@ -265,6 +297,10 @@ class DashboardState(SessionState):
         self._apply(user)
         self.saving = False
         self.editing = False
+        if user.pending_email:
+            yield rx.toast("Profile Updated", description=f"We sent a confirmation link to {user.pending_email}. "
+                                                          "Your e-mail changes once you open it.")
+            return
         yield rx.toast("Profile Updated", description="Your profile has been successfully updated.")
 
     # --- vendor application ------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import reflex as rx
@@ -26,13 +27,14 @@ class DemoSetupState(SessionState):
         self.demo_enabled = settings.demo_enabled
 
     @rx.event
-    def initialize(self) -> Iterator[Any]:
+    async def initialize(self) -> AsyncIterator[Any]:
         if self.initializing:
             return
         self.initializing = True
         yield
         try:
-            demo.init_demo_data(actor=self.current_user())
+            # Off the event loop: the demo accounts' passwords are hashed (argon2), seconds of CPU in all.
+            await asyncio.to_thread(demo.init_demo_data, actor=self.current_user())
         except Unauthorized:
             self.initializing = False
             yield logged_out_again()

@@ -8,8 +8,10 @@ from http.cookies import CookieError, SimpleCookie
 import reflex as rx
 
 from marketplace.api.deps import SESSION_COOKIE
+from marketplace.config import settings
 from marketplace.models import User
 from marketplace.services import auth
+from marketplace.state.browser import error_message, fetch_api
 
 FLASH_KEY = "mp-flash"
 
@@ -45,6 +47,11 @@ class SessionState(rx.State):
     last_name: str = ""
     role: str = ""
     is_vendor_approved: bool = False
+    email_verified: bool = True  # no banner until the user is known
+    pending_email: str = ""
+    two_factor_enabled: bool = False
+    demo_mode: bool = False
+    resending: bool = False
 
     def _token(self) -> str | None:
         raw = self.router.headers.cookie or ""
@@ -67,6 +74,9 @@ class SessionState(rx.State):
         self.last_name = (user.last_name or "") if user else ""
         self.role = user.role if user else ""
         self.is_vendor_approved = bool(user and user.is_vendor_approved)
+        self.email_verified = user is None or user.email_verified_at is not None
+        self.pending_email = (user.pending_email or "") if user else ""
+        self.two_factor_enabled = bool(user and user.totp_enabled)
 
     @rx.var
     def signed_in(self) -> bool:
@@ -82,9 +92,15 @@ class SessionState(rx.State):
         name = self.display_name
         return name[:1].upper() if name else "?"
 
+    @rx.var
+    def needs_confirmation(self) -> bool:
+        """The verification banner shows: the address is unconfirmed, or a new one awaits its link."""
+        return self.user_id != "" and (not self.email_verified or self.pending_email != "")
+
     @rx.event
     def load(self) -> rx.event.EventSpec:
         self._apply(self.current_user())
+        self.demo_mode = settings.demo_enabled
         self.checked = True
         return rx.call_script(
             f"(() => {{ const f = sessionStorage.getItem({json.dumps(FLASH_KEY)});"
@@ -109,6 +125,21 @@ class SessionState(rx.State):
         if self.signed_in:
             return rx.redirect("/", replace=True)
         return None
+
+    @rx.event
+    def resend_verification(self) -> rx.event.EventSpec | None:
+        if self.resending:
+            return None
+        self.resending = True
+        return rx.call_script(fetch_api("POST", "/api/auth/resend-verification"),
+                              callback=SessionState.verification_resent)
+
+    @rx.event
+    def verification_resent(self, result: dict) -> rx.event.EventSpec:
+        self.resending = False
+        if result.get("ok"):
+            return rx.toast("Confirmation e-mail sent", description=error_message(result))
+        return rx.toast.error("Could not send the e-mail", description=error_message(result) or "Please try again.")
 
     @rx.event
     def logout(self) -> rx.event.EventSpec:

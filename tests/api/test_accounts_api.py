@@ -98,15 +98,17 @@ def test_two_factor_sign_up_confirm_and_sign_in(client):
 def test_profile_update(client, make_user, login):
     user = make_user("switch")
     login(user)
-    response = client.put("/api/user/profile", json={"firstName": "Sw", "lastName": "Itch", "email": "s@x.io"})
+    response = client.put("/api/user/profile", json={"firstName": "Sw", "lastName": "Itch", "email": "s@x.io",
+                                                     "currentPassword": "secret123"})
     assert response.status_code == 200 and response.json()["firstName"] == "Sw"
+    assert (response.json()["email"], response.json()["pendingEmail"]) == ("switch@example.com", "s@x.io")
     bad = client.put("/api/user/profile", json={"firstName": "", "lastName": "Itch", "email": "s@x.io"})
     assert bad.status_code == 400 and bad.json()["message"] == "First name is required"
     bad_email = client.put("/api/user/profile", json={"firstName": "a", "lastName": "b", "email": "nope"})
     assert bad_email.json()["message"] == "Invalid email address"
     make_user("other", email="other@x.io")
-    assert client.put("/api/user/profile", json={"firstName": "a", "lastName": "b",
-                                                 "email": "other@x.io"}).status_code == 409
+    assert client.put("/api/user/profile", json={"firstName": "a", "lastName": "b", "email": "other@x.io",
+                                                 "currentPassword": "secret123"}).status_code == 409
 
 
 def test_get_login_redirects_to_login_page(client):

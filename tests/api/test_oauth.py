@@ -27,10 +27,12 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func
 from sqlmodel import select
 
+from marketplace.api.app import create_api
 from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import OAuthAccount, User
 from marketplace.services import users
+from tests.conftest import BASE_URL
 
 GOOGLE_NOT_CONFIGURED = "/login?error=Google%20sign-in%20is%20not%20configured"
 GOOGLE_FAILED = "/login?error=Google%20sign-in%20failed.%20Please%20try%20again."
@@ -230,6 +232,29 @@ def test_google_links_existing_password_user_by_verified_email(client, google, m
     assert count(OAuthAccount, OAuthAccount.user_id == dana.id) == 1
     client.post("/api/logout")
     login(dana)  # the password still works after linking
+
+
+def test_google_does_not_link_an_account_whose_email_is_not_confirmed(client, google, make_user, mailbox):
+    """Someone registered the victim's address first: the victim's Google sign-in must not land in that account."""
+    squatter = make_user("squatter", email="victim@example.com", verified=False)
+    response = sign_in(client, "google", _subject(), google_claims("victim@example.com"))
+    assert_refused(response, client, "/login?error=" + quote(users.UNVERIFIED_LINK_REFUSED))
+    assert count(OAuthAccount) == 0 and count(User) == 1
+    with session_scope() as session:
+        assert session.get(User, squatter.id).email_verified_at is None
+
+
+def test_provider_sign_in_replaces_this_browsers_earlier_session(client, google, make_user, login):
+    login(make_user("earlier"))
+    earlier = client.cookies.get("mp_session")
+    assert_signed_in(sign_in(client, "google", _subject(), google_claims("someone.else@example.com")), client)
+    with TestClient(create_api(), base_url=BASE_URL, cookies={"mp_session": earlier}) as stale:
+        assert stale.get("/api/user").status_code == 401
+
+
+def test_a_new_provider_account_starts_with_its_email_confirmed(client, google):
+    me = assert_signed_in(sign_in(client, "google", _subject(), google_claims("newbie@example.com")), client)
+    assert me["emailVerified"] is True
 
 
 def test_google_does_not_link_an_account_with_two_factor_authentication(client, google, make_user):

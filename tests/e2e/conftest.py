@@ -6,7 +6,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -17,6 +16,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from tests.ports import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = [
@@ -24,16 +25,19 @@ CHROMIUM_ARGS = [
     "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
 ]
 
-pytestmark = pytest.mark.e2e
+E2E_DIR = Path(__file__).resolve().parent
 # A loaded CI box (several app workers, PostgreSQL, Redis, on two cores) can take a few seconds to answer;
 # toasts stay five seconds, so a ten-second wait still sees them.
 expect.set_options(timeout=10_000)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in this folder drives a browser: mark each `e2e` (`-m "not e2e"` skips them all). A
+    `pytestmark` here would mark nothing: pytest reads it from test modules only."""
+    for item in items:
+        if E2E_DIR in item.path.resolve().parents:
+            item.add_marker(pytest.mark.e2e)
 
 
 def _wait_for(url: str, proc: subprocess.Popen, log: Path, timeout: float = 300) -> None:
@@ -64,7 +68,7 @@ def _empty_postgres(url: str) -> None:
 def app_server() -> Iterator[str]:
     """Start the app as `make run` does, on a free port with its own database and files."""
     tmp = Path(tempfile.mkdtemp(prefix="marketplace-e2e-"))
-    port = int(os.environ.get("E2E_PORT") or _free_port())
+    port = int(os.environ.get("E2E_PORT") or free_port())
     base = f"http://localhost:{port}"
     database_url = os.environ.get("E2E_DATABASE_URL") or f"sqlite:///{tmp / 'e2e.db'}"
     if database_url.startswith("postgresql"):
@@ -75,12 +79,19 @@ def app_server() -> Iterator[str]:
         "PUBLIC_URL": base,
         "DATABASE_URL": database_url,
         "REDIS_URL": os.environ.get("E2E_REDIS_URL", ""),
-        "STRIPE_STANDIN_PORT": str(_free_port()),
+        "STRIPE_STANDIN_PORT": str(free_port()),
         "STRIPE_STANDIN_STATE": str(tmp / "stripe-standin.pickle"),
         "STORAGE_DIR": str(tmp / "files"),
+        "MAIL_CATCHER_PORT": str(free_port()),  # scripts/run.sh starts the catcher; /dev/mail shows its mail
+        "DEV_MAILBOX_FILE": str(tmp / "mailbox.jsonl"),
         "APP_ENV": "local",
+        # 5 MB (S3's smallest part): the wizard test's 6 MB file goes multipart, its small one does not
+        "UPLOAD_MULTIPART_THRESHOLD_BYTES": str(5 * 1024 * 1024),
+        # Every browser test signs up and reviews from 127.0.0.1: keep the per-address limits out of their way.
+        "RATE_LIMIT_REGISTER": "1000", "RATE_LIMIT_REVIEWS": "1000", "RATE_LIMIT_REPORTS": "1000",
     }
     env.pop("TEST_DATABASE_URL", None)
+    env.pop("SMTP_URL", None)
     log = tmp / "app.log"
     with log.open("w") as out:
         proc = subprocess.Popen(["bash", "scripts/run.sh"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import re
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from urllib.parse import urlsplit
 
-from playwright.sync_api import Page, expect
+import httpx
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.e2e.conftest import open_page, shot
 
 __all__ = [
-    "PASSWORD", "PHONE", "expect_toast", "open_page", "phone", "shot", "sign_in", "sign_up", "submit_sign_in",
-    "submit_sign_up", "unique",
+    "PASSWORD", "PHONE", "expect_toast", "mail_link", "open_page", "phone", "shot", "sign_in", "sign_up",
+    "submit_sign_in", "submit_sign_up", "unique",
 ]
 
 PASSWORD = "secret123"
@@ -33,11 +38,29 @@ def submit_sign_in(page: Page, username: str, password: str, code: str | None = 
     page.click("#sign-in")
 
 
+def api_client(app_server: str) -> httpx.Client:
+    """An HTTP client for a test's own API calls; it sends the app's Origin as the pages do."""
+    return httpx.Client(base_url=app_server, timeout=30, headers={"Origin": app_server})
+
+
+def api_context(browser: Browser, app_server: str) -> BrowserContext:
+    """A browser context used only for API calls (`context.request`), sending the app's Origin."""
+    return browser.new_context(base_url=app_server, extra_http_headers={"Origin": app_server})
+
+
+def same_origin(page: Page) -> dict[str, str]:
+    """Headers for a test's own unsafe `/api` call: the app refuses writes without the page's Origin, which a
+    browser sends and Playwright's request context does not."""
+    parts = urlsplit(page.request.get("/ping").url)
+    return {"Origin": f"{parts.scheme}://{parts.netloc}"}
+
+
 def sign_in(page: Page, username: str, password: str, *, api: bool = False) -> None:
     """Through the login form, as a person would, until the app says so; `api=True` signs the page's context
     in through the API instead (no page is opened)."""
     if api:
-        answer = page.request.post("/api/login", data={"username": username, "password": password})
+        answer = page.request.post("/api/login", data={"username": username, "password": password},
+                                   headers=same_origin(page))
         assert answer.status == 200, answer.text()
         return
     submit_sign_in(page, username, password)
@@ -65,7 +88,7 @@ def sign_up(page: Page, prefix: str = "user", *, password: str = PASSWORD, form:
         expect(page.get_by_text("Your account has been created successfully.")).to_be_visible()
         return username
     answer = page.request.post("/api/register", data={"username": username, "email": f"{username}@example.com",
-                                                      "password": password})
+                                                      "password": password}, headers=same_origin(page))
     assert answer.status == 201, answer.text()
     return username
 
@@ -80,3 +103,42 @@ def expect_toast(page: Page, title: str, description: str | None = None) -> None
 
 def phone(page: Page) -> None:
     page.set_viewport_size(PHONE)
+
+
+def expect_fits_phone(page: Page, marker: str, name: str) -> None:
+    """At 390 px the page shows `marker` and does not scroll sideways (wide tables scroll inside their card);
+    the screenshot `name` is kept for a look."""
+    phone(page)
+    expect(page.locator(marker)).to_be_visible()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"{name}: the page scrolls sideways at phone width ({width}px)"
+    shot(page, name)
+
+
+def mail_link(page: Page, to: str, subject: str, path: str) -> str:
+    """Read the newest mail to `to` with `subject` on the dev mailbox page (/dev/mail), as a person would,
+    refreshing until the app's queue has sent it; returns its link to `path` (e.g. '/reset-password')."""
+    open_page(page, "/dev/mail")
+    message = page.locator(".mail-message").filter(has=page.locator(".mail-to", has_text=to)).filter(
+        has=page.locator(".mail-subject", has_text=subject)).first
+    for _ in range(30):
+        if message.count():
+            break
+        page.click("#refresh-mail")
+        page.wait_for_timeout(500)
+    expect(message).to_be_visible()
+    link = message.locator("a.mail-link", has_text=path).first
+    href = link.get_attribute("href")
+    assert href and path in href, f"no {path} link in the mail to {to}"
+    return href
+
+
+@contextmanager
+def sent_to_sign_in(page: Page) -> Iterator[None]:
+    """The page goes to `/api/login` (the spec's redirect) before the block ends. The sign-in page is held
+    back meanwhile, so the notice shown first can be read however slow the machine is (a signed-in user
+    would be sent on from /login at once)."""
+    page.route("**/api/login", lambda route: route.fulfill(status=200, content_type="text/html", body="sign in"))
+    with page.expect_request(re.compile(r"/api/login$")):
+        yield
+    page.unroute("**/api/login")

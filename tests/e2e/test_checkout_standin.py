@@ -24,7 +24,8 @@ from sqlmodel import select
 from marketplace import db
 from marketplace.config import settings
 from marketplace.models import Order, ProcessedWebhookEvent, Purchase
-from tests.payments_fixtures import WEBHOOK_SECRET, free_port
+from tests.payments_fixtures import WEBHOOK_SECRET
+from tests.ports import free_port
 
 pytestmark = pytest.mark.e2e
 

@@ -15,7 +15,7 @@ from decimal import Decimal
 from playwright.sync_api import Page, Route, expect
 
 from tests.e2e.conftest import set_value_silently
-from tests.e2e.helpers import expect_toast, open_page, shot, sign_in, sign_up
+from tests.e2e.helpers import PASSWORD, expect_toast, open_page, shot, sign_in, sign_up
 
 
 def _answer_with(status: int) -> Callable[[Route], None]:
@@ -190,32 +190,44 @@ def test_profile_edit_validates_and_saves(page: Page) -> None:
     page.fill("#profile-first-name-input", "Grace")
     page.fill("#profile-last-name-input", "Hopper")
     page.fill("#profile-email-input", "maria@agentmarket.test")  # taken by a demo account
+    save.click()  # a new e-mail needs the current password
+    expect(page.locator("#profile-current-password-input-error")).to_have_text(
+        "Enter your current password to change your e-mail")
+    page.fill("#profile-current-password-input", "wrong-password")
+    save.click()
+    expect_toast(page, "Update Failed", "Current password is incorrect")
+    page.fill("#profile-current-password-input", PASSWORD)
     save.click()
     expect_toast(page, "Update Failed", "An account with this email already exists")
     expect(page.locator("#profile-email-input-error")).to_have_text("An account with this email already exists")
 
     page.fill("#profile-email-input", f"grace.{username}@example.com")
+    page.fill("#profile-current-password-input", PASSWORD)
     save.click()
-    expect_toast(page, "Profile Updated", "Your profile has been successfully updated.")
+    expect_toast(page, "Profile Updated", f"We sent a confirmation link to grace.{username}@example.com. "
+                                          "Your e-mail changes once you open it.")
     expect(page.locator("#profile-first-name")).to_have_text("Grace")
     expect(page.locator("#profile-last-name")).to_have_text("Hopper")
-    expect(page.locator("#profile-email")).to_have_text(f"grace.{username}@example.com")
+    # the new address is used only once confirmed
+    expect(page.locator("#profile-email")).to_have_text(f"{username}@example.com")
+    expect(page.locator("#profile-pending-email")).to_have_text(
+        f"Waiting for confirmation: grace.{username}@example.com")
     expect(page.locator("#welcome")).to_have_text("Welcome back, Grace!")
     shot(page, "dashboard-profile-updated")
-    assert page.request.get("/api/user").json()["firstName"] == "Grace"
+    me = page.request.get("/api/user").json()
+    assert (me["firstName"], me["pendingEmail"]) == ("Grace", f"grace.{username}@example.com")
 
 
 def test_profile_saves_what_is_on_screen_when_submitted_before_typing_reached_the_app(page: Page) -> None:
-    username = sign_up(page, "dash", form=True)
+    sign_up(page, "dash", form=True)
     _dashboard(page, "profile")
     page.click("#edit-profile")
     page.fill("#profile-first-name-input", "Ada")
-    page.fill("#profile-last-name-input", "Lovelace")
-    set_value_silently(page, "#profile-email-input", f"ada.{username}@example.com")
+    set_value_silently(page, "#profile-last-name-input", "Lovelace")
     page.click("#save-profile")
     expect_toast(page, "Profile Updated", "Your profile has been successfully updated.")
-    expect(page.locator("#profile-email")).to_have_text(f"ada.{username}@example.com")
-    assert page.request.get("/api/user").json()["email"] == f"ada.{username}@example.com"
+    expect(page.locator("#profile-last-name")).to_have_text("Lovelace")
+    assert page.request.get("/api/user").json()["lastName"] == "Lovelace"
 
 
 def test_become_a_vendor_shows_pending_application(page: Page) -> None:

@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from marketplace import db
 from marketplace.integrations.storage import get_storage
-from marketplace.models import AgentFile, Purchase, Role, VendorApplication
+from marketplace.models import Agent, AgentDownload, AgentFile, Purchase, Role, VendorApplication
 from marketplace.services import downloads
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.vendor import applications as vendors
@@ -55,10 +55,49 @@ def test_allowed_users_get_one_zip_with_every_file(shop, make_user, who):
         grant(user, agent)
     archive = downloads.agent_archive(actor=user, agent_id=agent.id)
     assert archive.filename == "Data_Wizard_2_0__beta__files.zip"
-    with zipfile.ZipFile(io.BytesIO(archive.content)) as z:
+    with zipfile.ZipFile(io.BytesIO(b"".join(archive.chunks))) as z:
         assert sorted(z.namelist()) == ["README (2).md", "README.md", "agent.py"]  # same name kept apart
         assert z.read("agent.py") == b"print('hi')\n"
         assert {z.read("README.md"), z.read("README (2).md")} == {b"# Data Wizard\n", b"second readme"}
+        assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_DEFLATED}  # text is deflated
+    assert archive.size is None  # deflated: the length is not known in advance
+    with db.session_scope() as session:
+        [logged] = session.exec(select(AgentDownload)).all()
+    assert (logged.user_id, logged.agent_id, logged.version) == (user.id, agent.id, 1)
+
+
+def test_archives_and_pdfs_are_stored_and_the_length_is_known(make_user, make_agent):
+    vendor = make_user("vendor", role=Role.VENDOR, vendor_approved=True)
+    agent = make_agent(vendor, name="Packed")
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("a.txt", "a")
+    add_file(agent, "bundle.zip", inner.getvalue())
+    add_file(agent, "manual.pdf", b"%PDF-1.7\n" + bytes(range(256)) * 2000)
+    archive = downloads.agent_archive(actor=vendor, agent_id=agent.id)
+    content = b"".join(archive.chunks)
+    assert archive.size == len(content)
+    with zipfile.ZipFile(io.BytesIO(content)) as z:
+        assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_STORED}
+        assert z.read("bundle.zip") == inner.getvalue() and z.read("manual.pdf").startswith(b"%PDF-1.7")
+
+
+def test_downloads_give_the_current_version_only(make_user, make_agent):
+    vendor = make_user("vendor", role=Role.VENDOR, vendor_approved=True)
+    agent = make_agent(vendor, name="Versioned")
+    add_file(agent, "old.md", b"old")
+    with db.session_scope() as session:
+        session.add(AgentFile(agent_id=agent.id, version=2, storage_key="agents/x/new.md", filename="new.md"))
+    get_storage().put("agents/x/new.md", b"new")
+    names = zipfile.ZipFile(io.BytesIO(b"".join(downloads.agent_archive(actor=vendor, agent_id=agent.id).chunks)))
+    assert names.namelist() == ["old.md"]  # version 2 is not approved yet
+    with db.session_scope() as session:
+        row = session.get(Agent, agent.id)
+        row.current_version = 2
+        session.add(row)
+    archive = downloads.agent_archive(actor=vendor, agent_id=agent.id)
+    assert zipfile.ZipFile(io.BytesIO(b"".join(archive.chunks))).namelist() == ["new.md"]
+    assert archive.version == 2
 
 
 def test_others_are_refused(shop, make_user, make_agent):
@@ -149,3 +188,20 @@ def test_concurrent_applications_leave_one_pending(make_user):
         t.join(timeout=60)
     assert sorted(outcomes) == ["conflict"] * 7 + ["ok"]
     assert _applications(user.id) == 1
+
+
+def test_a_large_download_streams_in_constant_memory(make_user, make_agent):
+    import os
+    import tracemalloc
+
+    vendor = make_user("vendor", role=Role.VENDOR, vendor_approved=True)
+    agent = make_agent(vendor, name="Big")
+    block = os.urandom(1 << 20)
+    add_file(agent, "big.zip", b"PK\x03\x04" + block * 24)  # 24 MB, stored as is
+    archive = downloads.agent_archive(actor=vendor, agent_id=agent.id)
+    tracemalloc.start()
+    total = sum(len(chunk) for chunk in archive.chunks)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert total == archive.size > 24 << 20
+    assert peak < 8 << 20, f"peak {peak} bytes while streaming"

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from marketplace.api.admin import applications
+from marketplace.api.admin import agents, analytics, applications, audit, lists, sales, users
 
 router = APIRouter()
 router.include_router(applications.router)
+router.include_router(agents.router)
+router.include_router(lists.router)
+router.include_router(sales.router)
+router.include_router(analytics.router)
+router.include_router(users.router)
+router.include_router(audit.router)

@@ -78,7 +78,8 @@ def _toolbar() -> rx.Component:
         rx.spacer(),
         rx.hstack(
             rx.el.a(rx.button(rx.icon("download", size=16), "Download CSV", variant="outline"),
-                    href="/api/vendor/sales.csv", download="", id="download-csv"),
+                    href="/api/vendor/sales.csv", download="", id="download-csv",
+                    reload_document=True),  # a Reflex <a> routes client-side: let the browser fetch the file
             rx.link(rx.button(rx.icon("plus", size=16), "Add New Agent"), href="/vendor/add-agent",
                     id="add-agent"),
             spacing="2", wrap="wrap",
@@ -322,8 +323,10 @@ def _agent(agent: AgentRow) -> rx.Component:
     return rx.hstack(
         agent_image(agent.image_url, width="48px", height="48px", emoji_size="1.5em"),
         rx.vstack(
-            rx.hstack(rx.text(agent.name, weight="bold"), agent_status_badge(agent.status), spacing="2",
-                      align="center", wrap="wrap"),
+            rx.hstack(rx.text(agent.name, weight="bold"), agent_status_badge(agent.status),
+                      rx.cond(agent.has_revision, rx.badge(rx.icon("clock", size=12), "changes in review",
+                                                           color_scheme="blue", class_name="revision-badge")),
+                      spacing="2", align="center", wrap="wrap"),
             rx.text(f"{agent.price}/month · {agent.sales_count} sold · ★ {agent.rating} ({agent.review_count})",
                     size="1", color_scheme="gray"),
             rx.cond(agent.rejection_reason != "",
@@ -333,6 +336,8 @@ def _agent(agent: AgentRow) -> rx.Component:
         ),
         rx.spacer(),
         rx.text(agent.submitted, size="1", color_scheme="gray", display=["none", "block"], white_space="nowrap"),
+        rx.link(rx.button(rx.icon("pencil", size=14), "Edit", size="1", variant="soft"),
+                href=f"/vendor/agents/{agent.id}/edit", class_name="edit-agent", flex_shrink="0"),
         width="100%", align="start", padding_y="0.6em", border_bottom="1px solid var(--gray-a4)",
         class_name="vendor-agent", data_agent=agent.name, data_status=agent.status,
     )

@@ -1,8 +1,8 @@
 """Admin decisions on vendor applications: list (paged, searchable), approve, reject.
 
 Decisions go per user id (the spec's routes name the user, not the application) and act on that user's
-pending application; each is one transaction that also records who decided and when and notifies the
-applicant, so a decision never exists without its notification.
+pending application; each is one transaction that also records who decided and when, notifies the
+applicant and writes the audit entry, so a decision never exists without its notification and its trace.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from marketplace.db import session_scope
 from marketplace.models import ApplicationStatus, NotificationType, Role, User, VendorApplication
 from marketplace.models.base import utcnow
 from marketplace.services import notifications
+from marketplace.services.admin import audit
 from marketplace.services.errors import InvalidParameter, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
@@ -115,6 +116,9 @@ def _decide(actor: User | None, user_id: str, *, approve: bool) -> VendorApplica
         else:
             notifications.notify(session, user_id=user_id, type=NotificationType.REJECTION, title=REJECTED_TITLE,
                                  message=REJECTED_MESSAGE.format(business=application.business_name))
+        audit.record(session, actor=admin, action="vendor.approve" if approve else "vendor.reject",
+                     target_type="user", target_id=user_id,
+                     details={"applicationId": application.id, "businessName": application.business_name})
     return application
 
 

@@ -9,6 +9,7 @@ from marketplace.db import session_scope
 from marketplace.models import Category, CategoryPublic, StatsPublic, User
 from marketplace.services.catalog.counts import COUNTS
 from marketplace.services.errors import NotFound
+from marketplace.services.text import is_digits
 
 USERS = User.__table__
 CATEGORIES = Category.__table__
@@ -50,7 +51,7 @@ def _category_row(session: Session, ref: int | str) -> Category | None:
     if isinstance(ref, int):
         return session.get(Category, ref)
     value = ref.strip().lower()
-    if value.isdigit() and len(value) < 10:
+    if is_digits(value) and len(value) < 10:
         return session.get(Category, int(value))
     return session.execute(select(Category).where(Category.slug == value)).scalars().first()
 

@@ -12,6 +12,7 @@ from typing import TypedDict
 from marketplace.services.catalog import search as fulltext
 from marketplace.services.errors import InvalidParameter
 from marketplace.services.paging import check_page
+from marketplace.services.text import is_digits
 
 DEFAULT_LIMIT = 24
 MAX_TAGS = 10
@@ -143,7 +144,7 @@ def parse_filters(
         category_ref = category
     elif category is not None and category.strip() and category.strip().lower() not in {"all", "any"}:
         value = category.strip().lower()
-        if value.isdigit() and len(value) < 10:
+        if is_digits(value) and len(value) < 10:
             category_ref = int(value)
         elif _SLUG.match(value):
             category_ref = value

@@ -23,7 +23,7 @@ from sqlmodel import Session, select
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import Agent, AgentStatus, NotificationType, Order, OrderStatus, Purchase, User
-from marketplace.services import money, notifications, platform
+from marketplace.services import mail, mail_texts, money, notifications, platform
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.permissions import require_user
 
@@ -207,6 +207,7 @@ def _record(v: _Verified) -> Completion:
                         message=f"{v.buyer_name} bought {v.agent_name} for "
                                 f"{money.format_cents(v.intent.amount)} {v.intent.currency.upper()}.",
                     )
+                _queue_purchase_mail(session, v, order)
             return Completion(order=order, purchase=purchase, created=True)
         except IntegrityError:
             # Another completion of this intent (or another purchase of this agent) won the race.
@@ -215,6 +216,19 @@ def _record(v: _Verified) -> Completion:
             if done is not None:
                 return done
     raise Conflict("The purchase could not be recorded, please retry")
+
+
+def _queue_purchase_mail(session: Session, v: _Verified, order: Order) -> None:
+    """The buyer's receipt and the vendor's sale e-mail, sent once the purchase is committed."""
+    amount, currency = money.format_cents(v.intent.amount), v.intent.currency
+    mail.send_after_commit(session, mail_texts.receipt(
+        to=v.customer_email, username=v.buyer_name, agent_name=v.agent_name, amount=amount, currency=currency,
+        order_id=order.id, agent_id=v.agent_id))
+    vendor = session.get(User, v.vendor_id) if v.vendor_id and v.intent.amount else None
+    if vendor is not None and vendor.deleted_at is None:
+        mail.send_after_commit(session, mail_texts.sale(
+            to=vendor.email, vendor_name=vendor.first_name or vendor.username, agent_name=v.agent_name,
+            amount=amount, currency=currency, order_id=order.id))
 
 
 def complete_payment(

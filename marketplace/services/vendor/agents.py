@@ -1,15 +1,40 @@
-"""A vendor's own agents, in every status, for its dashboard (the public catalogue shows live ones only)."""
+"""A vendor's own agents: the dashboard list (every status), creating and editing them.
+
+Lifecycle (ARCHITECTURE "Vendor and admin decisions"): a new agent is pending; a pending or rejected agent
+is edited in place and goes (back) to pending; an approved agent's edits wait in its one pending revision
+(services/vendor/revisions.py) and the live listing stays as it is until an admin approves them.
+The public catalogue needs no explicit refresh: its version (catalog_version) moves by database trigger
+in the same commit as any change to what it shows.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from marketplace.db import session_scope
-from marketplace.models import Agent, Category, User
+from marketplace.models import Agent, AgentFile, AgentRevision, AgentStatus, Category, RevisionStatus, User
+from marketplace.models.base import utcnow
+from marketplace.services import money
+from marketplace.services.errors import Conflict
 from marketplace.services.permissions import require_vendor
+from marketplace.services.vendor import revisions
+from marketplace.services.vendor.drafts import AgentDraft, clean_draft
+from marketplace.services.vendor.revisions import FileInfo, file_info, own_agent
+
+
+@dataclass(frozen=True)
+class RevisionSummary:
+    id: str
+    version: int
+    files_changed: bool
+    created_at: datetime
+    updated_at: datetime
 
 
 @dataclass(frozen=True)
@@ -28,17 +53,125 @@ class VendorAgent:
     sales_count: int
     created_at: datetime
     updated_at: datetime
+    current_version: int = 1
+    pending_revision: RevisionSummary | None = None
+    file_count: int = 0  # files of the version the next approval would publish (else the live ones)
+
+    @property
+    def has_pending_revision(self) -> bool:
+        return self.pending_revision is not None
+
+
+@dataclass(frozen=True)
+class EditableAgent:
+    """An agent as its vendor edits it: the pending revision's values if any, else the agent's."""
+
+    id: str
+    status: str
+    has_pending_revision: bool
+    draft: AgentDraft
+    files: list[FileInfo] = field(default_factory=list)
 
 
 def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
-    """The actor's agents that are not deleted, newest first."""
+    """The actor's agents that are not deleted, newest first, each with its pending revision and file count."""
     vendor = require_vendor(actor)
     with session_scope() as session:
         rows = session.exec(
             select(Agent.id, Agent.name, Agent.short_description, Agent.price_cents, Agent.status,
                    Agent.rejection_reason, Agent.category_id, Category.name, Agent.image_url, Agent.avg_rating,
-                   Agent.review_count, Agent.sales_count, Agent.created_at, Agent.updated_at)
+                   Agent.review_count, Agent.sales_count, Agent.created_at, Agent.updated_at, Agent.current_version)
             .outerjoin(Category, Category.id == Agent.category_id)
             .where(Agent.vendor_id == vendor.id, Agent.deleted_at.is_(None))
             .order_by(Agent.created_at.desc(), Agent.id.desc())).all()
-    return [VendorAgent(*row) for row in rows]
+        ids = [row[0] for row in rows]
+        pending = {
+            r.agent_id: RevisionSummary(id=r.id, version=r.version, files_changed=r.files_changed,
+                                        created_at=r.created_at, updated_at=r.updated_at)
+            for r in session.exec(select(AgentRevision).where(AgentRevision.agent_id.in_(ids),
+                                                              AgentRevision.status == RevisionStatus.PENDING))
+        } if ids else {}
+        counts: dict[str, dict[int, int]] = defaultdict(dict)
+        if ids:
+            for agent_id, version, n in session.exec(
+                    select(AgentFile.agent_id, AgentFile.version, func.count())
+                    .where(AgentFile.agent_id.in_(ids)).group_by(AgentFile.agent_id, AgentFile.version)):
+                counts[agent_id][version] = n
+    agents = []
+    for row in rows:
+        revision = pending.get(row[0])
+        version = revision.version if revision else row[14]
+        agents.append(VendorAgent(*row, pending_revision=revision, file_count=counts[row[0]].get(version, 0)))
+    return agents
+
+
+def create_agent(*, actor: User | None, draft: AgentDraft) -> str:
+    """A new agent of the actor, pending review; answers its id."""
+    vendor = require_vendor(actor)
+    with session_scope() as session:
+        clean = clean_draft(session, draft)
+        agent = Agent(vendor_id=vendor.id, status=AgentStatus.PENDING, **clean.values())
+        session.add(agent)
+        session.flush()
+        revisions.replace_tags(session, agent.id, clean.tags)
+        return agent.id
+
+
+def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft) -> None:
+    """Edit the actor's agent: pending/rejected -> updated in place, (back) to pending; approved -> the
+    values go into its pending revision and the live listing is unchanged until an admin approves."""
+    vendor = require_vendor(actor)
+    try:
+        _update(vendor, agent_id, draft)
+    except IntegrityError as error:  # a concurrent first change opened the revision (one pending per agent)
+        raise Conflict(revisions.CONCURRENT_CHANGE) from error
+
+
+def _update(vendor: User, agent_id: str, draft: AgentDraft) -> None:
+    with session_scope() as session:
+        agent = own_agent(session, vendor=vendor, agent_id=agent_id)
+        clean = clean_draft(session, draft)
+        if agent.status == AgentStatus.APPROVED:
+            changes = {**clean.values(), "tags": list(clean.tags)}
+            live_tags = revisions.agent_tags(session, agent.id)
+            if (revisions.pending_revision(session, agent) is None
+                    and not revisions.changed_fields(agent, live_tags, changes)):
+                return  # saved without changes: no revision to review
+            revision = revisions.open_revision(session, agent, vendor_id=vendor.id)
+            revisions.write_changes(revision, changes)
+            session.add(revision)
+            return
+        for name, value in clean.values().items():
+            setattr(agent, name, value)
+        agent.status = AgentStatus.PENDING
+        agent.rejection_reason = None
+        agent.updated_at = utcnow()
+        session.add(agent)
+        revisions.replace_tags(session, agent.id, clean.tags)
+
+
+def _draft_of(agent: Agent, tags: list[str], changes: dict[str, object]) -> AgentDraft:
+    def value(name: str) -> object:
+        return changes.get(name, getattr(agent, name))
+
+    price = value("price_cents")
+    return AgentDraft(
+        name=str(value("name")), short_description=str(value("short_description")),
+        description=str(value("description")), price=money.format_cents(int(price)),  # type: ignore[arg-type]
+        category_id=value("category_id"), demo_url=value("demo_url"), image_url=value("image_url"),  # type: ignore[arg-type]
+        tags=list(changes.get("tags", tags)),  # type: ignore[call-overload]
+    )
+
+
+def get_editable_agent(*, actor: User | None, agent_id: str) -> EditableAgent:
+    """The actor's agent prefilled for the wizard, with the files the next approval would publish."""
+    vendor = require_vendor(actor)
+    with session_scope() as session:
+        agent = own_agent(session, vendor=vendor, agent_id=agent_id, lock=False)
+        revision = revisions.pending_revision(session, agent) if agent.status == AgentStatus.APPROVED else None
+        changes = revisions.read_changes(revision) if revision else {}
+        version = revision.version if revision else agent.current_version
+        files = [file_info(row) for row in revisions.files_of(session, agent.id, version)]
+        draft = _draft_of(agent, revisions.agent_tags(session, agent.id), changes)
+        return EditableAgent(id=agent.id, status=agent.status, has_pending_revision=revision is not None,
+                             draft=draft, files=files)

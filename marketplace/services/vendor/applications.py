@@ -17,6 +17,7 @@ from marketplace.models import ApplicationStatus, Role, User, VendorApplication
 from marketplace.models.base import utcnow
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.permissions import require_user
+from marketplace.services.text import check_text
 
 MAX_BUSINESS_NAME = 200
 MAX_DESCRIPTION = 5000
@@ -31,7 +32,7 @@ NOT_A_CUSTOMER = "Vendors and administrators cannot apply to become a vendor"
 
 
 def clean_business_name(value: str | None) -> str:
-    name = (value or "").strip()
+    name = check_text(value or "", field="businessName", label="Business name").strip()
     if not name:
         raise Invalid(BUSINESS_NAME_REQUIRED, field="businessName")
     if len(name) > MAX_BUSINESS_NAME:
@@ -40,7 +41,8 @@ def clean_business_name(value: str | None) -> str:
 
 
 def clean_description(value: str | None) -> str | None:
-    description = (value or "").strip() or None
+    description = check_text(value or "", field="businessDescription", label="Business description",
+                             multiline=True).strip() or None
     if description and len(description) > MAX_DESCRIPTION:
         raise Invalid(DESCRIPTION_TOO_LONG, field="businessDescription")
     return description
@@ -48,7 +50,7 @@ def clean_description(value: str | None) -> str | None:
 
 def clean_website(value: str | None) -> str | None:
     """Empty -> None; otherwise an absolute http(s) URL with a host and no spaces."""
-    value = (value or "").strip()
+    value = check_text(value or "", field="website", label="Website").strip()
     if not value:
         return None
     parts = urlsplit(value)

@@ -57,6 +57,7 @@ class AgentRow:
     review_count: int
     sales_count: int
     submitted: str
+    has_revision: bool = False  # edits of the live agent wait for review
 
 
 @dataclass
@@ -284,6 +285,7 @@ def _agent_row(agent: agents.VendorAgent, zone: ZoneInfo) -> AgentRow:
         review_count=agent.review_count,
         sales_count=agent.sales_count,
         submitted=format_day(agent.created_at, zone),
+        has_revision=agent.pending_revision is not None,
     )
 
 

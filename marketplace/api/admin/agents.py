@@ -1,0 +1,76 @@
+"""Admin: agent moderation (pending agents and revisions, approve, reject: services/admin/moderation) and
+deletes (services/admin/deletion)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Body, Query, Response
+from pydantic import Field, TypeAdapter
+
+from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.deps import OptionalUser
+from marketplace.models import ApiInput
+from marketplace.models.submissions import (
+    ModerationDecisionPublic,
+    PendingAgentPublic,
+    PendingCategoryPublic,
+    PendingVendorPublic,
+)
+from marketplace.services import money
+from marketplace.services.admin import deletion, moderation
+
+router = APIRouter(prefix="/api/admin", tags=["admin"])
+
+PENDING_LIST = TypeAdapter(list[PendingAgentPublic])
+_TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "items on all pages", "schema": {"type": "integer"}}}}}
+
+
+class RejectIn(ApiInput):
+    rejection_reason: str | None = Field(default=None, max_length=20_000)
+
+
+def _pending(item: moderation.PendingItem) -> PendingAgentPublic:
+    return PendingAgentPublic(
+        id=item.agent_id, kind=item.kind, revision_id=item.revision_id, name=item.name,
+        short_description=item.short_description, description=item.description,
+        price=money.format_cents(item.price_cents), demo_url=item.demo_url, image_url=item.image_url,
+        tags=item.tags, category_id=item.category_id,
+        category=PendingCategoryPublic(id=item.category_id, name=item.category_name)
+        if item.category_id is not None and item.category_name is not None else None,
+        vendor=PendingVendorPublic(id=item.vendor.id, username=item.vendor.username, email=item.vendor.email)
+        if item.vendor else None,
+        submitted_at=item.submitted_at, file_count=item.file_count, changed_fields=item.changed_fields,
+        files_added=item.files_added, files_removed=item.files_removed,
+    )
+
+
+def _decision(d: moderation.Decision) -> ModerationDecisionPublic:
+    return ModerationDecisionPublic(id=d.agent_id, status=d.status, revision_id=d.revision_id,
+                                    current_version=d.current_version)
+
+
+@router.get("/agents/pending", response_model=list[PendingAgentPublic], responses=_TOTAL)
+def pending_agents(user: OptionalUser, limit: int = Query(100), offset: int = Query(0)) -> Response:
+    """New agents and revisions of live ones waiting for review, oldest first, with vendor and category."""
+    items, total = moderation.list_pending(actor=user, limit=limit, offset=offset)
+    return json_list([_pending(i) for i in items], PENDING_LIST, total)
+
+
+@router.post("/agents/{agent_id}/approve", response_model=ModerationDecisionPublic)
+def approve_agent(agent_id: str, user: OptionalUser) -> ModerationDecisionPublic:
+    """Approve a new agent (409 without files) or a live agent's pending revision."""
+    return _decision(moderation.approve(actor=user, agent_id=agent_id))
+
+
+@router.post("/agents/{agent_id}/reject", response_model=ModerationDecisionPublic)
+def reject_agent(agent_id: str, user: OptionalUser,
+                 body: RejectIn | None = Body(default=None)) -> ModerationDecisionPublic:
+    """Reject a new agent or a pending revision; `rejectionReason` (optional) reaches the vendor."""
+    reason = body.rejection_reason if body else None
+    return _decision(moderation.reject(actor=user, agent_id=agent_id, rejection_reason=reason))
+
+
+@router.delete("/agents/{agent_id}", status_code=204, response_class=Response)
+def delete_agent(agent_id: str, user: OptionalUser) -> Response:
+    """Soft delete: the agent leaves the catalogue; orders, purchases and buyers' downloads stay."""
+    deletion.delete_agent(actor=user, agent_id=agent_id)
+    return Response(status_code=204)

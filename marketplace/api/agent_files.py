@@ -1,0 +1,36 @@
+"""Attaching uploaded files to a vendor's agent, and removing them (thin over services/vendor/files.py)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+from pydantic import Field
+
+from marketplace.api.deps import OptionalUser
+from marketplace.models import ApiInput
+from marketplace.models.submissions import AgentFilePublic
+from marketplace.services.vendor import files
+
+router = APIRouter(prefix="/api", tags=["vendor"])
+
+
+class AttachIn(ApiInput):
+    """Spec section 3: `{agentId, agentFileURL}` (the URL the upload widget reported for the finished file)."""
+
+    agent_id: str = Field(default="", max_length=64)
+    agent_file_url: str = Field(default="", alias="agentFileURL", max_length=4000)
+
+
+@router.put("/agent-files", response_model=AgentFilePublic)
+def attach_file(body: AttachIn, user: OptionalUser) -> AgentFilePublic:
+    """Attach an upload issued to this vendor to its agent, after checking its real size and type.
+    Any refusal answers 4xx with a message, attaches nothing, and deletes the uploaded object."""
+    info = files.attach_file(actor=user, agent_id=body.agent_id, file_url=body.agent_file_url)
+    return AgentFilePublic(id=info.id, filename=info.filename, size_bytes=info.size_bytes,
+                           content_type=info.content_type)
+
+
+@router.delete("/agent-files/{file_id}", status_code=204)
+def remove_file(file_id: str, user: OptionalUser) -> Response:
+    """Remove a file from what the agent publishes next (a live agent's files change only on approval)."""
+    files.remove_file(actor=user, file_id=file_id)
+    return Response(status_code=204)

@@ -1,0 +1,63 @@
+"""The agent-file upload widget: Uppy's inline Dashboard uploading straight to storage, as a Reflex component.
+
+The React side is assets/uppy_upload.jsx. It uploads through the app's Companion-compatible routes
+(`/api/uploads/s3/...`), keeps the selection across reloads, and reports each finished file; the limits it
+enforces are the server's settings, handed in as props, and the server checks every file again on attach.
+"""
+
+from __future__ import annotations
+
+import json
+
+import reflex as rx
+from reflex.event import passthrough_event_spec
+
+# Pinned: the Dashboard, aws-s3 and golden-retriever 6.x majors all ask for @uppy/core ^6.
+UPPY_CORE = "@uppy/core@6.3.1"
+UPPY_DASHBOARD = "@uppy/dashboard@6.0.3"
+UPPY_AWS_S3 = "@uppy/aws-s3@6.3.1"
+UPPY_GOLDEN_RETRIEVER = "@uppy/golden-retriever@6.0.0"
+
+
+class UppyUpload(rx.NoSSRComponent):
+    """<UppyUpload> from assets/uppy_upload.jsx (Uppy + inline Dashboard + AwsS3 + GoldenRetriever)."""
+
+    library = "$/public/uppy_upload.jsx"
+    tag = "UppyUpload"
+    lib_dependencies: list[str] = [UPPY_CORE, UPPY_DASHBOARD, UPPY_AWS_S3, UPPY_GOLDEN_RETRIEVER]
+
+    # The Uppy instance id: also the name of its restore store, so one per user and agent being edited.
+    uppy_id: rx.Var[str]
+    # Base of the Companion-compatible routes (the plugin adds /s3/...).
+    endpoint: rx.Var[str]
+    # Restrictions from the server's settings.
+    max_files: rx.Var[int]
+    max_file_size: rx.Var[int]
+    # Files above this many bytes go multipart (resumable, part by part).
+    multipart_threshold: rx.Var[int]
+    note: rx.Var[str]
+    height: rx.Var[int]
+    disabled: rx.Var[bool]
+
+    # A file finished uploading: {id, name, size, url}.
+    on_uploaded: rx.EventHandler[passthrough_event_spec(dict)]
+    # A file left the widget (removed by the user): its Uppy id.
+    on_removed: rx.EventHandler[passthrough_event_spec(str)]
+    # A reload brought back files that had finished before it: [{id, name, size, url}, ...].
+    on_restored: rx.EventHandler[passthrough_event_spec(list)]
+
+
+uppy_upload = UppyUpload.create
+
+
+def clear_uploads_script(uppy_id: str) -> str:
+    """JavaScript that empties the widget with this id (and its restore store) without reporting removals."""
+    key = json.dumps(uppy_id)
+    return f"window.__agentUploads && window.__agentUploads[{key}] && window.__agentUploads[{key}].clear()"
+
+
+def remove_upload_script(uppy_id: str, file_id: str) -> str:
+    """JavaScript that takes one file out of the widget with this id without reporting the removal."""
+    key = json.dumps(uppy_id)
+    return (f"window.__agentUploads && window.__agentUploads[{key}]"
+            f" && window.__agentUploads[{key}].remove({json.dumps(file_id)})")

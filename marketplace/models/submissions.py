@@ -1,0 +1,162 @@
+"""What vendors submit: uploads issued to them, pending revisions of live agents, and the download log."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import Column, Index, Text, text
+from sqlmodel import Field, SQLModel
+
+from marketplace.models.base import ApiModel, new_id, utcnow
+
+
+class RevisionStatus(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+class UploadMethod(StrEnum):
+    PUT = "put"  # POST /api/objects/upload: one PUT of one file
+    POST = "post"  # companion `s3/params`: one form POST
+    MULTIPART = "multipart"  # companion `s3/multipart`
+
+
+class Upload(SQLModel, table=True):
+    """An object key the app issued to a vendor. Only issued, unexpired, unattached keys can be attached."""
+
+    __tablename__ = "uploads"
+    __table_args__ = (Index("ix_uploads_vendor_open", "vendor_id", "attached_at", "expires_at"),)
+
+    key: str = Field(primary_key=True, max_length=200)
+    vendor_id: str = Field(foreign_key="users.id", max_length=32, ondelete="CASCADE")
+    method: str = Field(max_length=16)
+    upload_id: str | None = Field(default=None, max_length=1024)  # the storage's multipart upload id
+    filename: str = Field(default="", max_length=255)
+    content_type: str = Field(default="application/octet-stream", max_length=255)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime = Field(index=True)
+    attached_at: datetime | None = None
+
+
+class AgentRevision(SQLModel, table=True):
+    """Edits of a live agent waiting for review; the listing stays as it is until an admin approves.
+
+    `changes` is a JSON object of the edited draft fields (snake_case names, `price_cents`, `tags` as a
+    list). `files_changed` says whether version `agent.current_version + 1` differs from the live files.
+    """
+
+    __tablename__ = "agent_revisions"
+    __table_args__ = (
+        Index("ux_agent_revisions_pending", "agent_id", unique=True,
+              postgresql_where=text("status = 'pending'"), sqlite_where=text("status = 'pending'")),
+        Index("ix_agent_revisions_status_created", "status", "created_at"),
+    )
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    agent_id: str = Field(foreign_key="agents.id", index=True, max_length=32, ondelete="CASCADE")
+    vendor_id: str | None = Field(default=None, foreign_key="users.id", max_length=32, ondelete="SET NULL")
+    status: str = Field(default=RevisionStatus.PENDING, max_length=16)
+    version: int  # the file-set version this revision would publish
+    changes: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
+    files_changed: bool = False
+    rejection_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    reviewed_at: datetime | None = None
+    decided_by: str | None = Field(default=None, foreign_key="users.id", max_length=32, ondelete="SET NULL")
+
+
+class AgentDownload(SQLModel, table=True):
+    """One download of an agent's files: who, which version, when."""
+
+    __tablename__ = "agent_downloads"
+    __table_args__ = (Index("ix_agent_downloads_agent_created", "agent_id", "created_at"),)
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
+    user_id: str | None = Field(default=None, foreign_key="users.id", index=True, max_length=32,
+                                ondelete="SET NULL")
+    agent_id: str = Field(foreign_key="agents.id", max_length=32, ondelete="CASCADE")
+    version: int
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+# ---- API schemas (camelCase on the wire) ----------------------------------------------------------------
+
+
+class AgentFilePublic(ApiModel):
+    id: str
+    filename: str
+    size_bytes: int
+    content_type: str
+
+
+class RevisionSummaryPublic(ApiModel):
+    """An approved agent's pending revision, as its vendor's agent list shows it."""
+
+    id: str
+    version: int
+    files_changed: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+class VendorAgentDraftPublic(ApiModel):
+    """An agent as its vendor edits it: the pending revision's values if any, with the files the next
+    approval would publish."""
+
+    id: str
+    status: str
+    has_pending_revision: bool
+    name: str
+    short_description: str
+    description: str
+    price: str
+    category_id: int | str | None = None
+    demo_url: str | None = None
+    image_url: str | None = None
+    tags: list[str]
+    files: list[AgentFilePublic]
+
+
+class PendingVendorPublic(ApiModel):
+    id: str
+    username: str
+    email: str
+
+
+class PendingCategoryPublic(ApiModel):
+    id: int
+    name: str
+
+
+class PendingAgentPublic(ApiModel):
+    """A new agent (`kind` "agent") or a live agent's revision ("revision") waiting for review; `id` is the
+    agent's (the approve/reject routes take it). Values are the proposed ones."""
+
+    id: str
+    kind: str
+    revision_id: str | None = None
+    name: str
+    short_description: str
+    description: str
+    price: str
+    demo_url: str | None = None
+    image_url: str | None = None
+    tags: list[str]
+    category_id: int | None = None
+    category: PendingCategoryPublic | None = None
+    vendor: PendingVendorPublic | None = None
+    submitted_at: datetime
+    file_count: int
+    changed_fields: list[str]
+    files_added: list[str]
+    files_removed: list[str]
+
+
+class ModerationDecisionPublic(ApiModel):
+    id: str
+    status: str
+    revision_id: str | None = None
+    current_version: int

@@ -1,0 +1,1 @@
+"""Pages of the admin area: the /admin frame and one module per tab."""

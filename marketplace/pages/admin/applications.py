@@ -1,0 +1,154 @@
+"""The Applications tab of /admin: pending vendor applications as cards, a details dialog, the reject prompt."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from marketplace.components.empty_state import empty_state
+from marketplace.components.spinner import skeleton_block
+from marketplace.state.admin.applications import ApplicationCard
+from marketplace.state.admin.applications import ApplicationsState as A
+
+REJECT_PROMPT = "Are you sure you want to reject this vendor application?"
+
+
+def _fact(label: str, value: rx.Component | rx.Var | str, **props: object) -> rx.Component:
+    return rx.data_list.item(rx.data_list.label(label, min_width="9em"), rx.data_list.value(value, **props))
+
+
+def _pending_badge() -> rx.Component:
+    return rx.badge(rx.icon("clock", size=12), "Pending", color_scheme="amber", class_name="application-status")
+
+
+def _buttons(card: ApplicationCard, *, in_dialog: bool) -> rx.Component:
+    busy = A.busy != ""
+    approve_label, reject_label = ("Approve Application", "Reject Application") if in_dialog else ("Approve", "Reject")
+    return rx.flex(
+        *([] if in_dialog else [
+            rx.button(rx.icon("eye", size=16), "View Full Details", variant="outline",
+                      on_click=A.show_details(card.user_id), class_name="view-application"),
+        ]),
+        rx.button(rx.cond(A.busy == card.user_id, rx.spinner(size="2"), rx.icon("check", size=16)), approve_label,
+                  color_scheme="green", on_click=A.approve(card.user_id), disabled=busy,
+                  class_name="approve-application"),
+        rx.button(rx.icon("x", size=16), reject_label, color_scheme="red", variant="soft",
+                  on_click=A.ask_reject(card.user_id), disabled=busy, class_name="reject-application"),
+        spacing="2", wrap="wrap", justify="end" if in_dialog else "start",
+    )
+
+
+def _details(card: ApplicationCard) -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title(card.business_name),
+            rx.dialog.description("Vendor application details", size="2", color_scheme="gray"),
+            rx.vstack(
+                rx.data_list.root(
+                    _fact("Applicant", card.applicant, class_name="applicant-name"),
+                    _fact("Email", card.email, class_name="applicant-email"),
+                    _fact("Username", card.username),
+                    _fact("Business name", card.business_name),
+                    _fact("Website", rx.cond(card.website != "",
+                                             rx.link(card.website, href=card.website, is_external=True),
+                                             rx.text("Not provided", color_scheme="gray"))),
+                    _fact("Application date", card.applied_at, class_name="application-date"),
+                    _fact("Status", _pending_badge()),
+                    orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
+                ),
+                rx.vstack(
+                    rx.text("Business description", size="2", weight="bold"),
+                    rx.text(rx.cond(card.business_description != "", card.business_description,
+                                    "No description provided."),
+                            size="2", color_scheme="gray", white_space="pre-wrap"),
+                    spacing="1", width="100%",
+                ),
+                _buttons(card, in_dialog=True),
+                spacing="4", width="100%", padding_top="0.75em",
+            ),
+            max_width="560px", id="application-details",
+        ),
+        open=A.details_id == card.user_id, on_open_change=A.details_open_change,
+    )
+
+
+def _card(card: ApplicationCard) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.vstack(
+                    rx.heading(card.business_name, size="4", class_name="business-name"),
+                    rx.text(f"Applied {card.applied}", size="1", color_scheme="gray"),
+                    spacing="1", min_width="0",
+                ),
+                rx.spacer(),
+                _pending_badge(),
+                width="100%", align="start",
+            ),
+            rx.cond(card.business_description != "",
+                    rx.text(card.business_description, size="2", color_scheme="gray",
+                            class_name="business-description")),
+            rx.cond(card.website != "",
+                    rx.link(rx.hstack(rx.icon("globe", size=14), rx.text(card.website, size="2"),
+                                      spacing="1", align="center"),
+                            href=card.website, is_external=True, class_name="business-website",
+                            word_break="break-all")),
+            rx.text(f"{card.applicant} · {card.email}", size="1", color_scheme="gray", word_break="break-all"),
+            _buttons(card, in_dialog=False),
+            _details(card),
+            spacing="3", width="100%",
+        ),
+        width="100%", class_name="application-card", data_user=card.user_id, data_business=card.business_name,
+    )
+
+
+def _reject_prompt() -> rx.Component:
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Reject application"),
+            rx.alert_dialog.description(REJECT_PROMPT, id="reject-application-prompt"),
+            rx.cond(A.confirm_name != "", rx.text(A.confirm_name, weight="bold", size="2", padding_top="0.5em")),
+            rx.flex(
+                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
+                rx.button(rx.cond(A.busy != "", rx.spinner(size="2"), rx.icon("x", size=16)), "Reject",
+                          color_scheme="red", on_click=A.reject, disabled=A.busy != "",
+                          id="confirm-reject-application"),
+                spacing="3", justify="end", padding_top="1em",
+            ),
+            max_width="440px",
+        ),
+        open=A.confirm_id != "", on_open_change=A.confirm_open_change,
+    )
+
+
+def _list() -> rx.Component:
+    return rx.cond(
+        A.items.length() == 0,
+        empty_state("inbox", "No pending applications", "All vendor applications have been processed",
+                    element_id="applications-empty"),
+        rx.vstack(
+            rx.grid(rx.foreach(A.items, _card), columns=rx.breakpoints(initial="1", md="2"), spacing="4",
+                    width="100%"),
+            rx.cond(A.more,
+                    rx.button(f"Show more ({A.items.length()} of {A.total})", variant="soft", on_click=A.load_more,
+                              id="more-applications")),
+            spacing="4", width="100%", align="center",
+        ),
+    )
+
+
+def applications_tab() -> rx.Component:
+    """The shell calls ApplicationsState.on_open when this tab opens."""
+    return rx.vstack(
+        rx.heading(
+            "Pending Vendor Applications ",
+            rx.cond(~A.loading, rx.badge(A.total, color_scheme="amber", radius="full", vertical_align="middle",
+                                         id="applications-total")),
+            size="5",
+        ),
+        rx.cond(A.loading,
+                rx.grid(skeleton_block("9em"), skeleton_block("9em"), columns=rx.breakpoints(initial="1", md="2"),
+                        spacing="4", width="100%", id="applications-loading"),
+                _list()),
+        _reject_prompt(),
+        spacing="4", width="100%", id="admin-applications",
+    )

@@ -1,0 +1,287 @@
+"""The Approvals tab of /admin: Pending / Approved / Rejected sub-tabs, details with the vendor, Reject Agent."""
+
+from __future__ import annotations
+
+import reflex as rx
+from reflex.vars import Var
+
+from marketplace.components.empty_state import empty_state
+from marketplace.components.spinner import skeleton_block
+from marketplace.components.tabs import TabSpec, tab_view
+from marketplace.state.admin.approvals import ApprovalsState as P
+from marketplace.state.admin.approvals import PendingCard, ReviewedCard
+
+GRID = {"columns": rx.breakpoints(initial="1", md="2"), "spacing": "4", "width": "100%"}
+REJECT_NOTE = "This message will be sent to the vendor as a notification"
+
+
+def _fact(label: str, value: rx.Component | Var | str, **props: object) -> rx.Component:
+    return rx.data_list.item(rx.data_list.label(label, min_width="8em"), rx.data_list.value(value, **props))
+
+
+def _meta(icon: str, text: Var | str, **props: object) -> rx.Component:
+    return rx.hstack(rx.icon(icon, size=14, color="var(--gray-10)", flex_shrink="0"),
+                     rx.text(text, size="2", color_scheme="gray", **props), spacing="1", align="center",
+                     min_width="0")
+
+
+def _more(which: str, shown: Var, total: Var) -> rx.Component:
+    return rx.cond(shown.length() < total,
+                   rx.button(f"Show more ({shown.length()} of {total})", variant="soft",
+                             on_click=P.load_more(which), id=f"more-{which}"))
+
+
+def _loading() -> rx.Component:
+    return rx.grid(skeleton_block("10em"), skeleton_block("10em"), **GRID)
+
+
+# --- pending ------------------------------------------------------------------------------------------------
+
+
+def _changes(card: PendingCard) -> rx.Component:
+    """What a revision of a live agent changes: fields, files added, files removed."""
+    def names(items: Var, icon: str, color: str, label: str, class_name: str) -> rx.Component:
+        return rx.cond(items.length() > 0, rx.hstack(
+            rx.text(label, size="1", weight="bold"),
+            rx.foreach(items, lambda name: rx.badge(rx.icon(icon, size=11), name, color_scheme=color, variant="soft",
+                                                    class_name=class_name)),
+            spacing="1", wrap="wrap", align="center",
+        ))
+
+    return rx.cond(card.is_revision, rx.callout.root(
+        rx.callout.icon(rx.icon("git-compare", size=16)),
+        rx.vstack(
+            rx.text("Changes to the live listing", size="2", weight="bold"),
+            names(card.changed, "pencil", "blue", "Fields:", "changed-field"),
+            names(card.files_added, "plus", "green", "Files added:", "file-added"),
+            names(card.files_removed, "minus", "red", "Files removed:", "file-removed"),
+            rx.cond((card.changed.length() == 0) & (card.files_added.length() == 0)
+                    & (card.files_removed.length() == 0),
+                    rx.text("No visible differences (resubmitted as it is).", size="1", color_scheme="gray")),
+            spacing="1", width="100%",
+        ),
+        color_scheme="blue", size="1", width="100%", class_name="revision-changes",
+    ))
+
+
+def _decide_buttons(card: PendingCard, *, in_dialog: bool) -> rx.Component:
+    busy = P.busy != ""
+    return rx.flex(
+        *([] if in_dialog else [
+            rx.button(rx.icon("eye", size=16), "View Full Details", variant="outline",
+                      on_click=P.show_details(card.agent_id), class_name="view-agent"),
+        ]),
+        rx.button(rx.cond(P.busy == card.agent_id, rx.spinner(size="2"), rx.icon("check", size=16)), "Approve",
+                  color_scheme="green", on_click=P.approve(card.agent_id), disabled=busy,
+                  class_name="approve-agent"),
+        rx.button(rx.icon("x", size=16), "Reject", color_scheme="red", variant="soft",
+                  on_click=P.open_reject(card.agent_id, card.name), disabled=busy, class_name="reject-agent"),
+        spacing="2", wrap="wrap", justify="end" if in_dialog else "start",
+    )
+
+
+def _vendor_block(card: PendingCard) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(rx.icon("store", size=16, color="var(--accent-9)"),
+                      rx.text("Vendor Information", weight="bold", size="2"), spacing="2", align="center"),
+            rx.data_list.root(
+                _fact("Username", card.vendor_username, class_name="vendor-username"),
+                _fact("Email", rx.cond(card.vendor_email != "", card.vendor_email, "—"), class_name="vendor-email"),
+                _fact("Vendor ID", rx.code(rx.cond(card.vendor_id != "", card.vendor_id, "—"), size="1")),
+                orientation=rx.breakpoints(initial="vertical", sm="horizontal"), size="2",
+            ),
+            spacing="2", width="100%",
+        ),
+        variant="surface", width="100%", id="vendor-information",
+    )
+
+
+def _details(card: PendingCard) -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title(card.name),
+            rx.dialog.description(rx.cond(card.is_revision, "Changes to a live agent, waiting for review",
+                                          "New agent, waiting for review"), size="2", color_scheme="gray"),
+            rx.vstack(
+                rx.cond(card.image_url != "",
+                        rx.image(src=card.image_url, alt=card.name, max_height="180px", object_fit="cover",
+                                 width="100%", border_radius="var(--radius-3)")),
+                _changes(card),
+                rx.data_list.root(
+                    _fact("Price", card.price, class_name="detail-price"),
+                    _fact("Category", card.category),
+                    _fact("Short description", card.short_description),
+                    _fact("Tags", rx.cond(card.tags.length() > 0,
+                                          rx.hstack(rx.foreach(card.tags, lambda t: rx.badge(t, variant="soft")),
+                                                    spacing="1", wrap="wrap"),
+                                          rx.text("No tags", color_scheme="gray"))),
+                    _fact("Demo", rx.cond(card.demo_url != "",
+                                          rx.link(card.demo_url, href=card.demo_url, is_external=True,
+                                                  word_break="break-all"),
+                                          rx.text("No demo", color_scheme="gray"))),
+                    _fact("Files", f"{card.file_count} file(s)"),
+                    _fact("Submitted", card.submitted_at),
+                    orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
+                ),
+                rx.vstack(
+                    rx.text("Description", size="2", weight="bold"),
+                    rx.text(card.description, size="2", color_scheme="gray", white_space="pre-wrap"),
+                    spacing="1", width="100%",
+                ),
+                _vendor_block(card),
+                _decide_buttons(card, in_dialog=True),
+                spacing="4", width="100%", padding_top="0.75em",
+            ),
+            max_width="640px", id="agent-details",
+        ),
+        open=P.details_id == card.agent_id, on_open_change=P.details_open_change,
+    )
+
+
+def _pending_card(card: PendingCard) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.vstack(
+                    rx.heading(card.name, size="4", class_name="agent-name"),
+                    rx.text(card.price, size="2", weight="medium", class_name="agent-price"),
+                    spacing="1", min_width="0",
+                ),
+                rx.spacer(),
+                rx.cond(card.is_revision,
+                        rx.badge(rx.icon("git-compare", size=12), "Update", color_scheme="blue",
+                                 class_name="revision-badge"),
+                        rx.badge(rx.icon("clock", size=12), "Pending", color_scheme="amber")),
+                width="100%", align="start",
+            ),
+            rx.hstack(_meta("tag", card.category), _meta("calendar", f"Submitted {card.submitted}"),
+                      spacing="3", wrap="wrap"),
+            rx.text(rx.cond(card.short_description != "", card.short_description, card.description), size="2",
+                    color_scheme="gray", class_name="agent-description",
+                    style={"display": "-webkit-box", "-webkit-line-clamp": "3", "-webkit-box-orient": "vertical",
+                           "overflow": "hidden"}),
+            rx.cond(card.demo_url != "",
+                    rx.link(rx.hstack(rx.icon("external-link", size=14), rx.text("View demo", size="2"), spacing="1",
+                                      align="center"),
+                            href=card.demo_url, is_external=True, class_name="agent-demo")),
+            _changes(card),
+            _decide_buttons(card, in_dialog=False),
+            _details(card),
+            spacing="3", width="100%",
+        ),
+        width="100%", class_name="pending-agent", data_agent=card.name, data_id=card.agent_id,
+        data_kind=rx.cond(card.is_revision, "revision", "agent"),
+    )
+
+
+def _pending() -> rx.Component:
+    return rx.cond(
+        P.loading, _loading(),
+        rx.cond(P.pending.length() == 0,
+                empty_state("circle-check", "No pending agents", "All agent submissions have been reviewed",
+                            element_id="pending-empty"),
+                rx.vstack(rx.grid(rx.foreach(P.pending, _pending_card), **GRID),
+                          _more("pending", P.pending, P.pending_total), spacing="4", width="100%", align="center")),
+    )
+
+
+# --- approved and rejected ----------------------------------------------------------------------------------
+
+
+def _reviewed_card(card: ReviewedCard, *, rejected: bool) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.link(rx.heading(card.name, size="3", class_name="agent-name"), href=f"/agents/{card.id}",
+                        is_external=True, color_scheme="gray", high_contrast=True, underline="hover",
+                        min_width="0") if not rejected else rx.heading(card.name, size="3", class_name="agent-name"),
+                rx.spacer(),
+                rx.badge(rx.icon("circle-x" if rejected else "circle-check", size=12),
+                         "Rejected" if rejected else "Approved", color_scheme="red" if rejected else "green"),
+                width="100%", align="start",
+            ),
+            rx.hstack(
+                _meta("dollar-sign", card.price),
+                _meta("tag", card.category),
+                _meta("store", card.vendor, class_name="agent-vendor"),
+                _meta("calendar", f"{'Rejected' if rejected else 'Approved'} {card.date}",
+                      class_name="decision-date"),
+                spacing="3", wrap="wrap",
+            ),
+            *([rx.cond(card.reason != "", rx.callout.root(
+                rx.callout.text(rx.text("Rejection Reason: ", weight="bold", as_="span"), card.reason),
+                color_scheme="red", size="1", width="100%", class_name="rejection-reason"))] if rejected else []),
+            spacing="2", width="100%",
+        ),
+        width="100%", class_name="rejected-agent" if rejected else "approved-agent", data_agent=card.name,
+        data_id=card.id,
+    )
+
+
+def _reviewed(which: str, cards: Var, total: Var, empty: str, icon: str) -> rx.Component:
+    rejected = which == "rejected"
+    return rx.cond(
+        P.loading, _loading(),
+        rx.cond(cards.length() == 0,
+                empty_state(icon, empty, element_id=f"{which}-empty"),
+                rx.vstack(rx.grid(rx.foreach(cards, lambda c: _reviewed_card(c, rejected=rejected)), **GRID),
+                          _more(which, cards, total), spacing="4", width="100%", align="center")),
+    )
+
+
+# --- the Reject Agent dialog ------------------------------------------------------------------------------
+
+
+def _reject_dialog() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title("Reject Agent"),
+            rx.dialog.description(
+                rx.text("You are rejecting ", rx.text(P.reject_name, weight="bold", as_="span", id="reject-agent-name"),
+                        ". The vendor can change it and submit it again.", size="2"),
+            ),
+            rx.form(
+                rx.vstack(
+                    rx.text("Rejection Reason", as_="label", html_for="rejection-reason", size="2",
+                            weight="medium"),
+                    rx.text_area(id="rejection-reason", name="reason", rows="4", value=P.reason,
+                                 on_change=P.set_reason, placeholder="What should the vendor change?",
+                                 width="100%", max_length=2000),
+                    rx.text(REJECT_NOTE, size="1", color_scheme="gray", id="reject-note"),
+                    rx.flex(
+                        rx.dialog.close(rx.button("Cancel", type="button", variant="soft", color_scheme="gray",
+                                                  id="cancel-reject")),
+                        rx.button(rx.cond(P.busy != "", rx.spinner(size="2"), rx.icon("x", size=16)), "Reject Agent",
+                                  type="submit", color_scheme="red", disabled=P.busy != "", id="confirm-reject-agent"),
+                        spacing="3", justify="end", width="100%",
+                    ),
+                    spacing="2", width="100%", padding_top="1em",
+                ),
+                on_submit=P.reject, reset_on_submit=False, width="100%",
+            ),
+            max_width="480px", id="reject-agent-dialog",
+        ),
+        open=P.reject_id != "", on_open_change=P.reject_open_change,
+    )
+
+
+SUBTABS = [
+    TabSpec("pending", "Pending Approvals", P.pending_total, _pending, icon="clock"),
+    TabSpec("approved", "Approved Agents", P.approved_total,
+            lambda: _reviewed("approved", P.approved, P.approved_total, "No approved agents", "circle-check"),
+            icon="circle-check"),
+    TabSpec("rejected", "Rejected Agents", P.rejected_total,
+            lambda: _reviewed("rejected", P.rejected, P.rejected_total, "No rejected agents", "circle-x"),
+            icon="circle-x"),
+]
+
+
+def approvals_tab() -> rx.Component:
+    """The shell calls ApprovalsState.on_open when this tab opens."""
+    return rx.vstack(
+        rx.heading("Agent Approvals", size="5"),
+        tab_view(SUBTABS, P.subtab, P.set_subtab),
+        _reject_dialog(),
+        spacing="4", width="100%", id="admin-approvals",
+    )

@@ -1,0 +1,66 @@
+"""The Overview tab of /admin: Platform Statistics (with the inline commission rate) and Pending Actions."""
+
+from __future__ import annotations
+
+import reflex as rx
+from reflex.vars import Var
+
+from marketplace.components.spinner import skeleton_block
+from marketplace.pages.admin.widgets import admin_card, figure, rate_editor
+from marketplace.state.admin.overview import OverviewState as O
+from marketplace.state.admin.page import AdminState as A
+
+
+def _value(value: Var, element_id: str) -> rx.Component:
+    return rx.cond(O.loading, skeleton_block("1.2em", "5em"), rx.text(value, weight="bold", id=element_id))
+
+
+def _statistics() -> rx.Component:
+    return admin_card(
+        "Platform Statistics",
+        rx.vstack(
+            figure("Total Revenue", _value(O.total_revenue, "overview-total-revenue")),
+            figure("Admin Commission", _value(O.admin_commission, "overview-admin-commission")),
+            figure("Vendor Earnings", _value(O.vendor_earnings, "overview-vendor-earnings")),
+            figure("Commission Rate", rx.cond(O.loading, skeleton_block("1.2em", "4em"), rate_editor(O))),
+            figure("Total Sales", _value(O.total_sales, "overview-total-sales")),
+            spacing="0", width="100%",
+        ),
+        icon="chart-no-axes-combined", element_id="platform-statistics",
+    )
+
+
+def _pending_row(label: str, count: Var[int], tab: str, icon: str) -> rx.Component:
+    return rx.hstack(
+        rx.icon(icon, size=16, color="var(--gray-10)"),
+        rx.text(label, size="2"),
+        rx.spacer(),
+        rx.text(count, weight="bold", color=rx.cond(count > 0, "var(--red-11)", "var(--gray-11)"),
+                class_name="pending-count", data_red=rx.cond(count > 0, "true", "false")),
+        rx.icon("chevron-right", size=16, color="var(--gray-9)"),
+        on_click=A.set_tab(tab), role="button", cursor="pointer", width="100%", align="center", spacing="2",
+        padding="0.6em", border_radius="var(--radius-2)", _hover={"background": "var(--gray-a3)"},
+        id=f"pending-{tab}-{label.lower().replace(' ', '-')}", class_name="pending-action",
+    )
+
+
+def _pending_actions() -> rx.Component:
+    return admin_card(
+        "Pending Actions",
+        rx.vstack(
+            _pending_row("Vendor Applications", A.pending_applications, "vendor-applications", "store"),
+            _pending_row("Agent Approvals", A.pending_agents, "agent-approvals", "clipboard-check"),
+            _pending_row("Approved Agents", A.approved_agents, "agent-approvals", "circle-check"),
+            spacing="1", width="100%",
+        ),
+        icon="bell-ring", element_id="pending-actions",
+    )
+
+
+def overview_tab() -> rx.Component:
+    """Mounted when the tab opens; mounting loads the summary."""
+    return rx.grid(
+        _statistics(), _pending_actions(),
+        columns=rx.breakpoints(initial="1", md="2"), spacing="4", width="100%", on_mount=O.on_open,
+        id="admin-overview",
+    )

@@ -1,0 +1,108 @@
+"""/admin: title, the four summary cards, and the tab bar over every admin tab, for admins only.
+
+One tab spec drives the labels (with counts), the `?tab=` addresses and the panels; each panel loads its own
+data when it mounts (the four moderation and analytics tabs load through their states' `on_open`).
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+from reflex.vars import Var
+
+from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.spinner import section_spinner
+from marketplace.components.tabs import TabSpec, tab_view
+from marketplace.pages.admin.agents import agents_tab
+from marketplace.pages.admin.analytics import analytics_tab
+from marketplace.pages.admin.applications import applications_tab
+from marketplace.pages.admin.approvals import approvals_tab
+from marketplace.pages.admin.audit import audit_tab
+from marketplace.pages.admin.customers import customers_tab
+from marketplace.pages.admin.overview import overview_tab
+from marketplace.pages.admin.sales import sales_tab
+from marketplace.pages.admin.stats import stats_tab
+from marketplace.pages.admin.vendors import vendors_tab
+from marketplace.state.admin.analytics import AnalyticsState
+from marketplace.state.admin.applications import ApplicationsState
+from marketplace.state.admin.approvals import ApprovalsState
+from marketplace.state.admin.page import ADMIN_ONLY_MESSAGE, ADMIN_ONLY_TITLE
+from marketplace.state.admin.page import AdminState as A
+from marketplace.state.admin.stats import StatsState
+
+
+def _opened(render: object, state: type[rx.State]) -> object:
+    """A tab whose state loads through `on_open` when the panel mounts."""
+    def tab() -> rx.Component:
+        return rx.box(render(), width="100%", on_mount=state.on_open)  # type: ignore[attr-defined,operator]
+    return tab
+
+
+TABS = [
+    TabSpec("overview", "Overview", None, overview_tab, icon="layout-dashboard"),
+    TabSpec("customers", "Customers", None, customers_tab, icon="users"),
+    TabSpec("vendors", "Vendors", None, vendors_tab, icon="store"),
+    TabSpec("agents", "Agents", None, agents_tab, icon="bot"),
+    TabSpec("vendor-applications", "Applications", A.pending_applications,
+            _opened(applications_tab, ApplicationsState), icon="file-user"),
+    TabSpec("agent-approvals", "Approvals", A.pending_agents, _opened(approvals_tab, ApprovalsState),
+            icon="clipboard-check"),
+    TabSpec("analytics", "Analytics", None, _opened(analytics_tab, AnalyticsState), icon="chart-pie"),
+    TabSpec("stats", "Stats", None, _opened(stats_tab, StatsState), icon="chart-line"),
+    TabSpec("sales", "Sales & Commissions", None, sales_tab, icon="dollar-sign"),
+    TabSpec("audit", "Audit Log", None, audit_tab, icon="scroll-text"),
+]
+
+
+def _summary_card(name: str, tab: str, title: str, icon: str, value: Var, caption: str) -> rx.Component:
+    return rx.card(
+        rx.hstack(
+            rx.vstack(
+                rx.text(title, size="2", weight="medium", color_scheme="gray"),
+                rx.heading(value, size=rx.breakpoints(initial="5", sm="7"), id=f"summary-{name}-value"),
+                rx.text(caption, size="1", color_scheme="gray"),
+                spacing="1", min_width="0",
+            ),
+            rx.spacer(),
+            rx.icon(icon, size=22, color="var(--accent-9)", flex_shrink="0", display=["none", "block"]),
+            width="100%",
+        ),
+        on_click=A.set_tab(tab), cursor="pointer", role="button", id=f"summary-{name}",
+        _hover={"box_shadow": "0 0 0 1px var(--accent-8)"},
+    )
+
+
+def _summary() -> rx.Component:
+    return rx.grid(
+        _summary_card("customers", "customers", "Total Customers", "users", A.total_customers, "Registered customers"),
+        _summary_card("vendors", "vendors", "Active Vendors", "store", A.active_vendors, "Approved vendors"),
+        _summary_card("agents", "agents", "Total Agents", "bot", A.total_agents, "In the system"),
+        _summary_card("earnings", "sales", "Admin Earnings", "dollar-sign", A.admin_earnings, "Platform commission"),
+        columns=rx.breakpoints(initial="2", lg="4"), spacing=rx.breakpoints(initial="2", sm="4"), width="100%",
+        id="admin-summary",
+    )
+
+
+def _admin_area() -> rx.Component:
+    return container(
+        rx.vstack(
+            rx.vstack(
+                rx.heading("Admin Panel", size=rx.breakpoints(initial="7", sm="8"), id="admin-heading"),
+                rx.text("Manage customers, vendors, agents, and platform operations", color_scheme="gray"),
+                spacing="1",
+            ),
+            _summary(),
+            tab_view(TABS, A.tab, A.set_tab, scroll_on_phone=True),
+            spacing="5", width="100%",
+        ),
+        id="admin-area",
+    )
+
+
+def _denied() -> rx.Component:
+    return notice_card("shield-alert", ADMIN_ONLY_TITLE, ADMIN_ONLY_MESSAGE, rx.spinner(size="2"),
+                       card_id="admin-denied")
+
+
+def admin_page() -> rx.Component:
+    return page_frame(rx.match(A.mode, ("denied", _denied()), ("admin", _admin_area()),
+                               section_spinner("admin-loading")))

@@ -1,0 +1,107 @@
+"""The Sales & Commissions tab of /admin: Sales Overview, Commission Split Analytics, Commission Settings and
+Recent Commission Earnings (10 rows, then a line counting the rest), with the CSV export."""
+
+from __future__ import annotations
+
+import reflex as rx
+from reflex.vars import Var
+
+from marketplace.components.empty_state import empty_state
+from marketplace.components.spinner import skeleton_block
+from marketplace.pages.admin.widgets import admin_card, figure, rate_editor, table, table_skeleton
+from marketplace.state.admin.sales import CommissionView
+from marketplace.state.admin.sales import SalesState as S
+
+
+def _value(value: Var, element_id: str, **props: object) -> rx.Component:
+    return rx.cond(S.loading, skeleton_block("1.2em", "5em"), rx.text(value, weight="bold", id=element_id, **props))
+
+
+def _overview() -> rx.Component:
+    return admin_card(
+        "Sales Overview",
+        rx.vstack(
+            figure("Total Platform Revenue", _value(S.total_revenue, "sales-total-revenue")),
+            figure("Your Commission", _value(S.your_commission, "sales-your-commission", color="var(--green-11)")),
+            figure("Vendor Earnings", _value(S.vendor_earnings, "sales-vendor-earnings")),
+            figure("Total Sales", _value(S.total_sales, "sales-total-sales")),
+            spacing="0", width="100%",
+        ),
+        icon="dollar-sign", element_id="sales-overview",
+    )
+
+
+def _split() -> rx.Component:
+    return admin_card(
+        "Commission Split Analytics",
+        rx.vstack(
+            figure("Split Payment Success Rate", _value(S.split_rate, "split-rate")),
+            figure("Split Payments", _value(S.split_payments, "split-payments")),
+            figure("Direct Payments", _value(S.direct_payments, "direct-payments")),
+            figure("Vendor Payouts", _value(S.vendor_payouts, "vendor-payouts")),
+            spacing="0", width="100%",
+        ),
+        icon="split", element_id="split-analytics",
+    )
+
+
+def _settings() -> rx.Component:
+    return admin_card(
+        "Commission Settings",
+        rx.vstack(
+            figure("Commission Rate", rx.cond(S.loading, skeleton_block("1.2em", "4em"), rate_editor(S))),
+            rx.text("Platform commission on each sale", size="1", color_scheme="gray", id="commission-note"),
+            rx.link("More platform settings", href="/admin/settings", size="1"),
+            spacing="2", width="100%",
+        ),
+        icon="percent", element_id="commission-settings",
+    )
+
+
+def _row(entry: CommissionView) -> rx.Component:
+    kind = rx.cond(entry.split,
+                   rx.badge(rx.icon("split", size=12), entry.payment_type, color_scheme="green"),
+                   rx.badge(rx.icon("landmark", size=12), entry.payment_type, color_scheme="orange"))
+    return rx.table.row(
+        rx.table.cell(rx.text(entry.agent, weight="medium")),
+        rx.table.cell(entry.sale_amount),
+        rx.table.cell(kind),
+        rx.table.cell(rx.text(entry.commission, weight="bold", color="var(--green-11)")),
+        rx.table.cell(entry.vendor_payout),
+        rx.table.cell(entry.customer),
+        rx.table.cell(rx.text(entry.date, white_space="nowrap")),
+        class_name="commission-row", data_order=entry.order_id,
+    )
+
+
+def _commissions() -> rx.Component:
+    listing = rx.cond(
+        S.loading, table_skeleton(),
+        rx.cond(
+            S.commissions.length() == 0,
+            empty_state("receipt", "No commission earnings yet", element_id="commissions-empty"),
+            rx.vstack(
+                table(["Agent", "Sale Amount", "Payment Type", "Your Commission", "Vendor Payout", "Customer",
+                       "Date"], S.commissions, _row, min_width="880px", element_id="commissions-table"),
+                rx.cond(S.more_commissions > 0,
+                        rx.text(f"And {S.more_commissions} more commission entries...", size="2",
+                                color_scheme="gray", id="more-commissions")),
+                spacing="3", width="100%",
+            ),
+        ),
+    )
+    export = rx.el.a(rx.button(rx.icon("download", size=16), "Export CSV", variant="outline", size="2"),
+                     href="/api/admin/commissions.csv", download="", id="export-commissions",
+                     reload_document=True)  # a Reflex <a> routes client-side: let the browser fetch the file
+    return admin_card("Recent Commission Earnings", listing, icon="receipt", element_id="recent-commissions",
+                      action=export)
+
+
+def sales_tab() -> rx.Component:
+    """Mounted when the tab opens; mounting loads the summary and the newest commission entries."""
+    return rx.vstack(
+        rx.grid(_overview(), _split(), _settings(), columns=rx.breakpoints(initial="1", md="2", lg="3"), spacing="4",
+                width="100%"),
+        _commissions(),
+        spacing="4", width="100%", on_mount=S.on_open, id="admin-sales",
+    )

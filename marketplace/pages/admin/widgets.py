@@ -1,0 +1,151 @@
+"""Pieces the admin tabs share: cards, scrolling tables, the pager and search box, dialogs, the rate editor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import reflex as rx
+from reflex.vars import Var
+
+from marketplace.components.spinner import skeleton_block
+
+SCROLL_X = {"overflow_x": "auto", "width": "100%"}
+
+
+def admin_card(title: str, *children: rx.Component, icon: str, element_id: str,
+               action: rx.Component | None = None, **props: object) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.hstack(rx.icon(icon, size=18, color="var(--accent-9)", flex_shrink="0"), rx.heading(title, size="4"),
+                          align="center", spacing="2"),
+                rx.spacer(),
+                *([action] if action is not None else []),
+                align="center", width="100%", wrap="wrap", spacing="2",
+            ),
+            *children,
+            spacing="4", width="100%",
+        ),
+        width="100%", id=element_id, **props,
+    )
+
+
+def figure(label: str, value: rx.Component) -> rx.Component:
+    """One labelled figure on a line: label left, value right."""
+    return rx.hstack(rx.text(label, size="2", color_scheme="gray"), rx.spacer(), value, width="100%",
+                     align="center", padding_y="0.35em", border_bottom="1px solid var(--gray-a3)")
+
+
+def table(headers: list[str], rows: Var, render: Callable[[Any], rx.Component], *, min_width: str,
+          element_id: str) -> rx.Component:
+    """A table that scrolls sideways inside its card on narrow screens."""
+    return rx.box(
+        rx.table.root(
+            rx.table.header(rx.table.row(*[rx.table.column_header_cell(h, white_space="nowrap") for h in headers])),
+            rx.table.body(rx.foreach(rows, render)),
+            size="2", min_width=min_width, width="100%",
+        ),
+        id=element_id, **SCROLL_X,
+    )
+
+
+def table_skeleton() -> rx.Component:
+    return rx.vstack(*[skeleton_block("2.2em") for _ in range(4)], width="100%", spacing="2")
+
+
+def search_box(state: Any, placeholder: str, element_id: str) -> rx.Component:
+    return rx.input(
+        rx.input.slot(rx.icon("search", size=16)),
+        placeholder=placeholder, value=state.search, on_change=state.set_search.debounce(300),
+        type="search", id=element_id, width=rx.breakpoints(initial="100%", sm="18em"), aria_label=placeholder,
+    )
+
+
+def pager(state: Any, element_id: str) -> rx.Component:
+    return rx.hstack(
+        rx.text(state.range_text, size="2", color_scheme="gray", id=f"{element_id}-range"),
+        rx.spacer(),
+        rx.button(rx.icon("chevron-left", size=14), "Previous", size="1", variant="soft",
+                  disabled=~state.has_previous | state.loading, on_click=state.previous_page,
+                  id=f"{element_id}-previous"),
+        rx.button("Next", rx.icon("chevron-right", size=14), size="1", variant="soft",
+                  disabled=~state.has_next | state.loading, on_click=state.next_page, id=f"{element_id}-next"),
+        width="100%", align="center", spacing="2", wrap="wrap", id=element_id,
+    )
+
+
+def details_dialog(title: str, body: rx.Component, *, open: Var[bool], on_open_change: Any,
+                   footer: rx.Component | None = None, element_id: str) -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title(title),
+            rx.box(body, max_height="65vh", overflow_y="auto", padding_right="0.25em"),
+            rx.hstack(
+                *([footer] if footer is not None else []),
+                rx.dialog.close(rx.button("Close", variant="soft", color_scheme="gray")),
+                justify="end", spacing="2", margin_top="1em", wrap="wrap",
+            ),
+            max_width="520px", id=element_id,
+        ),
+        open=open, on_open_change=on_open_change,
+    )
+
+
+def detail(label: str, value: rx.Component | Var | str) -> rx.Component:
+    return rx.vstack(
+        rx.text(label, size="1", weight="medium", color_scheme="gray"),
+        value if isinstance(value, rx.Component) else rx.text(value, size="2"),
+        spacing="0", width="100%",
+    )
+
+
+def confirm_dialog(*, open: Var[bool], title: str, text: str, name: Var[str], confirm_label: str, on_confirm: Any,
+                   on_cancel: Any, busy: Var[bool], element_id: str) -> rx.Component:
+    """A destructive action waits for a yes: the spec's confirmation text and the record's name."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title(title),
+            rx.alert_dialog.description(rx.text(rx.text(name, weight="bold", as_="span"), " — ", text)),
+            rx.hstack(
+                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", on_click=on_cancel,
+                                                 disabled=busy)),
+                rx.button(rx.cond(busy, rx.spinner(size="1"), rx.icon("trash-2", size=14)), confirm_label,
+                          color_scheme="red", on_click=on_confirm, disabled=busy, id=f"{element_id}-confirm"),
+                justify="end", spacing="2", margin_top="1em",
+            ),
+            max_width="460px", id=element_id,
+        ),
+        open=open,
+    )
+
+
+def action_buttons(*buttons: rx.Component) -> rx.Component:
+    return rx.hstack(*buttons, spacing="1", wrap="nowrap")
+
+
+def rate_editor(state: Any) -> rx.Component:
+    """Commission Rate: the value with a pencil, or an input with confirm and cancel (the edit mode)."""
+    reading = rx.hstack(
+        rx.text(state.commission_rate, weight="bold", id="commission-rate"),
+        rx.icon_button(rx.icon("pencil", size=14), size="1", variant="ghost", on_click=state.start_rate_edit,
+                       aria_label="Edit commission rate", id="edit-commission-rate"),
+        align="center", spacing="2",
+    )
+    editing = rx.form(
+        rx.hstack(
+            rx.input(name="rate", value=state.rate_draft, on_change=state.set_rate_draft, type="number", min=0,
+                     max=100, step="0.01", size="1", width="6em", id="commission-rate-input", auto_focus=True,
+                     aria_label="Commission rate in percent"),
+            rx.text("%", size="2"),
+            rx.icon_button(rx.cond(state.saving_rate, rx.spinner(size="1"), rx.icon("check", size=14)), size="1",
+                           color_scheme="green", type="submit", disabled=state.saving_rate,
+                           aria_label="Confirm commission rate", id="confirm-commission-rate"),
+            rx.icon_button(rx.icon("x", size=14), size="1", variant="soft", color_scheme="gray", type="button",
+                           on_click=state.cancel_rate_edit, disabled=state.saving_rate,
+                           aria_label="Cancel editing", id="cancel-commission-rate"),
+            align="center", spacing="1",
+        ),
+        on_submit=state.save_rate, no_validate=True,
+    )
+    return rx.cond(state.editing_rate, editing, reading)

@@ -1,0 +1,323 @@
+"""Agent moderation: what waits for review (new agents and revisions of live ones), approve, reject.
+
+Each decision is one transaction with the vendor's notification (and, for a new version, every buyer's
+`update` notification) and its audit entry, so a decision never exists without them. Approving a revision publishes its
+values; if its files changed, its file version becomes the one buyers download.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import String, cast, func, insert, literal
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, select
+
+from marketplace.db import session_scope
+from marketplace.models import (
+    Agent,
+    AgentFile,
+    AgentRevision,
+    AgentStatus,
+    AgentTag,
+    Category,
+    Notification,
+    NotificationType,
+    Purchase,
+    RevisionStatus,
+    User,
+)
+from marketplace.models.base import utcnow
+from marketplace.services import notifications
+from marketplace.services.admin import audit
+from marketplace.services.errors import Conflict, Invalid, NotFound
+from marketplace.services.paging import check_page
+from marketplace.services.permissions import require_admin
+from marketplace.services.vendor import revisions
+
+MAX_REASON = 2000
+MAX_PENDING = 200
+NOT_FOUND = "Agent not found"
+NO_FILES = "An agent without files cannot be approved"
+NOTHING_TO_APPROVE = "This agent is live and has no pending changes to approve"
+NOTHING_TO_REJECT = "This agent has nothing waiting for review"
+REASON_TOO_LONG = f"Rejection reason must be at most {MAX_REASON} characters"
+APPROVED_TITLE = "Agent approved"
+APPROVED_MESSAGE = "Your agent {name} has been approved and is now live."
+UPDATE_APPROVED_TITLE = "Agent update approved"
+UPDATE_APPROVED_MESSAGE = "The changes to your agent {name} have been approved and are now live."
+REJECTED_TITLE = "Agent rejected"
+REJECTED_MESSAGE = "Your agent {name} was not approved."
+UPDATE_REJECTED_TITLE = "Agent update rejected"
+UPDATE_REJECTED_MESSAGE = "The changes to your agent {name} were not approved; the live listing is unchanged."
+REASON_SUFFIX = " Reason: {reason}"
+BUYER_UPDATE_TITLE = "Update available"
+BUYER_UPDATE_MESSAGE = "A new version of {name} is available. Download it from your dashboard."
+
+
+@dataclass(frozen=True)
+class VendorInfo:
+    id: str
+    username: str
+    email: str
+
+
+@dataclass(frozen=True)
+class PendingItem:
+    """A new agent (`kind` "agent") or a revision of a live one ("revision"), with the values it proposes."""
+
+    kind: str
+    agent_id: str
+    revision_id: str | None
+    name: str
+    short_description: str
+    description: str
+    price_cents: int
+    demo_url: str | None
+    image_url: str | None
+    tags: list[str]
+    category_id: int | None
+    category_name: str | None
+    vendor: VendorInfo | None
+    submitted_at: datetime
+    file_count: int
+    changed_fields: list[str] = field(default_factory=list)  # revisions: what differs from the live listing
+    files_added: list[str] = field(default_factory=list)  # revisions: file names
+    files_removed: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Decision:
+    agent_id: str
+    status: str  # the agent's status after the decision
+    revision_id: str | None
+    current_version: int
+
+
+def _files_by(session: Session, pairs: set[tuple[str, int]]) -> dict[tuple[str, int], list[AgentFile]]:
+    found: dict[tuple[str, int], list[AgentFile]] = defaultdict(list)
+    agent_ids = {agent_id for agent_id, _ in pairs}
+    if agent_ids:
+        for row in session.exec(select(AgentFile).where(AgentFile.agent_id.in_(agent_ids))
+                                .order_by(AgentFile.created_at, AgentFile.id)):
+            if (row.agent_id, row.version) in pairs:
+                found[(row.agent_id, row.version)].append(row)
+    return found
+
+
+def _tags_by(session: Session, agent_ids: list[str]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = defaultdict(list)
+    if agent_ids:
+        for agent_id, tag in session.exec(select(AgentTag.agent_id, AgentTag.tag).where(
+                AgentTag.agent_id.in_(agent_ids)).order_by(AgentTag.agent_id, AgentTag.position, AgentTag.tag)):
+            found[agent_id].append(tag)
+    return found
+
+
+def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tuple[list[PendingItem], int]:
+    """New agents and revisions waiting for review, oldest first (first come, first reviewed), with the
+    number of both on all pages. A revision shows its proposed values and what changed."""
+    require_admin(actor)
+    check_page(limit=limit, offset=offset, max_limit=MAX_PENDING)
+    window = offset + limit
+    with session_scope() as session:
+        live = (Agent.deleted_at.is_(None),)
+        agent_rows = session.exec(
+            select(Agent, User.id, User.username, User.email, Category.name)
+            .outerjoin(User, User.id == Agent.vendor_id).outerjoin(Category, Category.id == Agent.category_id)
+            .where(Agent.status == AgentStatus.PENDING, *live)
+            .order_by(Agent.updated_at, Agent.id).limit(window)).all()
+        revision_rows = session.exec(
+            select(AgentRevision, Agent, User.id, User.username, User.email)
+            .join(Agent, Agent.id == AgentRevision.agent_id).outerjoin(User, User.id == Agent.vendor_id)
+            .where(AgentRevision.status == RevisionStatus.PENDING, Agent.status == AgentStatus.APPROVED, *live)
+            .order_by(AgentRevision.updated_at, AgentRevision.id).limit(window)).all()
+        total = session.exec(select(func.count()).select_from(Agent)
+                             .where(Agent.status == AgentStatus.PENDING, *live)).one()
+        total += session.exec(select(func.count()).select_from(AgentRevision)
+                              .join(Agent, Agent.id == AgentRevision.agent_id)
+                              .where(AgentRevision.status == RevisionStatus.PENDING,
+                                     Agent.status == AgentStatus.APPROVED, *live)).one()
+        ids = [row[0].id for row in agent_rows] + [row[1].id for row in revision_rows]
+        tags = _tags_by(session, ids)
+        pairs = {(a.id, a.current_version) for a, *_ in agent_rows}
+        for revision, agent, *_ in revision_rows:
+            pairs |= {(agent.id, agent.current_version), (agent.id, revision.version)}
+        files = _files_by(session, pairs)
+        changed_categories = {revisions.read_changes(r).get("category_id") for r, *_ in revision_rows}
+        category_names = dict(session.exec(select(Category.id, Category.name).where(
+            Category.id.in_({c for c in changed_categories if isinstance(c, int)} | {
+                a.category_id for _, a, *_ in revision_rows if a.category_id is not None}))).all())
+        items = [_agent_item(agent, VendorInfo(vid, vname, vmail) if vid else None, category, tags[agent.id],
+                             len(files[(agent.id, agent.current_version)]))
+                 for agent, vid, vname, vmail, category in agent_rows]
+        for revision, agent, vid, vname, vmail in revision_rows:
+            items.append(_revision_item(revision, agent, VendorInfo(vid, vname, vmail) if vid else None,
+                                        tags[agent.id], files[(agent.id, agent.current_version)],
+                                        files[(agent.id, revision.version)], category_names))
+    items.sort(key=lambda item: item.submitted_at)
+    return items[offset:window], total
+
+
+def _agent_item(agent: Agent, vendor: VendorInfo | None, category: str | None, tags: list[str],
+                file_count: int) -> PendingItem:
+    return PendingItem(kind="agent", agent_id=agent.id, revision_id=None, name=agent.name,
+                       short_description=agent.short_description, description=agent.description,
+                       price_cents=agent.price_cents, demo_url=agent.demo_url, image_url=agent.image_url, tags=tags,
+                       category_id=agent.category_id, category_name=category, vendor=vendor,
+                       submitted_at=agent.updated_at, file_count=file_count)
+
+
+def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | None, tags: list[str],
+                   live_files: list[AgentFile], new_files: list[AgentFile],
+                   category_names: dict[int, str]) -> PendingItem:
+    changes = revisions.read_changes(revision)
+
+    def value(name: str) -> Any:
+        return changes.get(name, getattr(agent, name))
+
+    live_keys, new_keys = {f.storage_key for f in live_files}, {f.storage_key for f in new_files}
+    category_id = value("category_id")
+    return PendingItem(
+        kind="revision", agent_id=agent.id, revision_id=revision.id, name=value("name"),
+        short_description=value("short_description"), description=value("description"),
+        price_cents=value("price_cents"), demo_url=value("demo_url"), image_url=value("image_url"),
+        tags=list(changes.get("tags", tags)), category_id=category_id,
+        category_name=category_names.get(category_id) if category_id is not None else None, vendor=vendor,
+        submitted_at=revision.updated_at, file_count=len(new_files),
+        changed_fields=revisions.changed_fields(agent, tags, changes),
+        files_added=[f.filename for f in new_files if f.storage_key not in live_keys] if revision.files_changed else [],
+        files_removed=[f.filename for f in live_files if f.storage_key not in new_keys] if revision.files_changed
+        else [],
+    )
+
+
+def _agent(session: Session, agent_id: str) -> Agent:
+    agent = None
+    if agent_id and len(agent_id) <= 64:
+        agent = session.exec(select(Agent).where(Agent.id == agent_id).with_for_update()).first()
+    if agent is None or agent.deleted_at is not None:
+        raise NotFound(NOT_FOUND)
+    return agent
+
+
+def _notify_buyers(session: Session, agent: Agent) -> int:
+    """One `update` notification per buyer of the agent, in one INSERT ... SELECT (no query per buyer)."""
+    table = Notification.__table__
+    dialect = session.get_bind().dialect.name
+    new_id = (func.replace(cast(func.gen_random_uuid(), String), "-", "") if dialect == "postgresql"
+              else func.lower(func.hex(func.randomblob(16))))
+    buyers = (sa_select(Purchase.user_id).join(User, User.id == Purchase.user_id)
+              .where(Purchase.agent_id == agent.id, User.deleted_at.is_(None)).distinct().subquery())
+    rows = sa_select(new_id, buyers.c.user_id, literal(NotificationType.UPDATE.value, table.c.type.type),
+                     literal(BUYER_UPDATE_TITLE, table.c.title.type),
+                     literal(BUYER_UPDATE_MESSAGE.format(name=agent.name), table.c.message.type),
+                     literal(False, table.c.is_read.type), literal(utcnow(), table.c.created_at.type))
+    result = session.execute(insert(table).from_select(
+        ["id", "user_id", "type", "title", "message", "is_read", "created_at"], rows))
+    notifications.email_users(session, user_ids=list(session.execute(sa_select(buyers.c.user_id)).scalars()),
+                              type=NotificationType.UPDATE, title=BUYER_UPDATE_TITLE,
+                              message=BUYER_UPDATE_MESSAGE.format(name=agent.name))
+    return result.rowcount or 0
+
+
+def approve(*, actor: User | None, agent_id: str) -> Decision:
+    """Approve a new (or rejected) agent, or the pending revision of a live one (see the module text).
+    409 when what would go live has no files."""
+    admin = require_admin(actor)
+    now = utcnow()
+    orphans: list[str] = []
+    with session_scope() as session:
+        agent = _agent(session, agent_id)
+        revision = revisions.pending_revision(session, agent) if agent.status == AgentStatus.APPROVED else None
+        if agent.status != AgentStatus.APPROVED:
+            if revisions.count_files(session, agent.id, agent.current_version) == 0:
+                raise Conflict(NO_FILES)
+            agent.status = AgentStatus.APPROVED
+            agent.rejection_reason = None
+            agent.reviewed_at = agent.updated_at = now
+            session.add(agent)
+            if agent.vendor_id:
+                notifications.notify(session, user_id=agent.vendor_id, type=NotificationType.APPROVAL,
+                                     title=APPROVED_TITLE, message=APPROVED_MESSAGE.format(name=agent.name))
+            audit.record(session, actor=admin, action="agent.approve", target_type="agent", target_id=agent.id,
+                         details={"name": agent.name})
+            return Decision(agent_id=agent.id, status=agent.status, revision_id=None,
+                            current_version=agent.current_version)
+        if revision is None:
+            raise Conflict(NOTHING_TO_APPROVE)
+        if revision.files_changed and revisions.count_files(session, agent.id, revision.version) == 0:
+            raise Conflict(NO_FILES)
+        revisions.apply_changes(session, agent, revisions.read_changes(revision))
+        if revision.files_changed:
+            # The old version is no longer downloadable: its rows go, and the objects only it used.
+            orphans = revisions.drop_version(session, agent.id, agent.current_version)
+            agent.current_version = revision.version
+            _notify_buyers(session, agent)
+        else:
+            revisions.drop_version(session, agent.id, revision.version)  # copies only: no object loses its last row
+        agent.reviewed_at = agent.updated_at = now
+        session.add(agent)
+        revision.status = RevisionStatus.APPROVED
+        revision.reviewed_at = revision.updated_at = now
+        revision.decided_by = admin.id
+        session.add(revision)
+        if agent.vendor_id:
+            notifications.notify(session, user_id=agent.vendor_id, type=NotificationType.APPROVAL,
+                                 title=UPDATE_APPROVED_TITLE, message=UPDATE_APPROVED_MESSAGE.format(name=agent.name))
+        audit.record(session, actor=admin, action="agent.approve", target_type="agent", target_id=agent.id,
+                     details={"name": agent.name, "revisionId": revision.id, "version": agent.current_version})
+        decision = Decision(agent_id=agent.id, status=agent.status, revision_id=revision.id,
+                            current_version=agent.current_version)
+    revisions.delete_objects(orphans)
+    return decision
+
+
+def clean_reason(reason: str | None) -> str | None:
+    """Trimmed; empty -> None (spec: sent as absent if empty)."""
+    text = (reason or "").strip()
+    if len(text) > MAX_REASON:
+        raise Invalid(REASON_TOO_LONG, field="rejectionReason")
+    return text or None
+
+
+def reject(*, actor: User | None, agent_id: str, rejection_reason: str | None = None) -> Decision:
+    """Reject a pending agent (it becomes rejected) or a live agent's pending revision (dropped; the live
+    listing stays). The vendor is notified, with the reason when one is given."""
+    admin = require_admin(actor)
+    reason = clean_reason(rejection_reason)
+    suffix = REASON_SUFFIX.format(reason=reason) if reason else ""
+    now = utcnow()
+    orphans: list[str] = []
+    with session_scope() as session:
+        agent = _agent(session, agent_id)
+        if agent.status == AgentStatus.PENDING:
+            agent.status = AgentStatus.REJECTED
+            agent.rejection_reason = reason
+            agent.reviewed_at = agent.updated_at = now
+            session.add(agent)
+            title, message, revision_id = REJECTED_TITLE, REJECTED_MESSAGE.format(name=agent.name) + suffix, None
+        else:
+            revision = revisions.pending_revision(session, agent) if agent.status == AgentStatus.APPROVED else None
+            if revision is None:
+                raise Conflict(NOTHING_TO_REJECT)
+            revision.status = RevisionStatus.REJECTED
+            revision.rejection_reason = reason
+            revision.reviewed_at = revision.updated_at = now
+            revision.decided_by = admin.id
+            session.add(revision)
+            orphans = revisions.drop_version(session, agent.id, revision.version)
+            title, revision_id = UPDATE_REJECTED_TITLE, revision.id
+            message = UPDATE_REJECTED_MESSAGE.format(name=agent.name) + suffix
+        if agent.vendor_id:
+            notifications.notify(session, user_id=agent.vendor_id, type=NotificationType.REJECTION, title=title,
+                                 message=message)
+        audit.record(session, actor=admin, action="agent.reject", target_type="agent", target_id=agent.id,
+                     details={"name": agent.name, "revisionId": revision_id, "reason": reason})
+        decision = Decision(agent_id=agent.id, status=agent.status, revision_id=revision_id,
+                            current_version=agent.current_version)
+    revisions.delete_objects(orphans)
+    return decision

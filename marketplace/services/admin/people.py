@@ -1,0 +1,72 @@
+"""Admin tables of customers and vendors: paged, searchable, newest first (admin only).
+
+Both read users that are not deleted, through ix_users_admin_role_created (revision 0011), so a page and its
+total stay fast at 100,000 users; a vendor's agent count is one grouped query over the page's ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import func
+from sqlmodel import select
+
+from marketplace.db import session_scope
+from marketplace.models import Agent, Role, User
+from marketplace.services.admin import search as text_search
+from marketplace.services.paging import check_page
+from marketplace.services.permissions import require_admin
+
+MAX_OFFSET = 100_000
+
+
+@dataclass(frozen=True)
+class PersonRow:
+    id: str
+    first_name: str | None
+    last_name: str | None
+    email: str
+    username: str
+    role: str
+    is_vendor_approved: bool
+    created_at: datetime
+    profile_image_url: str | None
+    agent_count: int  # agents with this vendorId, not deleted
+
+
+def _list(role: str, *, actor: User | None, limit: int, offset: int, search: str | None
+          ) -> tuple[list[PersonRow], int]:
+    require_admin(actor)
+    check_page(limit=limit, offset=offset, max_offset=MAX_OFFSET)
+    like = text_search.pattern(search)
+    conditions = [User.role == role, User.deleted_at.is_(None)]
+    if like is not None:
+        conditions.append(text_search.matches(like, User.username, User.email, User.first_name, User.last_name))
+    with session_scope() as session:
+        total = session.exec(select(func.count()).select_from(User).where(*conditions)).one()
+        # The page's ids first (an index-only scan, however deep the offset), then those rows.
+        ids = list(session.exec(select(User.id).where(*conditions).order_by(User.created_at.desc(), User.id.desc())
+                                .limit(limit).offset(offset)).all())
+        by_id = {u.id: u for u in session.exec(select(User).where(User.id.in_(ids))).all()} if ids else {}
+        users = [by_id[i] for i in ids if i in by_id]
+        counts = dict(session.exec(
+            select(Agent.vendor_id, func.count()).where(Agent.vendor_id.in_(ids), Agent.deleted_at.is_(None))
+            .group_by(Agent.vendor_id)).all()) if ids else {}
+    rows = [PersonRow(id=u.id, first_name=u.first_name, last_name=u.last_name, email=u.email, username=u.username,
+                      role=u.role, is_vendor_approved=u.is_vendor_approved, created_at=u.created_at,
+                      profile_image_url=u.profile_image_url, agent_count=int(counts.get(u.id, 0)))
+            for u in users]
+    return rows, int(total)
+
+
+def list_customers(*, actor: User | None, limit: int = 20, offset: int = 0, search: str | None = None
+                   ) -> tuple[list[PersonRow], int]:
+    """Customers (role user), newest first; `search` matches username, email, first or last name."""
+    return _list(Role.USER, actor=actor, limit=limit, offset=offset, search=search)
+
+
+def list_vendors(*, actor: User | None, limit: int = 20, offset: int = 0, search: str | None = None
+                 ) -> tuple[list[PersonRow], int]:
+    """Vendors (approved or not), newest first, each with its number of agents; same search as customers."""
+    return _list(Role.VENDOR, actor=actor, limit=limit, offset=offset, search=search)

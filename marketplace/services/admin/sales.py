@@ -1,0 +1,226 @@
+"""Platform-wide sales for the admin: the summary, commission entries (paged) and two CSV exports.
+
+Same money rules as the vendor dashboard (services/vendor/sales.py): only `completed` orders count (refunded
+ones do not); every amount comes from the order's own snapshot; sums are grouped in SQL by (currency,
+exchange rate, split) and each group is converted back to USD at its own rate, half-up, in Python. The
+summary sums `order_day_totals` (per-day sums kept by triggers, revision 0011: a few thousand rows however
+many orders); entries and exports page ix_orders_completed_created.
+A single entry is converted the same way on its own, so entries can differ from the sums by a cent per
+EUR group. "Vendor payouts" are the vendor shares of split payments (paid out through the vendors'
+connected accounts); on a direct payment the platform holds the vendor's share.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import and_, func, or_
+from sqlmodel import select
+
+from marketplace.db import session_scope
+from marketplace.models import Order, OrderDayTotal, OrderStatus, User
+from marketplace.services import money, platform
+from marketplace.services.admin import search as text_search
+from marketplace.services.paging import check_page
+from marketplace.services.permissions import require_admin
+from marketplace.services.vendor.sales import _cell, to_usd
+
+MAX_OFFSET = 1_000_000
+CSV_CHUNK = 1000
+COMMISSION_HEADER = ("orderId", "agentName", "saleAmount", "commissionSplitEnabled", "commissionAmount",
+                     "vendorAmount", "customerEmail", "createdAt", "currency", "chargedAmount", "commissionRate")
+SALES_HEADER = ("order_id", "created_at", "agent_id", "agent", "vendor", "customer_email", "currency",
+                "charged_amount", "exchange_rate", "sale_amount_usd", "commission_rate", "platform_fee_usd",
+                "vendor_amount_usd", "payment", "split_block_reason", "payment_intent_id")
+
+
+@dataclass(frozen=True)
+class SalesSummary:
+    total_revenue_cents: int
+    admin_earnings_cents: int
+    vendor_earnings_cents: int
+    commission_rate: str  # today's setting as text with '%', e.g. "20%"
+    total_sales: int
+    commission_split_rate: float | None  # percent of sales paid as split payments; None without sales
+    split_payments: int
+    direct_payments: int
+    total_vendor_payouts_cents: int
+
+
+@dataclass(frozen=True)
+class CommissionRow:
+    """One completed sale; the *_cents amounts are USD (converted at the order's rate)."""
+
+    order_id: str
+    agent_name: str
+    sale_amount_cents: int
+    commission_split_enabled: bool
+    commission_amount_cents: int
+    vendor_amount_cents: int
+    customer_email: str
+    created_at: datetime
+    currency: str  # what the customer paid in, with the amount charged in that currency
+    charged_amount_cents: int
+    commission_rate: Decimal  # the order's snapshot, in percent
+
+
+_COMPLETED = Order.status == OrderStatus.COMPLETED
+_ROW_COLUMNS = (Order.id, Order.agent_name, Order.total_amount_cents, Order.commission_split_enabled,
+                Order.platform_fee_cents, Order.vendor_amount_cents, Order.customer_email, Order.created_at,
+                Order.currency, Order.exchange_rate, Order.commission_rate)
+
+
+def commission_rate_text() -> str:
+    """Today's platform rate as the admin shows it: '20%', '15.5%'."""
+    return f"{platform.commission_rate().normalize():f}%"
+
+
+def summary(*, actor: User | None) -> SalesSummary:
+    """Revenue, the platform's and the vendors' shares, and the split/direct counts, in USD."""
+    require_admin(actor)
+    with session_scope() as session:
+        t = OrderDayTotal
+        groups = session.exec(
+            select(t.currency, t.exchange_rate, t.commission_split_enabled, func.sum(t.sales),
+                   func.sum(t.total_amount_cents), func.sum(t.platform_fee_cents), func.sum(t.vendor_amount_cents))
+            .group_by(t.currency, t.exchange_rate, t.commission_split_enabled)).all()
+    revenue = fees = vendors = payouts = split = direct = 0
+    for currency, rate, is_split, count, total, fee, vendor in groups:
+        count = int(count or 0)
+        revenue += to_usd(total or 0, currency, rate)
+        fees += to_usd(fee or 0, currency, rate)
+        share = to_usd(vendor or 0, currency, rate)
+        vendors += share
+        if is_split:
+            split += count
+            payouts += share
+        else:
+            direct += count
+    sales = split + direct
+    return SalesSummary(
+        total_revenue_cents=revenue, admin_earnings_cents=fees, vendor_earnings_cents=vendors,
+        commission_rate=commission_rate_text(), total_sales=sales,
+        commission_split_rate=round(split * 100 / sales, 1) if sales else None, split_payments=split,
+        direct_payments=direct, total_vendor_payouts_cents=payouts,
+    )
+
+
+def _row(row: Any) -> CommissionRow:
+    order_id, agent, total, is_split, fee, vendor, email, created, currency, rate, commission = row
+    return CommissionRow(
+        order_id=order_id, agent_name=agent, sale_amount_cents=to_usd(total, currency, rate),
+        commission_split_enabled=bool(is_split), commission_amount_cents=to_usd(fee, currency, rate),
+        vendor_amount_cents=to_usd(vendor, currency, rate), customer_email=email, created_at=created,
+        currency=currency, charged_amount_cents=total, commission_rate=Decimal(commission),
+    )
+
+
+def list_commissions(*, actor: User | None, limit: int = 10, offset: int = 0, search: str | None = None
+                     ) -> tuple[list[CommissionRow], int]:
+    """Completed sales newest first with the commission taken on each; `search` matches agent name or
+    customer e-mail."""
+    require_admin(actor)
+    check_page(limit=limit, offset=offset, max_offset=MAX_OFFSET)
+    like = text_search.pattern(search)
+    conditions = [_COMPLETED]
+    if like is not None:
+        conditions.append(text_search.matches(like, Order.agent_name, Order.customer_email))
+    with session_scope() as session:
+        total = session.exec(select(func.count()).select_from(Order).where(*conditions)).one()
+        # The page's ids first (from the index alone, however deep the offset), then those rows.
+        ids = session.exec(select(Order.id).where(*conditions).order_by(Order.created_at.desc(), Order.id.desc())
+                           .limit(limit).offset(offset)).all()
+        rows = session.exec(select(*_ROW_COLUMNS).where(Order.id.in_(ids))).all() if ids else []
+    by_id = {row[0]: row for row in rows}
+    return [_row(by_id[i]) for i in ids if i in by_id], int(total)
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _commission_line(r: CommissionRow) -> tuple[Any, ...]:
+    """The entry's values as the JSON shows them (money as '29.99', booleans as true/false)."""
+    return (r.order_id, _cell(r.agent_name), money.format_cents(r.sale_amount_cents),
+            _bool(r.commission_split_enabled), money.format_cents(r.commission_amount_cents),
+            money.format_cents(r.vendor_amount_cents), _cell(r.customer_email),
+            r.created_at.astimezone(UTC).isoformat(), r.currency, money.format_cents(r.charged_amount_cents),
+            money.format_percent(r.commission_rate))
+
+
+def _chunks(columns: tuple[Any, ...]) -> Iterator[list[Any]]:
+    """Every completed order, newest first, in keyset pages of CSV_CHUNK over (created_at, id), each read in
+    its own short transaction so memory stays flat and no transaction stays open while the client reads.
+    `columns` start with Order.id; Order.created_at is among them."""
+    created = next(i for i, column in enumerate(columns) if column is Order.created_at)
+    after: tuple[datetime, str] | None = None
+    while True:
+        query = select(*columns).where(_COMPLETED)
+        if after is not None:
+            query = query.where(or_(Order.created_at < after[0],
+                                    and_(Order.created_at == after[0], Order.id < after[1])))
+        with session_scope() as session:
+            rows = session.exec(query.order_by(Order.created_at.desc(), Order.id.desc()).limit(CSV_CHUNK)).all()
+        if not rows:
+            return
+        yield list(rows)
+        after = (rows[-1][created], rows[-1][0])
+
+
+def _lines(header: tuple[str, ...], chunks: Iterator[list[tuple[Any, ...]]]) -> Iterator[str]:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(header)
+    yield out.getvalue()
+    for chunk in chunks:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\r\n")
+        writer.writerows(chunk)
+        yield out.getvalue()
+
+
+def commissions_csv(*, actor: User | None) -> Iterator[str]:
+    """Every commission entry (the /commissions JSON, all pages) as CSV, header = the JSON field names.
+
+    The permission is checked now, so a refused caller gets its error before any response starts."""
+    require_admin(actor)
+
+    def entries() -> Iterator[list[tuple[Any, ...]]]:
+        for chunk in _chunks(_ROW_COLUMNS):
+            yield [_commission_line(_row(r)) for r in chunk]
+
+    return _lines(COMMISSION_HEADER, entries())
+
+
+_SALE_COLUMNS = (Order.id, Order.created_at, Order.agent_id, Order.agent_name, Order.vendor_id,
+                 Order.customer_email, Order.currency, Order.total_amount_cents, Order.exchange_rate,
+                 Order.commission_rate, Order.platform_fee_cents, Order.vendor_amount_cents,
+                 Order.commission_split_enabled, Order.split_block_reason, Order.payment_intent_id)
+
+
+def sales_csv(*, actor: User | None) -> Iterator[str]:
+    """Every completed sale with its full snapshot (vendor, currency and rate, USD amounts, split or direct),
+    newest first, as CSV; USD amounts are the commission entries' values."""
+    require_admin(actor)
+
+    def sales() -> Iterator[list[tuple[Any, ...]]]:
+        for chunk in _chunks(_SALE_COLUMNS):
+            vendor_ids = {r[4] for r in chunk if r[4]}
+            with session_scope() as session:
+                names = dict(session.exec(select(User.id, User.username).where(User.id.in_(vendor_ids))).all())
+            yield [(
+                order_id, created.astimezone(UTC).isoformat(), agent_id or "", _cell(agent), _cell(names.get(vid, "")),
+                _cell(email), currency.upper(), money.format_cents(total), money.format_rate(Decimal(rate)),
+                money.format_cents(to_usd(total, currency, rate)), money.format_percent(Decimal(commission)),
+                money.format_cents(to_usd(fee, currency, rate)), money.format_cents(to_usd(vendor, currency, rate)),
+                "split" if is_split else "direct", _cell(reason), intent,
+            ) for (order_id, created, agent_id, agent, vid, email, currency, total, rate, commission, fee, vendor,
+                   is_split, reason, intent) in chunk]
+
+    return _lines(SALES_HEADER, sales())

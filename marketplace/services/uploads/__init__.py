@@ -1,0 +1,50 @@
+"""Uploads: keys issued to approved vendors, browser-to-storage targets, claims on attach, and expiry.
+
+- issue: one PUT URL or one POST form per file (`issue_put_url`, `issue_post_form`);
+- companion: multipart uploads in Uppy Companion's S3 protocol;
+- local_target: the local backend's signed PUT/POST targets (S3 does this itself);
+- claims: `claim` a finished upload by its URL, `discard` one;
+- sweep: `expire_stale` and the `sweep_forever` lifespan task.
+"""
+
+from __future__ import annotations
+
+from marketplace.services.uploads.claims import NOT_ISSUED, claim, discard, key_from_url
+from marketplace.services.uploads.companion import (
+    MAX_PARTS,
+    CompletedUpload,
+    MultipartStarted,
+    abort_multipart,
+    complete_multipart,
+    list_parts,
+    sign_part,
+    start_multipart,
+)
+from marketplace.services.uploads.issue import issue_post_form, issue_put_url
+from marketplace.services.uploads.local_target import Received, receive_post, receive_put
+from marketplace.services.uploads.records import KEY_PATTERN, PayloadTooLarge
+from marketplace.services.uploads.sweep import expire_stale, sweep_forever
+
+__all__ = [
+    "KEY_PATTERN",
+    "MAX_PARTS",
+    "NOT_ISSUED",
+    "CompletedUpload",
+    "MultipartStarted",
+    "PayloadTooLarge",
+    "Received",
+    "abort_multipart",
+    "claim",
+    "complete_multipart",
+    "discard",
+    "expire_stale",
+    "issue_post_form",
+    "issue_put_url",
+    "key_from_url",
+    "list_parts",
+    "receive_post",
+    "receive_put",
+    "sign_part",
+    "start_multipart",
+    "sweep_forever",
+]

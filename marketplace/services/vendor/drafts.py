@@ -1,0 +1,181 @@
+"""An agent as a vendor submits it (the wizard's draft) and the one set of rules that checks it.
+
+The wizard (state/vendor/wizard.py) and `POST/PUT /api/vendor/agents` both pass an `AgentDraft` to
+services/vendor/agents.py, which cleans it here; the messages below are the texts both show.
+Every error is `Invalid(message, field=<draft field, snake_case>)`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from urllib.parse import urlsplit
+
+from sqlmodel import Session
+
+from marketplace.models import Category
+from marketplace.services import money
+from marketplace.services.errors import Invalid, InvalidParameter
+from marketplace.services.text import NOT_ALLOWED, has_forbidden, is_digits
+
+MAX_NAME = 200  # agents.name
+MAX_SHORT_DESCRIPTION = 500  # agents.short_description
+MAX_DESCRIPTION = 20_000  # agents.description is Text; a listing page is not a book
+MAX_URL = 1000  # agents.image_url / demo_url
+MAX_TAGS = 5
+MAX_TAG = 50  # agent_tags.tag
+MAX_PRICE_CENTS = 10_000_000  # 100000.00 a month
+MAX_PRICE_TEXT = 20
+MAX_CATEGORY_ID = 2**31 - 1  # categories.id is a 32-bit integer
+
+NAME_REQUIRED = "Name is required"
+NAME_TOO_LONG = f"Name must be at most {MAX_NAME} characters"
+SHORT_REQUIRED = "Short description is required"
+SHORT_TOO_LONG = f"Short description must be at most {MAX_SHORT_DESCRIPTION} characters"
+DESCRIPTION_REQUIRED = "Description is required"
+DESCRIPTION_TOO_LONG = f"Description must be at most {MAX_DESCRIPTION} characters"
+PRICE_REQUIRED = "Price is required"
+PRICE_INVALID = "Price must be a number such as 29.99"
+PRICE_NEGATIVE = "Price cannot be negative"
+PRICE_DECIMALS = "Price can have at most 2 decimals"
+PRICE_TOO_HIGH = f"Price must be at most {money.format_cents(MAX_PRICE_CENTS)}"
+CATEGORY_REQUIRED = "Category is required"
+CATEGORY_UNKNOWN = "Category not found"
+DEMO_URL_INVALID = "Demo URL must be a valid http(s) URL"
+IMAGE_URL_INVALID = "Image URL must be a valid http(s) URL"
+TOO_MANY_TAGS = "Maximum 5 tags allowed to prevent spam"
+TAG_TOO_LONG = f"Each tag must be at most {MAX_TAG} characters"
+CONTROL_CHARACTERS = NOT_ALLOWED
+
+_PRICE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
+
+
+@dataclass(frozen=True)
+class AgentDraft:
+    """What the vendor typed; nothing checked yet. `price` is the text of a number ("29.99")."""
+
+    name: str = ""
+    short_description: str = ""
+    description: str = ""
+    price: str = ""
+    category_id: int | str | None = None
+    demo_url: str | None = None
+    image_url: str | None = None
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CleanDraft:
+    """A checked draft, in the agent's column values."""
+
+    name: str
+    short_description: str
+    description: str
+    price_cents: int
+    category_id: int
+    demo_url: str | None
+    image_url: str | None
+    tags: tuple[str, ...]
+
+    def values(self) -> dict[str, object]:
+        """The agent columns (tags excluded) as a dict, e.g. for a revision's `changes`."""
+        return {"name": self.name, "short_description": self.short_description, "description": self.description,
+                "price_cents": self.price_cents, "category_id": self.category_id, "demo_url": self.demo_url,
+                "image_url": self.image_url}
+
+
+def _text(value: str | None, *, field_name: str, label: str, required: str, too_long: str, limit: int,
+          multiline: bool = False) -> str:
+    text = (value or "").strip()
+    if not text:
+        raise Invalid(required, field=field_name)
+    if len(text) > limit:
+        raise Invalid(too_long, field=field_name)
+    if has_forbidden(text, multiline=multiline):
+        raise InvalidParameter(CONTROL_CHARACTERS.format(label=label), field=field_name)
+    return text
+
+
+def parse_price(value: str | int | float | None) -> int:
+    """'29.99' -> 2999: a number >= 0 with at most 2 decimals, at most 100000.00."""
+    text = str(value).strip() if value is not None else ""
+    if not text:
+        raise Invalid(PRICE_REQUIRED, field="price")
+    if len(text) > MAX_PRICE_TEXT or not _PRICE.match(text):
+        raise Invalid(PRICE_INVALID, field="price")
+    try:
+        amount = Decimal(text)
+    except InvalidOperation as error:  # pragma: no cover - the pattern admits only decimals
+        raise Invalid(PRICE_INVALID, field="price") from error
+    if amount < 0:
+        raise Invalid(PRICE_NEGATIVE, field="price")
+    if amount != amount.quantize(Decimal("0.01")):
+        raise Invalid(PRICE_DECIMALS, field="price")
+    cents = money.round_half_up(amount * 100)
+    if cents > MAX_PRICE_CENTS:
+        raise Invalid(PRICE_TOO_HIGH, field="price")
+    return cents
+
+
+def parse_category_id(value: int | str | None) -> int:
+    if value is None or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
+        raise Invalid(CATEGORY_REQUIRED, field="category_id")
+    if isinstance(value, int):
+        if not 0 < value <= MAX_CATEGORY_ID:
+            raise Invalid(CATEGORY_UNKNOWN, field="category_id")  # beyond the column: would fail in the database
+        return value
+    text = str(value).strip()
+    if not is_digits(text) or len(text) > 9:
+        raise Invalid(CATEGORY_UNKNOWN, field="category_id")
+    return int(text)  # at most 9 digits: inside any integer column
+
+
+def clean_url(value: str | None, *, field_name: str, message: str) -> str | None:
+    """Empty -> None; otherwise an absolute http(s) URL with a host, no spaces or control characters."""
+    text = (value or "").strip()
+    if not text:
+        return None
+    parts = urlsplit(text)
+    if (len(text) > MAX_URL or parts.scheme.lower() not in ("http", "https") or not parts.hostname
+            or any(ch.isspace() for ch in text) or has_forbidden(text)):
+        raise Invalid(message, field=field_name)
+    return text
+
+
+def normalise_tags(tags: list[str] | tuple[str, ...] | None) -> tuple[str, ...]:
+    """Trimmed, lower case (the catalogue's tag filter is), empty and repeated ones dropped; at most 5 of
+    at most 50 characters."""
+    cleaned = tuple(dict.fromkeys(t.strip().lower() for t in tags or () if t and t.strip()))
+    if len(cleaned) > MAX_TAGS:
+        raise Invalid(TOO_MANY_TAGS, field="tags")
+    if any(len(t) > MAX_TAG for t in cleaned):
+        raise Invalid(TAG_TOO_LONG, field="tags")
+    if any(has_forbidden(t) for t in cleaned):
+        raise InvalidParameter(CONTROL_CHARACTERS.format(label="A tag"), field="tags")
+    return cleaned
+
+
+def parse_tags(text: str) -> list[str]:
+    """The wizard's comma-separated tag field: 'ai, , Writing ' -> ['ai', 'writing']."""
+    return list(normalise_tags((text or "").split(",")))
+
+
+def clean_draft(session: Session, draft: AgentDraft) -> CleanDraft:
+    """Check every field in the wizard's order (first error wins) and that the category exists."""
+    name = _text(draft.name, field_name="name", label="Name", required=NAME_REQUIRED, too_long=NAME_TOO_LONG,
+                 limit=MAX_NAME)
+    short = _text(draft.short_description, field_name="short_description", label="Short description",
+                  required=SHORT_REQUIRED, too_long=SHORT_TOO_LONG, limit=MAX_SHORT_DESCRIPTION)
+    description = _text(draft.description, field_name="description", label="Description",
+                         required=DESCRIPTION_REQUIRED, too_long=DESCRIPTION_TOO_LONG, limit=MAX_DESCRIPTION,
+                         multiline=True)
+    image_url = clean_url(draft.image_url, field_name="image_url", message=IMAGE_URL_INVALID)
+    demo_url = clean_url(draft.demo_url, field_name="demo_url", message=DEMO_URL_INVALID)
+    price_cents = parse_price(draft.price)
+    category_id = parse_category_id(draft.category_id)
+    if session.get(Category, category_id) is None:
+        raise Invalid(CATEGORY_UNKNOWN, field="category_id")
+    tags = normalise_tags(draft.tags)
+    return CleanDraft(name=name, short_description=short, description=description, price_cents=price_cents,
+                      category_id=category_id, demo_url=demo_url, image_url=image_url, tags=tags)

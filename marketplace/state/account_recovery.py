@@ -1,0 +1,120 @@
+"""Forgot password, reset password (from the e-mailed link) and e-mail confirmation (from its link).
+
+Requests that need the client's address or change the session cookie go through /api from the browser
+(`fetch_api`); the confirmation link is checked by the service directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from marketplace.services import accounts, auth
+from marketplace.services.errors import DomainError
+from marketplace.state.browser import error_message, fetch_api, response_json
+from marketplace.state.forms import take_submitted
+from marketplace.state.session import SessionState, flash_and_go
+
+
+class ForgotPasswordState(rx.State):
+    email: str = ""
+    error: str = ""
+    submitting: bool = False
+    sent_message: str = ""
+
+    @rx.event
+    def on_load(self) -> None:
+        self.reset()
+
+    @rx.event
+    def set_email(self, value: str) -> None:
+        self.email = value
+        self.error = ""
+
+    @rx.event
+    def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
+        take_submitted(self, form, {"email": "email"})
+        if not self.email.strip():
+            self.error = "Email is required"
+            return None
+        self.submitting = True
+        return rx.call_script(fetch_api("POST", "/api/auth/forgot-password", {"email": self.email.strip()}),
+                              callback=ForgotPasswordState.done)
+
+    @rx.event
+    def done(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+        self.submitting = False
+        if result.get("ok"):
+            self.sent_message = error_message(result)
+            return None
+        return rx.toast.error("Request failed", description=error_message(result) or "Please try again.")
+
+
+class ResetPasswordState(rx.State):
+    token: str = ""
+    password: str = ""
+    confirm_password: str = ""
+    errors: dict[str, str] = {}
+    submitting: bool = False
+
+    @rx.event
+    def on_load(self) -> None:
+        self.reset()
+        self.token = self.router.url.query_parameters.get("token", "")
+
+    @rx.event
+    def set_password(self, value: str) -> None:
+        self.password = value
+        self.errors.pop("password", None)
+
+    @rx.event
+    def set_confirm_password(self, value: str) -> None:
+        self.confirm_password = value
+        self.errors.pop("confirm_password", None)
+
+    @rx.event
+    def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
+        take_submitted(self, form, {"password": "password", "confirm_password": "confirm_password"})
+        errors: dict[str, str] = {}
+        if problem := auth.password_error(self.password):
+            errors["password"] = problem
+        if self.confirm_password != self.password:
+            errors["confirm_password"] = "Passwords don't match"
+        self.errors = errors
+        if errors:
+            return None
+        self.submitting = True
+        body = {"token": self.token, "password": self.password}
+        self.password = self.confirm_password = ""
+        return rx.call_script(fetch_api("POST", "/api/auth/reset-password", body), callback=ResetPasswordState.done)
+
+    @rx.event
+    def done(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+        self.submitting = False
+        if result.get("ok"):
+            return flash_and_go("Password reset", "Please sign in with your new password.", "/login")
+        if response_json(result).get("field") == "password":
+            self.errors = {"password": error_message(result)}
+            return None
+        return rx.toast.error("Reset failed", description=error_message(result) or "Please try again.")
+
+
+class VerifyEmailState(SessionState):
+    """Opening the e-mailed link confirms the address; a signed-in user's banner goes at once."""
+
+    verify_status: str = "checking"  # checking | confirmed | failed
+    verify_message: str = ""
+
+    @rx.event
+    def on_load(self) -> None:
+        token = self.router.url.query_parameters.get("token", "")
+        try:
+            user = accounts.verify_email(token=token)
+        except DomainError as error:
+            self.verify_status, self.verify_message = "failed", error.message
+            return
+        self.verify_status = "confirmed"
+        self.verify_message = f"{user.email} is now confirmed for your account."
+        if self.user_id == user.id:
+            self._apply(user)

@@ -1,0 +1,39 @@
+"""The Audit Log tab: every admin write, newest first, page by page (time, actor, action, target, details)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from marketplace.models import User
+from marketplace.services.admin import audit
+from marketplace.state.admin.page import AdminState
+from marketplace.state.admin.paging import PagedTable
+from marketplace.state.display import format_day_time
+
+
+@dataclass
+class AuditView:
+    id: str = ""
+    time: str = ""
+    actor: str = ""
+    action: str = ""
+    target: str = ""
+    details: str = ""
+
+
+def _details(details: dict[str, Any]) -> str:
+    """'status: rejected · reason: too vague': the recorded values, read as text."""
+    return " · ".join(f"{key}: {value}" for key, value in details.items() if value not in (None, ""))
+
+
+class AuditState(PagedTable, AdminState):
+    rows: list[AuditView] = []
+
+    def _fetch(self, user: User | None, *, limit: int, offset: int, search: str) -> tuple[int, int]:
+        found, total = audit.list_entries(actor=user, limit=limit, offset=offset)
+        zone = self._zone()
+        self.rows = [AuditView(id=e.id, time=format_day_time(e.created_at, zone), actor=e.actor_username,
+                               action=e.action, target=f"{e.target_type} {e.target_id}".strip(),
+                               details=_details(e.details)) for e in found]
+        return len(found), total

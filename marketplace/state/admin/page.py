@@ -1,0 +1,130 @@
+"""/admin: who may look (admins only), which tab is open, and the figures the summary cards and tab labels show.
+
+Each tab's own data is loaded by its substate when its panel mounts. Tabs are addressed by `?tab=`; switching
+tabs navigates (a history entry per tab), so Back returns to the previous tab and on_load shows it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import reflex as rx
+
+from marketplace.services import money
+from marketplace.services.admin import applications, moderation, people
+from marketplace.services.admin import catalog as admin_catalog
+from marketplace.services.admin import sales as admin_sales
+from marketplace.services.errors import DomainError, Forbidden, Unauthorized
+from marketplace.services.permissions import require_admin
+from marketplace.state.display import BROWSER_TIME_ZONE_JS, logged_out_again, time_zone
+from marketplace.state.session import SessionState, toast_on_load
+
+LOG = logging.getLogger(__name__)
+
+TABS = ("overview", "customers", "vendors", "agents", "vendor-applications", "agent-approvals", "analytics",
+        "stats", "sales", "audit")
+ADMIN_ONLY_TITLE = "Unauthorized"
+ADMIN_ONLY_MESSAGE = "Admin access required. Redirecting..."
+# On a phone the tab bar scrolls sideways: bring the open tab into view (after the panel has rendered).
+SHOW_ACTIVE_TAB = ("setTimeout(() => document.querySelector('[role=tablist] [data-state=active]')"
+                   "?.scrollIntoView({block: 'nearest', inline: 'center'}), 50)")
+REDIRECT_TO_LOGIN = "setTimeout(() => window.location.assign('/api/login'), 500)"
+
+
+def admin_only(*, on_load: bool = False) -> list[rx.event.EventSpec]:
+    """Not an admin: say so, then sign in (as someone else) after 500 ms."""
+    toast = (toast_on_load(ADMIN_ONLY_TITLE, ADMIN_ONLY_MESSAGE, error=True) if on_load
+             else rx.toast.error(ADMIN_ONLY_TITLE, description=ADMIN_ONLY_MESSAGE))
+    return [toast, rx.call_script(REDIRECT_TO_LOGIN)]
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if not text or text.endswith((".", "!", "?")) else f"{text}."
+
+
+def failure_text(error: Exception, failure: str) -> str:
+    """The spec's message (e.g. 'Failed to approve agent.'), followed by the service's reason when it gave one
+    (e.g. 'An agent without files cannot be approved.'); anything else (a bug, the database) adds nothing."""
+    reason = _sentence(error.message) if isinstance(error, DomainError) else ""
+    return f"{failure} {reason}".strip()
+
+
+def admin_failed(error: Exception, failure: str = "") -> rx.event.EventSpec | list[rx.event.EventSpec]:
+    """The toast for a failed admin action: signed out and not-admin have their own redirects; anything else
+    is 'Error' with the spec's message for the action and the service's reason (unexpected causes logged)."""
+    if isinstance(error, Unauthorized):
+        return logged_out_again()
+    if isinstance(error, Forbidden):
+        return admin_only()
+    if not isinstance(error, DomainError):
+        LOG.error("admin action failed", exc_info=error)
+    return rx.toast.error("Error", description=failure_text(error, failure))
+
+
+class AdminState(SessionState):
+    """The admin area for the current user. Tab substates inherit from it and refresh its counts after writes."""
+
+    mode: str = "loading"  # loading | denied | admin
+    viewer: str = ""  # the user id the admin check passed for
+    tab: str = "overview"
+    time_zone: str = "UTC"
+    total_customers: int = 0
+    active_vendors: int = 0
+    total_agents: int = 0
+    approved_agents: int = 0
+    admin_earnings: str = "$0.00"
+    pending_applications: int = 0
+    pending_agents: int = 0
+
+    @rx.event
+    def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
+        tab = self.router.url.query_parameters.get("tab", "")
+        self.tab = tab if tab in TABS else "overview"
+        if not self.signed_in:
+            self.mode, self.viewer = "denied", ""
+            return admin_only(on_load=True)
+        if self.viewer != self.user_id:  # someone else (or nobody yet) passed the check: start over
+            self.mode = "loading"
+        return rx.call_script(BROWSER_TIME_ZONE_JS, callback=AdminState.load_view)
+
+    @rx.event
+    def load_view(self, zone_name: str) -> list[rx.event.EventSpec] | None:
+        self.time_zone = time_zone(zone_name).key
+        user = self.current_user()
+        try:
+            require_admin(user)
+            self.refresh_counts()
+        except (Unauthorized, Forbidden):  # a callback: the toaster is mounted, the toast can go straight out
+            self.mode, self.viewer = "denied", ""
+            return admin_only()
+        self.viewer = user.id if user else ""
+        self.mode = "admin"
+        return [rx.call_script(SHOW_ACTIVE_TAB)]
+
+    def refresh_counts(self) -> None:
+        """The summary cards and the Applications / Approvals / Approved Agents counts, all from the services."""
+        user = self.current_user()
+        _, self.total_customers = people.list_customers(actor=user, limit=1)
+        # role vendor implies isVendorApproved (services/users.py), so all vendors are the active ones
+        _, self.active_vendors = people.list_vendors(actor=user, limit=1)
+        _, self.total_agents = admin_catalog.list_agents(actor=user, limit=1)
+        _, self.approved_agents = admin_catalog.list_agents(actor=user, limit=1, status="approved")
+        self.admin_earnings = money.format_amount(admin_sales.summary(actor=user).admin_earnings_cents, "usd")
+        _, self.pending_applications = applications.list_applications(actor=user, limit=1)
+        _, self.pending_agents = moderation.list_pending(actor=user, limit=1)
+
+    def refresh_counts_quietly(self) -> None:
+        """After a write: the counts follow, and a failure to read them never hides the write's own toast."""
+        try:
+            self.refresh_counts()
+        except Exception:
+            LOG.exception("admin counts not refreshed")
+
+    @rx.event
+    def set_tab(self, tab: str) -> rx.event.EventSpec | None:
+        """Open a tab by navigating to its address: a history entry per tab, so Back works."""
+        if tab not in TABS:
+            return None
+        self.tab = tab
+        return rx.redirect(f"/admin?tab={tab}")

@@ -1,0 +1,165 @@
+"""/admin/settings: the commission rate and the checkout currency with its USD to EUR rate (admins only).
+
+Values are read and written through services/platform.py, which validates and normalises them; this state
+only checks what the spec asks the page itself to check (a commission value must be a number) and turns
+the answers into the spec's toasts.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import reflex as rx
+
+from marketplace.services import platform
+from marketplace.services.errors import DomainError, Forbidden, Invalid, Unauthorized
+from marketplace.state.admin.commission import COMMISSION_FAILED, COMMISSION_SAVED, INVALID_VALUE, RATE_DESCRIPTION
+from marketplace.state.admin.page import admin_only
+from marketplace.state.display import logged_out_again
+from marketplace.state.forms import take_submitted
+from marketplace.state.session import SessionState
+
+LOG = logging.getLogger(__name__)
+
+PAYMENT_SAVED = ("Payment settings updated", "Checkout currency and exchange rate have been saved.")
+PAYMENT_FAILED = ("Error", "Failed to update payment settings.")
+CURRENCIES = ("usd", "eur")
+FIELDS = {"commissionRate": "commission_rate", "usdToEurRate": "usd_to_eur_rate"}
+
+
+def is_number(text: str) -> bool:
+    """What the page checks before sending a commission rate: non-empty and numeric (bounds are the server's)."""
+    try:
+        return float(text.strip()) == float(text.strip())  # NaN is not a number here
+    except ValueError:
+        return False
+
+
+def failure_toast(error: Exception, *, invalid: tuple[str, str], failed: tuple[str, str]) -> tuple[str, str]:
+    """A refused value reads as `invalid` with the server's reason; anything else as the generic failure."""
+    if isinstance(error, Invalid):
+        return invalid[0], error.message or invalid[1]
+    return failed
+
+
+class AdminSettingsState(SessionState):
+    """The form values and what is stored; reset on every visit."""
+
+    mode: str = "loading"  # loading | denied | ready
+    commission_rate: str = ""  # without the percent sign, as typed
+    stored_commission: str = ""
+    checkout_currency: str = "usd"
+    usd_to_eur_rate: str = ""
+    stored_currency: str = "usd"
+    stored_rate: str = ""
+    saving_commission: bool = False
+    saving_payment: bool = False
+
+    @rx.event
+    def on_load(self) -> list[rx.event.EventSpec] | None:
+        self.reset()
+        user = self.current_user()
+        try:
+            settings = platform.list_settings(actor=user)
+        except (Unauthorized, Forbidden):
+            self.mode = "denied"
+            return admin_only(on_load=True)
+        self._show({row.key: row.value for row in settings})
+        self.mode = "ready"
+        return None
+
+    def _show(self, values: dict[str, str]) -> None:
+        self.stored_commission = values.get(platform.COMMISSION_RATE, self.stored_commission)
+        self.commission_rate = self.stored_commission.rstrip("%")
+        self.stored_currency = values.get(platform.CHECKOUT_CURRENCY, self.stored_currency)
+        self.checkout_currency = self.stored_currency
+        self.stored_rate = values.get(platform.USD_TO_EUR_RATE, self.stored_rate)
+        self.usd_to_eur_rate = self.stored_rate
+
+    @rx.event
+    def set_commission_rate(self, value: str) -> None:
+        self.commission_rate = value
+
+    @rx.event
+    def set_usd_to_eur_rate(self, value: str) -> None:
+        self.usd_to_eur_rate = value
+
+    @rx.event
+    def set_checkout_currency(self, value: str) -> None:
+        if value.lower() in CURRENCIES:
+            self.checkout_currency = value.lower()
+
+    def _refused(self, error: Exception) -> list[rx.event.EventSpec] | None:
+        if isinstance(error, Unauthorized):
+            return logged_out_again()
+        if isinstance(error, Forbidden):
+            self.mode = "denied"
+            return admin_only()
+        return None
+
+    @rx.event
+    def save_commission(self, form: dict | None = None) -> Iterator[Any]:
+        take_submitted(self, form, {"commissionRate": "commission_rate"})
+        if self.saving_commission:
+            return
+        if not is_number(self.commission_rate):
+            yield rx.toast.error(INVALID_VALUE[0], description=INVALID_VALUE[1])
+            return
+        self.saving_commission = True
+        yield
+        try:
+            row = platform.set_commission_rate(actor=self.current_user(), value=f"{self.commission_rate.strip()}%",
+                                               description=RATE_DESCRIPTION)
+        except Exception as error:  # every failure becomes a toast; unexpected ones are logged
+            self.saving_commission = False
+            if not isinstance(error, DomainError):
+                LOG.exception("commission rate update failed")
+            title, description = failure_toast(error, invalid=INVALID_VALUE, failed=COMMISSION_FAILED)
+            yield self._refused(error) or rx.toast.error(title, description=description)
+            return
+        self.saving_commission = False
+        self._show({platform.COMMISSION_RATE: row.value})
+        yield rx.toast.success(COMMISSION_SAVED[0], description=COMMISSION_SAVED[1])
+
+    @rx.event
+    def save_payment(self, form: dict | None = None) -> Iterator[Any]:
+        take_submitted(self, form, {"usdToEurRate": "usd_to_eur_rate"})
+        if self.saving_payment:
+            return
+        self.saving_payment = True
+        yield
+        user = self.current_user()
+        try:
+            # The rate first: if it is refused, the currency is left as it was.
+            rate = platform.update_setting(actor=user, key=platform.USD_TO_EUR_RATE, value=self.usd_to_eur_rate)
+            currency = platform.update_setting(actor=user, key=platform.CHECKOUT_CURRENCY,
+                                               value=self.checkout_currency)
+        except Exception as error:  # every failure becomes a toast; unexpected ones are logged
+            self.saving_payment = False
+            if not isinstance(error, DomainError):
+                LOG.exception("payment settings update failed")
+            title, description = failure_toast(error, invalid=(INVALID_VALUE[0], ""), failed=PAYMENT_FAILED)
+            yield self._refused(error) or rx.toast.error(title, description=description)
+            return
+        self.saving_payment = False
+        self._show({platform.USD_TO_EUR_RATE: rate.value, platform.CHECKOUT_CURRENCY: currency.value})
+        yield rx.toast.success(PAYMENT_SAVED[0], description=PAYMENT_SAVED[1])
+
+    @rx.var
+    def commission_changed(self) -> bool:
+        return self.commission_rate.strip() != self.stored_commission.rstrip("%")
+
+    @rx.var
+    def payment_changed(self) -> bool:
+        return self.checkout_currency != self.stored_currency or self.usd_to_eur_rate.strip() != self.stored_rate
+
+    @rx.var
+    def vendor_share(self) -> str:
+        """'80%' for a 20% commission: what a vendor keeps of a split sale."""
+        try:
+            rate = float(self.stored_commission.rstrip("%"))
+        except ValueError:
+            return ""
+        return f"{100 - rate:g}%"

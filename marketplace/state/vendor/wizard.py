@@ -1,0 +1,373 @@
+"""/vendor/add-agent and /vendor/agents/{id}/edit: the four-step agent wizard.
+
+The step gates and the two submit checks are the spec's conveniences for the user; every rule (required fields,
+price format, URLs, tags, file count, size and type) is the services', whose messages are shown as they come.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import reflex as rx
+
+from marketplace.components.uppy import clear_uploads_script, remove_upload_script
+from marketplace.config import settings
+from marketplace.services.catalog import categories as category_service
+from marketplace.services.errors import DomainError, Forbidden, NotFound, Unauthorized
+from marketplace.services.permissions import require_vendor
+from marketplace.services.vendor import agents as agent_service
+from marketplace.services.vendor import files as file_service
+from marketplace.services.vendor.drafts import AgentDraft, parse_tags
+from marketplace.state.display import logged_out_again
+from marketplace.state.forms import take_submitted
+from marketplace.state.session import SessionState
+from marketplace.state.vendor.wizard_rows import (
+    AgentFileRow,
+    CategoryOption,
+    UploadedFile,
+    price_label,
+    size_label,
+)
+
+LOG = logging.getLogger(__name__)
+
+# form field name (the spec's) -> state attribute (also the services' `field` name)
+FIELDS = {
+    "name": "name", "shortDescription": "short_description", "description": "description", "tags": "tags_text",
+    "imageUrl": "image_url", "demoUrl": "demo_url", "price": "price", "categoryId": "category_id",
+}
+# which step shows a field, so a refusal from a service takes the user back to it
+FIELD_STEPS = {"name": 1, "short_description": 1, "description": 1, "tags": 1, "image_url": 2, "demo_url": 2,
+               "price": 3, "category_id": 3}
+LAST_STEP = 4
+BLOCKED = ("Please complete required fields", "Fill in all required information before proceeding.")
+TOO_MANY_TAGS = "Too many tags"
+CREATE_FAILED = "Failed to create agent"
+ATTACH_FAILED = "Failed to attach file to agent"
+
+
+class WizardState(SessionState):
+    mode: str = "loading"  # loading | signed_out | ready
+    editing: bool = False  # opened on an existing agent
+    agent_id: str = ""  # the agent submits go to (set once a new agent was created, too)
+    agent_status: str = ""
+    has_pending_revision: bool = False
+    step: int = 1
+    name: str = ""
+    short_description: str = ""
+    description: str = ""
+    tags_text: str = ""
+    tags: list[str] = []
+    tags_error: str = ""
+    image_url: str = ""
+    demo_url: str = ""
+    price: str = ""
+    category_id: str = ""
+    categories: list[CategoryOption] = []
+    uploads: list[UploadedFile] = []
+    existing_files: list[AgentFileRow] = []
+    removing_file: str = ""
+    preview_open: bool = False
+    submitting: bool = False
+    uppy_id: str = ""
+    max_files_per_agent: int = 5
+    max_file_bytes: int = 0
+    multipart_threshold: int = 0
+
+    # --- derived ----------------------------------------------------------------------------------------
+
+    @rx.var
+    def file_count(self) -> int:
+        return len(self.uploads) + len(self.existing_files)
+
+    @rx.var
+    def files_left(self) -> int:
+        return max(self.max_files_per_agent - len(self.existing_files), 0)
+
+    @rx.var
+    def can_proceed(self) -> bool:
+        """The spec's gate for the current step (section 5)."""
+        if self.step == 1:
+            return bool(self.name and self.description and self.short_description) and not self.tags_error
+        if self.step == 2:
+            return bool(self.file_count or self.image_url or self.demo_url)
+        if self.step == 3:
+            return bool(self.price and self.category_id)
+        return True
+
+    @rx.var
+    def price_text(self) -> str:
+        return price_label(self.price) if self.price else ""
+
+    @rx.var
+    def category_name(self) -> str:
+        return next((c.label for c in self.categories if c.id == self.category_id), "")
+
+    @rx.var
+    def live_agent(self) -> bool:
+        return self.editing and self.agent_status == "approved"
+
+    # --- loading ----------------------------------------------------------------------------------------
+
+    def _route_agent_id(self) -> str:
+        """The {id} of /vendor/agents/{id}/edit; empty on /vendor/add-agent."""
+        parts = [p for p in self.router.url.path.split("/") if p]
+        return parts[2] if len(parts) == 4 and parts[:2] == ["vendor", "agents"] and parts[3] == "edit" else ""
+
+    @rx.event
+    def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+        self.reset()
+        user = self.current_user()
+        try:
+            require_vendor(user)
+        except Unauthorized:
+            self.mode = "signed_out"
+            return logged_out_again(on_load=True)
+        except Forbidden:  # not an approved vendor: /vendor shows the application form
+            return rx.redirect("/vendor", replace=True)
+        self.max_files_per_agent = settings.upload_max_files_per_agent
+        self.max_file_bytes = settings.upload_max_file_bytes
+        self.multipart_threshold = settings.upload_multipart_threshold_bytes
+        self.categories = [CategoryOption(id=str(c.id), label=f"{c.emoji} {c.name}".strip())
+                           for c in category_service.list_categories()]
+        agent_id = self._route_agent_id()
+        self.uppy_id = f"agent-files-{user.id}-{agent_id or 'new'}"
+        if agent_id:
+            try:
+                editable = agent_service.get_editable_agent(actor=user, agent_id=agent_id)
+            except (NotFound, Forbidden) as error:
+                return [rx.toast.error("Error", description=error.message), rx.redirect("/vendor", replace=True)]
+            self.editing = True
+            self._show_editable(editable)
+        self.mode = "ready"
+        return None
+
+    def _show_editable(self, editable: Any) -> None:
+        draft = editable.draft
+        self.agent_id = editable.id
+        self.agent_status = str(editable.status)
+        self.has_pending_revision = editable.has_pending_revision
+        self.name, self.short_description, self.description = draft.name, draft.short_description, draft.description
+        self.price = draft.price or ""
+        self.category_id = "" if draft.category_id is None else str(draft.category_id)
+        self.image_url, self.demo_url = draft.image_url or "", draft.demo_url or ""
+        self.tags = list(draft.tags)
+        self.tags_text = ", ".join(draft.tags)
+        self._show_files(editable.files)
+
+    def _show_files(self, files: list[Any]) -> None:
+        self.existing_files = [AgentFileRow(id=f.id, name=f.filename, size=size_label(f.size_bytes)) for f in files]
+
+    # --- fields (each settable field named; nothing is set by a name the browser sends) ----------------
+
+    @rx.event
+    def set_name(self, value: str) -> None:
+        self.name = value
+
+    @rx.event
+    def set_short_description(self, value: str) -> None:
+        self.short_description = value
+
+    @rx.event
+    def set_description(self, value: str) -> None:
+        self.description = value
+
+    @rx.event
+    def set_image_url(self, value: str) -> None:
+        self.image_url = value
+
+    @rx.event
+    def set_demo_url(self, value: str) -> None:
+        self.demo_url = value
+
+    @rx.event
+    def set_price(self, value: str) -> None:
+        self.price = value
+
+    @rx.event
+    def set_category_id(self, value: str) -> None:
+        self.category_id = value
+
+    @rx.event
+    def set_tags_text(self, value: str) -> rx.event.EventSpec | None:
+        return self._read_tags(value)
+
+    def _read_tags(self, value: str) -> rx.event.EventSpec | None:
+        """Parse as the service does; the toast comes once, when the list goes over the limit."""
+        was_refused = bool(self.tags_error)
+        self.tags_text = value
+        try:
+            self.tags = parse_tags(value)
+        except DomainError as error:
+            self.tags_error = error.message
+            return None if was_refused else rx.toast.error(TOO_MANY_TAGS, description=error.message)
+        self.tags_error = ""
+        return None
+
+    # --- steps -----------------------------------------------------------------------------------------
+
+    def _take(self, form: dict | None) -> rx.event.EventSpec | None:
+        take_submitted(self, form, {k: v for k, v in FIELDS.items() if k != "tags"})
+        if isinstance((form or {}).get("tags"), str) and form["tags"] != self.tags_text:
+            return self._read_tags(form["tags"])
+        return None
+
+    @rx.event
+    def proceed(self, form: dict | None = None) -> Iterator[Any]:
+        """The form's submit: Next on steps 1-3, Submit for Review on step 4."""
+        toast = self._take(form)
+        if toast is not None:
+            yield toast
+        if self.step >= LAST_STEP:
+            yield from self._submit()
+            return
+        if self.step == 1 and self.tags_error:
+            yield rx.toast.error(TOO_MANY_TAGS, description=self.tags_error)
+            return
+        if not self.can_proceed:
+            yield rx.toast.error(BLOCKED[0], description=BLOCKED[1])
+            return
+        self.step += 1
+        self.preview_open = False
+
+    @rx.event
+    def previous(self) -> None:
+        self.step = max(1, self.step - 1)
+        self.preview_open = False
+
+    @rx.event
+    def toggle_preview(self) -> None:
+        self.preview_open = not self.preview_open
+
+    # --- the upload widget -----------------------------------------------------------------------------
+
+    def _add_upload(self, info: Any) -> UploadedFile | None:
+        if not isinstance(info, dict):
+            return None
+        file_id, url = str(info.get("id") or ""), str(info.get("url") or "")
+        if not file_id or not url or any(u.id == file_id for u in self.uploads):
+            return None
+        size = info.get("size")
+        upload = UploadedFile(id=file_id, name=str(info.get("name") or "file")[:255],
+                              size=size_label(size if isinstance(size, int) else 0), url=url)
+        self.uploads = [*self.uploads, upload]
+        return upload
+
+    @rx.event
+    def file_uploaded(self, info: dict) -> rx.event.EventSpec | None:
+        upload = self._add_upload(info)
+        if upload is None:
+            return None
+        return rx.toast.success("File uploaded", description=f"{upload.name} has been uploaded successfully.")
+
+    @rx.event
+    def files_restored(self, infos: list) -> None:
+        for info in infos if isinstance(infos, list) else []:
+            self._add_upload(info)
+
+    @rx.event
+    def file_removed(self, file_id: str) -> None:
+        self.uploads = [u for u in self.uploads if u.id != file_id]
+
+    @rx.event
+    def remove_existing_file(self, file_id: str) -> Iterator[Any]:
+        if self.removing_file:
+            return
+        self.removing_file = file_id
+        yield
+        user = self.current_user()
+        try:
+            file_service.remove_file(actor=user, file_id=file_id)
+            self._show_files(agent_service.get_editable_agent(actor=user, agent_id=self.agent_id).files)
+        except Unauthorized:
+            yield logged_out_again()
+        except DomainError as error:
+            yield rx.toast.error("Error", description=error.message)
+        finally:
+            self.removing_file = ""
+
+    # --- submit ----------------------------------------------------------------------------------------
+
+    def _draft(self) -> AgentDraft:
+        return AgentDraft(
+            name=self.name, short_description=self.short_description, description=self.description,
+            price=self.price, category_id=self.category_id or None, demo_url=self.demo_url or None,
+            image_url=self.image_url or None, tags=list(self.tags),
+        )
+
+    def _submit(self) -> Iterator[Any]:
+        if self.submitting:
+            return
+        if not all(v.strip() for v in (self.name, self.description, self.price, self.category_id)):
+            yield rx.toast.error("Validation Error", description="Please fill in all required fields.")
+            return
+        if self.file_count == 0:
+            yield rx.toast.error("File Required", description="Please upload at least one agent file before "
+                                                              "submitting.")
+            return
+        self.submitting = True
+        yield
+        user = self.current_user()
+        try:
+            if self.agent_id:
+                agent_service.update_agent(actor=user, agent_id=self.agent_id, draft=self._draft())
+            else:
+                self.agent_id = agent_service.create_agent(actor=user, draft=self._draft())
+                self.agent_status = "pending"
+        except Unauthorized:
+            self.submitting = False
+            yield logged_out_again()
+            return
+        except DomainError as error:
+            self.submitting = False
+            self.step = FIELD_STEPS.get(error.field or "", self.step)
+            yield rx.toast.error("Error", description=error.message or CREATE_FAILED)
+            return
+        except Exception:  # logged; the user is told it did not work
+            LOG.exception("agent submission failed")
+            self.submitting = False
+            yield rx.toast.error("Error", description=CREATE_FAILED)
+            return
+        failed = yield from self._attach_all(user)
+        self.submitting = False
+        if failed:
+            self.step = 2  # the refused files are gone from the widget; the agent itself is saved
+            return
+        yield from self._done()
+
+    def _attach_all(self, user: Any) -> Iterator[Any]:
+        """Attach each finished upload; a refused one leaves the widget with the service's reason."""
+        failed = False
+        for upload in list(self.uploads):
+            try:
+                info = file_service.attach_file(actor=user, agent_id=self.agent_id, file_url=upload.url)
+            except Unauthorized:
+                yield logged_out_again()
+                return True
+            except Exception as error:  # a refusal carries its reason; anything else is logged
+                if not isinstance(error, DomainError):
+                    LOG.exception("attaching %s failed", upload.url)
+                message = error.message if isinstance(error, DomainError) and error.message else ATTACH_FAILED
+                failed = True
+                self.uploads = [u for u in self.uploads if u.id != upload.id]
+                yield rx.call_script(remove_upload_script(self.uppy_id, upload.id))
+                yield rx.toast.error("File upload error", description=f"{upload.name}: {message}")
+                continue
+            self.uploads = [u for u in self.uploads if u.id != upload.id]
+            self.existing_files = [*self.existing_files,
+                                   AgentFileRow(id=info.id, name=info.filename, size=size_label(info.size_bytes))]
+        return failed
+
+    def _done(self) -> Iterator[Any]:
+        yield rx.call_script(clear_uploads_script(self.uppy_id))
+        if self.editing and self.agent_status == "approved":
+            yield rx.toast.success("Changes submitted for review",
+                                   description="Your changes go live after admin approval; the live listing "
+                                               "stays as it is until then.")
+        else:
+            yield rx.toast.success("Agent submitted for review",
+                                   description="Your agent has been submitted and is awaiting admin approval "
+                                               "before going live.")
+        yield rx.redirect("/vendor")

@@ -1,0 +1,118 @@
+"""Accounts with e-mail in a real browser: confirm the address, reset a forgotten password, sign out
+everywhere, reading each message on the dev mailbox page (/dev/mail) as a person would."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.helpers import (
+    PASSWORD,
+    api_context,
+    expect_fits_phone,
+    expect_toast,
+    mail_link,
+    open_page,
+    same_origin,
+    shot,
+    sign_in,
+    sign_up,
+)
+
+NEW_PASSWORD = "fresh-pass-42"
+
+
+def test_confirm_email_reset_password_and_sign_out_everywhere(page: Page, browser: Browser, app_server: str) -> None:
+    username = sign_up(page, "mail", form=True)
+    email = f"{username}@example.com"
+    expect(page.locator("#demo-banner")).to_be_visible()
+    banner = page.locator("#verify-banner")
+    expect(banner).to_contain_text(f"Please confirm your e-mail address {email}")
+    shot(page, "verify-banner")
+
+    # 1. Confirm the address from the mail.
+    link = mail_link(page, email, "Confirm your e-mail address", "/verify-email")
+    shot(page, "dev-mailbox")
+    page.goto(link)
+    expect(page.locator("#verify-result")).to_have_text(f"{email} is now confirmed for your account.")
+    expect(page.locator("#verify-banner")).to_have_count(0)
+    shot(page, "verify-email-confirmed")
+    open_page(page, "/dashboard")
+    expect(page.locator("#verify-banner")).to_have_count(0)
+    page.goto(link)  # a used link does not work twice
+    expect(page.locator("#verify-result")).to_contain_text("invalid or has expired")
+
+    # 2. Forget the password: sign out, ask for a link, choose a new password.
+    page.request.post("/api/logout", headers=same_origin(page))
+    open_page(page, "/login")
+    page.click("#forgot-password")
+    expect(page).to_have_url(re.compile(r"/forgot-password/?$"))
+    page.locator("#hydrated").wait_for(state="attached")
+    page.fill("#forgot-email", email)
+    shot(page, "forgot-password")
+    page.click("#send-reset-link")
+    expect(page.locator("#reset-sent")).to_contain_text("If an account uses this e-mail address")
+    shot(page, "forgot-password-sent")
+    reset = mail_link(page, email, "Reset your password", "/reset-password")
+    open_page(page, reset.removeprefix(app_server))
+    page.fill("#reset-password", NEW_PASSWORD)
+    page.fill("#reset-confirm-password", "something-else")
+    page.click("#set-new-password")
+    expect(page.locator("#reset-confirm-password-error")).to_have_text("Passwords don't match")
+    page.fill("#reset-confirm-password", NEW_PASSWORD)
+    shot(page, "reset-password")
+    page.click("#set-new-password")
+    expect_toast(page, "Password reset", "Please sign in with your new password.")
+    expect(page).to_have_url(re.compile(r"/login/?$"))
+    answer = page.request.post("/api/login", data={"username": username, "password": PASSWORD},
+                               headers=same_origin(page))
+    assert answer.status == 401  # the old password is gone
+    sign_in(page, username, NEW_PASSWORD)
+
+    # 3. Signed in on a second device too; 'Sign out of all devices' ends both.
+    other = api_context(browser, app_server)
+    try:
+        sign_in(other.new_page(), username, NEW_PASSWORD, api=True)
+        assert other.request.get("/api/user").status == 200
+        open_page(page, "/dashboard?tab=account")
+        expect(page.locator("#security-card")).to_be_visible()
+        shot(page, "dashboard-security")
+        page.click("#sign-out-everywhere")
+        expect_toast(page, "Signed out everywhere", "You have been signed out on every device.")
+        expect(page).to_have_url(re.compile(r"/login/?$"))
+        assert page.request.get("/api/user").status == 401
+        assert other.request.get("/api/user").status == 401
+    finally:
+        other.close()
+
+
+def test_change_password_in_the_account_tab(page: Page) -> None:
+    username = sign_up(page, "chpw")
+    open_page(page, "/dashboard?tab=account")
+    page.fill("#current-password", "not-it")
+    page.fill("#new-password", NEW_PASSWORD)
+    page.fill("#confirm-new-password", NEW_PASSWORD)
+    page.click("#change-password")
+    expect(page.locator("#current-password-error")).to_have_text("Current password is incorrect")
+    page.fill("#current-password", PASSWORD)
+    page.fill("#new-password", NEW_PASSWORD)
+    page.fill("#confirm-new-password", NEW_PASSWORD)
+    page.click("#change-password")
+    expect_toast(page, "Password changed", "Your password has been changed. Your other sessions were signed out.")
+    assert page.request.get("/api/user").status == 200  # this device stays signed in
+    answer = page.request.post("/api/login", data={"username": username, "password": NEW_PASSWORD},
+                               headers=same_origin(page))
+    assert answer.status == 200
+
+
+def test_new_pages_fit_a_phone(page: Page) -> None:
+    open_page(page, "/forgot-password")
+    expect_fits_phone(page, "#send-reset-link", "forgot-password-phone")
+    open_page(page, "/reset-password?token=abc")
+    expect_fits_phone(page, "#set-new-password", "reset-password-phone")
+    open_page(page, "/dev/mail")
+    expect_fits_phone(page, "#dev-mailbox", "dev-mailbox-phone")
+    sign_up(page, "phone")
+    open_page(page, "/dashboard?tab=account")
+    expect_fits_phone(page, "#security-card", "dashboard-security-phone")

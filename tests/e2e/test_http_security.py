@@ -1,0 +1,58 @@
+"""HTTP hardening on the real built app (Reflex's single-port server serves the pages and the static build):
+security headers on pages too, redirects never built from the Host header, writes need the page's Origin,
+and the pages run under the Content-Security-Policy without a violation."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from playwright.sync_api import Page
+
+from tests.e2e.conftest import open_page
+from tests.e2e.helpers import sign_up
+
+pytestmark = pytest.mark.e2e
+
+
+def test_pages_and_api_carry_the_security_headers(app_server: str) -> None:
+    for path in ("/", "/agents/", "/login", "/api/stats", "/api/nope"):
+        response = httpx.get(f"{app_server}{path}", follow_redirects=True)
+        assert response.status_code in (200, 404), path
+        assert "frame-ancestors 'none'" in response.headers["content-security-policy"], path
+        assert response.headers["x-content-type-options"] == "nosniff", path
+        assert response.headers["referrer-policy"] == "strict-origin-when-cross-origin", path
+    assert httpx.get(f"{app_server}/api/stats").headers["cache-control"] == "no-store"
+
+
+def test_a_redirect_never_points_at_the_host_header(app_server: str) -> None:
+    response = httpx.get(f"{app_server}/agents", headers={"Host": "evil.example"}, follow_redirects=False)
+    assert response.is_redirect  # Starlette's static files add the trailing slash
+    assert response.headers["location"] == f"{app_server}/agents/"
+
+
+def test_a_write_without_the_page_origin_is_refused(app_server: str) -> None:
+    answer = httpx.post(f"{app_server}/api/login", json={"username": "admin", "password": "admin123"})
+    assert answer.status_code == 403
+    allowed = httpx.post(f"{app_server}/api/login", json={"username": "admin", "password": "admin123"},
+                         headers={"Origin": app_server})
+    assert allowed.status_code == 200
+
+
+def test_hashed_build_assets_are_immutable(page: Page, app_server: str) -> None:
+    open_page(page, "/")
+    script = page.evaluate("performance.getEntriesByType('resource').map(e => e.name)"
+                           ".find(n => n.includes('/assets/'))")
+    assert script, "no build asset on the home page"
+    assert httpx.get(script).headers["cache-control"] == "public, max-age=31536000, immutable"
+
+
+def test_pages_run_under_the_policy_without_violations(page: Page) -> None:
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+    page.add_init_script("document.addEventListener('securitypolicyviolation',"
+                         " e => console.error('Content Security Policy: ' + e.violatedDirective + ' ' + e.blockedURI))")
+    sign_up(page, "csp")
+    agent_id = page.request.get("/api/agents", params={"limit": 1}).json()[0]["id"]
+    for path in ("/", "/agents", f"/agents/{agent_id}", "/categories", "/dashboard", "/vendor/apply"):
+        open_page(page, path)
+    assert violations == []

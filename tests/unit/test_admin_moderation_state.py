@@ -1,0 +1,65 @@
+"""What the admin moderation tabs make of the services' answers: failure texts, cards, ranking links."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from marketplace.services.admin.catalog import AdminAgentRow
+from marketplace.services.admin.moderation import PendingItem, VendorInfo
+from marketplace.services.errors import Conflict, NotFound
+from marketplace.state.admin.analytics import _category_href, _count, _report_type
+from marketplace.state.admin.approvals import _pending_card, _reviewed_card
+from marketplace.state.admin.page import failure_text
+
+WHEN = datetime(2025, 1, 5, 15, 4, tzinfo=UTC)
+
+
+def _item(**fields: object) -> PendingItem:
+    values: dict = dict(kind="agent", agent_id="a1", revision_id=None, name="Inbox Pilot", short_description="Short",
+                        description="Long", price_cents=2999, demo_url=None, image_url=None, tags=["mail"],
+                        category_id=1, category_name="Productivity", vendor=VendorInfo("v1", "vendor", "v@x.test"),
+                        submitted_at=WHEN, file_count=2)
+    values.update(fields)
+    return PendingItem(**values)
+
+
+def _row(**fields: object) -> AdminAgentRow:
+    values: dict = dict(id="a2", name="Spam Cannon", short_description="", description="", price_cents=0,
+                        status="rejected", is_approved=False, avg_rating=0.0, review_count=0, vendor_id=None,
+                        vendor_username=None, category_id=None, category_name=None, demo_url=None, image_url=None,
+                        tags=[], created_at=WHEN)
+    values.update(fields)
+    return AdminAgentRow(**values)
+
+
+def test_failure_text_adds_the_services_reason_as_a_sentence():
+    assert failure_text(Conflict("An agent without files cannot be approved"), "Failed to approve agent.") == (
+        "Failed to approve agent. An agent without files cannot be approved.")
+    assert failure_text(NotFound("Gone."), "Failed to reject vendor.") == "Failed to reject vendor. Gone."
+    assert failure_text(RuntimeError("db down"), "Failed to approve vendor.") == "Failed to approve vendor."
+
+
+def test_pending_card_of_a_new_agent_and_of_a_revision():
+    card = _pending_card(_item(), "Europe/Berlin")
+    assert (card.price, card.category, card.vendor_username, card.is_revision) == (
+        "$29.99 per month", "Productivity", "vendor", False)
+    assert card.submitted == "Jan 5, 2025" and card.submitted_at == "Jan 5, 2025 • 4:04 PM"  # local time
+    revision = _pending_card(_item(kind="revision", revision_id="r1", price_cents=0, category_name=None, vendor=None,
+                                   changed_fields=["price_cents", "tags"], files_added=["new.py"],
+                                   files_removed=["old.py"]), "UTC")
+    assert (revision.price, revision.category, revision.vendor_username) == ("Free", "Uncategorized", "Unknown")
+    assert revision.is_revision and revision.changed == ["Price", "Tags"]
+    assert (revision.files_added, revision.files_removed) == (["new.py"], ["old.py"])
+
+
+def test_reviewed_card_shows_the_decision_date_and_reason():
+    card = _reviewed_card(_row(rejection_reason="Add a README", reviewed_at=datetime(2025, 2, 1, tzinfo=UTC)), "UTC")
+    assert (card.vendor, card.category, card.date, card.reason) == ("Unknown", "Uncategorized", "Feb 1, 2025",
+                                                                    "Add a README")
+    assert _reviewed_card(_row(), "UTC").date == "Jan 5, 2025"  # no decision time recorded: the creation date
+
+
+def test_ranking_texts_and_links():
+    assert (_count(1, "sale", "sales"), _count(3, "sale", "sales")) == ("1 sale", "3 sales")
+    assert _category_href(7) == "/agents?category=7"
+    assert (_report_type("broken"), _report_type("")) == ("Broken", "Report")

@@ -1,0 +1,24 @@
+"""The migrated schema and the SQLModel tables agree, so a model change without a revision fails here."""
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlmodel import SQLModel
+
+from marketplace import db
+
+# Kept by migrations only and read by raw SQL: the search index (SQLite FTS5, PostgreSQL tsvector) and the
+# catalogue version counter.
+MIGRATION_ONLY = {"agent_search_docs", "agent_search", "catalog_version", "catalog_touches"}
+
+
+def _migration_only(change: tuple) -> bool:
+    kind, item = change[0], change[1]
+    table = item.name if kind == "remove_table" else item.table.name if kind == "remove_index" else None
+    return table is not None and (table in MIGRATION_ONLY or table.startswith("agents_fts"))
+
+
+def test_migrated_schema_matches_the_models():
+    with db.engine().connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": False}), SQLModel.metadata)
+    drift = [change for change in diff if not (isinstance(change, tuple) and _migration_only(change))]
+    assert drift == []
