@@ -131,6 +131,8 @@ def test_admin_sees_the_cards_and_every_tab_by_address_and_back(page: Page) -> N
     expect(page.locator("#tab-customers")).to_have_attribute("data-state", "active")
     expect(page.locator("#customers-table")).to_be_visible()
     page.go_back()
+    expect(page).to_have_url(re.compile(r"/admin/?$"))
+    expect(page.locator("#tab-overview")).to_have_attribute("data-state", "active")
     expect(page.locator("#platform-statistics")).to_be_visible()
     rows.nth(1).click()
     expect(page).to_have_url(re.compile(r"\?tab=agent-approvals$"))

@@ -28,6 +28,9 @@ ADMIN_ONLY_MESSAGE = "Admin access required. Redirecting..."
 # On a phone the tab bar scrolls sideways: bring the open tab into view (after the panel has rendered).
 SHOW_ACTIVE_TAB = ("setTimeout(() => document.querySelector('[role=tablist] [data-state=active]')"
                    "?.scrollIntoView({block: 'nearest', inline: 'center'}), 50)")
+# The browser's time zone and the tab in its address now. An on_load can arrive late (its router data is that of
+# the navigation that queued it, and Back can overtake it), so the tab the page shows comes from the live address.
+VIEW_JS = f"[{BROWSER_TIME_ZONE_JS}, new URLSearchParams(window.location.search).get('tab') || '']"
 REDIRECT_TO_LOGIN = "setTimeout(() => window.location.assign('/api/login'), 500)"
 
 
@@ -86,11 +89,13 @@ class AdminState(SessionState):
             return admin_only(on_load=True)
         if self.viewer != self.user_id:  # someone else (or nobody yet) passed the check: start over
             self.mode = "loading"
-        return rx.call_script(BROWSER_TIME_ZONE_JS, callback=AdminState.load_view)
+        return rx.call_script(VIEW_JS, callback=AdminState.load_view)
 
     @rx.event
-    def load_view(self, zone_name: str) -> list[rx.event.EventSpec] | None:
+    def load_view(self, view: list[str]) -> list[rx.event.EventSpec] | None:
+        zone_name, tab = [*view, "", ""][:2] if isinstance(view, list) else ("", "")
         self.time_zone = time_zone(zone_name).key
+        self.tab = tab if tab in TABS else "overview"
         user = self.current_user()
         try:
             require_admin(user)
