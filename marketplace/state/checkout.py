@@ -13,6 +13,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlencode
 
 import reflex as rx
 
@@ -25,6 +26,8 @@ from marketplace.state.session import SessionState, toast_on_load
 log = logging.getLogger(__name__)
 
 SUCCESS_PATH = "/purchase-success"
+ORDER_PARAM = "order"
+NO_PURCHASE_PATH = "/dashboard"  # where /purchase-success sends a visit that follows no purchase
 REDIRECT_DELAY_MS = 1000
 CHECKOUT_FAILED = "Failed to initialize checkout"
 PAYMENT_FAILED = "An unexpected error occurred"
@@ -67,6 +70,8 @@ class CheckoutState(rx.State):
     progress_label: str = ""
     processing: bool = False
     redirecting: bool = False
+    # The order just recorded: the success page is opened with it and shows it only if the server agrees.
+    _order_id: str = ""
 
     @rx.var
     def is_eur(self) -> bool:
@@ -161,8 +166,8 @@ class CheckoutState(rx.State):
         yield
         user = await _signed_in_user(self)
         try:
-            await asyncio.to_thread(purchases.complete_payment, actor=user, payment_intent_id=payment_intent_id,
-                                    agent_id=self.item_id)
+            done = await asyncio.to_thread(purchases.complete_payment, actor=user,
+                                           payment_intent_id=payment_intent_id, agent_id=self.item_id)
         except DomainError as error:
             yield self._payment_error(error.message)
             return
@@ -172,7 +177,7 @@ class CheckoutState(rx.State):
             return
         self.progress, self.progress_label = STEP_COMPLETING
         yield
-        yield self._succeeded()
+        yield self._succeeded(done.order.id)
 
     @rx.event
     def payment_incomplete(self, _status: str) -> rx.event.EventSpec:
@@ -193,7 +198,8 @@ class CheckoutState(rx.State):
         self.progress, self.progress_label = 0, ""
         return rx.toast.error("Payment Error", description=message or PAYMENT_FAILED)
 
-    def _succeeded(self) -> rx.event.EventSpec:
+    def _succeeded(self, order_id: str) -> rx.event.EventSpec:
+        self._order_id = order_id
         self.progress, self.progress_label = STEP_DONE
         self.processing, self.redirecting = False, True
         return rx.call_script(f"new Promise((resolve) => setTimeout(resolve, {REDIRECT_DELAY_MS}))",
@@ -201,7 +207,7 @@ class CheckoutState(rx.State):
 
     @rx.event
     def go_to_success(self, _done: Any = None) -> rx.event.EventSpec:
-        return rx.redirect(SUCCESS_PATH)
+        return rx.redirect(f"{SUCCESS_PATH}?{urlencode({ORDER_PARAM: self._order_id})}")
 
     # --- free agents -----------------------------------------------------------------------------------------
 
@@ -214,18 +220,20 @@ class CheckoutState(rx.State):
         yield
         user = await _signed_in_user(self)
         try:
-            await asyncio.to_thread(purchases.claim_free_agent, actor=user, agent_id=self.item_id)
+            done = await asyncio.to_thread(purchases.claim_free_agent, actor=user, agent_id=self.item_id)
         except DomainError as error:
             self.processing = False
             yield rx.toast.error("Checkout Error", description=error.message or CHECKOUT_FAILED)
             return
-        yield self._succeeded()
+        yield self._succeeded(done.order.id)
 
 
 class PurchaseSuccessState(rx.State):
-    """/purchase-success. Also where Stripe returns the browser after a redirect-based payment method."""
+    """/purchase-success: opened by the checkout with `?order=` (its order just recorded), or by Stripe with
+    `?payment_intent=` after a redirect-based payment method. Either is checked by a service for this user;
+    opened any other way (directly, a bookmark, someone else's order) it sends the user to the dashboard."""
 
-    # The success content shows only once there is nothing left to confirm (no confetti for a failed return).
+    # The success content shows only once the server has confirmed a purchase (no confetti for nothing).
     confirmed: bool = False
 
     @rx.event
@@ -233,19 +241,24 @@ class PurchaseSuccessState(rx.State):
         self.confirmed = False
         params = self.router.url.query_parameters
         intent_id = params.get("payment_intent", "")
-        if not intent_id:
-            self.confirmed = True
-            return
-        if params.get("redirect_status") not in (None, "succeeded"):
+        if intent_id and params.get("redirect_status") not in (None, "succeeded"):
             yield [toast_on_load("Payment Error", purchases.NOT_SUCCEEDED, error=True), rx.redirect("/")]
             return
         yield
         user = await _signed_in_user(self)
-        try:
-            await asyncio.to_thread(purchases.complete_payment, actor=user, payment_intent_id=intent_id)
-        except DomainError as error:
-            yield [toast_on_load("Payment Error", error.message or PAYMENT_FAILED, error=True), rx.redirect("/")]
-            return
+        if not intent_id:
+            try:
+                await asyncio.to_thread(purchases.recent_purchase, actor=user, order_id=params.get(ORDER_PARAM, ""))
+            except DomainError:
+                yield rx.redirect(NO_PURCHASE_PATH)
+                return
+        else:
+            try:
+                await asyncio.to_thread(purchases.complete_payment, actor=user, payment_intent_id=intent_id)
+            except DomainError as error:
+                yield [toast_on_load("Payment Error", error.message or PAYMENT_FAILED, error=True),
+                       rx.redirect("/")]
+                return
         self.confirmed = True
-        # Drop the intent id and client secret from the address bar.
+        # Drop the order, or the intent id and its client secret, from the address bar.
         yield rx.call_script(f"window.history.replaceState(null, '', {SUCCESS_PATH!r})")

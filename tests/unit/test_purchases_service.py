@@ -10,10 +10,11 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace import db
-from marketplace.models import Agent, AgentStatus, Notification, NotificationType, Order, Purchase
+from marketplace.models import Agent, AgentStatus, Notification, NotificationType, Order, OrderStatus, Purchase
 from marketplace.services import purchases
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.purchases import completion
+from tests.factories import ago, make_order
 from tests.payments_fixtures import DECLINED_CARD, INSUFFICIENT_FUNDS_CARD, set_platform
 
 
@@ -622,3 +623,31 @@ def test_canceled_intent_is_replaced(stripe_standin, buyer, make_agent):
     second = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
     assert second.payment_intent_id != first.payment_intent_id
     assert stripe_standin.confirm(second.client_secret).json()["status"] == "succeeded"
+
+
+# --- the success page's order --------------------------------------------------------------------------------
+
+
+def test_recent_purchase_is_only_the_buyers_fresh_completed_order(stripe_standin, buyer, make_user, make_agent):
+    """/purchase-success celebrates the order it was sent with only if this service finds it: the buyer's
+    own, completed (not a refunded second payment), made within the window."""
+    agent = make_agent(price_cents=999)
+    intent, _ = _paid_intent(stripe_standin, buyer, agent)
+    done = purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id, agent_id=agent.id)
+    assert purchases.recent_purchase(actor=buyer, order_id=done.order.id).id == done.order.id
+
+    with pytest.raises(NotFound, match=purchases.NO_RECENT_PURCHASE):
+        purchases.recent_purchase(actor=make_user("other"), order_id=done.order.id)
+    with pytest.raises(Unauthorized):
+        purchases.recent_purchase(actor=None, order_id=done.order.id)
+    for bad in ("", "../orders", "x" * 33, None):
+        with pytest.raises(Invalid):
+            purchases.recent_purchase(actor=buyer, order_id=bad)
+    window = purchases.SUCCESS_PAGE_WINDOW.total_seconds() / 60
+    for order in (make_order(agent, buyer, created_at=ago(minutes=window + 1)),
+                  make_order(agent, buyer, status=OrderStatus.REFUNDED),
+                  make_order(agent, make_user("third"))):
+        with pytest.raises(NotFound):
+            purchases.recent_purchase(actor=buyer, order_id=order.id)
+    with pytest.raises(NotFound):
+        purchases.recent_purchase(actor=buyer, order_id="0" * 32)

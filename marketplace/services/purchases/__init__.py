@@ -5,7 +5,7 @@ The modules, by what they hold (each imports the others directly; callers use th
 - `completion`: `complete_payment` (browser and webhook alike), refunds of payments that grant nothing,
   free claims, and the rules both sides share (who may buy, the rate a currency must carry).
 - `webhooks`: `handle_webhook`, each event applied once.
-- `history`: purchases, orders and the spending summary of a customer.
+- `history`: purchases, orders and the spending summary of a customer, and the order a success page may show.
 """
 
 from marketplace.services.purchases.checkout import (
@@ -37,10 +37,13 @@ from marketplace.services.purchases.completion import (
     complete_payment,
 )
 from marketplace.services.purchases.history import (
+    NO_RECENT_PURCHASE,
+    SUCCESS_PAGE_WINDOW,
     PurchaseRecord,
     SpendingSummary,
     list_orders,
     list_purchases,
+    recent_purchase,
     spending_summary,
 )
 from marketplace.services.purchases.webhooks import WebhookOutcome, handle_webhook
@@ -57,9 +60,11 @@ __all__ = [
     "MISMATCH",
     "NOT_SUCCEEDED",
     "NO_ACCOUNT",
+    "NO_RECENT_PURCHASE",
     "NO_VENDOR",
     "OFFERED_METHODS",
     "PRICE_CHANGED",
+    "SUCCESS_PAGE_WINDOW",
     "CheckoutAgent",
     "CheckoutIntent",
     "Completion",
@@ -76,5 +81,6 @@ __all__ = [
     "handle_webhook",
     "list_orders",
     "list_purchases",
+    "recent_purchase",
     "spending_summary",
 ]

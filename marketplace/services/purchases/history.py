@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentFile, Order, OrderStatus, Purchase, User
+from marketplace.models.base import utcnow
+from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.permissions import require_user
+
+# How long after paying the success page still celebrates the order it was sent with (a slow redirect, a
+# reload); after that the address is an old bookmark and leads to the dashboard instead.
+SUCCESS_PAGE_WINDOW = timedelta(minutes=30)
+NO_RECENT_PURCHASE = "No recent purchase to confirm"
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,24 @@ def list_purchases(*, actor: User | None) -> list[PurchaseRecord]:
         with_files = set(session.exec(select(AgentFile.agent_id).where(AgentFile.agent_id.in_(agent_ids))).all()) \
             if agent_ids else set()
     return [PurchaseRecord(purchase=p, agent=a, has_files=a.id in with_files, order=o) for p, a, o in rows]
+
+
+def recent_purchase(*, actor: User | None, order_id: str) -> Order:
+    """The order /purchase-success was sent with, if it is this user's own purchase that granted the agent and
+    was made moments ago: the page celebrates nothing else (opened directly, a guessed or someone else's id,
+    a refunded second payment, an old bookmark)."""
+    user = require_user(actor)
+    if not isinstance(order_id, str) or not order_id.isalnum() or len(order_id) > 32:
+        raise Invalid("Invalid order id")
+    with session_scope() as session:
+        order = session.exec(
+            select(Order).where(Order.id == order_id, Order.user_id == user.id,
+                                Order.status == OrderStatus.COMPLETED,
+                                Order.created_at >= utcnow() - SUCCESS_PAGE_WINDOW)
+        ).first()
+    if order is None:
+        raise NotFound(NO_RECENT_PURCHASE)
+    return order
 
 
 def list_orders(*, actor: User | None) -> list[Order]:
