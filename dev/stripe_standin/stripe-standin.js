@@ -207,7 +207,9 @@
     Object.assign(error.style, {color: appearance.colorDanger, fontSize: '14px', minHeight: '1em'});
     root.appendChild(error);
     var note = document.createElement('div');
-    note.textContent = 'Local Stripe stand-in: use a test card such as 4242 4242 4242 4242.';
+    note.setAttribute('data-testid', 'stripe-standin-note');
+    // The checkout's own test-mode wording (the spec's note), never the stand-in's name: users read this.
+    note.textContent = 'Test mode: no real charges will be made.';
     Object.assign(note.style, {fontSize: '12px', color: '#667085'});
     root.appendChild(note);
 

@@ -15,6 +15,7 @@ WHAT_YOU_GET = [
     "30-day money-back guarantee",
     "Free updates for 1 year",
 ]
+TEST_MODE_NOTE = "Test mode: no real charges will be made."
 TEST_CARDS = [
     ("4242 4242 4242 4242", "Success"),
     ("4000 0000 0000 0002", "Declined"),
@@ -165,13 +166,19 @@ def test_mode_note() -> rx.Component:
     return rx.callout.root(
         rx.callout.icon(rx.icon("flask-conical")),
         rx.vstack(
-            rx.text("Test mode: no real charges will be made.", weight="bold", size="2"),
+            rx.text(TEST_MODE_NOTE, weight="bold", size="2"),
             rx.text("Use these test card numbers:", size="2"),
-            *[
-                rx.hstack(rx.code(number, size="2", white_space="nowrap"), rx.text(outcome, size="2"), spacing="2",
-                          align="center", wrap="wrap")
-                for number, outcome in TEST_CARDS
-            ],
+            # A number and its outcome per row; a number never breaks, the outcome wraps in its own column.
+            rx.grid(
+                *[
+                    part
+                    for number, outcome in TEST_CARDS
+                    for part in (rx.code(number, size="2", white_space="nowrap", class_name="test-card-number"),
+                                 rx.text(outcome, size="2"))
+                ],
+                grid_template_columns="max-content minmax(0, 1fr)", align_items="center", spacing_x="2",
+                spacing_y="1", width="100%",
+            ),
             rx.text("Any future expiry date and any CVC.", size="2"),
             spacing="1",
         ),
