@@ -61,12 +61,13 @@ def category_tile(category: Var[CategoryCard]) -> rx.Component:
                 rx.text(category.emoji, font_size="2em"),
                 rx.text(category.name, weight="bold", size="3"),
                 rx.text(category.agent_count, " agents", size="1", color_scheme="gray"),
-                align="center", spacing="1", padding_y="0.5em",
+                align="center", spacing="1", padding_y="0.5em", text_align="center",
             ),
-            width="100%", class_name="category-tile",
+            # As tall as the row: a two-line name must not make one card of the row taller than the others.
+            width="100%", height="100%", class_name="category-tile",
         ),
         href=f"/agents?category={category.id}",
-        underline="none", color_scheme="gray", high_contrast=True,
+        underline="none", color_scheme="gray", high_contrast=True, display="block", height="100%",
     )
 
 

@@ -13,6 +13,28 @@ def _nav_link(label: str, href: str) -> rx.Component:
                    underline="none")
 
 
+NAV_LINKS = [("Browse Agents", "/agents"), ("Categories", "/categories")]
+
+
+def _nav_menu() -> rx.Component:
+    """Below the sm breakpoint (768 px) the top bar has no room for its links: a menu button holds them. A Radix menu,
+    so it opens from the keyboard, moves with the arrow keys and closes on Escape or once an item is chosen."""
+    return rx.box(
+        rx.menu.root(
+            rx.menu.trigger(
+                rx.icon_button(rx.icon("menu", size=20), variant="ghost", color_scheme="gray", size="2",
+                               aria_label="Menu", id="nav-menu"),
+            ),
+            rx.menu.content(
+                *[rx.menu.item(label, on_click=rx.redirect(href), class_name="nav-menu-item")
+                  for label, href in NAV_LINKS],
+                align="start", id="nav-menu-content",
+            ),
+        ),
+        display=rx.breakpoints(initial="flex", sm="none"),
+    )
+
+
 def _avatar_menu() -> rx.Component:
     return rx.menu.root(
         rx.menu.trigger(
@@ -47,15 +69,15 @@ def _avatar_menu() -> rx.Component:
 def top_bar() -> rx.Component:
     return rx.box(
         rx.hstack(
+            _nav_menu(),
             rx.link(
                 rx.hstack(rx.text("🤖", size="6"), rx.heading("AgentMarket", size=rx.breakpoints(initial="4", sm="5")),
                           align="center", spacing="2"),
                 href="/", underline="none", color_scheme="gray", high_contrast=True,
             ),
             rx.hstack(
-                _nav_link("Browse Agents", "/agents"),
-                _nav_link("Categories", "/categories"),
-                spacing="5", display=["none", "none", "flex"],
+                *[_nav_link(label, href) for label, href in NAV_LINKS],
+                spacing="5", display=rx.breakpoints(initial="none", sm="flex"),
             ),
             rx.spacer(),
             rx.cond(

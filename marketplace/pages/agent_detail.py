@@ -290,11 +290,25 @@ def detail() -> rx.Component:
     return rx.vstack(
         rx.link(rx.hstack(rx.icon("arrow-left", size=16), rx.text("Back to Agents"), align="center", spacing="1"),
                 href="/agents", size="2", color_scheme="gray"),
-        rx.grid(
-            rx.vstack(header_card(), about_card(), reviews_card(), spacing="5", width="100%",
-                      grid_column=rx.breakpoints(initial="span 1", md="span 2")),
-            rx.vstack(action_card(), info_card(), spacing="5", width="100%"),
-            columns=rx.breakpoints(initial="1", md="3"), spacing="5", width="100%",
+        rx.box(
+            rx.box(header_card(), grid_area="header"),
+            # The buying side comes right after the header in the page order: on a phone (one column) the
+            # price and Get This Agent show before the description and the reviews, not after them all.
+            # The side column's box dissolves on a phone so its two cards take their own places in the grid.
+            rx.vstack(rx.box(action_card(), grid_area="action", width="100%"),
+                      rx.box(info_card(), grid_area="info", width="100%"),
+                      spacing="5", width="100%", grid_area="side", align_self="start",
+                      display=rx.breakpoints(initial="contents", md="flex")),
+            rx.box(about_card(), grid_area="about"),
+            rx.box(reviews_card(), grid_area="reviews", align_self="start"),
+            display="grid", gap="var(--space-5)", width="100%",
+            grid_template_columns=rx.breakpoints(initial="minmax(0, 1fr)", md="minmax(0, 2fr) minmax(0, 1fr)"),
+            # The last row takes whatever height the side column needs beyond the first two.
+            grid_template_rows=rx.breakpoints(initial="none", md="auto auto 1fr"),
+            grid_template_areas=rx.breakpoints(
+                initial='"header" "action" "about" "reviews" "info"',
+                md='"header side" "about side" "reviews side"'),
+            class_name="agent-layout",
         ),
         report_dialog(),
         spacing="4", width="100%", id="agent-detail",

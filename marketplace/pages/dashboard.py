@@ -355,7 +355,8 @@ def dashboard_page() -> rx.Component:
         rx.cond(
             SessionState.signed_in,
             container(
-                rx.vstack(_header(), _summary(), tab_view(TABS, DashboardState.tab, DashboardState.set_tab),
+                rx.vstack(_header(), _summary(),
+                          tab_view(TABS, DashboardState.tab, DashboardState.set_tab, scroll_on_phone=True),
                           spacing="6", width="100%"),
                 id="dashboard",
             ),

@@ -24,13 +24,14 @@ def _stat(value: rx.Var | str, label: str, stat_id: str) -> rx.Component:
 
 
 def stats_row(**props: object) -> rx.Component:
-    """Live counts from the catalog, and the fixed uptime figure."""
-    return rx.hstack(
+    """Live counts from the catalog, and the fixed uptime figure: four in a row, two by two on a phone."""
+    return rx.grid(
         _stat(HomeState.total_agents, "AI Agents", "stat-agents"),
         _stat(HomeState.total_categories, "Categories", "stat-categories"),
         _stat(HomeState.total_users, "Users", "stat-users"),
         _stat("99.9%", "Uptime", "stat-uptime"),
-        spacing="8", wrap="wrap", justify="center", id="hero-stats", **props,
+        columns=rx.breakpoints(initial="2", sm="4"), spacing_x="8", spacing_y="5", justify_content="center",
+        id="hero-stats", **props,
     )
 
 
@@ -42,7 +43,8 @@ def section(title: str, subtitle: str, *children: rx.Component, link: tuple[str,
                 rx.vstack(rx.heading(title, size="7"), rx.text(subtitle, color_scheme="gray"), spacing="1"),
                 rx.spacer(),
                 rx.link(link[0], rx.icon("arrow-right", size=16), href=link[1], weight="medium",
-                        display="flex", align_items="center", gap="4px") if link else rx.fragment(),
+                        display="flex", align_items="center", gap="4px", white_space="nowrap", flex_shrink="0",
+                        class_name="section-link") if link else rx.fragment(),
                 width="100%", align="end",
             ),
             *children,
@@ -124,13 +126,13 @@ def closing() -> rx.Component:
         container(
             rx.card(
                 rx.vstack(
-                    rx.heading("Built an AI agent? Sell it here.", size="6"),
+                    rx.heading("Built an AI agent? Sell it here.", size="6", align="center"),
                     rx.text("Reach thousands of customers. Vendors keep the larger share of every sale.",
-                            color_scheme="gray"),
+                            color_scheme="gray", align="center"),
                     rx.button("Submit Your Agent", size="3", on_click=full_page_load("/api/login")),
-                    align="center", spacing="3", padding="2em",
+                    align="center", spacing="3", padding=rx.breakpoints(initial="0.5em", sm="2em"),
                 ),
-                size="3",
+                size="3", id="closing-cta",
             )
         ),
         rx.box(
