@@ -28,8 +28,9 @@ def _status_badge() -> rx.Component:
 def header_card() -> rx.Component:
     return rx.card(
         rx.flex(
-            rx.box(agent_image(A.image_url, height="220px", emoji_size="6em"), width=["100%", "100%", "280px"],
-                   flex_shrink="0"),
+            # Lower on a phone, so the price and Get This Agent below the header show on the first screen.
+            rx.box(agent_image(A.image_url, height="100%", emoji_size="6em"), width=["100%", "100%", "280px"],
+                   height=rx.breakpoints(initial="140px", md="220px"), flex_shrink="0"),
             rx.vstack(
                 rx.hstack(
                     _status_badge(),
@@ -37,7 +38,7 @@ def header_card() -> rx.Component:
                                                     variant="solid", size="2", id="featured-badge")),
                     spacing="2",
                 ),
-                rx.heading(A.name, size="8", id="agent-name"),
+                rx.heading(A.name, size=rx.breakpoints(initial="7", md="8"), id="agent-name"),
                 rx.hstack(
                     stars(A.stars, size=18),
                     rx.cond(A.review_count > 0, rx.text(A.rating, weight="bold", id="agent-rating")),
@@ -51,9 +52,10 @@ def header_card() -> rx.Component:
                                                      color_scheme="gray")),
                 spacing="3", align="start",
             ),
-            direction=rx.breakpoints(initial="column", md="row"), spacing="5", width="100%",
+            direction=rx.breakpoints(initial="column", md="row"), spacing=rx.breakpoints(initial="4", md="5"),
+            width="100%",
         ),
-        size="3", width="100%",
+        size=rx.breakpoints(initial="2", md="3"), width="100%",
     )
 
 

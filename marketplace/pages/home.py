@@ -138,11 +138,11 @@ def closing() -> rx.Component:
         rx.box(
             container(
                 rx.hstack(
-                    rx.text("© AgentMarket", color_scheme="gray", size="2"),
+                    rx.text("© AgentMarket", color_scheme="gray", size="2", white_space="nowrap"),
                     rx.spacer(),
                     *[rx.link(label, href="#", color_scheme="gray", size="2")
                       for label in ("About", "Terms", "Privacy", "Contact")],
-                    spacing="4",
+                    spacing="4", wrap="wrap", id="footer",
                 )
             ),
             border_top="1px solid var(--gray-a5)",
