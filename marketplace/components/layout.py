@@ -10,7 +10,7 @@ from marketplace.state.session import SessionState, full_page_load
 
 def _nav_link(label: str, href: str) -> rx.Component:
     return rx.link(label, href=href, size="3", weight="medium", color_scheme="gray", high_contrast=True,
-                   underline="none")
+                   underline="none", class_name="top-bar-link")
 
 
 NAV_LINKS = [("Browse Agents", "/agents"), ("Categories", "/categories")]

@@ -61,9 +61,11 @@ def success_card() -> rx.Component:
 
 
 def purchase_success_page() -> rx.Component:
+    # `confirmed` outlives a page load in the tab's state; until this load's on_load has run (is_hydrated),
+    # a reload of the page must not show the previous load's celebration.
     return page_frame(
         rx.cond(
-            PurchaseSuccessState.confirmed,
+            PurchaseSuccessState.confirmed & PurchaseSuccessState.is_hydrated,
             rx.fragment(
                 confetti(count=CONFETTI_PIECES, duration_ms=CONFETTI_MS),
                 rx.center(success_card(), padding_y="3em", padding_x="1em"),
