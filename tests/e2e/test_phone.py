@@ -77,6 +77,33 @@ def test_top_bar_menu_opens_the_links_by_touch_and_keyboard(page: Page) -> None:
     expect(menu_button).to_be_hidden()
 
 
+def test_landing_page_on_a_phone(page: Page) -> None:
+    phone(page)
+    open_page(page, "/")
+    expect(page.locator("#stat-agents")).not_to_have_text("")
+    # The four figures two by two, not three and one.
+    rows: dict[int, int] = {}
+    for stat in ("#stat-agents", "#stat-categories", "#stat-users", "#stat-uptime"):
+        top = round(_top(page, stat))
+        rows[top] = rows.get(top, 0) + 1
+    assert sorted(rows.values()) == [2, 2], rows
+    # Category cards side by side are equally tall, whatever the length of their names.
+    tiles = page.locator("#home-categories .category-tile")
+    expect(tiles).to_have_count(8)
+    boxes = [tiles.nth(i).bounding_box() for i in range(8)]
+    for left, right in zip(boxes[::2], boxes[1::2], strict=True):
+        assert left["y"] == right["y"] and left["height"] == right["height"], (left, right)
+    # 'View all agents ->' keeps its arrow on its line.
+    for link in page.locator(".section-link").all():
+        box, icon = link.bounding_box(), link.locator("svg").bounding_box()
+        assert box["height"] < 2 * icon["height"] + 8 and icon["y"] >= box["y"], (box, icon)
+    # The closing call to action is centred throughout.
+    closing = page.locator("#closing-cta")
+    for part in (closing.get_by_role("heading"), closing.locator("p")):
+        assert part.evaluate("el => getComputedStyle(el).textAlign") == "center"
+    expect_fits_phone(page, "#closing-cta", "phone-landing")
+
+
 def test_browse_fits_the_phone(page: Page) -> None:
     phone(page)
     open_page(page, "/agents")

@@ -640,7 +640,7 @@ def test_recent_purchase_is_only_the_buyers_fresh_completed_order(stripe_standin
         purchases.recent_purchase(actor=make_user("other"), order_id=done.order.id)
     with pytest.raises(Unauthorized):
         purchases.recent_purchase(actor=None, order_id=done.order.id)
-    for bad in ("", "../orders", "x" * 33, None):
+    for bad in ("", "../orders", "x" * 33, "\u0663" * 32, None):
         with pytest.raises(Invalid):
             purchases.recent_purchase(actor=buyer, order_id=bad)
     window = purchases.SUCCESS_PAGE_WINDOW.total_seconds() / 60

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -18,6 +19,7 @@ from marketplace.services.permissions import require_user
 # reload); after that the address is an old bookmark and leads to the dashboard instead.
 SUCCESS_PAGE_WINDOW = timedelta(minutes=30)
 NO_RECENT_PURCHASE = "No recent purchase to confirm"
+ORDER_ID_RE = re.compile(r"[A-Za-z0-9]{1,32}")  # ASCII only: str.isalnum() would let other scripts' digits in
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ def recent_purchase(*, actor: User | None, order_id: str) -> Order:
     was made moments ago: the page celebrates nothing else (opened directly, a guessed or someone else's id,
     a refunded second payment, an old bookmark)."""
     user = require_user(actor)
-    if not isinstance(order_id, str) or not order_id.isalnum() or len(order_id) > 32:
+    if not isinstance(order_id, str) or not ORDER_ID_RE.fullmatch(order_id):
         raise Invalid("Invalid order id")
     with session_scope() as session:
         order = session.exec(
