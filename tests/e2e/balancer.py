@@ -1,7 +1,10 @@
 """A one-backend-at-a-time load balancer for the scale-out test: HTTP and websockets go to the current backend.
 
-`switch()` points new traffic at another app process and closes the websockets open to the old one, as a
-load balancer does when it takes a backend out of its pool; the browser's Reflex client then reconnects,
+`switch()` drains the current backend, as a load balancer (or a rolling restart) takes a process out of its
+pool: new requests go to the next backend, each websocket to the old one is closed on the backend's side
+first, and the browser's side is closed once `released` says the old backend has let go of those clients
+(Reflex keeps a record per connected client in Redis; a client that reconnects while the old record is still
+there is taken for a second tab and gets a new, empty state). The browser's Reflex client then reconnects,
 through the balancer, to the new backend. Runs its own event loop in a daemon thread (aiohttp).
 """
 
@@ -11,6 +14,8 @@ import asyncio
 import contextlib
 import threading
 from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 import aiohttp
 from aiohttp import web
@@ -20,13 +25,26 @@ SKIPPED = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "tra
            "content-length"}
 
 
+@dataclass(eq=False)
+class _Tunnel:
+    client: web.WebSocketResponse
+    upstream: aiohttp.ClientWebSocketResponse
+    token: str  # the Reflex client's token (the websocket URL's `token` parameter)
+    draining: bool = False
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+
 class Balancer:
-    def __init__(self, port: int, backend: str) -> None:
+    def __init__(self, port: int, backend: str,
+                 released: Callable[[list[str]], Awaitable[None]] | None = None) -> None:
         self.port = port
         self.backend = backend  # e.g. http://127.0.0.1:8123
+        self.released = released  # waits until the old backend has let go of these client tokens
         self.http: Counter[str] = Counter()  # HTTP requests forwarded, per backend
         self.websockets: Counter[str] = Counter()  # websockets opened, per backend
-        self._open: dict[str, set[web.WebSocketResponse]] = {}
+        self.tokens: dict[str, list[str]] = {}  # the Reflex client tokens of the websockets, per backend
+        self.new_tokens: Counter[str] = Counter()  # `new_token` events sent (a client taken for a second tab)
+        self._open: dict[str, set[_Tunnel]] = {}
         self._loop = asyncio.new_event_loop()
         self._started = threading.Event()
         self._runner: web.AppRunner | None = None
@@ -39,6 +57,8 @@ class Balancer:
             raise RuntimeError("the balancer did not start")
 
     def stop(self) -> None:
+        if not self._started.is_set():
+            return
         asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
@@ -69,9 +89,9 @@ class Balancer:
         await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
 
     async def _shutdown(self) -> None:
-        for sockets in self._open.values():
-            for ws in list(sockets):
-                await ws.close()
+        for tunnels in self._open.values():
+            for tunnel in list(tunnels):
+                await tunnel.client.close()
         if self._runner is not None:
             await self._runner.cleanup()
         if self._session is not None:
@@ -79,8 +99,16 @@ class Balancer:
 
     async def _switch(self, backend: str) -> None:
         old, self.backend = self.backend, backend
-        for ws in list(self._open.get(old, ())):
-            await ws.close(code=aiohttp.WSCloseCode.GOING_AWAY)
+        tunnels = list(self._open.get(old, ()))
+        for tunnel in tunnels:
+            tunnel.draining = True
+            await tunnel.upstream.close(code=aiohttp.WSCloseCode.GOING_AWAY)  # the old backend sees its client go
+        try:
+            if self.released is not None:
+                await self.released([t.token for t in tunnels])
+        finally:
+            for tunnel in tunnels:
+                tunnel.released.set()  # now the browser's side closes, and the client reconnects
 
     def _headers(self, request: web.Request) -> dict[str, str]:
         headers = {k: v for k, v in request.headers.items() if k.lower() not in SKIPPED}
@@ -120,12 +148,16 @@ class Balancer:
         client = web.WebSocketResponse(protocols=[upstream.protocol] if upstream.protocol else (), autoping=False)
         await client.prepare(request)
         self.websockets[backend] += 1
-        self._open.setdefault(backend, set()).add(client)
+        tunnel = _Tunnel(client, upstream, request.query.get("token", ""))
+        self.tokens.setdefault(backend, []).append(tunnel.token)
+        self._open.setdefault(backend, set()).add(tunnel)
 
         async def pump(source: web.WebSocketResponse | aiohttp.ClientWebSocketResponse,
                        sink: web.WebSocketResponse | aiohttp.ClientWebSocketResponse) -> None:
             async for message in source:
                 if message.type == aiohttp.WSMsgType.TEXT:
+                    if source is upstream and '"new_token"' in message.data:
+                        self.new_tokens[backend] += 1
                     await sink.send_str(message.data)
                 elif message.type == aiohttp.WSMsgType.BINARY:
                     await sink.send_bytes(message.data)
@@ -137,12 +169,14 @@ class Balancer:
         try:
             tasks = [asyncio.ensure_future(pump(client, upstream)), asyncio.ensure_future(pump(upstream, client))]
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            if tunnel.draining:
+                await tunnel.released.wait()
             for task in tasks:
                 task.cancel()
         finally:
-            self._open[backend].discard(client)
+            self._open[backend].discard(tunnel)
             with contextlib.suppress(Exception):
                 await upstream.close()
             with contextlib.suppress(Exception):
-                await client.close()
+                await client.close(code=aiohttp.WSCloseCode.GOING_AWAY)
         return client

@@ -3,9 +3,13 @@
 Process A is started as `make run` starts the app (it builds the frontend); process B is a second backend
 serving the same build, as a second host would. A small load balancer in front (tests/e2e/balancer.py) sends
 the browser to A, then takes A out of its pool: the browser's websocket is closed and reconnects through
-the balancer to B. The browser signs in and posts a review through A; on B the session still holds, the
-Reflex state built on A (a category chosen on /agents) is there, B's cached listing shows the new review, and
-a file uploaded through A is attached and downloaded through B.
+the balancer to B. The browser signs in and posts a review through A; B's cached listing shows it, the page
+reconnects to B as the same Reflex client (its token, so its state in Redis: a category chosen on A still
+filters what B sorts), the session holds on B, and a file uploaded through one process is stored, attached and
+downloaded through the other.
+
+Reflex re-runs a page's on_load after every websocket reconnect (to the same process or another), so what a
+page shows is rebuilt then; what must not change is the client's token, which keys its state in Redis.
 
 Needs PostgreSQL and Redis (`E2E_DATABASE_URL`, `E2E_REDIS_URL`): scripts/test.sh selects it (marker
 `scale_out`) only in its PostgreSQL + Redis phase. It uses its own database (`<E2E database>_scale`) and Redis
@@ -14,6 +18,7 @@ database (SCALE_REDIS_DB), so the shared app of the other browser tests is not d
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import shutil
@@ -23,7 +28,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -31,6 +36,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import redis
+import redis.asyncio
 from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
@@ -44,8 +50,9 @@ pytestmark = pytest.mark.scale_out
 
 SCALE_REDIS_DB = 7  # not 0 (the shared app's) and not 5
 WEB_WORKDIR = ".web-scale"  # its own build folder: the shared app's build is not touched
-AGENT_FILE = b"def run(task: str) -> str:\n    return f'scaled: {task}'\n"
+RECORD_PREFIX = "token_manager_socket_record_"  # Reflex's RedisTokenManager: which process has which client
 MARKETING_BY_PRICE = ["Social Scheduler", "SEO Scout", "AdCraft"]  # demo data (see test_catalog.py)
+AGENT_FILE = b"def run(task: str) -> str:\n    return f'scaled: {task}'\n"
 
 
 @dataclass
@@ -74,6 +81,23 @@ def _drop_database(url: str) -> None:
     with engine.connect() as conn:
         conn.execute(text(f'DROP DATABASE IF EXISTS "{parsed.database}" WITH (FORCE)'))
     engine.dispose()
+
+
+def _records_gone(redis_url: str) -> Callable[[list[str]], Awaitable[None]]:
+    """For the balancer's drain: wait until the old process has deleted its record of each client (Reflex's
+    token manager, on the client's disconnect), so the reconnecting page keeps its token and its state."""
+
+    async def released(tokens: list[str]) -> None:
+        client = redis.asyncio.Redis.from_url(redis_url)
+        try:
+            deadline = time.monotonic() + 10
+            while await client.exists(*(f"{RECORD_PREFIX}{t}" for t in tokens)) if tokens else False:
+                assert time.monotonic() < deadline, "the old process kept its clients' records"
+                await asyncio.sleep(0.02)
+        finally:
+            await client.aclose()
+
+    return released
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -121,7 +145,7 @@ def pair() -> Iterator[Pair]:
              "STRIPE_API_BASE": f"http://127.0.0.1:{standin_port}", "STRIPE_SECRET_KEY": "sk_test_standin",
              "STRIPE_PUBLISHABLE_KEY": "pk_test_standin", "STRIPE_WEBHOOK_SECRET": "whsec_local_standin"}
     log_a, log_b = tmp / "app-a.log", tmp / "app-b.log"
-    balancer = Balancer(port_public, f"http://127.0.0.1:{port_a}")
+    balancer = Balancer(port_public, f"http://127.0.0.1:{port_a}", released=_records_gone(redis_url))
     procs: list[subprocess.Popen] = []
     try:
         with log_a.open("w") as out:
@@ -139,8 +163,7 @@ def pair() -> Iterator[Pair]:
         balancer.start()
         yield Pair(public, f"http://127.0.0.1:{port_a}", f"http://127.0.0.1:{port_b}", balancer)
     finally:
-        if balancer._started.is_set():
-            balancer.stop()
+        balancer.stop()
         for proc in procs:
             _stop(proc)
         _drop_database(database)
@@ -178,44 +201,47 @@ def _choose(page: Page, select_id: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
-def test_a_browser_moved_from_one_process_to_another_keeps_session_state_listing_and_files(
+def test_a_browser_moved_from_one_process_to_another_keeps_its_session_state_and_sees_fresh_listings(
         page: Page, pair: Pair) -> None:
-    # Through A: sign up (signed in), B's listing cache warmed for the agent about to be reviewed.
+    # Through A: sign up (signed in); B's listing cache warmed for the agent about to be reviewed.
     username = sign_up(page, "scale", form=True)
     with _client(pair, pair.b) as on_b:
-        assert _listed(on_b, "SupportPilot")["reviewCount"] == 0
+        agent_id = _listed(on_b, "SupportPilot")["id"]
         assert _listed(on_b, "SupportPilot")["reviewCount"] == 0  # served from B's cache this time
-    with _client(pair, pair.a) as on_a:
-        agent_id = _listed(on_a, "SupportPilot")["id"]
 
+    # A review posted through A (the page's websocket is A's) ...
     open_page(page, f"/agents/{agent_id}")
     _choose(page, "review-rating", "4 stars")
     page.fill("#review-comment", "Still answers after a scale-out.")
     page.click("#submit-review")
     expect_toast(page, "Review submitted", "Thank you for your feedback!")
-
-    # A's commit reaches B's listing cache (the catalogue version B learns from PostgreSQL).
+    # ... reaches B's cached listing (B learns the new catalogue version from PostgreSQL).
     with _client(pair, pair.b) as on_b:
         _eventually(lambda: _listed(on_b, "SupportPilot")["reviewCount"], 1)
 
-    # Reflex state built on A: a category chosen on /agents (the websocket is A's).
+    # Reflex state built on A: a category chosen on /agents.
     open_page(page, "/agents")
     _choose(page, "category-filter", "Marketing")
     expect(page.locator("#result-count")).to_have_text("3 agents found")
     assert pair.balancer.open_websockets(pair.a) == 1 and pair.balancer.websockets[pair.b] == 0
 
-    # A leaves the pool: its websocket is closed and the page reconnects, through the balancer, to B.
+    # A leaves the pool: its websocket is closed (A first, then the browser's side once A has let go of the
+    # client) and the page reconnects, through the balancer, to B, as the same Reflex client: its token, and so
+    # its state in Redis, carry over (a client B took for a second tab would get a new token and empty state).
     served_by_a = pair.balancer.http[pair.a]
     pair.balancer.switch(pair.b)
     _eventually(lambda: pair.balancer.open_websockets(pair.b), 1, timeout=15)
     assert pair.balancer.open_websockets(pair.a) == 0
+    assert pair.balancer.tokens[pair.b] == pair.balancer.tokens[pair.a][-1:]
+    assert pair.balancer.new_tokens[pair.b] == 0
 
-    # B handles the next event with the state A left in Redis: still only Marketing, now by price.
+    # B handles the next event on that state: still Marketing, now by price.
     _choose(page, "sort-filter", "Price: Low to High")
     expect(page.locator("#agents-grid .agent-name")).to_have_text(MARKETING_BY_PRICE)
     expect(page.locator("#result-count")).to_have_text("3 agents found")
+    assert pair.balancer.new_tokens[pair.b] == 0
 
-    # The session made on A holds on B (a full page load, pages and API from B only).
+    # The session made on A holds on B (full page loads: pages and API from B only), and B shows the review.
     assert page.request.get("/api/auth/user").json()["username"] == username
     open_page(page, "/dashboard?tab=profile")
     expect(page.locator("#profile-username")).to_have_text(username)
