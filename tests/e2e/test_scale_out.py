@@ -4,12 +4,14 @@ Process A is started as `make run` starts the app (it builds the frontend); proc
 serving the same build, as a second host would. A small load balancer in front (tests/e2e/balancer.py) sends
 the browser to A, then takes A out of its pool: the browser's websocket is closed and reconnects through
 the balancer to B. The browser signs in and posts a review through A; B's cached listing shows it, the page
-reconnects to B as the same Reflex client (its token, so its state in Redis: a category chosen on A still
-filters what B sorts), the session holds on B, and a file uploaded through one process is stored, attached and
-downloaded through the other.
+reconnects to B as the same Reflex client (same token, no `new_token`) and keeps working there (the category
+chosen on A still filters what B sorts), the session holds on B, and a file uploaded through one process is
+stored, attached and downloaded through the other.
 
-Reflex re-runs a page's on_load after every websocket reconnect (to the same process or another), so what a
-page shows is rebuilt then; what must not change is the client's token, which keys its state in Redis.
+Reflex re-runs a page's on_load after every websocket reconnect (to the same process or another), and this
+app's pages rebuild their state there from the address and the database: what the page shows after the move
+would look the same even if B did not share A's Redis state. What the test checks of the shared Redis is the
+client's token: it keys the state, and a client B took for a second tab would get a new one.
 
 Needs PostgreSQL and Redis (`E2E_DATABASE_URL`, `E2E_REDIS_URL`): scripts/test.sh selects it (marker
 `scale_out`) only in its PostgreSQL + Redis phase. It uses its own database (`<E2E database>_scale`) and Redis
@@ -235,7 +237,7 @@ def test_a_browser_moved_from_one_process_to_another_keeps_its_session_state_and
     assert pair.balancer.tokens[pair.b] == pair.balancer.tokens[pair.a][-1:]
     assert pair.balancer.new_tokens[pair.b] == 0
 
-    # B handles the next event on that state: still Marketing, now by price.
+    # B handles the next event: still Marketing (kept in the state, and in the address), now by price.
     _choose(page, "sort-filter", "Price: Low to High")
     expect(page.locator("#agents-grid .agent-name")).to_have_text(MARKETING_BY_PRICE)
     expect(page.locator("#result-count")).to_have_text("3 agents found")
