@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import httpx
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
 from tests.e2e.conftest import open_page, shot
 
@@ -135,10 +135,18 @@ def mail_link(page: Page, to: str, subject: str, path: str) -> str:
 
 @contextmanager
 def sent_to_sign_in(page: Page) -> Iterator[None]:
-    """The page goes to `/api/login` (the spec's redirect) before the block ends. The sign-in page is held
-    back meanwhile, so the notice shown first can be read however slow the machine is (a signed-in user
-    would be sent on from /login at once)."""
-    page.route("**/api/login", lambda route: route.fulfill(status=200, content_type="text/html", body="sign in"))
+    """The page goes to `/api/login` (the spec's redirect) before the block ends. That navigation is held
+    until then, so the notice shown first stays readable however slow the machine is; then it goes on to the
+    real sign-in page (a signed-in user is sent on from /login at once)."""
+    held: list[Route] = []
+    page.route("**/api/login", lambda route: held.append(route))
     with page.expect_request(re.compile(r"/api/login$")):
         yield
+    for _ in range(100):  # the route handler runs when Playwright next reads its messages (not page.evaluate:
+        if held:          # it would wait for the held navigation)
+            break
+        page.context.cookies()
+    assert held, "the page did not go to /api/login"
+    for route in held:
+        route.continue_()
     page.unroute("**/api/login")

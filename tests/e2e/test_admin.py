@@ -62,11 +62,12 @@ def _set_rate(page: Page, value: str) -> None:
 
 
 def test_signed_out_visitor_and_customer_are_sent_to_sign_in(page: Page) -> None:
-    open_page(page, "/admin")
-    expect_toast(page, "Unauthorized", ADMIN_ONLY)
-    expect(page.locator("#admin-denied")).to_be_visible()
-    expect(page.locator("#admin-area")).to_have_count(0)
-    shot(page, "admin-signed-out")
+    with sent_to_sign_in(page):
+        open_page(page, "/admin")
+        expect_toast(page, "Unauthorized", ADMIN_ONLY)
+        expect(page.locator("#admin-denied")).to_be_visible()
+        expect(page.locator("#admin-area")).to_have_count(0)
+        shot(page, "admin-signed-out")
     expect(page).to_have_url(re.compile(r"/login/?$"))
 
     sign_up(page, "nosy")

@@ -36,9 +36,10 @@ def defaults_back(browser: Browser, app_server: str) -> Iterator[None]:
 
 
 def test_signed_out_visitors_are_sent_to_sign_in(page: Page) -> None:
-    open_page(page, "/admin/settings")
-    expect_toast(page, "Unauthorized", ADMIN_ONLY)
-    expect(page.locator("#admin-denied")).to_be_visible()
+    with sent_to_sign_in(page):
+        open_page(page, "/admin/settings")
+        expect_toast(page, "Unauthorized", ADMIN_ONLY)
+        expect(page.locator("#admin-denied")).to_be_visible()
     expect(page).to_have_url(re.compile(r"/login/?$"))
 
 

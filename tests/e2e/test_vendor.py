@@ -13,7 +13,16 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import expect_fits_phone, expect_toast, open_page, phone, shot, sign_in, sign_up
+from tests.e2e.helpers import (
+    expect_fits_phone,
+    expect_toast,
+    open_page,
+    phone,
+    sent_to_sign_in,
+    shot,
+    sign_in,
+    sign_up,
+)
 
 LOGGED_OUT = "You are logged out. Logging in again..."
 
@@ -25,10 +34,11 @@ def _vendor_dashboard(page: Page, query: str = "") -> None:
 
 
 def test_signed_out_visitor_is_told_and_sent_to_sign_in(page: Page) -> None:
-    open_page(page, "/vendor")
-    expect_toast(page, "Unauthorized", LOGGED_OUT)
-    expect(page.locator("#vendor-signed-out")).to_be_visible()
-    shot(page, "vendor-signed-out")
+    with sent_to_sign_in(page):
+        open_page(page, "/vendor")
+        expect_toast(page, "Unauthorized", LOGGED_OUT)
+        expect(page.locator("#vendor-signed-out")).to_be_visible()
+        shot(page, "vendor-signed-out")
     expect(page).to_have_url(re.compile(r"/login/?$"))
     expect(page.locator("#sign-in")).to_be_visible()
 

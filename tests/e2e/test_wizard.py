@@ -25,6 +25,7 @@ from tests.e2e.helpers import (
     expect_toast,
     open_page,
     phone,
+    sent_to_sign_in,
     shot,
     sign_in,
     sign_up,
@@ -130,9 +131,10 @@ def _buy(page: Page, agent_id: str, label: str) -> None:
 
 
 def test_signed_out_visitor_is_sent_to_sign_in(page: Page) -> None:
-    open_page(page, "/vendor/add-agent")
-    expect_toast(page, "Unauthorized", "You are logged out. Logging in again...")
-    expect(page.locator("#wizard-signed-out")).to_be_visible()
+    with sent_to_sign_in(page):
+        open_page(page, "/vendor/add-agent")
+        expect_toast(page, "Unauthorized", "You are logged out. Logging in again...")
+        expect(page.locator("#wizard-signed-out")).to_be_visible()
     expect(page).to_have_url(re.compile(r"/login/?$"))
 
 
