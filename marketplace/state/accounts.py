@@ -64,17 +64,20 @@ class LoginState(rx.State):
         body: dict[str, Any] = {"username": self.username.strip(), "password": self.password}
         if self.enable_2fa:
             body |= {"enable2FA": True, "twoFactorCode": self.two_factor_code.strip()}
-        self.password = ""
         return rx.call_script(fetch_api("POST", "/api/login", body), callback=LoginState.done)
 
     @rx.event
     def done(self, result: dict[str, Any]) -> rx.event.EventSpec:
         if result.get("ok"):
+            self.password = ""
             return flash_and_go("Welcome back!", "You have successfully logged in.")
         self.submitting = False
         message = error_message(result)
-        if "code required" in message:
-            self.enable_2fa = True
+        if response_json(result).get("field") == "twoFactorCode":
+            # The password was right: keep it, open the code box and ask only for a (new) code.
+            self.enable_2fa, self.two_factor_code = True, ""
+        else:
+            self.password = ""
         return rx.toast.error("Login Failed", description=message or "Invalid username or password")
 
 
