@@ -136,10 +136,6 @@ class DashboardState(SessionState):
     application_date: str = ""
 
     @rx.var
-    def welcome_name(self) -> str:
-        return self.first_name or "User"
-
-    @rx.var
     def profile_changed(self) -> bool:
         return (self.form_first_name, self.form_last_name, self.form_email) != (
             self.first_name, self.last_name, self.email)
