@@ -15,7 +15,7 @@ from typing import Any
 import reflex as rx
 
 from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPublic
-from marketplace.services import catalog, favorites, names, reports, views
+from marketplace.services import catalog, favorites, images, names, reports, views
 from marketplace.services import reviews as review_service
 from marketplace.services.errors import Conflict, DomainError, NotFound, TooManyRequests, Unauthorized
 from marketplace.state.catalog import Option, price_label, rating_label
@@ -84,7 +84,7 @@ def agent_view(agent: AgentPublic) -> AgentView:
         description=agent.description,
         price=price_label(agent.price),
         is_free=price_label(agent.price) == "Free",
-        image_url=agent.image_url or "",
+        image_url=images.displayable_image_url(agent.image_url),
         demo_url=agent.demo_url or "",
         tags=list(agent.tags),
         is_featured=agent.is_featured,

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from urllib.parse import urlsplit
 
 from sqlmodel import Session
 
 from marketplace.models import Category
 from marketplace.services import money
 from marketplace.services.errors import Invalid, InvalidParameter
+from marketplace.services.images import is_web_url
 from marketplace.services.text import NOT_ALLOWED, has_forbidden, is_digits
 
 MAX_NAME = 200  # agents.name
@@ -136,9 +136,7 @@ def clean_url(value: str | None, *, field_name: str, message: str) -> str | None
     text = (value or "").strip()
     if not text:
         return None
-    parts = urlsplit(text)
-    if (len(text) > MAX_URL or parts.scheme.lower() not in ("http", "https") or not parts.hostname
-            or any(ch.isspace() for ch in text) or has_forbidden(text)):
+    if len(text) > MAX_URL or not is_web_url(text):
         raise Invalid(message, field=field_name)
     return text
 
