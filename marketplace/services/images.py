@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from marketplace.services import demo_images
 from marketplace.services.text import has_forbidden
 
-MAX_URL = 1000  # agents.image_url / users.profile_image_url
+MAX_URL = 1000  # agents.image_url / demo_url / users.profile_image_url
 
 
 def is_web_url(text: str) -> bool:
