@@ -15,4 +15,6 @@ config = rx.Config(
     telemetry_enabled=False,
     show_built_with_reflex=False,
     disable_plugins=[rx.plugins.SitemapPlugin],
+    # The app's Radix theme (the plugin replaces the deprecated `rx.App(theme=...)`).
+    plugins=[rx.plugins.RadixThemesPlugin(theme=rx.theme(accent_color="violet", gray_color="slate", radius="large"))],
 )

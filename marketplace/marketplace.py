@@ -49,7 +49,6 @@ def _on_start() -> None:
 
 app = rx.App(
     api_transformer=create_api(),
-    theme=rx.theme(accent_color="violet", gray_color="slate", radius="large"),
     toaster=rx.toast.provider(visible_toasts=1, duration=5000, close_button=True, position="bottom-right"),
 )
 app.register_lifespan_task(_on_start)

@@ -39,7 +39,7 @@ def search_documents() -> dict[str, str]:
                 "SELECT agent_id, name || ' ' || short_description || ' ' || description || ' ' || tags || ' ' || "
                 "vendor FROM agent_search_docs"
             ))
-        return dict(rows.tuples().all())
+        return dict(rows.all())
 
 
 def statements(fn) -> list[str]:

@@ -17,6 +17,7 @@ from marketplace.api import agent_files as agent_file_routes
 from marketplace.api import auth as auth_routes
 from marketplace.api import catalog as catalog_routes
 from marketplace.api import demo as demo_routes
+from marketplace.api import demo_images as demo_image_routes
 from marketplace.api import engagement as engagement_routes
 from marketplace.api import notifications as notification_routes
 from marketplace.api import oauth as oauth_routes
@@ -71,7 +72,7 @@ def create_api() -> FastAPI:
     routers = (auth_routes.router, account_routes.router, oauth_routes.router, demo_routes.router,
                catalog_routes.router, engagement_routes.router, purchase_routes.router, settings_routes.router,
                vendor_routes.router, notification_routes.router, admin_routes.router, upload_routes.router,
-               agent_file_routes.router)
+               agent_file_routes.router, demo_image_routes.router)
     for router in routers:
         api.include_router(router, responses=ERROR_RESPONSES)
 

@@ -24,7 +24,7 @@ from marketplace.state.session import SessionState
 def _header() -> rx.Component:
     return rx.hstack(
         rx.vstack(
-            rx.heading(f"Welcome back, {DashboardState.welcome_name}!", size="8", id="welcome"),
+            rx.heading(f"Welcome back, {DashboardState.greeting_name}!", size="8", id="welcome"),
             rx.text("Manage your AI agents and purchases", color_scheme="gray", size="3"),
             spacing="1",
         ),

@@ -195,7 +195,7 @@ def home() -> rx.Component:
     return rx.box(
         container(
             rx.vstack(
-                rx.heading(f"Welcome back, {SessionState.display_name}!", size="8"),
+                rx.heading(f"Welcome back, {SessionState.greeting_name}!", size="8", id="welcome"),
                 rx.text("Discover new AI agents for your work.", color_scheme="gray"),
                 _role_switcher() if settings.demo_enabled else rx.fragment(),
                 rx.card(quick_search(heading="Find an agent", form_id="home-search"), size="3", width="100%"),

@@ -43,7 +43,7 @@ def login_page() -> rx.Component:
                           LoginState.errors.get("password", ""), field_id="password"),
                     rx.link("Forgot password?", href="/forgot-password", size="2", id="forgot-password",
                             align_self="end"),
-                    rx.checkbox("Enable two-factor authentication", id="enable-2fa",
+                    rx.checkbox("Enable two-factor authentication", id="enable-2fa", name="enable_2fa",
                                 checked=LoginState.enable_2fa, on_change=LoginState.set_enable_2fa),
                     rx.cond(
                         LoginState.enable_2fa,

@@ -33,7 +33,7 @@ def _form() -> rx.Component:
                        complete="new-password"),
                 _input("confirm_password", "Confirm Password", kind="password", placeholder="Repeat your password",
                        complete="new-password"),
-                rx.checkbox("Enable two-factor authentication", id="enable-2fa",
+                rx.checkbox("Enable two-factor authentication", id="enable-2fa", name="enable_2fa",
                             checked=SignupState.enable_2fa, on_change=SignupState.set_enable_2fa),
                 rx.button(rx.cond(SignupState.submitting, "Creating account...", "Create Account"),
                           type="submit", size="3", width="100%", disabled=SignupState.submitting, id="create-account"),

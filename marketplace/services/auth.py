@@ -252,19 +252,20 @@ def authenticate(*, identifier: str, password: str, two_factor_code: str | None,
         # Keyed on the account the identifier resolves to: its username and its e-mail share one count.
         account = user.id if user is not None else identifier.strip().lower()[:255]
         _throttle(session, account=account, address=address)
+        # `field` says which input was wrong: on a code failure the password was right, so the form keeps it.
         if not _password_ok(user.password_hash if user else None, password) or user is None:
-            failure = "Invalid username or password"
+            failure, field = "Invalid username or password", None
         elif user.totp_enabled and not (two_factor_code or "").strip():
             # Not a guess at the password: do not count it, the user just has to add the code.
-            raise Unauthorized("Two-factor authentication code required")
+            raise Unauthorized("Two-factor authentication code required", field="twoFactorCode")
         elif user.totp_enabled and not accept_totp(user, two_factor_code):
-            failure = "Invalid two-factor authentication code"
+            failure, field = "Invalid two-factor authentication code", "twoFactorCode"
         else:
             session.add(user)
             session.exec(delete(LoginAttempt).where(LoginAttempt.account == account))
             return user
     _record_failure(account=account, address=address)
-    raise Unauthorized(failure)
+    raise Unauthorized(failure, field=field)
 
 
 def create_session(*, user: User) -> str:

@@ -29,7 +29,7 @@ from marketplace.models import (
     VendorApplication,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import money, platform, purchases
+from marketplace.services import demo_images, money, platform, purchases
 from marketplace.services.auth import hash_password
 from marketplace.services.errors import NotFound
 from marketplace.services.permissions import require_user
@@ -131,10 +131,6 @@ REVIEW_LINES = [
 ]
 
 
-def _slug(name: str) -> str:
-    return "".join(ch.lower() if ch.isalnum() else "-" for ch in name).strip("-")
-
-
 def _demo_files(agent: Agent, tags: list[str]) -> dict[str, bytes]:
     config = {"name": agent.name, "version": "1.0.0", "entrypoint": "agent.py", "tags": tags}
     return {
@@ -208,6 +204,7 @@ def seed() -> None:
         ]
         vendors = [accounts["vendor"], accounts["nova_labs"]]
         now = utcnow()
+        _add_missing_pictures(session, vendor_ids=[v.id for v in vendors])
         for index, (name, slug, price, featured, tags, short) in enumerate(AGENTS):
             if session.exec(select(Agent.id).where(Agent.name == name)).first():
                 continue
@@ -239,7 +236,8 @@ def _demo_agent(session: Session, storage: Storage, *, vendor: User, category: C
         description=(f"{short}\n\n{name} is a production-ready AI agent. It ships with installation "
                      "instructions, a configuration file and an example entry point. Works with "
                      "OpenAI, Anthropic and local models."),
-        price_cents=int(Decimal(price) * 100), demo_url=f"https://example.com/demo/{_slug(name)}" if demo else None,
+        price_cents=int(Decimal(price) * 100), image_url=demo_images.url_for(name),
+        demo_url=f"https://example.com/demo/{demo_images.slug(name)}" if demo else None,
         status=status, is_featured=featured, created_at=created, updated_at=created,
         # Reviewed a few hours after submission (the track record's average approval time).
         reviewed_at=created + timedelta(hours=2 + len(name) % 7) if status == AgentStatus.APPROVED else None,
@@ -252,6 +250,19 @@ def _demo_agent(session: Session, storage: Storage, *, vendor: User, category: C
         storage.put(key, data)
         session.add(AgentFile(agent_id=agent.id, storage_key=key, filename=filename, size_bytes=len(data)))
     return agent
+
+
+def demo_agent_names() -> list[str]:
+    """Every agent the seed creates (each ships a picture, services/demo_images.py)."""
+    return [row[0] for row in AGENTS] + [row[0] for row in REVIEW_AGENTS]
+
+
+def _add_missing_pictures(session: Session, *, vendor_ids: list[str]) -> None:
+    """Demo agents seeded before their pictures shipped get them (only the demo vendors' own, without one)."""
+    for agent in session.exec(select(Agent).where(Agent.name.in_(demo_agent_names()), Agent.vendor_id.in_(vendor_ids),
+                                                  Agent.image_url.is_(None))).all():
+        agent.image_url = demo_images.url_for(agent.name)
+        session.add(agent)
 
 
 def _demo_sales(session: Session, agent: Agent, buyers: list[User], rng: random.Random, created: datetime, *,

@@ -8,7 +8,7 @@ import reflex as rx
 
 from marketplace.services import auth
 from marketplace.state.browser import error_message, fetch_api, response_json
-from marketplace.state.forms import take_submitted
+from marketplace.state.forms import submitted_checkbox, take_submitted
 from marketplace.state.session import SessionState, flash_and_go, toast_on_load
 
 
@@ -52,6 +52,8 @@ class LoginState(rx.State):
     @rx.event
     def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
         take_submitted(self, form, {name: name for name in ("username", "password", "two_factor_code")})
+        if (ticked := submitted_checkbox(form, "enable_2fa")) is not None:
+            self.enable_2fa = ticked
         errors: dict[str, str] = {}
         if not self.username.strip():
             errors["username"] = "Username or email is required"
@@ -64,17 +66,20 @@ class LoginState(rx.State):
         body: dict[str, Any] = {"username": self.username.strip(), "password": self.password}
         if self.enable_2fa:
             body |= {"enable2FA": True, "twoFactorCode": self.two_factor_code.strip()}
-        self.password = ""
         return rx.call_script(fetch_api("POST", "/api/login", body), callback=LoginState.done)
 
     @rx.event
     def done(self, result: dict[str, Any]) -> rx.event.EventSpec:
         if result.get("ok"):
+            self.password = ""
             return flash_and_go("Welcome back!", "You have successfully logged in.")
         self.submitting = False
         message = error_message(result)
-        if "code required" in message:
-            self.enable_2fa = True
+        if response_json(result).get("field") == "twoFactorCode":
+            # The password was right: keep it, open the code box and ask only for a (new) code.
+            self.enable_2fa, self.two_factor_code = True, ""
+        else:
+            self.password = ""
         return rx.toast.error("Login Failed", description=message or "Invalid username or password")
 
 
@@ -132,6 +137,8 @@ class SignupState(rx.State):
     @rx.event
     def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
         take_submitted(self, form, {name: name for name in ("username", "email", "password", "confirm_password")})
+        if (ticked := submitted_checkbox(form, "enable_2fa")) is not None:
+            self.enable_2fa = ticked
         errors = auth.registration_errors(username=self.username, email=self.email, password=self.password,
                                           confirm_password=self.confirm_password)
         self.errors = {_SIGNUP_FIELDS[field]: message for field, message in errors.items()}

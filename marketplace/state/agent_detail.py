@@ -15,7 +15,7 @@ from typing import Any
 import reflex as rx
 
 from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPublic
-from marketplace.services import catalog, favorites, reports, views
+from marketplace.services import catalog, favorites, images, names, reports, views
 from marketplace.services import reviews as review_service
 from marketplace.services.errors import Conflict, DomainError, NotFound, TooManyRequests, Unauthorized
 from marketplace.state.catalog import Option, price_label, rating_label
@@ -84,7 +84,7 @@ def agent_view(agent: AgentPublic) -> AgentView:
         description=agent.description,
         price=price_label(agent.price),
         is_free=price_label(agent.price) == "Free",
-        image_url=agent.image_url or "",
+        image_url=images.displayable_image_url(agent.image_url),
         demo_url=agent.demo_url or "",
         tags=list(agent.tags),
         is_featured=agent.is_featured,
@@ -103,7 +103,8 @@ def agent_view(agent: AgentPublic) -> AgentView:
 
 
 def review_view(review: ReviewPublic) -> ReviewView:
-    author = (review.user.first_name or review.user.username) if review.user else "Former user"
+    author = names.display_name(first_name=review.user.first_name, last_name=None, username=review.user.username,
+                                short=True) if review.user else "Former user"
     return ReviewView(
         id=review.id, rating=review.rating, author=author, initial=author[:1].upper(),
         date=long_date(review.created_at), comment=review.comment, verified=review.is_verified_purchase,

@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, urlencode
 import reflex as rx
 
 from marketplace.models import AgentPage, AgentPublic, CategoryPublic
-from marketplace.services import catalog
+from marketplace.services import catalog, images
 from marketplace.services.errors import DomainError
 from marketplace.services.text import is_digits
 from marketplace.state.forms import take_submitted
@@ -122,7 +122,7 @@ def agent_card(agent: AgentPublic, bought: set[str] | frozenset[str] = frozenset
         is_free=price_label(agent.price) == "Free",
         rating=rating_label(agent.avg_rating),
         review_count=agent.review_count,
-        image_url=agent.image_url or "",
+        image_url=images.displayable_image_url(agent.image_url),
         category_name=agent.category.name if agent.category else "",
         category_emoji=agent.category.emoji if agent.category else "",
         vendor_name=agent.vendor.username if agent.vendor else "",

@@ -19,7 +19,7 @@ import reflex as rx
 
 from marketplace.integrations import payments
 from marketplace.models import User
-from marketplace.services import money, purchases
+from marketplace.services import images, money, purchases
 from marketplace.services.errors import DomainError
 from marketplace.state.session import SessionState, toast_on_load
 
@@ -119,7 +119,8 @@ class CheckoutState(rx.State):
         self.billing_email = user.email
         try:
             agent = await asyncio.to_thread(purchases.checkout_agent, actor=user, agent_id=agent_id)
-            self.item_id, self.item_name, self.item_image = agent.id, agent.name, agent.image_url or ""
+            self.item_id, self.item_name = agent.id, agent.name
+            self.item_image = images.displayable_image_url(agent.image_url)
             self.usd_price = money.display(agent.price_usd_cents, "usd")
             if agent.is_free:
                 self.is_free = True

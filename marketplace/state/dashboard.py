@@ -16,7 +16,7 @@ import reflex as rx
 
 from marketplace.models import ApplicationStatus, Order, Role, User
 from marketplace.models.commerce import OrderPublic
-from marketplace.services import catalog, downloads, favorites, money, purchases, users
+from marketplace.services import catalog, downloads, favorites, images, money, purchases, users
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import applications as vendors
 from marketplace.state.browser import download_js
@@ -82,7 +82,7 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo) -> PurchaseC
         agent_id=agent.id,
         name=agent.name,
         description=agent.short_description or agent.description,
-        image_url=agent.image_url or "",
+        image_url=images.displayable_image_url(agent.image_url),
         purchased_on=format_day(record.purchase.purchased_at, zone),
         price=_price(record.purchase.purchase_price_cents, record.purchase.currency),
         has_files=record.has_files,
@@ -134,10 +134,6 @@ class DashboardState(SessionState):
     applying: bool = False
     application_status: str = ""
     application_date: str = ""
-
-    @rx.var
-    def welcome_name(self) -> str:
-        return self.first_name or "User"
 
     @rx.var
     def profile_changed(self) -> bool:

@@ -10,7 +10,7 @@ import reflex as rx
 
 from marketplace.config import settings
 from marketplace.models import Role
-from marketplace.services import demo, users
+from marketplace.services import demo, names, users
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.state.display import logged_out_again
 from marketplace.state.session import SessionState, flash_and_go
@@ -64,4 +64,5 @@ class DemoSetupState(SessionState):
             yield rx.toast.error("Switch Failed", description=error.message or "Failed to switch role")
             return
         # A full page load, so the top bar, menus and every page see the new role.
-        yield flash_and_go("Role Switched Successfully", f"You are now testing as a {user.role}", "/demo-setup")
+        yield flash_and_go("Role Switched Successfully", f"You are now testing as {names.with_article(user.role)}",
+                           "/demo-setup")

@@ -15,3 +15,11 @@ def take_submitted(state: object, form: Mapping[str, object] | None, fields: Map
         value = (form or {}).get(name)
         if isinstance(value, str):
             setattr(state, attribute, value)
+
+
+def submitted_checkbox(form: Mapping[str, object] | None, name: str) -> bool | None:
+    """Whether a named checkbox was ticked when its form was sent (a browser submits 'on' or nothing);
+    None when no form data came (a handler called directly)."""
+    if form is None:
+        return None
+    return form.get(name) in ("on", True)

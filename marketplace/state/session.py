@@ -10,7 +10,7 @@ import reflex as rx
 from marketplace.api.deps import SESSION_COOKIE
 from marketplace.config import settings
 from marketplace.models import User
-from marketplace.services import auth
+from marketplace.services import auth, names
 from marketplace.state.browser import error_message, fetch_api
 
 FLASH_KEY = "mp-flash"
@@ -84,8 +84,13 @@ class SessionState(rx.State):
 
     @rx.var
     def display_name(self) -> str:
-        full = f"{self.first_name} {self.last_name}".strip()
-        return full or self.username
+        return names.display_name(first_name=self.first_name, last_name=self.last_name, username=self.username)
+
+    @rx.var
+    def greeting_name(self) -> str:
+        """Who 'Welcome back, ...!' addresses, on the home page and the dashboard alike."""
+        return names.display_name(first_name=self.first_name, last_name=self.last_name, username=self.username,
+                                  short=True)
 
     @rx.var
     def initials(self) -> str:

@@ -86,6 +86,7 @@ def test_two_factor_sign_up_confirm_and_sign_in(client):
     client.post("/api/logout")
     missing = client.post("/api/login", json={"username": "tank", "password": "secret1"})
     assert missing.status_code == 401 and "code required" in missing.json()["message"]
+    assert missing.json()["field"] == "twoFactorCode"
     next_code = totp.at(time.time() + totp.interval)  # the confirmation spent the current step
     ok = client.post("/api/login", json={"username": "tank", "password": "secret1", "enable2FA": True,
                                          "twoFactorCode": next_code})

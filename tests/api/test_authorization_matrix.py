@@ -170,6 +170,7 @@ _row("GET", "/api/categories", (200, 200, 200, 200, 200))
 _row("GET", "/api/categories/{ref}", (200, 200, 200, 200, 200))
 _row("GET", "/api/agents", (200, 200, 200, 200, 200))
 _row("GET", "/api/agents/{agent_id}", (200, 200, 200, 200, 200))
+_row("GET", "/api/demo-images/{file_name}", (200, 200, 200, 200, 200), Call(path={"file_name": "blogsmith.svg"}))
 _row("GET", "/api/agents/{agent_id}/reviews", (200, 200, 200, 200, 200))
 
 # ---- engagement ------------------------------------------------------------------------------------------

@@ -51,6 +51,7 @@ def test_wrong_password_shows_login_failed_toast(page: Page) -> None:
     expect(toast.get_by_text("Login Failed")).to_be_visible()
     expect(toast.get_by_text("Invalid username or password")).to_be_visible()
     expect(page.locator("#sign-in")).to_be_enabled()
+    expect(page.locator("#password")).to_have_value("")  # a wrong password is cleared
     shot(page, "login-failed")
 
 
@@ -105,12 +106,13 @@ def test_two_factor_sign_up_and_sign_in(page: Page) -> None:
     toast = page.locator("[data-sonner-toast]")
     expect(toast.get_by_text("Two-factor authentication code required")).to_be_visible()
     expect(page.locator("#two-factor-code")).to_be_visible()  # the code box opens by itself
+    expect(page.locator("#password")).to_have_value("secret123")  # the password was right: only the code is asked
     wrong = "000000" if totp.now() != "000000" else "111111"
-    page.fill("#password", "secret123")
     page.fill("#two-factor-code", wrong)
     page.click("#sign-in")
     expect(toast.get_by_text("Invalid two-factor authentication code")).to_be_visible()
-    page.fill("#password", "secret123")
+    expect(page.locator("#two-factor-code")).to_have_value("")
+    expect(page.locator("#password")).to_have_value("secret123")
     page.fill("#two-factor-code", totp.at(time.time() + totp.interval))  # enrolment spent the current step
     page.click("#sign-in")
     expect(page.get_by_text("You have successfully logged in.")).to_be_visible()

@@ -159,6 +159,22 @@ def test_get_this_agent_goes_to_checkout(page: Page) -> None:
     expect(page).to_have_url(re.compile(rf"/checkout/{agent_id}/?$"))
 
 
+def test_demo_agents_show_their_own_long_cached_pictures(page: Page) -> None:
+    pictures = {}
+    for name in ("BlogSmith", "InsightLens"):
+        with page.expect_response(re.compile(r"/api/demo-images/[a-z-]+\.svg\?v=[0-9a-f]{12}$")) as answer:
+            open_page(page, f"/agents/{_agent_id(page, name)}")
+        assert answer.value.status == 200
+        assert answer.value.headers["cache-control"] == "public, max-age=31536000, immutable"
+        image = page.locator("img.agent-image").first
+        expect(image).to_have_attribute("referrerpolicy", "no-referrer")
+        expect(image).to_have_attribute("loading", "lazy")
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+        pictures[name] = image.get_attribute("src")
+    assert pictures["BlogSmith"] != pictures["InsightLens"]  # not the same robot for everyone
+    shot(page, "agent-detail-picture")
+
+
 def test_missing_agent_shows_not_found(page: Page) -> None:
     open_page(page, "/agents/0123456789abcdef0123456789abcdef")
     expect(page.locator("#agent-not-found")).to_contain_text("Agent Not Found")

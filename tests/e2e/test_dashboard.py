@@ -111,9 +111,14 @@ def test_download_saves_the_agent_zip_and_strangers_get_403(page: Page) -> None:
 
 
 def test_fresh_user_sees_empty_states(page: Page) -> None:
-    sign_up(page, "dash", form=True)
+    username = sign_up(page, "dash", form=True)
+    # No name given yet: the home page, the dashboard and the avatar menu all call the user by the username.
+    expect(page.locator("#welcome")).to_have_text(f"Welcome back, {username}!")
     _dashboard(page)
-    expect(page.locator("#welcome")).to_have_text("Welcome back, User!")
+    expect(page.locator("#welcome")).to_have_text(f"Welcome back, {username}!")
+    page.click("#avatar-menu")
+    expect(page.get_by_role("menu").get_by_text(username, exact=True)).to_be_visible()
+    page.keyboard.press("Escape")
     expect(page.locator("#summary-agents-value")).to_have_text("0")
     expect(page.locator("#summary-spent-value")).to_have_text("$0.00")
     expect(page.locator("#summary-orders-value")).to_have_text("0")
@@ -306,3 +311,8 @@ def test_demo_setup_switches_role_and_the_menu_follows(page: Page) -> None:
     _dashboard(page, "account")  # vendors are not offered the vendor application
     expect(page.locator("#role-badge")).to_have_text("vendor")
     expect(page.locator("#become-vendor")).to_have_count(0)
+
+    open_page(page, "/demo-setup")
+    page.click("#switch-admin")
+    expect_toast(page, "Role Switched Successfully", "You are now testing as an admin")
+    expect(page.locator("#current-role")).to_have_text("admin")

@@ -146,6 +146,7 @@ def test_customer_is_sent_to_the_vendor_application(page: Page) -> None:
 
 
 def test_gates_and_toasts(page: Page) -> None:
+    page.route("https://example.com/shot.png", lambda route: route.fulfill(status=404, body="gone"))
     _vendor(page)
     open_page(page, "/vendor/add-agent")
     expect(page.get_by_role("heading", name="Create New AI Agent")).to_be_visible()
@@ -224,6 +225,9 @@ def test_gates_and_toasts(page: Page) -> None:
     expect(preview.locator("#preview-name")).to_have_text("Gatekeeper")
     expect(preview.locator("#preview-price")).to_have_text("$9.50/month")
     expect(preview.locator("img")).to_have_attribute("src", "https://example.com/shot.png")
+    # The vendor's picture does not load (routed to a 404 below): it hides and the placeholder shows instead.
+    expect(preview.locator("img")).to_have_css("visibility", "hidden")
+    expect(preview.locator(".image-placeholder")).to_be_visible()
     expect(page.locator("#toggle-preview")).to_have_text("Close Preview")
     shot(page, "wizard-preview")
     page.click("#toggle-preview")

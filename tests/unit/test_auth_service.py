@@ -54,11 +54,16 @@ def test_two_factor_required_after_confirmation():
     with pytest.raises(Invalid):
         auth.confirm_two_factor(actor=reg.user, code="000000" if totp.now() != "000000" else "111111")
     auth.confirm_two_factor(actor=reg.user, code=totp.now())
-    with pytest.raises(Unauthorized, match="code required"):
+    with pytest.raises(Unauthorized, match="code required") as missing:
         auth.authenticate(identifier="dave", password="secret1", two_factor_code=None, address="a")
     wrong = "123456" if totp.now() != "123456" else "654321"
-    with pytest.raises(Unauthorized, match="Invalid two-factor"):
+    with pytest.raises(Unauthorized, match="Invalid two-factor") as bad_code:
         auth.authenticate(identifier="dave", password="secret1", two_factor_code=wrong, address="a")
+    # The password was right both times: the error names the code, so the sign-in form keeps the password.
+    assert missing.value.field == bad_code.value.field == "twoFactorCode"
+    with pytest.raises(Unauthorized, match="Invalid username or password") as bad_password:
+        auth.authenticate(identifier="dave", password="wrong-pass", two_factor_code=wrong, address="a")
+    assert bad_password.value.field is None
     next_code = totp.at(time.time() + totp.interval)  # the confirmation spent the current step
     assert auth.authenticate(identifier="dave", password="secret1", two_factor_code=next_code, address="a")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from sqlmodel import select
 
 from marketplace import db
 from marketplace.models import Notification, NotificationType
@@ -69,6 +70,6 @@ def test_notify_joins_the_callers_transaction():
         notifications.notify(session, user_id=user.id, type=NotificationType.OTHER, title="t", message="m")
         raise RuntimeError("the caller's work failed")
     with db.session_scope() as session:
-        assert session.query(Notification).count() == 1  # the failed caller left nothing behind
+        assert len(session.exec(select(Notification)).all()) == 1  # the failed caller left nothing behind
     with pytest.raises(Invalid), db.session_scope() as session:
         notifications.notify(session, user_id=user.id, type="spam", title="t", message="m")

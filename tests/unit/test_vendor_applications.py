@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from marketplace import db
 from marketplace.models import ApplicationStatus, Notification, Role, User, VendorApplication
@@ -21,7 +21,7 @@ def _user(user_id: str) -> User:
 
 def _notes(user_id: str) -> list[Notification]:
     with db.session_scope() as session:
-        return session.query(Notification).filter(Notification.user_id == user_id).all()
+        return list(session.exec(select(Notification).where(Notification.user_id == user_id)).all())
 
 
 def test_apply_messages_are_the_shared_constants():
@@ -101,7 +101,7 @@ def test_decisions_need_an_admin_and_a_pending_application():
     with pytest.raises(NotFound):
         admin.approve(actor=root, user_id="unknown")
     with db.session_scope() as session:
-        assert session.get(VendorApplication, session.query(VendorApplication).one().id).status == "pending"
+        assert session.exec(select(VendorApplication)).one().status == "pending"
 
 
 def test_list_with_applicant_search_status_and_paging():

@@ -6,6 +6,7 @@ import reflex as rx
 from reflex.vars import Var
 
 from marketplace.components.empty_state import empty_state
+from marketplace.components.image import agent_image
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.state.admin.approvals import ApprovalsState as P
@@ -104,9 +105,7 @@ def _details(card: PendingCard) -> rx.Component:
             rx.dialog.description(rx.cond(card.is_revision, "Changes to a live agent, waiting for review",
                                           "New agent, waiting for review"), size="2", color_scheme="gray"),
             rx.vstack(
-                rx.cond(card.image_url != "",
-                        rx.image(src=card.image_url, alt=card.name, max_height="180px", object_fit="cover",
-                                 width="100%", border_radius="var(--radius-3)")),
+                rx.cond(card.image_url != "", agent_image(card.image_url, height="180px", alt=card.name)),
                 _changes(card),
                 rx.data_list.root(
                     _fact("Price", card.price, class_name="detail-price"),

@@ -146,7 +146,7 @@ def _yes_no(flag: rx.Var) -> rx.Component:
 def _preview() -> rx.Component:
     return rx.card(
         rx.vstack(
-            agent_image(W.image_url, height="200px", emoji_size="5em", alt=W.name),
+            agent_image(W.preview_image_url, height="200px", emoji_size="5em", alt=W.name),
             rx.hstack(
                 rx.heading(W.name, size="6", id="preview-name"),
                 rx.spacer(),

@@ -29,7 +29,7 @@ def _live_counts_by_category(session: Session, category_id: int | None = None) -
     stmt = select(COUNTS.c.category_id, func.sum(COUNTS.c.live_count)).where(COUNTS.c.category_id != 0)
     if category_id is not None:
         stmt = stmt.where(COUNTS.c.category_id == category_id)
-    return {k: int(v) for k, v in session.execute(stmt.group_by(COUNTS.c.category_id)).tuples()}
+    return {k: int(v) for k, v in session.execute(stmt.group_by(COUNTS.c.category_id))}
 
 
 def _category_public(row: Category, count: int) -> CategoryPublic:

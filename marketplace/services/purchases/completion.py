@@ -23,7 +23,7 @@ from sqlmodel import Session, select
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import Agent, AgentStatus, NotificationType, Order, OrderStatus, Purchase, User
-from marketplace.services import mail, mail_texts, money, notifications, platform
+from marketplace.services import mail, mail_texts, money, names, notifications, platform
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.permissions import require_user
 
@@ -226,8 +226,10 @@ def _queue_purchase_mail(session: Session, v: _Verified, order: Order) -> None:
         order_id=order.id, agent_id=v.agent_id))
     vendor = session.get(User, v.vendor_id) if v.vendor_id and v.intent.amount else None
     if vendor is not None and vendor.deleted_at is None:
+        vendor_name = names.display_name(first_name=vendor.first_name, last_name=vendor.last_name,
+                                         username=vendor.username, short=True)
         mail.send_after_commit(session, mail_texts.sale(
-            to=vendor.email, vendor_name=vendor.first_name or vendor.username, agent_name=v.agent_name,
+            to=vendor.email, vendor_name=vendor_name, agent_name=v.agent_name,
             amount=amount, currency=currency, order_id=order.id))
 
 

@@ -15,6 +15,7 @@ from sqlmodel import select
 from marketplace.db import session_scope
 from marketplace.models import ApplicationStatus, Role, User, VendorApplication
 from marketplace.models.base import utcnow
+from marketplace.services import names
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.permissions import require_user
 from marketplace.services.text import check_text
@@ -107,5 +108,5 @@ PROFILE_PITCH = ("Independent developer of AI agents: designing, building and ma
 def apply_with_profile(*, actor: User | None) -> VendorApplication:
     """The customer dashboard's one-click Apply Now: the business is named after the user, with a fixed pitch."""
     user = require_user(actor)
-    name = f"{user.first_name or ''} {user.last_name or ''}".strip() or user.username
+    name = names.display_name(first_name=user.first_name, last_name=user.last_name, username=user.username)
     return apply(actor=user, business_name=f"{name} AI Agents", business_description=PROFILE_PITCH)

@@ -10,19 +10,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from urllib.parse import urlsplit
 
 from sqlmodel import Session
 
 from marketplace.models import Category
 from marketplace.services import money
 from marketplace.services.errors import Invalid, InvalidParameter
+from marketplace.services.images import MAX_URL, is_web_url  # agents.image_url / demo_url
 from marketplace.services.text import NOT_ALLOWED, has_forbidden, is_digits
 
 MAX_NAME = 200  # agents.name
 MAX_SHORT_DESCRIPTION = 500  # agents.short_description
 MAX_DESCRIPTION = 20_000  # agents.description is Text; a listing page is not a book
-MAX_URL = 1000  # agents.image_url / demo_url
 MAX_TAGS = 5
 MAX_TAG = 50  # agent_tags.tag
 MAX_PRICE_CENTS = 10_000_000  # 100000.00 a month
@@ -136,9 +135,7 @@ def clean_url(value: str | None, *, field_name: str, message: str) -> str | None
     text = (value or "").strip()
     if not text:
         return None
-    parts = urlsplit(text)
-    if (len(text) > MAX_URL or parts.scheme.lower() not in ("http", "https") or not parts.hostname
-            or any(ch.isspace() for ch in text) or has_forbidden(text)):
+    if len(text) > MAX_URL or not is_web_url(text):
         raise Invalid(message, field=field_name)
     return text
 

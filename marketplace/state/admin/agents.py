@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services import money
+from marketplace.services import images, money
 from marketplace.services.admin import catalog as admin_catalog
 from marketplace.services.admin import deletion, moderation
 from marketplace.state.admin.page import AdminState, admin_failed
@@ -47,7 +47,7 @@ def agent_view(row: admin_catalog.AdminAgentRow, zone: ZoneInfo) -> AgentView:
         rating=f"{row.avg_rating or 0:.1f}", review_count=row.review_count or 0,
         created=format_day(row.created_at, zone), category=row.category_name or "Uncategorized",
         description=row.description or row.short_description or "", demo_url=row.demo_url or "",
-        image_url=row.image_url or "", tags=list(row.tags or []),
+        image_url=images.displayable_image_url(row.image_url), tags=list(row.tags or []),
     )
 
 

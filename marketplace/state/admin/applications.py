@@ -13,6 +13,7 @@ from typing import Any
 
 import reflex as rx
 
+from marketplace.services import names
 from marketplace.services.admin import applications
 from marketplace.services.errors import DomainError
 from marketplace.state.admin.page import AdminState, admin_failed
@@ -40,12 +41,12 @@ class ApplicationCard:
 
 def _card(record: applications.ApplicationRecord, zone_name: str) -> ApplicationCard:
     application, zone = record.application, time_zone(zone_name)
-    name = f"{record.first_name or ''} {record.last_name or ''}".strip()
+    applicant = names.display_name(first_name=record.first_name, last_name=record.last_name, username=record.username)
     return ApplicationCard(
         user_id=application.user_id, business_name=application.business_name,
         business_description=application.business_description or "", website=application.website or "",
         applied=format_day(application.created_at, zone), applied_at=format_day_time(application.created_at, zone),
-        status=str(application.status), email=record.email, applicant=name or record.username,
+        status=str(application.status), email=record.email, applicant=applicant,
         username=record.username,
     )
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import reflex as rx
 
-from marketplace.services import money
+from marketplace.services import images, money
 from marketplace.services.admin import catalog, moderation
 from marketplace.services.errors import DomainError
 from marketplace.state.admin.page import AdminState, admin_failed
@@ -76,7 +76,8 @@ def _pending_card(item: moderation.PendingItem, zone_name: str) -> PendingCard:
     return PendingCard(
         agent_id=item.agent_id, is_revision=item.kind == "revision", name=item.name, price=_price(item.price_cents),
         short_description=item.short_description, description=item.description,
-        category=item.category_name or "Uncategorized", demo_url=item.demo_url or "", image_url=item.image_url or "",
+        category=item.category_name or "Uncategorized", demo_url=item.demo_url or "",
+        image_url=images.displayable_image_url(item.image_url),
         submitted=format_day(item.submitted_at, zone), submitted_at=format_day_time(item.submitted_at, zone),
         file_count=item.file_count, vendor_id=vendor.id if vendor else "",
         vendor_username=vendor.username if vendor else "Unknown", vendor_email=vendor.email if vendor else "",

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import reflex as rx
 
 from marketplace.models import User
+from marketplace.services import images, names
 from marketplace.services.admin import deletion, people
 from marketplace.state.admin.page import AdminState, admin_failed
 from marketplace.state.admin.paging import PagedTable
@@ -30,9 +31,10 @@ class PersonView:
 
 
 def person_view(row: people.PersonRow, zone: ZoneInfo) -> PersonView:
-    name = f"{row.first_name or ''} {row.last_name or ''}".strip()
-    return PersonView(id=row.id, name=name or row.username, email=row.email or "", username=row.username,
-                      role=row.role, joined=format_day(row.created_at, zone), image_url=row.profile_image_url or "",
+    name = names.display_name(first_name=row.first_name, last_name=row.last_name, username=row.username)
+    return PersonView(id=row.id, name=name, email=row.email or "", username=row.username,
+                      role=row.role, joined=format_day(row.created_at, zone),
+                      image_url=images.displayable_image_url(row.profile_image_url),
                       approved=bool(row.is_vendor_approved), agent_count=row.agent_count)
 
 

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 import reflex as rx
 
-from marketplace.services import money
+from marketplace.services import images, money
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import agents, payouts, sales, stats
 from marketplace.state.display import format_day, format_day_time, logged_out_again, time_zone
@@ -280,7 +280,7 @@ def _agent_row(agent: agents.VendorAgent, zone: ZoneInfo) -> AgentRow:
         status=agent.status,
         rejection_reason=agent.rejection_reason or "",
         category=agent.category_name or "",
-        image_url=agent.image_url or "",
+        image_url=images.displayable_image_url(agent.image_url),
         rating=f"{agent.avg_rating:.1f}",
         review_count=agent.review_count,
         sales_count=agent.sales_count,

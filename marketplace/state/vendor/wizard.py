@@ -14,6 +14,7 @@ import reflex as rx
 
 from marketplace.components.uppy import clear_uploads_script, remove_upload_script
 from marketplace.config import settings
+from marketplace.services import images
 from marketplace.services.catalog import categories as category_service
 from marketplace.services.errors import DomainError, Forbidden, NotFound, Unauthorized
 from marketplace.services.permissions import require_vendor
@@ -77,6 +78,11 @@ class WizardState(SessionState):
     multipart_threshold: int = 0
 
     # --- derived ----------------------------------------------------------------------------------------
+
+    @rx.var
+    def preview_image_url(self) -> str:
+        """The typed image URL as the listing will show it (the placeholder until it is a web address)."""
+        return images.displayable_image_url(self.image_url)
 
     @rx.var
     def file_count(self) -> int:
