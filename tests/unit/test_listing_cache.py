@@ -79,12 +79,14 @@ def test_every_visible_change_refreshes_the_listing(make_user, vendor):
     assert served() == ([], 0)
 
 
-def test_changes_a_listing_does_not_show_keep_the_version(make_user, vendor):
+def test_changes_no_cached_read_shows_keep_the_version(make_user, vendor):
     agent = make_agent(vendor, "Steady")
+    fan = make_user("fan")
     before = version()
-    favorites.add_favorite(actor=make_user("fan"), agent_id=agent.id)  # favorites_count is not listed
+    favorites.add_favorite(actor=fan, agent_id=agent.id)  # favorites_count is not shown
     with db.session_scope() as session:
-        session.get(User, vendor.id).first_name = "Vera"
+        session.get(User, vendor.id).email = "vera@example.com"
+        session.get(Agent, agent.id).view_count = 5
     assert version() == before
 
 

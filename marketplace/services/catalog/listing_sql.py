@@ -320,3 +320,22 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
         .order_by(*_order_by(AGENTS, shape.sort, page_ids.c.rank))
     )
     return page, select(total)
+
+
+@lru_cache(maxsize=4)
+def live_agent_statement(dialect_name: str) -> Select:
+    """One live agent's `AgentPublic` JSON (bound `agent_id`), the same document a listing page holds:
+    one statement instead of the ORM row and four batch queries."""
+    return (
+        select(_agent_json(dialect_name).label("doc"))
+        .select_from(_with_vendor_and_category(AGENTS))
+        .where(AGENTS.c.id == bindparam("agent_id", type_=String), _conditions(AGENTS, _LIVE_ONLY[dialect_name],
+                                                                                 None, probe=True))
+    )
+
+
+_LIVE_ONLY = {
+    name: _Shape(dialect=name, category=None, price=None, min_rating=None, featured=False, tags=0, search=None,
+                 sort="newest")
+    for name in ("postgresql", "sqlite")
+}
