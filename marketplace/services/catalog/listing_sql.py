@@ -62,12 +62,15 @@ class _Shape:
     min_rating: float | None
     featured: bool
     tags: int
-    search: str | None  # "one" (single word) | "many" | None
+    search: str | None  # "one" (single word) | "terms" (one word, from the term table) | "many" | None
     sort: str
 
 
 def shape_of(filters: AgentFilters, dialect_name: str) -> _Shape:
-    search = None if filters.search is None else ("many" if filters.search.head else "one")
+    search = None
+    if filters.search is not None:
+        one = "terms" if fulltext.by_terms(filters.search, dialect_name) else "one"
+        search = "many" if filters.search.head else one
     return _Shape(
         dialect=dialect_name,
         category=None if filters.category is None else ("id" if isinstance(filters.category, int) else "slug"),
@@ -288,7 +291,7 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
         )
         return page, select(total)
 
-    found = fulltext.matches(shape.search == "many", shape.dialect)
+    found = fulltext.matches(shape.search == "many", shape.dialect, terms=shape.search == "terms")
     filtered = shape.category is not None or shape.price is not None or shape.min_rating is not None
     needs_agents = shape.dialect != "postgresql" or filtered or shape.featured or bool(shape.tags)
     needs_agents = needs_agents or shape.sort != "relevance"
