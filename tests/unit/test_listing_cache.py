@@ -39,7 +39,9 @@ def test_a_repeated_listing_only_reads_the_version(vendor):
     make_agent(vendor, "Cached", tags=["x"])
     first = served(search="cached")
     executed = statements(lambda: served(search="cached"))
-    assert len(executed) == 1 and "catalog_version" in executed[0]
+    # No pooled connection at all: PostgreSQL learns the version by notification, SQLite from its own
+    # connection's `PRAGMA data_version` (at most the version row, when the listener is not there yet).
+    assert len(executed) <= 1 and all("catalog_version" in s for s in executed)
     assert served(search="cached") == first == fresh(search="cached")
 
 
