@@ -77,6 +77,25 @@ def test_sqlite_reads_the_row_only_after_a_commit(tmp_path):
     memory.dispose()
 
 
+def test_sqlite_sees_another_process_commit_at_once(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "shared.db"
+    engine = build_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE catalog_version (id INTEGER PRIMARY KEY, version INTEGER NOT NULL)")
+        conn.exec_driver_sql("INSERT INTO catalog_version VALUES (1, 1)")
+    try:
+        assert catalog_version.known(engine) == 1
+        subprocess.run([sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                        "c.execute('UPDATE catalog_version SET version = 2'); c.commit()", str(path)], check=True)
+        assert catalog_version.known(engine) == 2
+    finally:
+        catalog_version.stop()
+        engine.dispose()
+
+
 @postgres_only
 def test_a_repeated_page_needs_no_database_work(agent, no_grace):
     wait_for(caught_up)

@@ -132,11 +132,12 @@ class SqliteWatch:
     def known(self) -> int | None:
         try:
             with self._lock:
-                changed = self._conn.execute("PRAGMA data_version").fetchone()[0]
+                # fetchall: each statement runs to its end, so no read transaction (snapshot) stays open.
+                changed = self._conn.execute("PRAGMA data_version").fetchall()[0][0]
                 if changed != self._data_version or self._version is None:
                     # Read after the pragma: the number kept is at least as new as the state it vouches for.
-                    row = self._conn.execute(VERSION_SQL).fetchone()
-                    self._data_version, self._version = changed, (row[0] if row else None)
+                    rows = self._conn.execute(VERSION_SQL).fetchall()
+                    self._data_version, self._version = changed, (rows[0][0] if rows else None)
                 return self._version
         except sqlite3.Error:  # a missing table (not migrated yet), a locked file: read the row as before
             log.debug("catalog version watch failed", exc_info=True)
