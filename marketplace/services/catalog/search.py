@@ -127,14 +127,17 @@ def _pg_term_matches(name: str, ranked: bool) -> CTE:
     stem = func.coalesce(stems[1], word)  # a stop word has no English lexeme: then only the word itself
     low = select(func.least(stem, word).collate("C")).scalar_subquery()
     high = select(func.greatest(stem, word).collate("C").op("||")(func.chr(MAX_CODE_POINT))).scalar_subquery()
-    columns = [t.agent_id.label("agent_id")]
+    # Grouped under "C" (a byte comparison: ~30% faster than the database's collation here), then given back
+    # the default collation, so that joins with agents use their primary key and ties order as before.
+    key = t.agent_id.collate("C")
+    columns = [key.collate("default").label("agent_id")]
     if ranked:
         columns.append((-cast(func.sum(t.score), REAL)).label("rank"))
     return (
         select(*columns)
         .where(t.lexeme >= low, t.lexeme < high,
                or_(func.starts_with(t.lexeme, select(stem).scalar_subquery()), func.starts_with(t.lexeme, word)))
-        .group_by(t.agent_id)
+        .group_by(key)
         .cte(name)
         .prefix_with("MATERIALIZED")
     )
