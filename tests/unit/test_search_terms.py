@@ -69,7 +69,8 @@ def test_one_word_searches_equal_ranking_the_documents(catalogue):
 def test_ranks_equal_ts_rank_cd(catalogue):
     with db.engine().connect() as conn:
         rows = conn.execute(text("""
-            SELECT s.agent_id, ts_rank_cd(s.document, to_tsquery('english', 'email:*') || to_tsquery('simple', 'email:*')),
+            SELECT s.agent_id,
+                   ts_rank_cd(s.document, to_tsquery('english', 'email:*') || to_tsquery('simple', 'email:*')),
                    (SELECT sum(t.score)::real FROM agent_search_terms t
                     WHERE t.agent_id = s.agent_id AND starts_with(t.lexeme, 'email'))
             FROM agent_search s WHERE s.live AND s.document @@ (to_tsquery('english', 'email:*')
