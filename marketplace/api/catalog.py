@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, TypeAdapter
 
-from marketplace.api.deps import OptionalUser
+from marketplace.api.deps import optional_user
 from marketplace.models import AgentPublic, CategoryPublic, StatsPublic
 from marketplace.services import catalog
 
@@ -29,13 +29,13 @@ AGENT_LIST = TypeAdapter(list[AgentPublic])
 
 
 @router.get("/stats", response_model=StatsPublic)
-def stats() -> StatsPublic:
-    return catalog.stats()
+def stats() -> Response:
+    return Response(catalog.stats_json(), media_type="application/json")
 
 
 @router.get("/categories", response_model=list[CategoryPublic])
-def categories() -> list[CategoryPublic]:
-    return catalog.list_categories()
+def categories() -> Response:
+    return Response(catalog.list_categories_json(), media_type="application/json")
 
 
 @router.get("/categories/{ref}", response_model=CategoryPublic)
@@ -85,5 +85,8 @@ def agents(request: Request) -> Response:
 
 
 @router.get("/agents/{agent_id}", response_model=AgentPublic)
-def agent(agent_id: str, user: OptionalUser) -> AgentPublic:
-    return catalog.get_agent(agent_id=agent_id, actor=user)
+def agent(agent_id: str, request: Request) -> Response:
+    """A live agent comes from the catalog cache without reading the session; a pending or rejected one is
+    shown to its vendor and admins, so only then is the caller looked up."""
+    body = catalog.get_agent_json(agent_id=agent_id, actor=lambda: optional_user(request))
+    return Response(body, media_type="application/json")

@@ -5,17 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from pydantic import TypeAdapter
 
-from marketplace.api.catalog import AGENT_LIST, json_list
-from marketplace.api.deps import OptionalUser, SignedInUser, client_address
+from marketplace.api.catalog import AGENT_LIST, TOTAL_HEADER, json_list
+from marketplace.api.deps import OptionalUser, SignedInUser, client_address, optional_user
 from marketplace.models import AgentPublic, ApiInput, FavoriteStatus, ReportedStatus, ReportPublic, ReviewPublic
 from marketplace.services import favorites, reports, reviews
 
 router = APIRouter(prefix="/api", tags=["engagement"])
-
-REVIEW_LIST = TypeAdapter(list[ReviewPublic])
-
 
 # Fields are loosely typed on purpose: the services check them and name the field in a 422.
 class ReviewIn(ApiInput):
@@ -38,10 +34,13 @@ class ReportIn(ApiInput):
 
 @router.get("/agents/{agent_id}/reviews", response_model=list[ReviewPublic])
 def list_reviews(
-    agent_id: str, user: OptionalUser, limit: int = reviews.DEFAULT_LIMIT, offset: int = 0
+    agent_id: str, request: Request, limit: int = reviews.DEFAULT_LIMIT, offset: int = 0
 ) -> Response:
-    page = reviews.list_reviews(agent_id=agent_id, actor=user, limit=limit, offset=offset)
-    return json_list(page.items, REVIEW_LIST, page.total)
+    """A live agent's reviews come from the catalog cache without reading the session (see `agent`)."""
+    body, total = reviews.list_reviews_json(agent_id=agent_id, actor=lambda: optional_user(request), limit=limit,
+                                            offset=offset)
+    return Response(body, media_type="application/json",
+                    headers={TOTAL_HEADER: str(total), "Access-Control-Expose-Headers": TOTAL_HEADER})
 
 
 @router.post("/agents/{agent_id}/reviews", response_model=ReviewPublic, status_code=201,

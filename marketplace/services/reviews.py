@@ -7,9 +7,12 @@ review, by relative SQL updates on the locked agent row, so concurrent reviews c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from pydantic import TypeAdapter
 from sqlalchemy import Float, cast, exists, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -18,7 +21,7 @@ from marketplace.db import session_scope
 from marketplace.models import Agent, Purchase, Review, ReviewAuthor, ReviewPage, ReviewPublic, User
 from marketplace.models.base import utcnow
 from marketplace.services import ratelimit
-from marketplace.services.catalog import live_agent, visible_agent
+from marketplace.services.catalog import LIVE, live_agent, reads, visible_agent
 from marketplace.services.errors import Forbidden, InvalidParameter
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_user
@@ -50,6 +53,9 @@ def validate_review(rating: object, comment: object) -> tuple[int, str]:
 
 def _verified(user_id: object, agent_id: object):  # noqa: ANN202 (SQL expression)
     return exists().where(Purchase.user_id == user_id, Purchase.agent_id == agent_id)
+
+
+REVIEW_LIST = TypeAdapter(list[ReviewPublic])
 
 
 def _review_rows(session: Session, stmt) -> list[ReviewPublic]:  # noqa: ANN001
@@ -85,14 +91,41 @@ def list_reviews(
     check_page(limit=limit, offset=offset)
     with session_scope() as session:
         agent = visible_agent(session, agent_id=agent_id, actor=actor)
-        stmt = (
-            _select_reviews()
-            .where(Review.agent_id == agent.id)
-            .order_by(Review.created_at.desc(), Review.id.desc())
-            .limit(limit)
-            .offset(offset)
-        )
-        return ReviewPage(items=_review_rows(session, stmt), total=agent.review_count)
+        return ReviewPage(items=_review_rows(session, _page(agent.id, limit, offset)), total=agent.review_count)
+
+
+def _page(agent_id: str, limit: int, offset: int):  # noqa: ANN202 (SQL statement)
+    return (
+        _select_reviews()
+        .where(Review.agent_id == agent_id)
+        .order_by(Review.created_at.desc(), Review.id.desc())
+        .limit(limit)
+        .offset(offset)
+    )
+
+
+def list_reviews_json(
+    *, agent_id: str, actor: Callable[[], User | None], limit: int = DEFAULT_LIMIT, offset: int = 0
+) -> tuple[bytes, int]:
+    """`list_reviews` as JSON and the total. A live agent's page is the same for everyone, so it is cached per
+    catalog version (which every review, purchase and author change moves, revision 0014); `actor` is asked only
+    for an agent that is not live (its vendor and admins may still read its reviews)."""
+    check_page(limit=limit, offset=offset)
+
+    def read(conn: Connection) -> tuple[bytes, int] | None:
+        if not isinstance(agent_id, str) or not agent_id or len(agent_id) > 64:
+            return None
+        with Session(bind=conn) as session:
+            total = session.execute(select(AGENTS.c.review_count).where(AGENTS.c.id == agent_id, LIVE)).scalar()
+            if total is None:
+                return None
+            return REVIEW_LIST.dump_json(_review_rows(session, _page(agent_id, limit, offset)), by_alias=True), total
+
+    found = reads.cached(("reviews", agent_id, limit, offset), read)
+    if found is not None:
+        return found
+    page = list_reviews(agent_id=agent_id, actor=actor(), limit=limit, offset=offset)
+    return REVIEW_LIST.dump_json(page.items, by_alias=True), page.total
 
 
 def _save(*, user: User, agent_id: str, rating: int, comment: str) -> bool:

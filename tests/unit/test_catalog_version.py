@@ -55,10 +55,45 @@ def no_grace(monkeypatch):
     monkeypatch.setattr(catalog_version, "WRITE_GRACE", 0.0)
 
 
-def test_sqlite_has_no_listener_and_reads_the_row(tmp_path):
+def test_sqlite_reads_the_row_only_after_a_commit(tmp_path):
     engine = build_engine(f"sqlite:///{tmp_path / 'any.db'}")
-    assert catalog_version.known(engine) is None
-    engine.dispose()
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE catalog_version (id INTEGER PRIMARY KEY, version INTEGER NOT NULL)")
+        conn.exec_driver_sql("INSERT INTO catalog_version VALUES (1, 7)")
+    try:
+        assert catalog_version.known(engine) == 7
+        assert catalog_version.known(engine) == 7
+        with engine.begin() as conn:  # another connection (of this process) commits
+            conn.exec_driver_sql("UPDATE catalog_version SET version = 8")
+        assert catalog_version.known(engine) == 8
+        with engine.begin() as conn:  # a commit that does not touch the version: read again, same number
+            conn.exec_driver_sql("CREATE TABLE other (x INTEGER)")
+        assert catalog_version.known(engine) == 8
+    finally:
+        catalog_version.stop()
+        engine.dispose()
+    memory = build_engine("sqlite://")
+    assert catalog_version.known(memory) is None
+    memory.dispose()
+
+
+def test_sqlite_sees_another_process_commit_at_once(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "shared.db"
+    engine = build_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE catalog_version (id INTEGER PRIMARY KEY, version INTEGER NOT NULL)")
+        conn.exec_driver_sql("INSERT INTO catalog_version VALUES (1, 1)")
+    try:
+        assert catalog_version.known(engine) == 1
+        subprocess.run([sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                        "c.execute('UPDATE catalog_version SET version = 2'); c.commit()", str(path)], check=True)
+        assert catalog_version.known(engine) == 2
+    finally:
+        catalog_version.stop()
+        engine.dispose()
 
 
 @postgres_only

@@ -39,7 +39,9 @@ def test_a_repeated_listing_only_reads_the_version(vendor):
     make_agent(vendor, "Cached", tags=["x"])
     first = served(search="cached")
     executed = statements(lambda: served(search="cached"))
-    assert len(executed) == 1 and "catalog_version" in executed[0]
+    # No pooled connection at all: PostgreSQL learns the version by notification, SQLite from its own
+    # connection's `PRAGMA data_version` (at most the version row, when the listener is not there yet).
+    assert len(executed) <= 1 and all("catalog_version" in s for s in executed)
     assert served(search="cached") == first == fresh(search="cached")
 
 
@@ -79,12 +81,14 @@ def test_every_visible_change_refreshes_the_listing(make_user, vendor):
     assert served() == ([], 0)
 
 
-def test_changes_a_listing_does_not_show_keep_the_version(make_user, vendor):
+def test_changes_no_cached_read_shows_keep_the_version(make_user, vendor):
     agent = make_agent(vendor, "Steady")
+    fan = make_user("fan")
     before = version()
-    favorites.add_favorite(actor=make_user("fan"), agent_id=agent.id)  # favorites_count is not listed
+    favorites.add_favorite(actor=fan, agent_id=agent.id)  # favorites_count is not shown
     with db.session_scope() as session:
-        session.get(User, vendor.id).first_name = "Vera"
+        session.get(User, vendor.id).email = "vera@example.com"
+        session.get(Agent, agent.id).view_count = 5
     assert version() == before
 
 

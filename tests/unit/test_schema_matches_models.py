@@ -6,9 +6,9 @@ from sqlmodel import SQLModel
 
 from marketplace import db
 
-# Kept by migrations only and read by raw SQL: the search index (SQLite FTS5, PostgreSQL tsvector) and the
-# catalogue version counter.
-MIGRATION_ONLY = {"agent_search_docs", "agent_search", "catalog_version", "catalog_touches"}
+# Kept by migrations only and read by raw SQL: the search index (SQLite FTS5, PostgreSQL tsvector and its term
+# table) and the catalogue version counter.
+MIGRATION_ONLY = {"agent_search_docs", "agent_search", "agent_search_terms", "catalog_version", "catalog_touches"}
 
 
 def _migration_only(change: tuple) -> bool:

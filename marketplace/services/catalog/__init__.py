@@ -12,11 +12,20 @@ The modules, by what they hold (each imports the others directly; callers use th
 - `counts`: price and rating bands and the `agent_listing_counts` table.
 - `categories`: stats and categories.
 - `listing_sql`: the SQL of one listing page; `listing`: `list_agents`, `get_agent`, serialisation.
-- `listing_cache`: the per-process page cache; `version`: the catalog version that keys it.
+- `listing_cache`: the per-process page cache; `version`: the catalog version that keys it; `reads`: the
+  same cache for one agent, reviews, categories and stats.
 - `search`: full-text search, one implementation per dialect.
 """
 
-from marketplace.services.catalog.categories import find_category, get_category, list_categories, stats
+from marketplace.services.catalog import reads
+from marketplace.services.catalog.categories import (
+    find_category,
+    get_category,
+    list_categories,
+    list_categories_json,
+    stats,
+    stats_json,
+)
 from marketplace.services.catalog.counts import (
     PRICE_BAND_EDGES,
     PRICE_FILTER_BANDS,
@@ -49,8 +58,10 @@ from marketplace.services.catalog.listing import (
     agent_public,
     agents_public,
     get_agent,
+    get_agent_json,
     list_agents,
     list_agents_json,
+    live_agent_json,
     price_string,
     rating_string,
     search_agents,
@@ -97,13 +108,16 @@ __all__ = [
     "download_url",
     "find_category",
     "get_agent",
+    "get_agent_json",
     "get_category",
     "has_mark",
     "is_live",
     "list_agents",
     "list_agents_json",
     "list_categories",
+    "list_categories_json",
     "live_agent",
+    "live_agent_json",
     "live_clause",
     "normalise_price",
     "normalise_rating",
@@ -115,9 +129,11 @@ __all__ = [
     "rating_band",
     "rating_filter",
     "rating_string",
+    "reads",
     "rebuild_listing_counts",
     "search_agents",
     "search_agents_json",
     "stats",
+    "stats_json",
     "visible_agent",
 ]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pydantic import TypeAdapter
 from sqlalchemy import func, select
+from sqlalchemy.engine import Connection, Row
 from sqlmodel import Session
 
 from marketplace.db import session_scope
 from marketplace.models import Category, CategoryPublic, StatsPublic, User
+from marketplace.services.catalog import reads
 from marketplace.services.catalog.counts import COUNTS
 from marketplace.services.errors import NotFound
 from marketplace.services.text import is_digits
@@ -15,36 +18,56 @@ USERS = User.__table__
 CATEGORIES = Category.__table__
 
 
+CATEGORY_LIST = TypeAdapter(list[CategoryPublic])
+
+
+def _stats(conn: Connection) -> bytes:
+    agents = conn.execute(select(func.coalesce(func.sum(COUNTS.c.live_count), 0))).scalar_one()
+    categories = conn.execute(select(func.count()).select_from(CATEGORIES)).scalar_one()
+    users = conn.execute(select(func.count()).select_from(USERS).where(USERS.c.deleted_at.is_(None))).scalar_one()
+    stats = StatsPublic(total_agents=agents, total_categories=categories, total_users=users)
+    return stats.model_dump_json(by_alias=True).encode()
+
+
+def stats_json() -> bytes:
+    """The stats as JSON, cached per catalog version (which user sign-ups and deletions move too)."""
+    return reads.cached(("stats",), _stats)
+
+
 def stats() -> StatsPublic:
-    with session_scope() as session:
-        agents = session.execute(select(func.coalesce(func.sum(COUNTS.c.live_count), 0))).scalar_one()
-        categories = session.execute(select(func.count()).select_from(CATEGORIES)).scalar_one()
-        users = session.execute(
-            select(func.count()).select_from(USERS).where(USERS.c.deleted_at.is_(None))
-        ).scalar_one()
-    return StatsPublic(total_agents=agents, total_categories=categories, total_users=users)
+    return StatsPublic.model_validate_json(stats_json())
 
 
-def _live_counts_by_category(session: Session, category_id: int | None = None) -> dict[int, int]:
+def _live_counts_by_category(session: Session | Connection, category_id: int | None = None) -> dict[int, int]:
     stmt = select(COUNTS.c.category_id, func.sum(COUNTS.c.live_count)).where(COUNTS.c.category_id != 0)
     if category_id is not None:
         stmt = stmt.where(COUNTS.c.category_id == category_id)
     return {k: int(v) for k, v in session.execute(stmt.group_by(COUNTS.c.category_id))}
 
 
-def _category_public(row: Category, count: int) -> CategoryPublic:
+def _category_public(row: Category | Row, count: int) -> CategoryPublic:
     return CategoryPublic(
         id=row.id or 0, slug=row.slug, name=row.name, emoji=row.emoji, description=row.description,
         agent_count=count,
     )
 
 
+def _categories(conn: Connection) -> bytes:
+    c = CATEGORIES.c
+    rows = conn.execute(select(CATEGORIES).order_by(c.sort_order, c.name, c.id)).all()
+    counts = _live_counts_by_category(conn)
+    return CATEGORY_LIST.dump_json([_category_public(row, counts.get(row.id or 0, 0)) for row in rows], by_alias=True)
+
+
+def list_categories_json() -> bytes:
+    """All categories in display order, each with its number of live agents, as JSON; cached per catalog
+    version."""
+    return reads.cached(("categories",), _categories)
+
+
 def list_categories() -> list[CategoryPublic]:
     """All categories in display order, each with its number of live agents."""
-    with session_scope() as session:
-        rows = session.execute(select(Category).order_by(Category.sort_order, Category.name, Category.id)).scalars()
-        counts = _live_counts_by_category(session)
-        return [_category_public(c, counts.get(c.id or 0, 0)) for c in rows]
+    return CATEGORY_LIST.validate_json(list_categories_json())
 
 
 def _category_row(session: Session, ref: int | str) -> Category | None:

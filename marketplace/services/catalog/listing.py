@@ -7,7 +7,7 @@ Every read returns API schemas (`AgentPublic`, ...), built with a fixed number o
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Unpack
 
@@ -19,6 +19,7 @@ from sqlmodel import Session
 from marketplace import db
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentPage, AgentPublic, AgentStatus, CategoryRef, User, VendorRef
+from marketplace.services.catalog import reads
 from marketplace.services.catalog import version as catalog_version
 from marketplace.services.catalog.filters import AgentFilters, RawFilters, parse_filters
 from marketplace.services.catalog.listing_cache import cache
@@ -29,6 +30,7 @@ from marketplace.services.catalog.listing_sql import (
     USERS,
     bind_values,
     listing_statement,
+    live_agent_statement,
     shape_of,
 )
 from marketplace.services.catalog.visibility import download_url, visible_agent
@@ -183,6 +185,33 @@ def list_agents(**raw: Unpack[RawFilters]) -> AgentPage:
     return list_agents_json(**raw).page()
 
 
+def live_agent_json(agent_id: str) -> str | None:
+    """A live agent's `AgentPublic` JSON (the document a listing page holds), cached per catalog version; None
+    when no live agent has this id (it may still be visible to its vendor or an admin: see `get_agent`)."""
+    if not isinstance(agent_id, str) or not agent_id or len(agent_id) > 64:
+        return None
+
+    def read(conn: Connection) -> str | None:
+        return conn.execute(live_agent_statement(conn.dialect.name), {"agent_id": agent_id}).scalar()
+
+    return reads.cached(("agent", agent_id), read)
+
+
 def get_agent(*, agent_id: str, actor: User | None = None) -> AgentPublic:
+    found = live_agent_json(agent_id)
+    if found is not None:
+        return AgentPublic.model_validate_json(found)
     with session_scope() as session:
         return agent_public(session, visible_agent(session, agent_id=agent_id, actor=actor))
+
+
+def get_agent_json(*, agent_id: str, actor: Callable[[], User | None]) -> str | bytes:
+    """`get_agent` as JSON for the API. `actor` is asked only when the agent is not live (a pending or rejected
+    agent is shown to its vendor and admins): a public read touches no session."""
+    found = live_agent_json(agent_id)
+    if found is not None:
+        return found
+    return AGENT_ADAPTER.dump_json(get_agent(agent_id=agent_id, actor=actor()), by_alias=True)
+
+
+AGENT_ADAPTER = TypeAdapter(AgentPublic)

@@ -62,12 +62,15 @@ class _Shape:
     min_rating: float | None
     featured: bool
     tags: int
-    search: str | None  # "one" (single word) | "many" | None
+    search: str | None  # "one" (single word) | "terms" (one word, from the term table) | "many" | None
     sort: str
 
 
 def shape_of(filters: AgentFilters, dialect_name: str) -> _Shape:
-    search = None if filters.search is None else ("many" if filters.search.head else "one")
+    search = None
+    if filters.search is not None:
+        one = "terms" if fulltext.by_terms(filters.search, dialect_name) else "one"
+        search = "many" if filters.search.head else one
     return _Shape(
         dialect=dialect_name,
         category=None if filters.category is None else ("id" if isinstance(filters.category, int) else "slug"),
@@ -288,7 +291,7 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
         )
         return page, select(total)
 
-    found = fulltext.matches(shape.search == "many", shape.dialect)
+    found = fulltext.matches(shape.search == "many", shape.dialect, terms=shape.search == "terms")
     filtered = shape.category is not None or shape.price is not None or shape.min_rating is not None
     needs_agents = shape.dialect != "postgresql" or filtered or shape.featured or bool(shape.tags)
     needs_agents = needs_agents or shape.sort != "relevance"
@@ -320,3 +323,22 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
         .order_by(*_order_by(AGENTS, shape.sort, page_ids.c.rank))
     )
     return page, select(total)
+
+
+@lru_cache(maxsize=4)
+def live_agent_statement(dialect_name: str) -> Select:
+    """One live agent's `AgentPublic` JSON (bound `agent_id`), the same document a listing page holds:
+    one statement instead of the ORM row and four batch queries."""
+    return (
+        select(_agent_json(dialect_name).label("doc"))
+        .select_from(_with_vendor_and_category(AGENTS))
+        .where(AGENTS.c.id == bindparam("agent_id", type_=String), _conditions(AGENTS, _LIVE_ONLY[dialect_name],
+                                                                                 None, probe=True))
+    )
+
+
+_LIVE_ONLY = {
+    name: _Shape(dialect=name, category=None, price=None, min_rating=None, featured=False, tags=0, search=None,
+                 sort="newest")
+    for name in ("postgresql", "sqlite")
+}

@@ -3,15 +3,21 @@
 Revision 0005's commit trigger NOTIFYs each new version. One daemon thread per process LISTENs and keeps
 the latest number, so a cached listing page costs no database work (reading the row on every request
 took two thirds of a cached page's time). `known()` answers None, and callers read the row as before,
-whenever that number cannot be trusted: SQLite, the listener not (yet) connected, or this process wrote
+whenever that number cannot be trusted: the listener not (yet) connected, or this process wrote
 a moment ago and its own notification may still be on the way (read-your-writes). Another process's
 write is seen once its notification arrives, normally within a millisecond of the commit.
+
+SQLite: `PRAGMA data_version` on a connection of its own (that never writes) changes whenever any other
+connection, of this process or another, has committed to the file since it was last asked. The version row
+is read again only then, so a cached page costs that pragma instead of a pooled connection and a query, and
+every commit is seen at once (no window).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
 import time
 from typing import Any
@@ -111,14 +117,63 @@ class VersionListener:
                         self._version = max(self._version, int(note.payload))
 
 
+class SqliteWatch:
+    """The version of an SQLite file, re-read only when `PRAGMA data_version` says another connection committed."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.pid = os.getpid()
+        self._conn = sqlite3.connect(engine.url.database or "", check_same_thread=False, isolation_level=None,
+                                     timeout=10)
+        self._lock = threading.Lock()
+        self._data_version: int | None = None
+        self._version: int | None = None
+
+    def known(self) -> int | None:
+        try:
+            with self._lock:
+                # fetchall: each statement runs to its end, so no read transaction (snapshot) stays open.
+                changed = self._conn.execute("PRAGMA data_version").fetchall()[0][0]
+                if changed != self._data_version or self._version is None:
+                    # Read after the pragma: the number kept is at least as new as the state it vouches for.
+                    rows = self._conn.execute(VERSION_SQL).fetchall()
+                    self._data_version, self._version = changed, (rows[0][0] if rows else None)
+                return self._version
+        except sqlite3.Error:  # a missing table (not migrated yet), a locked file: read the row as before
+            log.debug("catalog version watch failed", exc_info=True)
+            return None
+
+    def stop(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+
 _listener: list[VersionListener | None] = [None]
+_sqlite: list[SqliteWatch | None] = [None]
 _lock = threading.Lock()
 
 
+def _sqlite_known(engine: Engine) -> int | None:
+    database = engine.url.database
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return None  # every connection of an in-memory database is a database of its own
+    watch = _sqlite[0]
+    if watch is None or watch.engine is not engine or watch.pid != os.getpid():
+        with _lock:
+            watch = _sqlite[0]
+            if watch is None or watch.engine is not engine or watch.pid != os.getpid():
+                if watch is not None and watch.pid == os.getpid():
+                    watch.stop()
+                watch = _sqlite[0] = SqliteWatch(engine)
+    return watch.known()
+
+
 def known(engine: Engine) -> int | None:
-    """The current version if this process can vouch for it without asking the database, else None."""
+    """The current version if this process can vouch for it without a pooled connection, else None."""
+    if engine.dialect.name == "sqlite":
+        return _sqlite_known(engine)
     if engine.dialect.name != "postgresql":
-        return None  # SQLite answers the one-row read in-process, in microseconds
+        return None
     listener = _listener[0]
     if listener is None or listener.engine is not engine or listener.pid != os.getpid():
         with _lock:
@@ -131,8 +186,11 @@ def known(engine: Engine) -> int | None:
 
 
 def stop() -> None:
-    """Stop this process's listener (tests; an engine switch does it by itself)."""
+    """Stop this process's listener or SQLite watch (tests; an engine switch does it by itself)."""
     with _lock:
         if _listener[0] is not None:
             _listener[0].stop()
             _listener[0] = None
+        if _sqlite[0] is not None:
+            _sqlite[0].stop()
+            _sqlite[0] = None
