@@ -121,6 +121,10 @@ class DelayProxy:
         self._ready.set()
         self._loop.run_forever()
         server.close()
+        pending = asyncio.all_tasks(self._loop)  # connections still open when the run ends
+        for task in pending:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
