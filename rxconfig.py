@@ -2,6 +2,7 @@
 
 import reflex as rx
 
+from marketplace.build_chunks import FewerChunks
 from marketplace.config import settings
 
 config = rx.Config(
@@ -14,6 +15,7 @@ config = rx.Config(
     redis_url=settings.redis_url or None,
     telemetry_enabled=False,
     show_built_with_reflex=False,
+    plugins=[FewerChunks()],
     disable_plugins=[rx.plugins.SitemapPlugin],
     # The app's Radix theme (the plugin replaces the deprecated `rx.App(theme=...)`).
     plugins=[rx.plugins.RadixThemesPlugin(theme=rx.theme(accent_color="violet", gray_color="slate", radius="large"))],

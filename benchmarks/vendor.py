@@ -36,7 +36,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
-from sqlalchemy import event, text
+from sqlalchemy import event, func, text
 from sqlalchemy.engine import Engine, make_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -226,8 +226,8 @@ def _vendor(engine: Engine) -> tuple[object, int]:
 
     with Session(engine) as session:
         vendor = session.exec(select(User).where(User.username == VENDOR_USERNAME)).one()
-        completed = session.query(Order).filter(Order.vendor_id == vendor.id,
-                                                Order.status == OrderStatus.COMPLETED).count()
+        completed = session.exec(select(func.count()).select_from(Order).where(
+            Order.vendor_id == vendor.id, Order.status == OrderStatus.COMPLETED)).one()
         session.expunge(vendor)
     return vendor, max(0, completed - 20)
 

@@ -6,6 +6,7 @@ import reflex as rx
 
 from marketplace import migrate, queue
 from marketplace.api.app import create_api
+from marketplace.components.spinner import loading_frame
 from marketplace.pages.account_recovery import forgot_password_page, reset_password_page, verify_email_page
 from marketplace.pages.admin.page import admin_page
 from marketplace.pages.admin.settings import admin_settings_page
@@ -50,6 +51,7 @@ def _on_start() -> None:
 app = rx.App(
     api_transformer=create_api(),
     toaster=rx.toast.provider(visible_toasts=1, duration=5000, close_button=True, position="bottom-right"),
+    hydrate_fallback=loading_frame,  # addresses without a prerendered page show the frame, not a blank page
 )
 app.register_lifespan_task(_on_start)
 app.register_lifespan_task(uploads.sweep_forever)  # unattached uploads expire and are deleted

@@ -21,8 +21,8 @@ from marketplace.api import demo_images as demo_image_routes
 from marketplace.api import engagement as engagement_routes
 from marketplace.api import notifications as notification_routes
 from marketplace.api import oauth as oauth_routes
+from marketplace.api import page_serving, security
 from marketplace.api import purchases as purchase_routes
-from marketplace.api import security
 from marketplace.api import settings as settings_routes
 from marketplace.api import uploads as upload_routes
 from marketplace.api import vendor as vendor_routes
@@ -82,6 +82,7 @@ def create_api() -> FastAPI:
 
     api.add_middleware(SessionMiddleware, secret_key=settings.secret_key, session_cookie="mp_oauth",
                        same_site="lax", https_only=settings.secure_cookies, max_age=600)
+    api.add_middleware(page_serving.PageWithoutSlash)
     api.add_middleware(security.RequestGuard)
     api.add_middleware(security.ResponseHeaders)  # outermost: refusals get the headers too
     return api

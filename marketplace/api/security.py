@@ -5,7 +5,8 @@ Reflex backend (`api_transformer`), so these ASGI middlewares see every HTTP req
   method needs an allowed `Origin` (or, when a browser sends none, an allowed `Referer`) -> else 403.
 - `ResponseHeaders`: the Content-Security-Policy and the other security headers on every answer; `/api` answers
   are `Cache-Control: no-store` (they depend on the session cookie) unless a route chose; hashed build assets are
-  immutable; a redirect that Starlette built from the `Host` header points at PUBLIC_URL instead.
+  immutable, and the pages' HTML (which names those assets) is `no-cache`, revalidated on every visit; a redirect
+  that Starlette built from the `Host` header points at PUBLIC_URL instead.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 ORIGIN_EXEMPT = {"/api/stripe/webhook", "/api/uploads/local"}
 ORIGIN_EXEMPT_PREFIX = "/api/uploads/local/"
 IMMUTABLE = "public, max-age=31536000, immutable"
+REVALIDATE = "no-cache"  # the HTML of a page: served from cache only after a (304) check, so a new build shows at once
 STRIPE_SCRIPT = ("https://js.stripe.com", "https://*.js.stripe.com")
 STRIPE_FRAMES = ("https://js.stripe.com", "https://*.js.stripe.com", "https://hooks.stripe.com")
 STRIPE_CONNECT = ("https://api.stripe.com",)
@@ -148,6 +150,9 @@ class ResponseHeaders:
                     headers["Cache-Control"] = "no-store"
                 elif asset and status == 200:
                     headers["Cache-Control"] = IMMUTABLE
+                elif (not private and "cache-control" not in headers
+                      and headers.get("content-type", "").startswith("text/html")):
+                    headers["Cache-Control"] = REVALIDATE
                 if 300 <= status < 400 and "location" in headers:
                     host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
                     rebased = _public_location(headers["location"], host)

@@ -130,13 +130,18 @@ FADE_IN = ("@keyframes mp-fade-in { from { opacity: 0; transform: translateY(8px
            " to { opacity: 1; transform: none; } }")
 
 
+def skeleton_grid(grid_id: str) -> rx.Component:
+    """The spec's six skeleton cards, in the grid the cards will fill."""
+    return card_grid(*[agent_card_skeleton() for _ in range(SKELETON_CARDS)], id=f"{grid_id}-loading")
+
+
 def agent_grid(cards: Var[list[AgentCard]], loading: Var[bool], *, grid_id: str) -> rx.Component:
     """Six skeleton cards while loading, then the cards."""
     return rx.fragment(
         rx.el.style(FADE_IN),
         rx.cond(
             loading,
-            card_grid(*[agent_card_skeleton() for _ in range(SKELETON_CARDS)], id=f"{grid_id}-loading"),
+            skeleton_grid(grid_id),
             card_grid(rx.foreach(cards, lambda card, i: agent_card(card, i)), id=grid_id),
         ),
     )

@@ -318,4 +318,5 @@ def detail() -> rx.Component:
 
 
 def agent_detail_page() -> rx.Component:
-    return page_frame(container(rx.cond(S.loading, loading_view(), rx.cond(S.found, detail(), not_found()))))
+    return page_frame(container(rx.cond(S.loading, loading_view(), rx.cond(S.found, detail(), not_found()))),
+                      pending=container(loading_view()))

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace.components.agent_card import agent_grid
+from marketplace.components.agent_card import agent_grid, skeleton_grid
 from marketplace.components.catalog import option_select
 from marketplace.components.layout import container, page_frame
 from marketplace.services.catalog.search import MAX_QUERY_LENGTH
-from marketplace.state.catalog import POPULAR_TAGS, RATING_LABELS, RELEVANCE, SORT_LABELS, BrowseState, options
+from marketplace.state.catalog import (
+    ADDRESS_CHANGED_ID,
+    POPULAR_TAGS,
+    RATING_LABELS,
+    RELEVANCE,
+    SORT_LABELS,
+    BrowseState,
+    options,
+)
 
 
 def _sort_select() -> rx.Component:
@@ -118,15 +126,28 @@ def pager() -> rx.Component:
     )
 
 
+def _title() -> rx.Component:
+    return rx.vstack(
+        rx.heading("Browse AI Agents", size="8"),
+        rx.text("Discover AI agents for content, automation, analysis, support and more.", color_scheme="gray",
+                size="3"),
+        spacing="1",
+    )
+
+
+def _loading() -> rx.Component:
+    """Until the session is known (and in the page's prerendered HTML): the title and the six skeleton cards, so
+    the catalogue's shape shows at first paint instead of a spinner."""
+    return container(
+        rx.vstack(_title(), rx.skeleton(rx.text("Loading agents..."), loading=True), skeleton_grid("agents-grid"),
+                  spacing="5", width="100%"),
+    )
+
+
 def _content() -> rx.Component:
     return container(
         rx.vstack(
-            rx.vstack(
-                rx.heading("Browse AI Agents", size="8"),
-                rx.text("Discover AI agents for content, automation, analysis, support and more.",
-                        color_scheme="gray", size="3"),
-                spacing="1",
-            ),
+            _title(),
             filters(),
             rx.hstack(
                 rx.cond(
@@ -153,6 +174,9 @@ def _content() -> rx.Component:
                 agent_grid(BrowseState.cards, BrowseState.loading, grid_id="agents-grid"),
             ),
             pager(),
+            # pressed by the page's popstate listener (BrowseState.follow_address): never shown, never focused
+            rx.el.button(id=ADDRESS_CHANGED_ID, on_click=BrowseState.follow_address, type="button", tab_index=-1,
+                         aria_hidden="true", display="none"),
             spacing="5", width="100%",
         ),
         id="agents-page",
@@ -160,4 +184,4 @@ def _content() -> rx.Component:
 
 
 def agents_page() -> rx.Component:
-    return page_frame(_content())
+    return page_frame(_content(), pending=_loading())

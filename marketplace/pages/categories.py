@@ -67,18 +67,26 @@ def request_card() -> rx.Component:
     )
 
 
+def _title() -> rx.Component:
+    return rx.vstack(
+        rx.heading("AI Agent Categories", size="8"),
+        rx.text("Explore AI agents by what they do.", color_scheme="gray", size="3"),
+        spacing="1",
+    )
+
+
+def _skeletons() -> rx.Component:
+    return card_grid(*[skeleton_card() for _ in range(SKELETONS)], id="categories-loading")
+
+
 def categories_page() -> rx.Component:
     return page_frame(
         container(
             rx.vstack(
-                rx.vstack(
-                    rx.heading("AI Agent Categories", size="8"),
-                    rx.text("Explore AI agents by what they do.", color_scheme="gray", size="3"),
-                    spacing="1",
-                ),
+                _title(),
                 rx.cond(
                     CategoriesState.loading,
-                    card_grid(*[skeleton_card() for _ in range(SKELETONS)], id="categories-loading"),
+                    _skeletons(),
                     rx.cond(
                         CategoriesState.categories.length() > 0,
                         card_grid(rx.foreach(CategoriesState.categories, category_card), id="categories-grid"),
@@ -88,5 +96,7 @@ def categories_page() -> rx.Component:
                 request_card(),
                 spacing="6", width="100%",
             )
-        )
+        ),
+        # until the session is known (and in the prerendered HTML): the six skeletons rather than a spinner
+        pending=container(rx.vstack(_title(), _skeletons(), spacing="6", width="100%")),
     )

@@ -216,8 +216,30 @@ def _query_pairs(query: str) -> list[tuple[str, str]]:
     return parse_qsl(query or "", keep_blank_values=False)
 
 
+def _history_script(method: str, address: str) -> str:
+    """JS that writes `address` into the current history entry (replaceState) or a new one (pushState); React
+    Router's own entry state is kept, so its Back/Forward bookkeeping still holds."""
+    return f"window.history.{method}(window.history.state, '', {json.dumps(address)});"
+
+
+ADDRESS_CHANGED_ID = "agents-address-changed"
+# Back/Forward between two of the page's own entries: React Router, which never saw them pushed, may see no change
+# of location (so no on_load runs). A popstate listener, installed once per document, presses the page's hidden
+# button; its event carries the live address (Reflex fills the query from window.location when it sends).
+FOLLOW_BACK_JS = (
+    "if (!window.__mpAgentsBack) { window.__mpAgentsBack = () => {"
+    " if (/^\\/agents\\/?$/.test(window.location.pathname))"
+    f" document.getElementById({json.dumps(ADDRESS_CHANGED_ID)})?.click(); }};"
+    " window.addEventListener('popstate', window.__mpAgentsBack); }"
+)
+
+
 class BrowseState(SessionState):
-    """Filters live in the address: read on every load, written back with history.replaceState."""
+    """Filters live in the address. Each change the user makes is a new history entry (pushState, unseen by the
+    client router, so the page is not reloaded and a search being typed is never overwritten), and Back returns to
+    the filters before it: the popped address is read again, by on_load when React Router notices the change, else
+    by `follow_address` (see FOLLOW_BACK_JS). A search typed in several pauses is one entry (the first edit pushes,
+    the following edits replace it). An address the page corrects (a page past the last one) is replaced."""
 
     search: str = ""
     category: str = ALL
@@ -233,6 +255,8 @@ class BrowseState(SessionState):
     category_options: list[Option] = []
     price_options: list[Option] = options(BROWSE_PRICES, PRICE_LABELS)
     _category_names: dict[str, str] = {}
+    _shown: str = ""  # the address of what the page shows (what the current history entry says)
+    _typing: bool = False  # the last change was a search edit: the next one replaces its entry
 
     # -- computed from plain vars only (no database) --
 
@@ -269,7 +293,8 @@ class BrowseState(SessionState):
 
     # -- address <-> filters --
 
-    def _read_address(self) -> None:
+    def _read_address(self) -> str | None:
+        """Set the filters from the address; returns the `page` it asked for, as written (None if none)."""
         pairs = _query_pairs(self.router.url.query)
         first: dict[str, str] = {}
         for name, value in pairs:
@@ -284,6 +309,7 @@ class BrowseState(SessionState):
         page = first.get("page", "1")
         self.page = int(page) if is_digits(page) and 0 < int(page) <= 100_000 else 1
         self.category = self._resolve_category(first.get("category", ALL).lower())
+        return first.get("page")
 
     def _resolve_category(self, ref: str) -> str:
         """A slug for the select: numeric ids (the landing page links by id) become their slug."""
@@ -342,28 +368,54 @@ class BrowseState(SessionState):
         self.total = result.total
         self.failed = ""
 
-    def _refresh(self, *, scroll: bool = False) -> Iterator[Any]:
+    def _refresh(self, *, scroll: bool = False, typing: bool = False) -> Iterator[Any]:
+        """Show the filters just changed and record them in the address: a new history entry, except while the
+        user goes on typing a search (its entry is replaced)."""
+        replace = typing and self._typing
+        self._typing = typing
         self.loading = True
         yield
         self._update_options()
         self._fetch()
         self.loading = False
-        script = f"window.history.replaceState(window.history.state, '', {json.dumps(self._address())});"
+        address = self._address()
+        script = "" if address == self._shown else _history_script("replaceState" if replace else "pushState",
+                                                                    address)
+        self._shown = address
         if scroll:
             script += " window.scrollTo({top: 0, behavior: 'smooth'});"
-        yield rx.call_script(script)
+        if script:
+            yield rx.call_script(script)
 
     # -- events --
 
-    @rx.event
-    def on_load(self) -> Iterator[Any]:
-        self.loading = True
-        self.cards = []
-        yield
-        self._read_address()
+    def _show_address(self) -> Iterator[Any]:
+        """Show the filters of the address: skeletons first unless it is what the page already shows (then the
+        cards are only refreshed in place)."""
+        self._typing = False
+        asked = self._read_address()
+        if self._address() != self._shown or not self.cards:
+            self.loading = True
+            self.cards = []
+            yield
         self._update_options()
         self._fetch()
         self.loading = False
+        self._shown = self._address()
+        if asked is not None and asked != (str(self.page) if self.page > 1 else None):
+            # ?page=99 of 3 pages (or page=0, page=x): the address says what is shown, in place of what was asked
+            yield rx.call_script(_history_script("replaceState", self._shown))
+
+    @rx.event
+    def on_load(self) -> Iterator[Any]:
+        """A visit, or Back/Forward to one of the page's entries that React Router noticed."""
+        yield from self._show_address()
+        yield rx.call_script(FOLLOW_BACK_JS)
+
+    @rx.event
+    def follow_address(self) -> Iterator[Any]:
+        """Back/Forward between the page's own entries (pressed by FOLLOW_BACK_JS): show the popped address."""
+        yield from self._show_address()
 
     @rx.event
     def set_search(self, value: str) -> Iterator[Any]:
@@ -371,7 +423,7 @@ class BrowseState(SessionState):
         self.page = 1
         if self.sort == RELEVANCE and not value.strip():
             self.sort = ""
-        yield from self._refresh()
+        yield from self._refresh(typing=True)
 
     @rx.event
     def set_category(self, value: str) -> Iterator[Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fastapi import Request
+from fastapi.responses import RedirectResponse
 from fastapi.testclient import TestClient
 from starlette.staticfiles import StaticFiles
 
@@ -95,27 +97,49 @@ def test_private_json_is_not_stored(client, login):
 
 
 def _frontend_client(tmp_path: Path) -> TestClient:
-    """The API with a static frontend mounted as Reflex's single-port server mounts its build."""
+    """The API with a static frontend mounted as Reflex's single-port server mounts its build, and a route that
+    redirects the way Starlette does (from the request's Host header)."""
     (tmp_path / "agents").mkdir()
     (tmp_path / "agents" / "index.html").write_text("<p>agents</p>")
     (tmp_path / "assets").mkdir()
     (tmp_path / "assets" / "app-AbCd1234.js").write_text("1")
     api = create_api()
+
+    @api.get("/moved")
+    def _moved(request: Request) -> RedirectResponse:
+        return RedirectResponse(str(request.url.replace(path="/agents")))
+
     api.mount("", StaticFiles(directory=tmp_path, html=True))
     return TestClient(api, base_url=BASE_URL)
 
 
 def test_redirects_are_built_from_public_url_never_from_the_host_header(tmp_path):
     with _frontend_client(tmp_path) as c:
-        response = c.get("/agents", headers={"Host": "evil.example"}, follow_redirects=False)
+        response = c.get("/moved", headers={"Host": "evil.example"}, follow_redirects=False)
         assert response.status_code in (301, 302, 307, 308)
-        assert response.headers["location"] == f"{BASE_URL}/agents/"
-        own = c.get("/agents", follow_redirects=False)
-        assert own.headers["location"] == f"{BASE_URL}/agents/"
+        assert response.headers["location"] == f"{BASE_URL}/agents"
+        own = c.get("/moved", follow_redirects=False)
+        assert own.headers["location"] == f"{BASE_URL}/agents"
         page = c.get("/agents/", headers={"Host": "evil.example"})
         assert page.status_code == 200 and "frame-ancestors 'none'" in page.headers["content-security-policy"]
 
 
-def test_hashed_build_assets_are_immutable(tmp_path):
+def test_a_page_folder_is_served_without_a_trailing_slash_redirect(tmp_path):
+    """`/agents` is served where it is asked for: no 307 to `/agents/` (a whole round trip per first visit)."""
+    with _frontend_client(tmp_path) as c:
+        for path in ("/agents", "/agents?category=marketing&page=2"):
+            response = c.get(path, follow_redirects=False)
+            assert response.status_code == 200, path
+            assert response.text == "<p>agents</p>"
+            assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+        assert c.head("/agents", follow_redirects=False).status_code == 200
+        assert c.get("/nowhere", follow_redirects=False).status_code == 404
+        assert c.post("/agents", follow_redirects=False).status_code == 405
+
+
+def test_hashed_build_assets_are_immutable_and_pages_are_revalidated(tmp_path):
     with _frontend_client(tmp_path) as c:
         assert c.get("/assets/app-AbCd1234.js").headers["cache-control"] == "public, max-age=31536000, immutable"
+        page = c.get("/agents")
+        assert page.headers["cache-control"] == "no-cache"
+        assert c.get("/agents", headers={"If-None-Match": page.headers["etag"]}).status_code == 304

@@ -120,13 +120,87 @@ def test_paging_through_the_results(page: Page) -> None:
     expect(page.locator("#agents-grid .agent-card")).to_have_count(_live_agents(page) - 2 * PAGE_SIZE)
     page.click("#page-prev")
     expect(page).to_have_url(re.compile(r"page=2"))
-    # The address is rewritten in place, unseen by the client router; its link to plain /agents still starts over.
+    # The address is written by the page, unseen by the client router; its link to plain /agents still starts over.
     open_page(page, "/agents")
     page.click("#page-next")
     expect(page.locator("#page-of")).to_have_text("Page 2 of 3")
     page.get_by_role("link", name="Browse Agents").first.click()
     expect(page).to_have_url(re.compile(r"/agents/?$"))
     expect(page.locator("#page-of")).to_have_text("Page 1 of 3")
+
+
+def test_each_filter_change_is_a_history_entry_and_back_restores_the_filters(page: Page) -> None:
+    open_page(page, "/agents")
+    everything = f"{_live_agents(page)} agents found"
+    expect(page.locator("#result-count")).to_have_text(everything)
+    _choose(page, "category-filter", "Marketing")
+    expect(page).to_have_url(re.compile(r"category=marketing"))
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+    page.click("#tag-automation")
+    expect(page).to_have_url(re.compile(r"tag=automation"))
+    expect(page.locator("#result-count")).to_have_text("1 agent found")
+    _choose(page, "sort-filter", "Price: Low to High")
+    expect(page).to_have_url(re.compile(r"sort=price-low"))
+    # A search typed in two goes is one entry: Back leaves the search at once.
+    page.fill("#agent-search", "soc")
+    expect(page).to_have_url(re.compile(r"search=soc"))
+    page.fill("#agent-search", "social")
+    expect(page).to_have_url(re.compile(r"search=social"))
+    expect(page.locator("#result-count")).to_have_text("1 agent found")
+
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/agents/?\?category=marketing&sort=price-low&tag=automation$"))
+    expect(page.locator("#agent-search")).to_have_value("")
+    expect(page.locator("#sort-filter")).to_have_text("Price: Low to High")
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/agents/?\?category=marketing&tag=automation$"))
+    expect(page.locator("#sort-filter")).to_have_text("Most Popular")
+    expect(page.locator("#tag-automation")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#result-count")).to_have_text("1 agent found")
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/agents/?\?category=marketing$"))
+    expect(page.locator("#tag-automation")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+    assert set(_card_names(page)) == MARKETING
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/agents/?$"))
+    expect(page.locator("#category-filter")).to_have_text("All categories")
+    expect(page.locator("#result-count")).to_have_text(everything)
+    page.go_forward()
+    expect(page).to_have_url(re.compile(r"/agents/?\?category=marketing$"))
+    expect(page.locator("#category-filter")).to_have_text("Marketing")
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+
+    # Paging is an entry too, and a change made after Back starts a new branch of history.
+    open_page(page, "/agents")
+    page.click("#page-next")
+    expect(page.locator("#page-of")).to_have_text("Page 2 of 3")
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/agents/?$"))
+    expect(page.locator("#page-of")).to_have_text("Page 1 of 3")
+    page.click("#tag-automation")
+    expect(page).to_have_url(re.compile(r"tag=automation"))
+    page.go_back()
+    expect(page.locator("#tag-automation")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#page-of")).to_have_text("Page 1 of 3")
+
+
+def test_a_page_past_the_last_is_corrected_in_the_address(page: Page) -> None:
+    open_page(page, "/agents?category=marketing")
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+    last = -(-_live_agents(page) // PAGE_SIZE)
+    open_page(page, "/agents?sort=newest&page=99")
+    expect(page.locator("#page-of")).to_have_text(f"Page {last} of {last}")
+    expect(page).to_have_url(re.compile(rf"/agents/?\?sort=newest&page={last}$"))
+    open_page(page, "/agents?page=0")
+    expect(page.locator("#page-of")).to_have_text(f"Page 1 of {last}")
+    expect(page).to_have_url(re.compile(r"/agents/?$"))
+    # Corrections replace the entry they correct: Back goes to the pages visited before them.
+    page.go_back()
+    expect(page).to_have_url(re.compile(rf"page={last}$"))
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/agents/?\?category=marketing$"))
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
 
 
 def test_open_an_agent_from_its_card_and_come_back(page: Page) -> None:

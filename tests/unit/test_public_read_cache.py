@@ -5,6 +5,7 @@ import json
 
 import pytest
 from sqlalchemy import text
+from sqlmodel import select
 
 from marketplace import db
 from marketplace.models import Agent, Purchase, Review, Role, User
@@ -91,7 +92,7 @@ def test_every_change_a_read_shows_refreshes_it(agent, vendor, make_user):
         assert served_reads() == fresh_reads()
 
     def review(session):
-        return session.query(Review).filter(Review.agent_id == agent.id).one()
+        return session.exec(select(Review).where(Review.agent_id == agent.id)).one()
 
     change(lambda s: setattr(review(s), "comment", "Changed"))  # a review edited without its rating
     change(lambda s: s.add(Purchase(user_id=reader.id, agent_id=agent.id, order_id=None, purchase_price_cents=0,
