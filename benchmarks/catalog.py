@@ -37,7 +37,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -52,9 +51,10 @@ from pathlib import Path
 from sqlalchemy import event, text
 from sqlalchemy.engine import Engine, make_url
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # also runnable as `python benchmarks/catalog.py`
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # also runnable as `python benchmarks/catalog.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.server import ROOT, free_port, running, tool_path
+
 DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/catalog_bench"
 DEFAULT_SQLITE_PATH = ROOT / "data" / "bench" / "catalog.db"
 
@@ -369,17 +369,11 @@ def explain(url: str) -> None:
 # ---- server and load ---------------------------------------------------------------------------------
 
 
-def _tool_path() -> str:
-    extra = [str(Path(sys.executable).parent), str(ROOT / ".venv" / "bin"), str(ROOT / ".tools" / "node_modules" /
-                                                                              ".bin")]
-    return os.pathsep.join([*extra, os.environ.get("PATH", "")])
-
-
 @contextlib.contextmanager
 def server(url: str, port: int, log_path: Path, *, cache: bool = True, extra_env: dict[str, str] | None = None
            ) -> Iterator[str]:
     """Serve the app like `make run` (prod, single port) on loopback; stop it (its process group) after."""
-    path = _tool_path()
+    path = tool_path()
     if shutil.which("bun", path=path) is None:
         sys.exit("bun not found: run `make setup` (installs it into .tools) or put it on PATH")
     env = {
@@ -397,36 +391,10 @@ def server(url: str, port: int, log_path: Path, *, cache: bool = True, extra_env
     env.update(extra_env or {})  # e.g. the Stripe stand-in and the mail catcher, as `make run` has them
     reflex = shutil.which("reflex", path=path) or "reflex"
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    # A build rewrites reflex.lock/ from the bench web folder; put the project's files back afterwards.
-    lock_files = {p: p.read_bytes() for p in (ROOT / "reflex.lock").glob("*") if p.is_file()}
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            [reflex, "run", "--env", "prod", "--single-port", "--loglevel", "warning", "--backend-host", "127.0.0.1"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 600
-            while True:
-                if process.poll() is not None:
-                    sys.exit(f"server exited ({process.returncode}); see {log_path}")
-                with contextlib.suppress(OSError), urllib.request.urlopen(f"{base}/api/stats", timeout=2) as response:
-                    if response.status == 200:
-                        break
-                if time.monotonic() > deadline:
-                    sys.exit(f"server did not answer in time; see {log_path}")
-                time.sleep(1)
-            yield base
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-            for lock_path, content in lock_files.items():
-                lock_path.write_bytes(content)
+    base = f"http://127.0.0.1:{port}"
+    command = [reflex, "run", "--env", "prod", "--single-port", "--loglevel", "warning", "--backend-host", "127.0.0.1"]
+    with running(command, env=env, log_path=log_path, ready_url=f"{base}/api/stats", timeout=600):
+        yield base
 
 
 # ---- the agents the GET cases and the purchases use -------------------------------------------------
@@ -563,47 +531,17 @@ def measure(base: str, *, duration: int, concurrencies: list[int], targets: Targ
 # ---- purchase completion against the Stripe stand-in ---------------------------------------------------
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextlib.contextmanager
-def _helper(args: list[str], health: str | None, log_path: Path) -> Iterator[None]:
-    """A helper process of `make run` (in its own process group), ready when `health` answers (or at once)."""
-    with log_path.open("w") as log:
-        process = subprocess.Popen([sys.executable, "-m", *args], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-        try:
-            deadline = time.monotonic() + 60
-            while health:
-                if process.poll() is not None:
-                    sys.exit(f"{args[0]} exited; see {log_path}")
-                with contextlib.suppress(OSError), urllib.request.urlopen(health, timeout=1) as response:
-                    if response.status == 200:
-                        break
-                if time.monotonic() > deadline:
-                    sys.exit(f"{args[0]} did not start; see {log_path}")
-                time.sleep(0.2)
-            yield
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+def _helper(args: list[str], health: str | None, log_path: Path) -> contextlib.AbstractContextManager[None]:
+    """A helper process of `make run`, ready when `health` answers (or at once)."""
+    return running([sys.executable, "-m", *args], env=dict(os.environ), log_path=log_path, ready_url=health,
+                   timeout=60)
 
 
 @contextlib.contextmanager
 def payment_services(log_path: Path) -> Iterator[dict[str, str]]:
     """What `make run` starts next to the app without Stripe keys or SMTP: the Stripe stand-in and the mail
     catcher (receipts and sale notices are sent after each purchase). Yields the app's environment for them."""
-    stripe_port, mail_port = _free_port(), _free_port()
+    stripe_port, mail_port = free_port(), free_port()
     stripe_base = f"http://127.0.0.1:{stripe_port}"
     mailbox = log_path.with_suffix(".mailbox.jsonl")
     with _helper(["dev.stripe_standin", "--port", str(stripe_port), "--quiet"], f"{stripe_base}/_standin/health",

@@ -30,22 +30,18 @@ import csv
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # also runnable as `python benchmarks/load.py`
-    sys.path.insert(0, str(ROOT))
-
-from tests.ports import free_port  # noqa: E402
+if __package__ in (None, ""):  # also runnable as `python benchmarks/load.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.server import ROOT, free_port, running, tool_path
 
 BENCH_VENV = ROOT / ".venv-bench"
 REQUIREMENTS = ROOT / "benchmarks" / "requirements-load.txt"
@@ -116,12 +112,6 @@ def make_sessions(count: int, out: Path) -> None:
     out.write_text("".join(f"{auth.create_session(user=u)}\n" for u in users if u is not None))
 
 
-def _tool_path() -> str:
-    extra = [str(Path(sys.executable).parent), str(ROOT / ".venv" / "bin"), str(ROOT / ".tools" / "node_modules" /
-                                                                              ".bin")]
-    return os.pathsep.join([*extra, os.environ.get("PATH", "")])
-
-
 @dataclass
 class Server:
     base: str
@@ -135,7 +125,7 @@ def serve(pg_url: str, redis_url: str, workers: int, log_path: Path) -> Iterator
     tmp = Path(tempfile.mkdtemp(prefix="marketplace-load-"))
     env = {
         **os.environ,
-        "PATH": _tool_path(),
+        "PATH": tool_path(),
         "PORT": str(port),
         "PUBLIC_URL": f"http://127.0.0.1:{port}",
         "DATABASE_URL": pg_url,
@@ -152,35 +142,11 @@ def serve(pg_url: str, redis_url: str, workers: int, log_path: Path) -> Iterator
     }
     for name in ("SMTP_URL", "STRIPE_SECRET_KEY", "TEST_DATABASE_URL"):
         env.pop(name, None)
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    # A build rewrites reflex.lock/ from the bench web folder; put the project's files back afterwards.
-    lock_files = {p: p.read_bytes() for p in (ROOT / "reflex.lock").glob("*") if p.is_file()}
-    with log_path.open("w") as log:
-        process = subprocess.Popen(["bash", "scripts/run.sh"], cwd=ROOT, env=env, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 900
-        while True:
-            if process.poll() is not None:
-                sys.exit(f"server exited ({process.returncode}); see {log_path}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{base}/", timeout=2) as response:
-                if response.status == 200:
-                    break
-            if time.monotonic() > deadline:
-                sys.exit(f"server did not answer in time; see {log_path}")
-            time.sleep(1)
-        yield Server(base, f"http://127.0.0.1:{standin_port}")
+        with running(["bash", "scripts/run.sh"], env=env, log_path=log_path, ready_url=f"{base}/"):
+            yield Server(base, f"http://127.0.0.1:{standin_port}")
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        for lock_path, content in lock_files.items():
-            lock_path.write_bytes(content)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

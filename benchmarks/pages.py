@@ -37,9 +37,7 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -50,9 +48,10 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # also runnable as `python benchmarks/pages.py`
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # also runnable as `python benchmarks/pages.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.server import ROOT, free_port, running, tool_path
+
 WORK = ROOT / "data" / "bench" / "pages"
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -173,18 +172,10 @@ class DelayProxy:
 # ---- the server -------------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    from tests.ports import free_port
-
-    return free_port()
-
-
 @contextlib.contextmanager
 def server(port: int, public_port: int) -> Iterator[str]:
     """`scripts/run.sh` (what `make run` runs) on `port`, its public address on `public_port` (the proxy)."""
-    tools = [str(Path(sys.executable).parent), str(ROOT / ".venv" / "bin"), str(ROOT / ".tools" / "node_modules" /
-                                                                              ".bin")]
-    path = os.pathsep.join([*tools, os.environ.get("PATH", "")])
+    path = tool_path()
     if shutil.which("bun", path=path) is None:
         sys.exit("bun not found: run `make setup` (installs it into .tools) or put it on PATH")
     if WORK.exists():
@@ -198,42 +189,17 @@ def server(port: int, public_port: int) -> Iterator[str]:
         "PUBLIC_URL": f"http://localhost:{public_port}",
         "DATABASE_URL": f"sqlite:///{WORK / 'pages.db'}",
         "STORAGE_DIR": str(WORK / "files"),
-        "STRIPE_STANDIN_PORT": str(_free_port()),
+        "STRIPE_STANDIN_PORT": str(free_port()),
         "STRIPE_STANDIN_STATE": str(WORK / "stripe-standin.pickle"),
-        "MAIL_CATCHER_PORT": str(_free_port()),
+        "MAIL_CATCHER_PORT": str(free_port()),
         "DEV_MAILBOX_FILE": str(WORK / "mailbox.jsonl"),
         "REDIS_URL": "",
     }
     for name in ("SMTP_URL", "STRIPE_SECRET_KEY", "REFLEX_REDIS_URL"):
         env.pop(name, None)
-    lock_files = {p: p.read_bytes() for p in (ROOT / "reflex.lock").glob("*") if p.is_file()}
-    log_path = WORK.parent / "pages-server.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(["bash", "scripts/run.sh"], cwd=ROOT, env=env, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 900
-        while True:
-            if process.poll() is not None:
-                sys.exit(f"server exited ({process.returncode}); see {log_path}")
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{base}/", timeout=2) as response:
-                if response.status == 200:
-                    break
-            if time.monotonic() > deadline:
-                sys.exit(f"server did not answer in time; see {log_path}")
-            time.sleep(1)
+    with running(["bash", "scripts/run.sh"], env=env, log_path=WORK.parent / "pages-server.log", ready_url=f"{base}/"):
         yield base
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        for lock_path, content in lock_files.items():
-            lock_path.write_bytes(content)
 
 
 # ---- one load ---------------------------------------------------------------------------------------------
