@@ -15,8 +15,10 @@ config = rx.Config(
     redis_url=settings.redis_url or None,
     telemetry_enabled=False,
     show_built_with_reflex=False,
-    plugins=[FewerChunks()],
+    plugins=[
+        FewerChunks(),
+        # The app's Radix theme (the plugin replaces the deprecated `rx.App(theme=...)`).
+        rx.plugins.RadixThemesPlugin(theme=rx.theme(accent_color="violet", gray_color="slate", radius="large")),
+    ],
     disable_plugins=[rx.plugins.SitemapPlugin],
-    # The app's Radix theme (the plugin replaces the deprecated `rx.App(theme=...)`).
-    plugins=[rx.plugins.RadixThemesPlugin(theme=rx.theme(accent_color="violet", gray_color="slate", radius="large"))],
 )
