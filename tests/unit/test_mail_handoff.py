@@ -1,6 +1,7 @@
 """Outside immediate mode, committed mail is handed to the queue by a worker thread, off the request's path."""
 
 import threading
+from types import SimpleNamespace
 
 from marketplace import db
 from marketplace.services import mail
@@ -14,7 +15,9 @@ def test_committed_mail_is_handed_over_off_the_callers_thread(monkeypatch):
         handed.append((message.subject, threading.current_thread().name))
         done.set()
 
-    monkeypatch.setattr(mail.huey, "immediate", False)
+    # Only the hand-off's check sees a queue outside immediate mode: switching the real queue's mode would
+    # reopen its storage, for every test after this one.
+    monkeypatch.setattr(mail, "huey", SimpleNamespace(immediate=False))
     monkeypatch.setattr(mail, "send", send)
     with db.session_scope() as session:
         mail.send_after_commit(session, mail.OutgoingMail(to="a@example.com", subject="Receipt", text="x"))
