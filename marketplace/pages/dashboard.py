@@ -24,9 +24,11 @@ from marketplace.state.session import SessionState
 def _header() -> rx.Component:
     return rx.hstack(
         rx.vstack(
-            rx.heading(f"Welcome back, {DashboardState.greeting_name}!", size="8", id="welcome"),
+            # A long username (no spaces) breaks inside the heading rather than widening a phone's page.
+            rx.heading(f"Welcome back, {DashboardState.greeting_name}!", size="8", id="welcome",
+                       overflow_wrap="anywhere"),
             rx.text("Manage your AI agents and purchases", color_scheme="gray", size="3"),
-            spacing="1",
+            spacing="1", min_width="0",
         ),
         rx.spacer(),
         role_badge(SessionState.role, size="3", id="role-badge"),

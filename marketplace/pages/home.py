@@ -195,7 +195,8 @@ def home() -> rx.Component:
     return rx.box(
         container(
             rx.vstack(
-                rx.heading(f"Welcome back, {SessionState.greeting_name}!", size="8", id="welcome"),
+                rx.heading(f"Welcome back, {SessionState.greeting_name}!", size="8", id="welcome",
+                           overflow_wrap="anywhere"),
                 rx.text("Discover new AI agents for your work.", color_scheme="gray"),
                 _role_switcher() if settings.demo_enabled else rx.fragment(),
                 rx.card(quick_search(heading="Find an agent", form_id="home-search"), size="3", width="100%"),
