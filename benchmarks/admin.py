@@ -36,14 +36,23 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from sqlalchemy import event, text
+from sqlalchemy import text
 from sqlalchemy.engine import Engine, make_url
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # also runnable as `python benchmarks/admin.py`
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.vendor import Result, _cents, _engine, _ensure_database, _hex, _time  # noqa: E402
+from benchmarks.vendor import (  # noqa: E402
+    Result,
+    _cents,
+    _engine,
+    _ensure_database,
+    _hex,
+    _time,
+    explain_calls,
+    p99_table,
+)
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/bench_admin"
 P99_BUDGET_MS = 100.0
@@ -252,46 +261,19 @@ def measure(url: str, runs: int, *, http: bool, only: str | None) -> list[Result
 
 
 def explain(url: str, only: str | None) -> None:
-    """EXPLAIN ANALYZE every SELECT of each service call."""
+    """EXPLAIN ANALYZE every SELECT of each service call (but the session's user lookup)."""
     from marketplace import db
 
     engine = _engine(url)
     db.set_engine(engine)
     admin = _admin(engine)
-    captured: list[tuple[str, object]] = []
-
-    def _capture(_conn, _cursor, statement, parameters, _context, _many) -> None:
-        captured.append((statement, parameters))
-
-    for name, call, _ in _cases(admin):
-        if only and only not in name:
-            continue
-        call()
-        captured.clear()
-        event.listen(engine, "before_cursor_execute", _capture)
-        call()
-        event.remove(engine, "before_cursor_execute", _capture)
-        print(f"\n=== {name}")
-        for statement, parameters in captured:
-            if not statement.lstrip().upper().startswith("SELECT") or "users.id = %(" in statement:
-                continue
-            with engine.connect() as conn:
-                plan = conn.exec_driver_sql("EXPLAIN (ANALYZE, BUFFERS) " + statement, parameters).all()
-            print("--", " ".join(statement.split())[:200])
-            for row in plan:
-                print("   ", row[0])
-    engine.dispose()
+    cases = [(name, call) for name, call, _ in _cases(admin) if not only or only in name]
+    explain_calls(engine, cases, lambda sql: "users.id = %(" not in sql)
 
 
 def report(results: list[Result], spec: Seed) -> tuple[str, bool]:
-    lines = [f"### PostgreSQL, {spec.users:,} users, {spec.agents:,} agents, {spec.orders:,} orders, concurrency 1",
-             "", "| case | p50 ms | p99 ms | runs | p99 < 100 ms |", "| --- | ---: | ---: | ---: | :---: |"]
-    ok = True
-    for r in results:
-        met = r.p99_ms < P99_BUDGET_MS
-        ok = ok and met
-        lines.append(f"| {r.case} | {r.p50_ms:.2f} | {r.p99_ms:.2f} | {r.runs} | {'yes' if met else 'NO'} |")
-    return "\n".join(lines), ok
+    return p99_table(f"### PostgreSQL, {spec.users:,} users, {spec.agents:,} agents, {spec.orders:,} orders, "
+                     "concurrency 1", results, P99_BUDGET_MS)
 
 
 def main() -> None:
