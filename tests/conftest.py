@@ -25,7 +25,7 @@ from marketplace.models import User  # noqa: E402
 from tests import factories  # noqa: E402
 
 BASE_URL = "http://localhost:3000"
-pytest_plugins = ["tests.mail_fixtures", "tests.payments_fixtures", "tests.s3_fixtures"]
+pytest_plugins = ["tests.mail_fixtures", "tests.payments_fixtures", "tests.s3_fixtures", "tests.live_api"]
 
 
 def _reset_schema() -> None:
