@@ -11,6 +11,7 @@ from marketplace.api.deps import SESSION_COOKIE
 from marketplace.config import settings
 from marketplace.models import User
 from marketplace.services import auth, names
+from marketplace.state import blocking
 from marketplace.state.browser import error_message, fetch_api
 
 FLASH_KEY = "mp-flash"
@@ -65,6 +66,10 @@ class SessionState(rx.State):
     def current_user(self) -> User | None:
         """The signed-in user as the services see it (re-read from the database every time)."""
         return auth.user_for_token(self._token())
+
+    async def viewer(self) -> User | None:
+        """`current_user`, read on a worker thread: what an async handler awaits."""
+        return await blocking.run(auth.user_for_token, self._token())
 
     def _apply(self, user: User | None) -> None:
         self.user_id = user.id if user else ""
