@@ -39,11 +39,18 @@ def _row(session: Session, actor: User | None) -> User:
     return row
 
 
-def check_current_password(row: User, password: str | None) -> None:
+def check_current_password(*, actor: User | None, password: str | None, address: str | None) -> User:
+    """The current password a change needs. Each check counts with the account's sign-in failures (same
+    throttle, same limit), so it is no side door for guessing; run it before the change's own unit of work
+    (the throttle commits its count on its own). Returns the user as stored."""
+    with session_scope() as session:
+        row = _row(session, actor)
     if not row.password_hash:
         raise Invalid(NO_PASSWORD, field="currentPassword")
-    if not password or not auth.password_ok(row.password_hash, password):
+    if not password or not auth.counted_password_ok(account=row.id, stored=row.password_hash, password=password,
+                                                    address=address):
         raise Invalid(WRONG_PASSWORD, field="currentPassword")
+    return row
 
 
 # --- e-mail verification ---------------------------------------------------------------------------------------
@@ -81,11 +88,9 @@ def verify_email(*, token: str) -> User:
     return row
 
 
-def request_email_change(session: Session, row: User, *, email: str, current_password: str | None,
-                         keep_token: str | None) -> None:
-    """Inside a profile update: the new address waits in `pending_email` until its link is opened; the old
-    address is told; the user's other sessions end."""
-    check_current_password(row, current_password)
+def request_email_change(session: Session, row: User, *, email: str, keep_token: str | None) -> None:
+    """Inside a profile update, once `check_current_password` passed: the new address waits in `pending_email`
+    until its link is opened; the old address is told; the user's other sessions end."""
     if session.exec(select(User.id).where(User.email == email, User.id != row.id)).first():
         raise Conflict(EMAIL_TAKEN, field="email")
     row.pending_email = email
@@ -142,14 +147,17 @@ def reset_password(*, token: str, password: str) -> User:
 
 
 def change_password(*, actor: User | None, current_password: str, new_password: str,
-                    keep_token: str | None) -> User:
-    """Needs the current password; ends the user's other sessions and tells the account's address."""
+                    keep_token: str | None, address: str | None = None) -> User:
+    """Needs the current password (counted per account and per client `address`, as sign-in is); ends the
+    user's other sessions and tells the account's address."""
+    require_user(actor)
     if problem := auth.password_error(new_password):
         raise Invalid(problem, field="newPassword")
+    check_current_password(actor=actor, password=current_password, address=address)
+    new_hash = auth.hash_password(new_password)
     with session_scope() as session:
         row = _row(session, actor)
-        check_current_password(row, current_password)
-        row.password_hash = auth.hash_password(new_password)
+        row.password_hash = new_hash
         row.updated_at = utcnow()
         session.add(row)
         auth.end_other_sessions(session, user_id=row.id, keep_token=keep_token)

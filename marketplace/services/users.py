@@ -38,9 +38,11 @@ def profile_errors(*, first_name: str, last_name: str, email: str) -> dict[str, 
 
 
 def update_profile(*, actor: User | None, first_name: str, last_name: str, email: str,
-                   current_password: str | None = None, keep_token: str | None = None) -> User:
-    """Names change at once. A new e-mail needs the current password and is used only once confirmed by the
-    link sent to it (it waits in `pending_email`); asking for it ends the user's other sessions."""
+                   current_password: str | None = None, keep_token: str | None = None,
+                   address: str | None = None) -> User:
+    """Names change at once. A new e-mail needs the current password (counted per account and per client
+    `address`, as sign-in is) and is used only once confirmed by the link sent to it (it waits in
+    `pending_email`); asking for it ends the user's other sessions."""
     user = require_user(actor)
     errors = profile_errors(first_name=first_name, last_name=last_name, email=email)
     if errors:
@@ -49,6 +51,12 @@ def update_profile(*, actor: User | None, first_name: str, last_name: str, email
     first_name, last_name = first_name.strip(), last_name.strip()
     email = validate_email(email)
     with session_scope() as session:
+        stored = session.get(User, user.id)
+        if stored is None or stored.deleted_at is not None:
+            raise Unauthorized("Unauthorized")
+    if email not in (stored.email, stored.pending_email):
+        accounts.check_current_password(actor=user, password=current_password, address=address)
+    with session_scope() as session:
         row = session.get(User, user.id)
         if row is None or row.deleted_at is not None:
             raise Unauthorized("Unauthorized")
@@ -56,8 +64,7 @@ def update_profile(*, actor: User | None, first_name: str, last_name: str, email
         if email == row.email:
             row.pending_email = None  # typing the current address again withdraws a pending change
         elif email != row.pending_email:
-            accounts.request_email_change(session, row, email=email, current_password=current_password,
-                                          keep_token=keep_token)
+            accounts.request_email_change(session, row, email=email, keep_token=keep_token)
         row.updated_at = utcnow()
         session.add(row)
     return row

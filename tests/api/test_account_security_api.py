@@ -164,6 +164,38 @@ def test_change_password_needs_the_current_one_and_ends_other_sessions(client, s
     _sign_in(second_device, "changer", NEW_PASSWORD)
 
 
+@pytest.mark.parametrize("path", ["/api/user/password", "/api/user/profile"])
+def test_current_password_guesses_count_with_the_sign_in_failures(client, second_device, make_user, path):
+    make_user("guessed")
+    _sign_in(client, "guessed")
+    limit = settings.login_max_failures_per_account
+
+    def guess(n: int) -> int:
+        body = ({"currentPassword": f"guess-{n}", "newPassword": NEW_PASSWORD} if path.endswith("password")
+                else _profile("elsewhere@example.com", f"guess-{n}"))
+        return client.put(path, json=body).status_code
+
+    answers = [guess(n) for n in range(40)]
+    assert answers == [400] * limit + [429] * (40 - limit)
+    refused = client.put(path, json={"currentPassword": PASSWORD, "newPassword": NEW_PASSWORD}
+                         if path.endswith("password") else _profile("elsewhere@example.com", PASSWORD))
+    assert refused.status_code == 429 and refused.json()["message"].startswith("Too many failed sign-in attempts")
+    # One throttle: the account's sign-in waits too, whoever asks.
+    assert second_device.post("/api/login", json={"username": "guessed", "password": PASSWORD}).status_code == 429
+
+
+def test_sign_in_failures_and_current_password_guesses_share_one_count(client, second_device, make_user):
+    make_user("shared")
+    _sign_in(client, "shared")
+    limit = settings.login_max_failures_per_account
+    for n in range(limit - 1):
+        assert second_device.post("/api/login", json={"username": "shared", "password": f"x-{n}"}).status_code == 401
+    last = client.put("/api/user/password", json={"currentPassword": "x-last", "newPassword": NEW_PASSWORD})
+    assert last.status_code == 400
+    over = client.put("/api/user/password", json={"currentPassword": PASSWORD, "newPassword": NEW_PASSWORD})
+    assert over.status_code == 429
+
+
 def test_sign_out_of_all_devices(client, second_device, make_user):
     make_user("everywhere")
     _sign_in(client, "everywhere")
