@@ -11,9 +11,9 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import OAuthAccount, Role, User
 from marketplace.models.base import utcnow
-from marketplace.services import accounts
+from marketplace.services import accounts, sign_in_errors
 from marketplace.services.auth import validate_email
-from marketplace.services.errors import Forbidden, Invalid, NotFound, Unauthorized
+from marketplace.services.errors import DomainError, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.permissions import require_user
 from marketplace.services.text import NOT_ALLOWED, form_error, has_forbidden
 
@@ -88,11 +88,9 @@ def switch_role(*, actor: User | None, role: str) -> User:
     return row
 
 
-_PROVIDER_NAMES = {"github": "GitHub"}  # where str.title() gets the brand wrong
-TWO_FACTOR_LINK_REFUSED = ("An account with this e-mail uses two-factor authentication: sign in with your password "
-                           "and code")
-UNVERIFIED_LINK_REFUSED = ("An account with this e-mail exists but has not confirmed it: sign in with your password "
-                           "and confirm your e-mail first")
+def _refused(error: type[DomainError], code: str, provider: str) -> DomainError:
+    """A provider sign-in refused: the text for the services' callers, the code for the /login address."""
+    return error(sign_in_errors.text(code, provider), code=code)
 
 
 def _free_username(session, base: str) -> str:  # noqa: ANN001
@@ -127,7 +125,7 @@ def sign_in_with_provider(
     """
     subject = (subject or "").strip()
     if not subject or len(subject) > 255:
-        raise Invalid("The provider did not identify the account")
+        raise _refused(Invalid, sign_in_errors.UNIDENTIFIED, provider)
     first_name = (first_name or "").strip()[:100] or None
     last_name = (last_name or "").strip()[:100] or None
     if avatar_url and (len(avatar_url) > 1000 or not avatar_url.startswith(("https://", "http://"))):
@@ -139,21 +137,20 @@ def sign_in_with_provider(
         if link is not None:
             user = session.get(User, link.user_id)
             if user is None or user.deleted_at is not None:
-                raise Unauthorized("This account has been deleted")
+                raise _refused(Unauthorized, sign_in_errors.ACCOUNT_DELETED, provider)
             return user
         if not email or not email_verified:
-            name = _PROVIDER_NAMES.get(provider, provider.title())
-            raise Invalid(f"Your {name} account has no verified e-mail address")
+            raise _refused(Invalid, sign_in_errors.NO_VERIFIED_EMAIL, provider)
         email = validate_email(email)
         user = session.exec(select(User).where(User.email == email)).first()
         if user is not None and user.deleted_at is not None:
-            raise Unauthorized("This account has been deleted")
+            raise _refused(Unauthorized, sign_in_errors.ACCOUNT_DELETED, provider)
         if user is not None and user.email_verified_at is None:
             # Anyone can register an address they do not own; only its confirmed owner may be linked to.
-            raise Forbidden(UNVERIFIED_LINK_REFUSED)
+            raise _refused(Forbidden, sign_in_errors.UNVERIFIED_ACCOUNT, provider)
         if user is not None and user.totp_enabled:
             # Linking by e-mail would let the provider stand in for the account's own second factor.
-            raise Forbidden(TWO_FACTOR_LINK_REFUSED)
+            raise _refused(Forbidden, sign_in_errors.TWO_FACTOR_ACCOUNT, provider)
         if user is None:
             user = User(
                 username=_free_username(session, username_hint or email.split("@")[0]),
