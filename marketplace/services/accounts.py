@@ -16,6 +16,7 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import TokenPurpose, TwoFactorSetup, User
 from marketplace.models.base import utcnow
+from marketplace.queue import huey
 from marketplace.services import account_tokens, auth, mail, mail_texts, ratelimit
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.permissions import require_user
@@ -104,8 +105,9 @@ def request_email_change(session: Session, row: User, *, email: str, keep_token:
 
 
 def request_password_reset(*, email: str, address: str) -> str:
-    """Send a reset link if an account uses `email`. The answer is the same whether or not one does; the
-    limits count per client address and per e-mail address alike, so they reveal nothing either."""
+    """Send a reset link if an account uses `email`. The answer is the same whether or not one does, and so is
+    the work done to give it (the limits, then one queued job that looks the address up): neither the answer
+    nor its timing tells. The limits count per client address and per e-mail address alike."""
     normalized = (email or "").strip().lower()[:255]
     if not normalized:
         raise Invalid("Email is required", field="email")
@@ -113,15 +115,23 @@ def request_password_reset(*, email: str, address: str) -> str:
                   window_seconds=settings.rate_limit_window_minutes * 60, message=TOO_MANY_RESETS)
     ratelimit.hit(key=f"password-reset-email:{normalized}", limit=settings.rate_limit_password_reset_per_email,
                   window_seconds=settings.rate_limit_window_minutes * 60, message=TOO_MANY_RESETS)
-    with session_scope() as session:
-        row = session.exec(select(User).where(User.email == normalized, User.deleted_at.is_(None))).first()
-        if row is not None:
-            minutes = settings.password_reset_minutes
-            token = account_tokens.issue(session, user=row, purpose=TokenPurpose.RESET_PASSWORD, email=row.email,
-                                         lifetime=timedelta(minutes=minutes))
-            mail.send_after_commit(session, mail_texts.password_reset(to=row.email, username=row.username,
-                                                                      token=token, minutes=minutes))
+    send_reset_link(normalized)
     return RESET_REQUESTED
+
+
+@huey.task(retries=settings.mail_retries, retry_delay=settings.mail_retry_delay_seconds, retry_backoff=2,
+           name="send_password_reset")
+def send_reset_link(email: str) -> None:
+    """The queued job of a reset request: a link for the account using `email`, if there is one."""
+    with session_scope() as session:
+        row = session.exec(select(User).where(User.email == email, User.deleted_at.is_(None))).first()
+        if row is None:
+            return
+        minutes = settings.password_reset_minutes
+        token = account_tokens.issue(session, user=row, purpose=TokenPurpose.RESET_PASSWORD, email=row.email,
+                                     lifetime=timedelta(minutes=minutes))
+        mail.send_after_commit(session, mail_texts.password_reset(to=row.email, username=row.username, token=token,
+                                                                  minutes=minutes))
 
 
 def reset_password(*, token: str, password: str) -> User:

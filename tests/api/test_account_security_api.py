@@ -98,6 +98,40 @@ def test_forgot_password_answers_the_same_for_unknown_addresses(client, make_use
     assert mailbox.messages()[0].to == ["known@example.com"]
 
 
+def test_forgot_password_does_the_same_work_for_unknown_addresses(client, make_user, monkeypatch):
+    """No timing to tell: the request runs the same statements and queues the same job either way (the job
+    looks the address up, later, off the request's path)."""
+    from sqlalchemy import event
+
+    from marketplace import db
+    from marketplace.queue import huey
+
+    make_user("known", email="known@example.com")
+    queued: list[tuple[str, tuple]] = []
+    monkeypatch.setattr(huey, "enqueue", lambda task: queued.append((task.name, task.args)))
+
+    def work(email: str) -> tuple[list[str], list[tuple[str, tuple]]]:
+        statements: list[str] = []
+
+        def seen(_conn, _cursor, statement, _params, _context, _many) -> None:
+            statements.append(statement)
+
+        queued.clear()
+        event.listen(db.engine(), "before_cursor_execute", seen)
+        try:
+            answer = client.post("/api/auth/forgot-password", json={"email": email})
+        finally:
+            event.remove(db.engine(), "before_cursor_execute", seen)
+        assert answer.status_code == 200 and answer.json() == {"message": accounts.RESET_REQUESTED}
+        return statements, list(queued)
+
+    known_statements, known_jobs = work("known@example.com")
+    unknown_statements, unknown_jobs = work("nobody@example.com")
+    assert known_statements == unknown_statements
+    assert known_jobs == [("send_password_reset", ("known@example.com",))]
+    assert unknown_jobs == [("send_password_reset", ("nobody@example.com",))]
+
+
 def test_reset_sets_the_password_once_and_ends_every_session(client, second_device, make_user, mailbox):
     user = make_user("forgetful", verified=False)
     _sign_in(second_device, "forgetful")
