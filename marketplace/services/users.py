@@ -12,6 +12,7 @@ from marketplace.db import session_scope
 from marketplace.models import OAuthAccount, Role, User
 from marketplace.models.base import utcnow
 from marketplace.services import accounts, sign_in_errors
+from marketplace.services.admin import audit
 from marketplace.services.auth import validate_email
 from marketplace.services.errors import DomainError, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.permissions import require_user
@@ -71,7 +72,8 @@ def update_profile(*, actor: User | None, first_name: str, last_name: str, email
 
 
 def switch_role(*, actor: User | None, role: str) -> User:
-    """Demo only: any signed-in user may test the product as another role."""
+    """Demo only: any signed-in user may test the product as another role (the spec's demo page). Each switch is
+    written to the audit log with it: an account that became an admin this way says so."""
     if not settings.demo_enabled:
         raise NotFound("Not Found")
     user = require_user(actor)
@@ -79,8 +81,10 @@ def switch_role(*, actor: User | None, role: str) -> User:
         raise Invalid("Role must be one of user, vendor, admin", field="role")
     with session_scope() as session:
         row = session.get(User, user.id)
-        if row is None:
+        if row is None or row.deleted_at is not None:
             raise Unauthorized("Unauthorized")
+        audit.record(session, actor=row, action="demo.switch_role", target_type="user", target_id=row.id,
+                     details={"from": row.role, "to": role})
         row.role = role
         row.is_vendor_approved = role in (Role.VENDOR, Role.ADMIN) or row.is_vendor_approved
         row.updated_at = utcnow()
