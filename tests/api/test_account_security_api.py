@@ -230,6 +230,26 @@ def test_sign_in_failures_and_current_password_guesses_share_one_count(client, s
     assert over.status_code == 429
 
 
+def test_password_and_email_changes_refuse_no_user_and_bad_input(make_user):
+    from marketplace.services import users
+    from marketplace.services.errors import Invalid, Unauthorized
+
+    with pytest.raises(Unauthorized):
+        accounts.change_password(actor=None, current_password=PASSWORD, new_password=NEW_PASSWORD, keep_token=None)
+    with pytest.raises(Unauthorized):
+        users.update_profile(actor=None, first_name="A", last_name="B", email="a@example.com",
+                             current_password=PASSWORD)
+    user = make_user("careful")
+    with pytest.raises(Invalid) as empty:  # no password typed: refused without a check, nothing counted
+        accounts.change_password(actor=user, current_password="", new_password=NEW_PASSWORD, keep_token=None)
+    assert empty.value.field == "currentPassword"
+    with pytest.raises(Invalid) as weak:
+        accounts.change_password(actor=user, current_password=PASSWORD, new_password="x", keep_token=None)
+    assert weak.value.field == "newPassword"
+    with pytest.raises(Invalid):
+        accounts.request_password_reset(email="  ", address="10.0.0.1")
+
+
 def test_sign_out_of_all_devices(client, second_device, make_user):
     make_user("everywhere")
     _sign_in(client, "everywhere")

@@ -167,7 +167,7 @@ def test_site_icon_is_served(page: Page) -> None:
 def test_sso_without_configuration_returns_to_login_with_message(page: Page) -> None:
     open_page(page, "/login")
     page.get_by_role("button", name="Continue with Google").click()
-    expect(page).to_have_url(re.compile(r"/login\?error=not_configured&provider=google$"))
+    expect(page).to_have_url(re.compile(r"/login/?\?error=not_configured&provider=google$"))
     expect(page.locator("[data-sonner-toast]").get_by_text("Google sign-in is not configured")).to_be_visible()
 
 
