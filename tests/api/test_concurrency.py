@@ -24,6 +24,7 @@ from marketplace.models import (
     AgentRevision,
     AuditEntry,
     Notification,
+    OutboxMail,
     Report,
     Review,
     User,
@@ -60,8 +61,11 @@ def _audit(target_id: str) -> list[str]:
 
 
 def _mail_subjects(mailbox: Mailbox, to: str) -> list[str]:
-    """Subjects of the mail `to` received."""
-    return sorted(m.subject for m in mailbox.messages(to))
+    """Subjects of the mail written for `to` (outbox rows) and, once sent, of what the SMTP catcher received."""
+    received = sorted(m.subject for m in mailbox.messages(to))
+    with db.session_scope() as session:
+        assert sorted(session.exec(select(OutboxMail.subject).where(OutboxMail.recipient == to)).all()) == received
+    return received
 
 
 def _agent(agent_id: str) -> Agent:
