@@ -117,7 +117,7 @@ def expect_fits_phone(page: Page, marker: str, name: str) -> None:
 
 def mail_link(page: Page, to: str, subject: str, path: str) -> str:
     """Read the newest mail to `to` with `subject` on the dev mailbox page (/dev/mail), as a person would,
-    refreshing until the app's queue has sent it; returns its link to `path` (e.g. '/reset-password')."""
+    refreshing until the app's outbox sender has sent it; returns its link to `path` (e.g. '/reset-password')."""
     open_page(page, "/dev/mail")
     message = page.locator(".mail-message").filter(has=page.locator(".mail-to", has_text=to)).filter(
         has=page.locator(".mail-subject", has_text=subject)).first
