@@ -36,15 +36,12 @@ class Settings(BaseSettings):
     password_reset_minutes: int = 60  # a reset link works once, within this time
     email_verification_hours: int = 72
 
-    # Mail: sent by the task queue's worker over SMTP; `make run` starts a local catcher on this address.
+    # Mail: written to the outbox table, sent over SMTP by the app's sender; `make run` starts a local catcher here.
     smtp_url: str = "smtp://127.0.0.1:1025"  # smtp://[user:pass@]host:port (STARTTLS if offered) or smtps://
     mail_from: str = "AgentMarket <no-reply@agentmarket.test>"
     mail_retries: int = 5
     mail_retry_delay_seconds: int = 30  # doubled after each failed attempt
     dev_mailbox_file: str = str(PROJECT_ROOT / "data" / "dev-mailbox.jsonl")  # what the local catcher keeps
-    # Task queue (huey): Redis when REDIS_URL is set, else an SQLite file (default: beside the SQLite database).
-    queue_file: str = ""
-    queue_immediate: bool | None = None  # None: immediate (run in the caller) only when APP_ENV=test
     login_max_failures_per_account: int = 5
     login_max_failures_per_address: int = 20
     login_window_minutes: int = 15
@@ -109,19 +106,6 @@ class Settings(BaseSettings):
     @property
     def demo_enabled(self) -> bool:
         return self.demo_mode
-
-    @property
-    def queue_runs_inline(self) -> bool:
-        return (self.app_env == "test") if self.queue_immediate is None else self.queue_immediate
-
-    @property
-    def queue_path(self) -> str:
-        if self.queue_file:
-            return self.queue_file
-        if self.database_url.startswith("sqlite:///"):
-            database = Path(self.database_url.removeprefix("sqlite:///"))
-            return str(database.with_name(f"{database.stem}-queue.db"))
-        return str(PROJECT_ROOT / "data" / "queue.db")
 
     @property
     def secure_cookies(self) -> bool:

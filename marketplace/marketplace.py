@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace import migrate, queue
+from marketplace import migrate
 from marketplace.api.app import create_api
 from marketplace.components.spinner import loading_frame
 from marketplace.config import announce_demo_mode
@@ -25,7 +25,7 @@ from marketplace.pages.purchase_success import purchase_success_page
 from marketplace.pages.signup import signup_page
 from marketplace.pages.vendor.add_agent import add_agent_page
 from marketplace.pages.vendor.page import vendor_apply_page, vendor_page
-from marketplace.services import auth, platform, ratelimit, uploads
+from marketplace.services import auth, mail_outbox, platform, ratelimit, uploads
 from marketplace.state.account_recovery import ForgotPasswordState, ResetPasswordState, VerifyEmailState
 from marketplace.state.account_security import AccountSecurityState
 from marketplace.state.accounts import LoginState, SignupState
@@ -57,7 +57,7 @@ app = rx.App(
 )
 app.register_lifespan_task(_on_start)
 app.register_lifespan_task(uploads.sweep_forever)  # unattached uploads expire and are deleted
-app.register_lifespan_task(queue.run_consumer)  # task queue workers (mail) inside the app's process
+app.register_lifespan_task(mail_outbox.send_forever)  # sends the mail outbox from the app's process
 
 app.add_page(index_page, route="/", title="AgentMarket", on_load=[SessionState.load, HomeState.on_load])
 app.add_page(agents_page, route="/agents", title="Browse AI Agents | AgentMarket",

@@ -1,7 +1,8 @@
 """Mail in tests: a real SMTP catcher (dev/mail_catcher.py) on a free port, and the messages it kept.
 
-Tasks run inline (huey's immediate mode under APP_ENV=test), so a request's mail has reached the catcher
-when the request returns. `mailbox` reads it; every test starts with an empty mailbox and queue.
+Tests run no outbox sender (no app lifespan): a request's mail waits in the outbox until `mailbox` reads it,
+which first sends what is due (`mail_outbox.drain`), as the app's sender would. Every test starts with an
+empty mailbox (and an empty outbox: conftest empties every table).
 """
 
 from __future__ import annotations
@@ -14,8 +15,7 @@ import pytest
 
 from dev import mail_catcher
 from marketplace.config import settings
-from marketplace.queue import huey
-from marketplace.services import mail
+from marketplace.services import mail, mail_outbox
 from tests.ports import free_port
 
 
@@ -24,7 +24,8 @@ class Mailbox:
         self.path = path
 
     def messages(self, to: str | None = None) -> list[mail.CaughtMail]:
-        """Newest first, like /api/dev/mail."""
+        """Newest first, like /api/dev/mail, once the outbox's due mail is sent."""
+        mail_outbox.drain()
         return mail.dev_mailbox(limit=mail.MAX_MAILBOX, to=to)
 
     def last(self, to: str, subject: str | None = None) -> mail.CaughtMail:
@@ -60,6 +61,4 @@ def smtp_catcher() -> Iterator[str]:
 def mailbox(smtp_catcher: str) -> Iterator[Mailbox]:
     box = Mailbox(Path(settings.dev_mailbox_file))
     box.clear()
-    huey.flush()
     yield box
-    huey.flush()

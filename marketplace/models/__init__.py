@@ -30,6 +30,7 @@ from marketplace.models.engagement import (
     ReviewPage,
     ReviewPublic,
 )
+from marketplace.models.mail import OutboxMail
 from marketplace.models.platform import PlatformSetting
 from marketplace.models.ratelimit import RateLimitHit
 from marketplace.models.submissions import AgentDownload, AgentRevision, RevisionStatus, Upload, UploadMethod
@@ -74,6 +75,7 @@ __all__ = [
     "Order",
     "OrderDayTotal",
     "OrderStatus",
+    "OutboxMail",
     "PlatformSetting",
     "ProcessedWebhookEvent",
     "Purchase",

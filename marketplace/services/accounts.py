@@ -16,12 +16,13 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import TokenPurpose, TwoFactorSetup, User
 from marketplace.models.base import utcnow
-from marketplace.queue import huey
-from marketplace.services import account_tokens, auth, mail, mail_texts, ratelimit
+from marketplace.services import account_tokens, auth, mail, mail_outbox, mail_texts, ratelimit
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
+from marketplace.services.mail import OutgoingMail
 from marketplace.services.permissions import require_user
 
 HOUR = 3600
+RESET_COMPOSER = "password-reset"
 RESET_REQUESTED = ("If an account uses this e-mail address, we have sent it a link to reset the password. "
                    "Check your inbox.")
 TOO_MANY_RESETS = "Too many password reset requests. Please try again later."
@@ -106,8 +107,9 @@ def request_email_change(session: Session, row: User, *, email: str, keep_token:
 
 def request_password_reset(*, email: str, address: str) -> str:
     """Send a reset link if an account uses `email`. The answer is the same whether or not one does, and so is
-    the work done to give it (the limits, then one queued job that looks the address up): neither the answer
-    nor its timing tells. The limits count per client address and per e-mail address alike."""
+    the work done to give it: the limits, then one outbox row whose composer looks the address up when the
+    sender writes the mail. Neither the answer nor its timing tells. The limits count per client address and
+    per e-mail address alike."""
     normalized = (email or "").strip().lower()[:255]
     if not normalized:
         raise Invalid("Email is required", field="email")
@@ -115,23 +117,21 @@ def request_password_reset(*, email: str, address: str) -> str:
                   window_seconds=settings.rate_limit_window_minutes * 60, message=TOO_MANY_RESETS)
     ratelimit.hit(key=f"password-reset-email:{normalized}", limit=settings.rate_limit_password_reset_per_email,
                   window_seconds=settings.rate_limit_window_minutes * 60, message=TOO_MANY_RESETS)
-    send_reset_link(normalized)
+    with session_scope() as session:
+        mail.compose_after_commit(session, composer=RESET_COMPOSER, to=normalized)
     return RESET_REQUESTED
 
 
-@huey.task(retries=settings.mail_retries, retry_delay=settings.mail_retry_delay_seconds, retry_backoff=2,
-           name="send_password_reset")
-def send_reset_link(email: str) -> None:
-    """The queued job of a reset request: a link for the account using `email`, if there is one."""
-    with session_scope() as session:
-        row = session.exec(select(User).where(User.email == email, User.deleted_at.is_(None))).first()
-        if row is None:
-            return
-        minutes = settings.password_reset_minutes
-        token = account_tokens.issue(session, user=row, purpose=TokenPurpose.RESET_PASSWORD, email=row.email,
-                                     lifetime=timedelta(minutes=minutes))
-        mail.send_after_commit(session, mail_texts.password_reset(to=row.email, username=row.username, token=token,
-                                                                  minutes=minutes))
+@mail_outbox.composer(RESET_COMPOSER)
+def compose_reset_link(session: Session, email: str) -> OutgoingMail | None:
+    """Written by the outbox sender, off the request: a link for the account using `email`, if there is one."""
+    row = session.exec(select(User).where(User.email == email, User.deleted_at.is_(None))).first()
+    if row is None:
+        return None
+    minutes = settings.password_reset_minutes
+    token = account_tokens.issue(session, user=row, purpose=TokenPurpose.RESET_PASSWORD, email=row.email,
+                                 lifetime=timedelta(minutes=minutes))
+    return mail_texts.password_reset(to=row.email, username=row.username, token=token, minutes=minutes)
 
 
 def reset_password(*, token: str, password: str) -> User:

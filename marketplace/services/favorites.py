@@ -28,7 +28,7 @@ def add_favorite(*, actor: User | None, agent_id: object) -> FavoriteStatus:
     agent_id = _agent_id(agent_id)
     try:
         with session_scope() as session:
-            agent = live_agent(session, agent_id=agent_id, lock=True)  # serialises concurrent adds
+            agent = live_agent(session, agent_id=agent_id)
             already = session.execute(
                 select(Favorite.id).where(Favorite.user_id == user.id, Favorite.agent_id == agent.id)
             ).first()

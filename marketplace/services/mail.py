@@ -1,12 +1,10 @@
-"""Outgoing e-mail: queued, sent by the task queue's worker, retried on failure, never failing a request.
+"""Outgoing e-mail: written to the outbox in the transaction of the change that causes it, sent afterwards.
 
-Services that change data queue their mail with `send_after_commit(session, ...)`: it is handed to the
-queue only when the transaction commits, so a rolled-back change sends nothing. The hand-over runs on a
-small worker thread, off the request's path (putting a task in the SQLite queue is a synced write: two of
-them were a sixth of a purchase completion's time); the thread drains its backlog when the process exits
-normally, so only a crash in the milliseconds after a commit can lose that commit's mail. With the queue in
-immediate mode (tests) mail is still handed over inline. `send` queues at once
-(for mail not tied to a transaction). Message texts live in `services/mail_texts.py`.
+`send_after_commit(session, message)` adds the message to the `mail_outbox` table inside the caller's
+transaction: it exists exactly when the change does (a rolled-back change sends nothing, and a crash after the
+commit loses nothing). Once the transaction commits, this process's sender is woken (services/mail_outbox.py);
+it, or the sender of any other process on the same database, sends the message over SMTP, retrying with
+back-off, and never fails the request that caused it. Message texts live in `services/mail_texts.py`.
 
 In demo mode the local SMTP catcher's mailbox is readable (`dev_mailbox`), newest first.
 """
@@ -14,9 +12,7 @@ In demo mode the local SMTP catcher's mailbox is readable (`dev_mailbox`), newes
 from __future__ import annotations
 
 import json
-import logging
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,71 +21,40 @@ from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from marketplace.config import settings
-from marketplace.integrations import mail as smtp
 from marketplace.integrations.mail import OutgoingMail
-from marketplace.queue import huey
+from marketplace.models import OutboxMail
+from marketplace.services import mail_outbox
 from marketplace.services.paging import check_page
 
-log = logging.getLogger(__name__)
-
-OUTBOX_KEY = "marketplace_outbox"
+WROTE_MAIL = "marketplace_wrote_mail"
 LINK_RE = re.compile(r"https?://[^\s<>\"')]+")
 MAX_MAILBOX = 200
 
-__all__ = ["OutgoingMail", "dev_mailbox", "send", "send_after_commit"]
-
-
-@huey.task(retries=settings.mail_retries, retry_delay=settings.mail_retry_delay_seconds, retry_backoff=2,
-           name="send_mail")
-def deliver(to: str, subject: str, text: str) -> None:
-    """The queued job: one SMTP hand-over; an exception makes huey try again later (with back-off)."""
-    try:
-        smtp.send(OutgoingMail(to=to, subject=subject, text=text), smtp_url=settings.smtp_url,
-                  sender=settings.mail_from)
-    except smtp.MailError as exc:
-        log.warning("mail to %s (%s) not sent, will retry: %s", to, subject, exc)
-        raise
-    log.info("mail to %s sent: %s", to, subject)
-
-
-def send(message: OutgoingMail) -> None:
-    """Queue one message. A queue that cannot take it is logged, never raised: mail must not fail a request."""
-    try:
-        deliver(message.to, message.subject, message.text)
-    except Exception:
-        log.exception("could not queue mail to %s (%s)", message.to, message.subject)
+__all__ = ["OutgoingMail", "compose_after_commit", "dev_mailbox", "send_after_commit"]
 
 
 def send_after_commit(session: Session, message: OutgoingMail) -> None:
-    """Queue `message` once `session` commits (dropped if it rolls back)."""
-    session.info.setdefault(OUTBOX_KEY, []).append(message)
+    """Put `message` in the outbox inside `session`'s transaction: sent once that commits, never if it rolls back."""
+    session.add(OutboxMail(recipient=message.to, subject=message.subject, body=message.text))
+    session.info[WROTE_MAIL] = True
 
 
-_handoff = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mail-handoff")
-
-
-def _send_all(messages: list[OutgoingMail]) -> None:
-    for message in messages:
-        send(message)
+def compose_after_commit(session: Session, *, composer: str, to: str) -> None:
+    """As `send_after_commit` for a message the named composer writes when it is sent (`mail_outbox.composer`):
+    the request does the same small write whatever the message will turn out to be, or whether there is one."""
+    session.add(OutboxMail(recipient=to, subject="", body="", composer=composer))
+    session.info[WROTE_MAIL] = True
 
 
 @event.listens_for(Session, "after_commit")
-def _flush_outbox(session: Session) -> None:
-    messages = session.info.pop(OUTBOX_KEY, [])
-    if not messages:
-        return
-    if huey.immediate:
-        _send_all(messages)
-        return
-    try:
-        _handoff.submit(_send_all, messages)
-    except RuntimeError:  # the interpreter is shutting down: hand over inline
-        _send_all(messages)
+def _wake_sender(session: Session) -> None:
+    if session.info.pop(WROTE_MAIL, False):
+        mail_outbox.wake()
 
 
 @event.listens_for(Session, "after_rollback")
-def _drop_outbox(session: Session) -> None:
-    session.info.pop(OUTBOX_KEY, None)
+def _forget(session: Session) -> None:
+    session.info.pop(WROTE_MAIL, None)
 
 
 # --- the dev mailbox (demo mode) -----------------------------------------------------------------------------

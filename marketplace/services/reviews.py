@@ -13,16 +13,15 @@ from dataclasses import dataclass
 from pydantic import TypeAdapter
 from sqlalchemy import Float, cast, exists, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import Agent, Purchase, Review, ReviewAuthor, ReviewPage, ReviewPublic, User
 from marketplace.models.base import utcnow
-from marketplace.services import ratelimit
+from marketplace.services import decisions, ratelimit
 from marketplace.services.catalog import LIVE, live_agent, reads, visible_agent
-from marketplace.services.errors import Forbidden, InvalidParameter
+from marketplace.services.errors import Forbidden, InvalidParameter, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_user
 from marketplace.services.text import check_text, is_digits
@@ -130,12 +129,17 @@ def list_reviews_json(
 
 def _save(*, user: User, agent_id: str, rating: int, comment: str) -> bool:
     with session_scope() as session:
-        agent = live_agent(session, agent_id=agent_id, lock=True)  # serialises writers of this agent's totals
+        agent = live_agent(session, agent_id=agent_id)
         if agent.vendor_id == user.id:
             raise Forbidden("You cannot review your own agent")
+        # Claim the agent's totals first (services/decisions.py): until this commits no other review of the
+        # agent is written, so the review read next is the one this change replaces, and two edits cannot both
+        # count from the same old rating.
+        if not decisions.claim_any(session, Agent, Agent.id == agent.id, LIVE,
+                                   values={"rating_sum": Agent.rating_sum}):
+            raise NotFound("Agent not found")
         review = session.execute(
-            select(Review).where(Review.agent_id == agent.id, Review.user_id == user.id).with_for_update()
-        ).scalars().first()
+            select(Review).where(Review.agent_id == agent.id, Review.user_id == user.id)).scalars().first()
         verified = bool(session.execute(select(_verified(user.id, agent.id))).scalar())
         now = utcnow()
         created = review is None
@@ -167,11 +171,7 @@ def submit_review(*, actor: User | None, agent_id: str, rating: object, comment:
     user = require_user(actor)
     rating, comment = validate_review(rating, comment)
     ratelimit.hit_per_address(action="review", address=address, limit=settings.rate_limit_reviews)
-    try:
-        created = _save(user=user, agent_id=agent_id, rating=rating, comment=comment)
-    except IntegrityError:
-        # A simultaneous first review by the same user won the unique (agent, user) race: edit it instead.
-        created = _save(user=user, agent_id=agent_id, rating=rating, comment=comment)
+    created = _save(user=user, agent_id=agent_id, rating=rating, comment=comment)
     with session_scope() as session:
         stmt = _select_reviews().where(Review.agent_id == agent_id, Review.user_id == user.id)
         return SavedReview(review=_review_rows(session, stmt)[0], created=created)

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from marketplace.models.base import utcnow
+from marketplace.services.admin import applications
 from tests.factories import make_admin, make_application, make_user, make_vendor
 
 LIST = "/api/admin/vendor-applications"
@@ -64,7 +65,7 @@ def test_approve_then_the_user_is_a_vendor_with_a_notification(client, login, ho
     response = client.post(f"/api/admin/vendor/{hopeful.id}/approve")
     assert response.status_code == 200 and response.json()["status"] == "approved"
     again = client.post(f"/api/admin/vendor/{hopeful.id}/approve")
-    assert again.status_code == 404 and again.json() == {"message": "No pending application"}
+    assert again.status_code == 409 and again.json() == {"message": applications.ALREADY_DECIDED}  # decided once
     login(hopeful)
     assert client.get("/api/user").json()["role"] == "vendor"
     assert [n["type"] for n in client.get("/api/notifications").json()] == ["approval"]
@@ -74,8 +75,9 @@ def test_approve_then_the_user_is_a_vendor_with_a_notification(client, login, ho
 def test_reject_then_the_user_may_apply_again(client, login, hopeful):
     login(make_admin())
     assert client.post(f"/api/admin/vendor/{hopeful.id}/reject").json()["status"] == "rejected"
-    assert client.post(f"/api/admin/vendor/{hopeful.id}/reject").status_code == 404
+    assert client.post(f"/api/admin/vendor/{hopeful.id}/reject").status_code == 409
     assert client.post("/api/admin/vendor/unknown/approve").status_code == 404
+    assert client.post(f"/api/admin/vendor/{make_user().id}/approve").json() == {"message": "No pending application"}
     login(hopeful)
     assert [n["type"] for n in client.get("/api/notifications").json()] == ["rejection"]
     assert client.get("/api/vendor/analytics").status_code == 403

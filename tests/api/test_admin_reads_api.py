@@ -53,7 +53,8 @@ def test_report_move_is_admin_only(client, login):
     assert {k: body[k] for k in ("id", "status", "reportType", "agentId")} == {
         "id": report.id, "status": "reviewed", "reportType": "broken", "agentId": report.agent_id}
     assert {"reason", "description", "createdAt", "agentName"} <= set(body)
-    assert client.put(path, json={"status": "reviewed"}).status_code == 400
+    again = client.put(path, json={"status": "reviewed"})  # already moved: a conflict with its status
+    assert again.status_code == 409 and again.json() == {"message": "A reviewed report cannot be marked reviewed"}
     assert client.put(path, json={"status": "pending"}).status_code == 422
     assert client.put(path, json={}).status_code == 422
     assert client.put("/api/admin/reports/nope", json={"status": "resolved"}).status_code == 404

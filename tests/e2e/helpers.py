@@ -117,9 +117,9 @@ def expect_fits_phone(page: Page, marker: str, name: str) -> None:
 
 
 def mail_link(page: Page, to: str, subject: str, path: str, *, shot_as: str | None = None) -> str:
-    """Read the newest mail to `to` with `subject` on the dev mailbox page (/dev/mail) as the demo admin would (the
-    mailbox is for admins), in a browser of its own, refreshing until the app's queue has sent it; returns its link
-    to `path` (e.g. '/reset-password'). `shot_as` keeps a screenshot of the mailbox."""
+    """Read the newest mail to `to` with `subject` on the dev mailbox page (/dev/mail) as the demo admin would
+    (the mailbox is for admins), in a browser of its own, refreshing until the app's outbox sender has sent it;
+    returns its link to `path` (e.g. '/reset-password'). `shot_as` keeps a screenshot of the mailbox."""
     assert page.context.browser is not None
     admin = page.context.browser.new_context(base_url=same_origin(page)["Origin"],
                                              viewport={"width": 1280, "height": 900})

@@ -154,7 +154,8 @@ def test_admin_approves_and_rejects_vendor_applications(page: Page, app_server: 
             assert page.request.post(f"/api/admin/vendor/{user_id}/approve",
                                      headers={"Origin": origin}).ok
             late_card.locator(".approve-application").click()
-            expect_toast(page, "Error", "Failed to approve vendor. No pending application.")
+            expect_toast(page, "Error", "Failed to approve vendor. This application has already been decided. "
+                                        "Reload to see its current status.")
             expect(late_card).to_have_count(0)
         finally:
             third_client.close()

@@ -14,7 +14,7 @@ from marketplace.models import Agent, AgentStatus, AgentView, AuditEntry, Report
 from marketplace.models.base import utcnow
 from marketplace.services import views
 from marketplace.services.admin import analytics, reports, stats
-from marketplace.services.errors import Forbidden, Invalid, InvalidParameter, NotFound, Unauthorized
+from marketplace.services.errors import Conflict, Forbidden, InvalidParameter, NotFound, Unauthorized
 from tests.factories import (
     ago,
     make_admin,
@@ -117,7 +117,7 @@ def test_report_moves_along_and_is_audited():
 
 
 @pytest.mark.parametrize(("start", "to", "error"), [
-    ("resolved", "reviewed", Invalid), ("resolved", "resolved", Invalid), ("reviewed", "reviewed", Invalid),
+    ("resolved", "reviewed", Conflict), ("resolved", "resolved", Conflict), ("reviewed", "reviewed", Conflict),
     ("pending", "pending", InvalidParameter), ("pending", "closed", InvalidParameter), ("pending", 3, InvalidParameter),
 ])
 def test_report_bad_moves(start, to, error):

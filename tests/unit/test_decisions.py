@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +68,65 @@ def test_claim_any_counts_the_rows_this_request_won():
         assert decisions.claim_any(session, VendorApplication, VendorApplication.id == first.id,
                                    VendorApplication.status == ApplicationStatus.PENDING,
                                    values={"status": ApplicationStatus.APPROVED}) == 0
+
+
+# --- no service decides a status any other way --------------------------------------------------------------
+
+SERVICES = Path(decisions.__file__).parent
+
+
+def _status_writes(source: str) -> list[int]:
+    """Lines that change a `status` other than through `decisions.claim`/`claim_any`: an assignment to
+    `<row>.status` (plain, augmented, annotated or in a tuple), `setattr(<row>, "status", ...)`, or an
+    `update(...).values(status=...)`. A new row's initial status (`Agent(status=...)`) is not a decision."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            elements = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+            if any(isinstance(e, ast.Attribute) and e.attr == "status" for e in elements):
+                found.append(node.lineno)
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (isinstance(func, ast.Name) and func.id == "setattr" and len(node.args) > 1
+                    and isinstance(node.args[1], ast.Constant) and node.args[1].value == "status"):
+                found.append(node.lineno)
+            if (isinstance(func, ast.Attribute) and func.attr == "values"
+                    and any(k.arg == "status" for k in node.keywords)
+                    and any(isinstance(n, ast.Call) and getattr(n.func, "id", getattr(n.func, "attr", None)) == "update"
+                            for n in ast.walk(func.value))):
+                found.append(node.lineno)
+    return found
+
+
+def test_services_change_a_status_only_through_a_claim():
+    offenders = [f"{path.relative_to(SERVICES.parent.parent)}:{line}"
+                 for path in sorted(SERVICES.rglob("*.py")) if path != Path(decisions.__file__)
+                 for line in _status_writes(path.read_text(encoding="utf-8"))]
+    assert offenders == [], "decide with services/decisions.claim (a conditional update), not a read-then-write"
+
+
+@pytest.mark.parametrize("source", [
+    "agent.status = 'approved'",
+    "row.status, row.refund_id = 'refunded', refund_id",
+    "self.report.status: str = wanted",
+    "setattr(application, 'status', 'rejected')",
+    "session.execute(update(Agent).where(Agent.id == x).values(status='pending'))",
+    "session.exec(sa.update(Report).where(Report.id == x).values(status=wanted, note=n))",
+])
+def test_the_scan_finds_each_way_of_writing_a_status(source):
+    assert _status_writes(source) == [1]
+
+
+@pytest.mark.parametrize("source", [
+    "Agent(vendor_id=v, status=AgentStatus.PENDING)",
+    "insert(Order).values(status='completed')",
+    "decisions.claim(session, Agent, Agent.id == x, values={'status': 'approved'}, conflict='c')",
+    "agent.name = 'x'; ok = agent.status == 'approved'",
+])
+def test_the_scan_lets_new_rows_claims_and_reads_be(source):
+    assert _status_writes(source) == []

@@ -1,52 +1,102 @@
-"""Mail: queued after commit, sent over SMTP, retried on failure without failing the caller; what is sent for
-purchases, decisions and updates; the SMTP URL; the dev mailbox (demo mode only)."""
+"""Mail: written to the outbox with the change that causes it, sent over SMTP, retried on failure without
+failing the caller; what is sent for purchases, decisions and updates; the SMTP URL; the dev mailbox (demo mode
+only). The outbox's senders and crashes: tests/unit/test_mail_outbox.py."""
 
 from __future__ import annotations
 
 import smtplib
+from datetime import timedelta
 
 import pytest
+from sqlmodel import select
 
 from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.integrations import mail as smtp
-from marketplace.models import NotificationType
-from marketplace.queue import huey
-from marketplace.services import mail, notifications, purchases
+from marketplace.models import NotificationType, OutboxMail
+from marketplace.models.base import utcnow
+from marketplace.services import mail, mail_outbox, notifications, purchases
 from marketplace.services.admin import applications, moderation
 from marketplace.services.errors import NotFound
 from tests import factories
 from tests.unit.test_purchases_service import _paid_intent
 
 
-def test_mail_is_queued_only_when_the_transaction_commits(mailbox):
-    message = mail.OutgoingMail(to="a@example.com", subject="Committed", text="hi")
+def _outbox() -> list[OutboxMail]:
+    with session_scope() as session:
+        return list(session.exec(select(OutboxMail).order_by(OutboxMail.created_at)).all())
+
+
+def _write(subject: str, to: str = "a@example.com", text: str = "x") -> None:
+    with session_scope() as session:
+        mail.send_after_commit(session, mail.OutgoingMail(to=to, subject=subject, text=text))
+
+
+def test_mail_is_in_the_outbox_exactly_when_the_transaction_commits(mailbox):
     with pytest.raises(RuntimeError), session_scope() as session:
         mail.send_after_commit(session, mail.OutgoingMail(to="a@example.com", subject="Rolled back", text="x"))
         raise RuntimeError("the change failed")
-    with session_scope() as session:
-        mail.send_after_commit(session, message)
-    assert [m.subject for m in mailbox.messages()] == ["Committed"]
+    assert _outbox() == []
+    _write("Committed", text="hi")
+    [row] = _outbox()
+    assert (row.recipient, row.subject, row.body, row.attempts, row.sent_at) == (
+        "a@example.com", "Committed", "hi", 0, None)
+    assert [m.subject for m in mailbox.messages()] == ["Committed"]  # the fixture sends what is due first
+    [row] = _outbox()
+    assert (row.attempts, row.due_at, row.last_error) == (1, None, None) and row.sent_at is not None
+    assert mail_outbox.drain() == 0 and len(mailbox.messages()) == 1  # sent once
 
 
-def test_a_failed_send_is_retried_later_and_never_raises(mailbox, monkeypatch):
-    """The SMTP server is down: the caller carries on, huey schedules a retry, which delivers once it is up."""
+def test_a_failed_send_is_retried_later_with_back_off_and_never_raises(mailbox, monkeypatch):
+    """The SMTP server is down: the caller carries on, the message is due again later, then delivered."""
     real_send, calls = smtp.send, []
 
     def flaky(message: smtp.OutgoingMail, **kwargs: str) -> None:
         calls.append(message.subject)
-        if len(calls) == 1:
+        if len(calls) <= 2:
             raise smtp.MailError("connection refused")
         real_send(message, **kwargs)
 
     monkeypatch.setattr(smtp, "send", flaky)
-    mail.send(mail.OutgoingMail(to="r@example.com", subject="Retry me", text="x"))  # does not raise
-    assert mailbox.messages() == []
-    scheduled = huey.scheduled()
-    assert len(scheduled) == 1 and scheduled[0].retries == settings.mail_retries - 1
-    assert scheduled[0].retry_delay == settings.mail_retry_delay_seconds * 2  # back-off for the next one
-    huey.execute(scheduled[0], timestamp=scheduled[0].eta)  # what the consumer does once the retry is due
-    assert [m.subject for m in mailbox.messages()] == ["Retry me"] and calls == ["Retry me", "Retry me"]
+    _write("Retry me")
+    start = utcnow()
+    assert mail_outbox.drain(now=start) == 0  # does not raise
+    [row] = _outbox()
+    delay = timedelta(seconds=settings.mail_retry_delay_seconds)
+    assert (row.attempts, row.due_at, row.last_error) == (1, start + delay, "connection refused")
+    assert mail_outbox.drain(now=start + delay - timedelta(seconds=1)) == 0 and calls == ["Retry me"]  # not yet
+    assert mail_outbox.drain(now=start + delay) == 0
+    assert _outbox()[0].due_at == start + 3 * delay  # the next wait is twice as long
+    assert mail_outbox.drain(now=start + 3 * delay) == 1
+    assert [m.subject for m in mail.dev_mailbox()] == ["Retry me"] and calls == ["Retry me"] * 3
+
+
+def test_a_message_is_given_up_after_the_retries(monkeypatch, caplog):
+    def down(message: smtp.OutgoingMail, **kwargs: str) -> None:
+        raise smtp.MailError("no route to host")
+
+    monkeypatch.setattr(smtp, "send", down)
+    _write("Never")
+    moment = utcnow()
+    for _ in range(settings.mail_retries + 1):
+        mail_outbox.drain(now=moment)
+        moment += timedelta(days=1)
+    [row] = _outbox()
+    assert (row.attempts, row.due_at, row.sent_at) == (settings.mail_retries + 1, None, None)
+    assert row.last_error == "no route to host" and "given up" in caplog.text
+    assert mail_outbox.drain(now=moment + timedelta(days=1)) == 0
+
+
+def test_an_unexpected_error_counts_as_a_failed_attempt(monkeypatch, caplog):
+    def broken(message: smtp.OutgoingMail, **kwargs: str) -> None:
+        raise UnicodeError("bad header")
+
+    monkeypatch.setattr(smtp, "send", broken)
+    _write("Odd")
+    assert mail_outbox.drain() == 0
+    [row] = _outbox()
+    assert (row.attempts, row.last_error) == (1, "bad header") and row.due_at > utcnow()
+    assert "unexpected error" in caplog.text
 
 
 def test_a_real_smtp_failure_is_a_mail_error():
@@ -55,21 +105,28 @@ def test_a_real_smtp_failure_is_a_mail_error():
                   sender="a@example.com")
 
 
-def test_a_queue_that_refuses_the_task_does_not_fail_the_caller(monkeypatch, caplog):
-    def broken(*_args: object) -> None:
-        raise ConnectionError("queue storage down")
-
-    monkeypatch.setattr(mail, "deliver", broken)
-    mail.send(mail.OutgoingMail(to="q@example.com", subject="Lost", text="x"))
-    assert "could not queue mail" in caplog.text
-
-
 def test_a_request_whose_mail_fails_still_succeeds(client, monkeypatch):
     monkeypatch.setattr(settings, "smtp_url", "smtp://127.0.0.1:1")  # nothing listens there
     response = client.post("/api/register", json={"username": "nomail", "email": "nomail@example.com",
                                                   "password": "secret123"})
     assert response.status_code == 201
-    assert len(huey.scheduled()) == 1  # the confirmation waits for its retry
+    assert mail_outbox.drain() == 0
+    [row] = _outbox()  # the confirmation waits for its retry
+    assert (row.recipient, row.attempts) == ("nomail@example.com", 1) and row.due_at > utcnow()
+
+
+def test_finished_mail_is_purged_after_a_week():
+    for subject in ("Old and sent", "Old, not sent yet", "Sent today"):
+        _write(subject)
+    with session_scope() as session:
+        for row in session.exec(select(OutboxMail)).all():
+            if row.subject.startswith("Old"):
+                row.created_at -= timedelta(days=mail_outbox.KEEP_DAYS, minutes=1)
+            if "not sent" not in row.subject:
+                row.due_at, row.sent_at = None, utcnow()
+            session.add(row)
+    assert mail_outbox.purge() == 1
+    assert sorted(r.subject for r in _outbox()) == ["Old, not sent yet", "Sent today"]
 
 
 @pytest.mark.parametrize(("url", "expected"), [
@@ -189,7 +246,8 @@ def test_sale_and_other_notifications_are_not_mailed_twice(mailbox):
 def test_dev_mailbox_api_newest_first_with_links(client, login, mailbox, demo_mode):
     login(factories.make_admin())  # it shows every link the app mailed: admins only (tests/api/test_demo_mode_api)
     for n in (1, 2):
-        mail.send(mail.OutgoingMail(to=f"m{n}@example.com", subject=f"Mail {n}", text=f"see http://x.test/{n}"))
+        _write(f"Mail {n}", to=f"m{n}@example.com", text=f"see http://x.test/{n}")
+        mail_outbox.drain()
     answer = client.get("/api/dev/mail").json()
     assert [(m["to"], m["subject"], m["links"]) for m in answer] == [
         ("m2@example.com", "Mail 2", ["http://x.test/2"]), ("m1@example.com", "Mail 1", ["http://x.test/1"])]

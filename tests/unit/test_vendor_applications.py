@@ -72,7 +72,7 @@ def test_approve_makes_an_approved_vendor_and_notifies():
     [note] = _notes(user.id)
     assert (note.type, note.title) == ("approval", admin.APPROVED_TITLE)
     assert "Acme" in note.message and "You can now list agents" in note.message
-    with pytest.raises(NotFound, match=admin.NO_PENDING):
+    with pytest.raises(Conflict, match=admin.ALREADY_DECIDED):
         admin.approve(actor=root, user_id=user.id)  # decided once only
 
 

@@ -57,7 +57,8 @@ def pending_agents(user: OptionalUser, limit: int = Query(100), offset: int = Qu
 
 @router.post("/agents/{agent_id}/approve", response_model=ModerationDecisionPublic)
 def approve_agent(agent_id: str, user: OptionalUser) -> ModerationDecisionPublic:
-    """Approve a new agent (409 without files) or a live agent's pending revision."""
+    """Approve a pending agent (409 without files) or a live agent's pending revision; 409 when another
+    decision came first."""
     return _decision(moderation.approve(actor=user, agent_id=agent_id))
 
 

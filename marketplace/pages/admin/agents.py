@@ -49,7 +49,7 @@ def _row(agent: AgentView) -> rx.Component:
         rx.table.cell(action_buttons(
             rx.button(rx.icon("eye", size=14), "View", size="1", variant="soft", on_click=G.view(agent.id),
                       class_name="view-agent"),
-            rx.cond(~agent.approved, _approve_button(agent.id, class_name="approve-agent")),
+            rx.cond(agent.status == "pending", _approve_button(agent.id, class_name="approve-agent")),
             rx.button(rx.icon("trash-2", size=14), "Delete", size="1", variant="soft", color_scheme="red",
                       on_click=G.ask_delete(agent.id), class_name="delete-agent"),
         )),
@@ -81,8 +81,8 @@ def _details() -> rx.Component:
         spacing="3", width="100%",
     )
     return details_dialog("Agent Details", body, open=G.view_open, on_open_change=G.set_view_open,
-                          footer=rx.cond(~a.approved, _approve_button(a.id, size="2", variant="solid",
-                                                                            id="approve-agent-now")),
+                          footer=rx.cond(a.status == "pending", _approve_button(a.id, size="2", variant="solid",
+                                                                                id="approve-agent-now")),
                           element_id="agent-details")
 
 

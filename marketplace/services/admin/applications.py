@@ -1,8 +1,9 @@
 """Admin decisions on vendor applications: list (paged, searchable), approve, reject.
 
 Decisions go per user id (the spec's routes name the user, not the application) and act on that user's
-pending application; each is one transaction that also records who decided and when, notifies the
-applicant and writes the audit entry, so a decision never exists without its notification and its trace.
+pending application; each is one transaction that claims it first (services/decisions.py), then records who
+decided and when, notifies the applicant (with the mail) and writes the audit entry, so a decision never exists
+without its notification and its trace, and of simultaneous decisions one wins and the others answer 409.
 """
 
 from __future__ import annotations
@@ -10,20 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import func, or_
-from sqlmodel import Session, select
+from sqlmodel import select
 
 from marketplace.db import session_scope
 from marketplace.models import ApplicationStatus, NotificationType, Role, User, VendorApplication
 from marketplace.models.base import utcnow
-from marketplace.services import notifications
+from marketplace.services import decisions, notifications
 from marketplace.services.admin import audit
-from marketplace.services.errors import InvalidParameter, NotFound
+from marketplace.services.errors import Conflict, InvalidParameter, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
 
 MAX_OFFSET = 100_000
 MAX_SEARCH = 200
 NO_PENDING = "No pending application"
+ALREADY_DECIDED = "This application has already been decided. Reload to see its current status."
 APPROVED_TITLE = "Vendor application approved"
 APPROVED_MESSAGE = ("Your vendor application for {business} has been approved. You can now list agents "
                     "from your vendor dashboard.")
@@ -84,24 +86,25 @@ def list_applications(
     return records, total
 
 
-def _pending(session: Session, user_id: str) -> VendorApplication:
-    """The user's pending application, locked (FOR UPDATE on PostgreSQL) so two decisions cannot both apply."""
-    application = session.exec(select(VendorApplication).where(
-        VendorApplication.user_id == user_id, VendorApplication.status == ApplicationStatus.PENDING)
-        .with_for_update()).first()
-    if application is None:
-        raise NotFound(NO_PENDING)
-    return application
-
-
 def _decide(actor: User | None, user_id: str, *, approve: bool) -> VendorApplication:
+    """Claim the user's pending application (409 when another decision came first, or it was decided
+    before), then write what the decision causes."""
     admin = require_admin(actor)
+    now = utcnow()
     with session_scope() as session:
-        application = _pending(session, user_id)
-        application.status = ApplicationStatus.APPROVED if approve else ApplicationStatus.REJECTED
-        application.decided_at = utcnow()
-        application.decided_by = admin.id
-        session.add(application)
+        pending = session.exec(select(VendorApplication.id).where(
+            VendorApplication.user_id == user_id, VendorApplication.status == ApplicationStatus.PENDING)).first() \
+            if user_id and len(user_id) <= 64 else None
+        if pending is None:
+            decided = session.exec(select(VendorApplication.id).join(User, User.id == VendorApplication.user_id)
+                                   .where(VendorApplication.user_id == user_id, User.deleted_at.is_(None))).first() \
+                if user_id and len(user_id) <= 64 else None
+            raise Conflict(ALREADY_DECIDED) if decided else NotFound(NO_PENDING)
+        decisions.claim(session, VendorApplication, VendorApplication.id == pending,
+                        VendorApplication.status == ApplicationStatus.PENDING,
+                        values={"status": ApplicationStatus.APPROVED if approve else ApplicationStatus.REJECTED,
+                                "decided_at": now, "decided_by": admin.id}, conflict=ALREADY_DECIDED)
+        application = session.exec(select(VendorApplication).where(VendorApplication.id == pending)).one()
         if approve:
             user = session.get(User, user_id)
             if user is None or user.deleted_at is not None:
@@ -109,7 +112,7 @@ def _decide(actor: User | None, user_id: str, *, approve: bool) -> VendorApplica
             if user.role != Role.ADMIN:
                 user.role = Role.VENDOR
             user.is_vendor_approved = True
-            user.updated_at = utcnow()
+            user.updated_at = now
             session.add(user)
             notifications.notify(session, user_id=user_id, type=NotificationType.APPROVAL, title=APPROVED_TITLE,
                                  message=APPROVED_MESSAGE.format(business=application.business_name))

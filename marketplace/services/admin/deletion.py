@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, ApplicationStatus, Role, User, VendorApplication
 from marketplace.models.base import utcnow
-from marketplace.services import auth
+from marketplace.services import auth, decisions
 from marketplace.services.admin import audit
 from marketplace.services.errors import Conflict, Forbidden, NotFound
 from marketplace.services.permissions import require_admin
@@ -30,13 +29,13 @@ MAX_ID = 64
 
 
 def _mark_deleted(session: Session, model: type[User] | type[Agent], row_id: str, now: datetime) -> bool:
-    """Set `deleted_at` on a live row. Writing first takes the row lock on PostgreSQL and the database write
-    lock on SQLite, so what is read next in this transaction cannot change before it commits."""
+    """Claim a live row by setting `deleted_at` (services/decisions.py): False when it is unknown or someone
+    deleted it first. The write takes the row lock on PostgreSQL and the database write lock on SQLite, so
+    what is read next in this transaction cannot change before it commits."""
     if not row_id or len(row_id) > MAX_ID:
         return False
-    result = session.execute(update(model).where(col(model.id) == row_id, col(model.deleted_at).is_(None))
-                             .values(deleted_at=now, updated_at=now))
-    return bool(result.rowcount)
+    return decisions.claim_any(session, model, col(model.id) == row_id, col(model.deleted_at).is_(None),
+                               values={"deleted_at": now, "updated_at": now}) == 1
 
 
 def _lock_admins(session: Session) -> None:
@@ -69,13 +68,12 @@ def delete_user(*, actor: User | None, user_id: str) -> None:
         user = session.exec(select(User).where(User.id == user_id)).one()
         _check_admins(session, admin=admin, target=user)  # counts admins with the target already deleted
         auth.end_all_sessions(session, user_id=user.id)
-        removed = session.execute(
-            update(Agent).where(col(Agent.vendor_id) == user.id, col(Agent.deleted_at).is_(None))
-            .values(deleted_at=now, updated_at=now)).rowcount or 0
-        withdrawn = session.execute(
-            update(VendorApplication).where(col(VendorApplication.user_id) == user.id,
-                                            col(VendorApplication.status) == ApplicationStatus.PENDING)
-            .values(status=ApplicationStatus.REJECTED, decided_at=now, decided_by=admin.id)).rowcount or 0
+        removed = decisions.claim_any(session, Agent, col(Agent.vendor_id) == user.id, col(Agent.deleted_at).is_(None),
+                                      values={"deleted_at": now, "updated_at": now})
+        withdrawn = decisions.claim_any(
+            session, VendorApplication, col(VendorApplication.user_id) == user.id,
+            col(VendorApplication.status) == ApplicationStatus.PENDING,
+            values={"status": ApplicationStatus.REJECTED, "decided_at": now, "decided_by": admin.id})
         audit.record(session, actor=admin, action="user.delete", target_type="user", target_id=user.id,
                      details={"username": user.username, "email": user.email, "role": user.role,
                               "agentsRemoved": removed, "applicationsClosed": withdrawn})

@@ -1,7 +1,9 @@
 """Agent moderation: what waits for review (new agents and revisions of live ones), approve, reject.
 
-Each decision is one transaction with the vendor's notification (and, for a new version, every buyer's
-`update` notification) and its audit entry, so a decision never exists without them. Approving a revision publishes its
+Each decision is one transaction that starts with its claim (services/decisions.py: a conditional update of
+the agent's row, then of the revision's), then writes the vendor's notification (and, for a new version, every
+buyer's `update` notification), the mail and the audit entry, so a decision never exists without them and a
+request that lost the claim (409) has written none of them. Approving a revision publishes its
 values; if its files changed, its file version becomes the one buyers download.
 """
 
@@ -31,7 +33,7 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import notifications
+from marketplace.services import decisions, notifications
 from marketplace.services.admin import audit
 from marketplace.services.errors import Conflict, Invalid, NotFound
 from marketplace.services.paging import check_page
@@ -44,6 +46,8 @@ NOT_FOUND = "Agent not found"
 NO_FILES = "An agent without files cannot be approved"
 NOTHING_TO_APPROVE = "This agent is live and has no pending changes to approve"
 NOTHING_TO_REJECT = "This agent has nothing waiting for review"
+REJECTED_WAITS = "This agent was rejected: it can be approved once its vendor submits it again"
+DECIDED_MEANWHILE = "This agent was decided or changed by another request at the same moment. Reload to see it."
 REASON_TOO_LONG = f"Rejection reason must be at most {MAX_REASON} characters"
 APPROVED_TITLE = "Agent approved"
 APPROVED_MESSAGE = "Your agent {name} has been approved and is now live."
@@ -195,13 +199,37 @@ def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | N
     )
 
 
-def _agent(session: Session, agent_id: str) -> Agent:
-    agent = None
+def _state(session: Session, agent_id: str) -> tuple[str, int, str | None]:
+    """What a decision is about, read before claiming: the agent's status and live version, and the id of its
+    pending revision (None when it has none or is not live). Columns only, so no row object read before the
+    claim can be mistaken for what the claim acts on."""
+    found = None
     if agent_id and len(agent_id) <= 64:
-        agent = session.exec(select(Agent).where(Agent.id == agent_id).with_for_update()).first()
-    if agent is None or agent.deleted_at is not None:
+        found = session.exec(select(Agent.status, Agent.current_version)
+                             .where(Agent.id == agent_id, Agent.deleted_at.is_(None))).first()
+    if found is None:
         raise NotFound(NOT_FOUND)
-    return agent
+    status, version = found
+    revision_id = session.exec(select(AgentRevision.id).where(
+        AgentRevision.agent_id == agent_id, AgentRevision.status == RevisionStatus.PENDING)).first() \
+        if status == AgentStatus.APPROVED else None
+    return status, version, revision_id
+
+
+def _claim_agent(session: Session, agent_id: str, *, status: str, version: int, values: dict[str, Any]) -> Agent:
+    """The decision's first write: the agent is still as read (status, live version, not deleted), else 409.
+    Vendors' changes to the agent claim the same row first (services/vendor/revisions.claim_agent), so from
+    here to the commit nothing else changes the agent, its files or its revision. Answers the row, read now."""
+    decisions.claim(session, Agent, Agent.id == agent_id, Agent.status == status, Agent.current_version == version,
+                    Agent.deleted_at.is_(None), values=values, conflict=DECIDED_MEANWHILE)
+    return session.exec(select(Agent).where(Agent.id == agent_id)).one()
+
+
+def _claim_revision(session: Session, revision_id: str, *, status: str, values: dict[str, Any]) -> AgentRevision:
+    decisions.claim(session, AgentRevision, AgentRevision.id == revision_id,
+                    AgentRevision.status == RevisionStatus.PENDING, values={"status": status, **values},
+                    conflict=DECIDED_MEANWHILE)
+    return session.exec(select(AgentRevision).where(AgentRevision.id == revision_id)).one()
 
 
 def _notify_buyers(session: Session, agent: Agent) -> int:
@@ -225,21 +253,21 @@ def _notify_buyers(session: Session, agent: Agent) -> int:
 
 
 def approve(*, actor: User | None, agent_id: str) -> Decision:
-    """Approve a new (or rejected) agent, or the pending revision of a live one (see the module text).
-    409 when what would go live has no files."""
+    """Approve a pending agent, or the pending revision of a live one (see the module text). 409 when what
+    would go live has no files, or when the agent is not waiting for this (another decision came first, or it
+    was rejected: a rejected agent comes back for review when its vendor edits it)."""
     admin = require_admin(actor)
     now = utcnow()
     orphans: list[str] = []
     with session_scope() as session:
-        agent = _agent(session, agent_id)
-        revision = revisions.pending_revision(session, agent) if agent.status == AgentStatus.APPROVED else None
-        if agent.status != AgentStatus.APPROVED:
+        status, version, revision_id = _state(session, agent_id)
+        if status == AgentStatus.REJECTED:
+            raise Conflict(REJECTED_WAITS)
+        if status != AgentStatus.APPROVED:
+            agent = _claim_agent(session, agent_id, status=status, version=version, values={
+                "status": AgentStatus.APPROVED, "rejection_reason": None, "reviewed_at": now, "updated_at": now})
             if revisions.count_files(session, agent.id, agent.current_version) == 0:
                 raise Conflict(NO_FILES)
-            agent.status = AgentStatus.APPROVED
-            agent.rejection_reason = None
-            agent.reviewed_at = agent.updated_at = now
-            session.add(agent)
             if agent.vendor_id:
                 notifications.notify(session, user_id=agent.vendor_id, type=NotificationType.APPROVAL,
                                      title=APPROVED_TITLE, message=APPROVED_MESSAGE.format(name=agent.name))
@@ -247,8 +275,12 @@ def approve(*, actor: User | None, agent_id: str) -> Decision:
                          details={"name": agent.name})
             return Decision(agent_id=agent.id, status=agent.status, revision_id=None,
                             current_version=agent.current_version)
-        if revision is None:
+        if revision_id is None:
             raise Conflict(NOTHING_TO_APPROVE)
+        agent = _claim_agent(session, agent_id, status=status, version=version,
+                             values={"reviewed_at": now, "updated_at": now})
+        revision = _claim_revision(session, revision_id, status=RevisionStatus.APPROVED,
+                                   values={"reviewed_at": now, "updated_at": now, "decided_by": admin.id})
         if revision.files_changed and revisions.count_files(session, agent.id, revision.version) == 0:
             raise Conflict(NO_FILES)
         revisions.apply_changes(session, agent, revisions.read_changes(revision))
@@ -259,12 +291,7 @@ def approve(*, actor: User | None, agent_id: str) -> Decision:
             _notify_buyers(session, agent)
         else:
             revisions.drop_version(session, agent.id, revision.version)  # copies only: no object loses its last row
-        agent.reviewed_at = agent.updated_at = now
         session.add(agent)
-        revision.status = RevisionStatus.APPROVED
-        revision.reviewed_at = revision.updated_at = now
-        revision.decided_by = admin.id
-        session.add(revision)
         if agent.vendor_id:
             notifications.notify(session, user_id=agent.vendor_id, type=NotificationType.APPROVAL,
                                  title=UPDATE_APPROVED_TITLE, message=UPDATE_APPROVED_MESSAGE.format(name=agent.name))
@@ -286,32 +313,29 @@ def clean_reason(reason: str | None) -> str | None:
 
 def reject(*, actor: User | None, agent_id: str, rejection_reason: str | None = None) -> Decision:
     """Reject a pending agent (it becomes rejected) or a live agent's pending revision (dropped; the live
-    listing stays). The vendor is notified, with the reason when one is given."""
+    listing stays). The vendor is notified, with the reason when one is given. 409 when another decision on
+    the agent came first."""
     admin = require_admin(actor)
     reason = clean_reason(rejection_reason)
     suffix = REASON_SUFFIX.format(reason=reason) if reason else ""
     now = utcnow()
     orphans: list[str] = []
     with session_scope() as session:
-        agent = _agent(session, agent_id)
-        if agent.status == AgentStatus.PENDING:
-            agent.status = AgentStatus.REJECTED
-            agent.rejection_reason = reason
-            agent.reviewed_at = agent.updated_at = now
-            session.add(agent)
-            title, message, revision_id = REJECTED_TITLE, REJECTED_MESSAGE.format(name=agent.name) + suffix, None
+        status, version, revision_id = _state(session, agent_id)
+        if status == AgentStatus.PENDING:
+            agent = _claim_agent(session, agent_id, status=status, version=version, values={
+                "status": AgentStatus.REJECTED, "rejection_reason": reason, "reviewed_at": now, "updated_at": now})
+            title, message = REJECTED_TITLE, REJECTED_MESSAGE.format(name=agent.name) + suffix
         else:
-            revision = revisions.pending_revision(session, agent) if agent.status == AgentStatus.APPROVED else None
-            if revision is None:
+            if revision_id is None:
                 raise Conflict(NOTHING_TO_REJECT)
-            revision.status = RevisionStatus.REJECTED
-            revision.rejection_reason = reason
-            revision.reviewed_at = revision.updated_at = now
-            revision.decided_by = admin.id
-            session.add(revision)
+            # The live listing does not change: the agent's row is claimed as it is (see `_claim_agent`).
+            agent = _claim_agent(session, agent_id, status=status, version=version,
+                                 values={"current_version": Agent.current_version})
+            revision = _claim_revision(session, revision_id, status=RevisionStatus.REJECTED, values={
+                "rejection_reason": reason, "reviewed_at": now, "updated_at": now, "decided_by": admin.id})
             orphans = revisions.drop_version(session, agent.id, revision.version)
-            title, revision_id = UPDATE_REJECTED_TITLE, revision.id
-            message = UPDATE_REJECTED_MESSAGE.format(name=agent.name) + suffix
+            title, message = UPDATE_REJECTED_TITLE, UPDATE_REJECTED_MESSAGE.format(name=agent.name) + suffix
         if agent.vendor_id:
             notifications.notify(session, user_id=agent.vendor_id, type=NotificationType.REJECTION, title=title,
                                  message=message)

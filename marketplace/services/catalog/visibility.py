@@ -59,12 +59,11 @@ def has_mark(model: type[Favorite] | type[Report], *, actor: User | None, agent_
     return found is not None
 
 
-def live_agent(session: Session, *, agent_id: str, lock: bool = False) -> Agent:
-    """A live agent row (optionally locked for a counter update), else NotFound."""
+def live_agent(session: Session, *, agent_id: str) -> Agent:
+    """A live agent row, else NotFound."""
     agent = None
     if agent_id and len(agent_id) <= 64:
-        stmt = select(Agent).where(Agent.id == agent_id, LIVE)
-        agent = session.execute(stmt.with_for_update() if lock else stmt).scalars().first()
+        agent = session.execute(select(Agent).where(Agent.id == agent_id, LIVE)).scalars().first()
     if agent is None:
         raise NotFound("Agent not found")
     return agent

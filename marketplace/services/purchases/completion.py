@@ -23,7 +23,7 @@ from sqlmodel import Session, select
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import Agent, AgentStatus, NotificationType, Order, OrderStatus, Purchase, User
-from marketplace.services import mail, mail_texts, money, names, notifications, platform
+from marketplace.services import decisions, mail, mail_texts, money, names, notifications, platform
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.permissions import require_user
 
@@ -281,10 +281,10 @@ def _refund_duplicate(done: Completion) -> Completion:
         return done
     refund_id = _refund(order.payment_intent_id, split=order.commission_split_enabled,
                         why="the buyer already owned the agent")
-    with session_scope() as session:
-        stored = session.get(Order, order.id)
-        stored.status, stored.refund_id = OrderStatus.REFUNDED, refund_id
-        session.add(stored)
+    with session_scope() as session:  # the browser and a webhook may both get here: the first one marks it
+        decisions.claim_any(session, Order, Order.id == order.id, Order.status != OrderStatus.REFUNDED,
+                            values={"status": OrderStatus.REFUNDED, "refund_id": refund_id})
+        stored = session.exec(select(Order).where(Order.id == order.id)).one()
     return Completion(order=stored, purchase=None, created=done.created)
 
 

@@ -14,14 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import func
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentFile, AgentRevision, AgentStatus, Category, RevisionStatus, User
 from marketplace.models.base import utcnow
 from marketplace.services import money
-from marketplace.services.errors import Conflict
 from marketplace.services.permissions import require_vendor
 from marketplace.services.vendor import revisions
 from marketplace.services.vendor.drafts import AgentDraft, clean_draft
@@ -119,15 +117,9 @@ def create_agent(*, actor: User | None, draft: AgentDraft) -> str:
 
 def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft) -> None:
     """Edit the actor's agent: pending/rejected -> updated in place, (back) to pending; approved -> the
-    values go into its pending revision and the live listing is unchanged until an admin approves."""
+    values go into its pending revision and the live listing is unchanged until an admin approves.
+    409 when the agent changed (e.g. was decided) between reading it and claiming it."""
     vendor = require_vendor(actor)
-    try:
-        _update(vendor, agent_id, draft)
-    except IntegrityError as error:  # a concurrent first change opened the revision (one pending per agent)
-        raise Conflict(revisions.CONCURRENT_CHANGE) from error
-
-
-def _update(vendor: User, agent_id: str, draft: AgentDraft) -> None:
     with session_scope() as session:
         agent = own_agent(session, vendor=vendor, agent_id=agent_id)
         clean = clean_draft(session, draft)
@@ -136,17 +128,14 @@ def _update(vendor: User, agent_id: str, draft: AgentDraft) -> None:
             live_tags = revisions.agent_tags(session, agent.id)
             if (revisions.pending_revision(session, agent) is None
                     and not revisions.changed_fields(agent, live_tags, changes)):
-                return  # saved without changes: no revision to review
+                return  # saved without changes: nothing to claim, no revision to review
+            revisions.claim_agent(session, agent)
             revision = revisions.open_revision(session, agent, vendor_id=vendor.id)
             revisions.write_changes(revision, changes)
             session.add(revision)
             return
-        for name, value in clean.values().items():
-            setattr(agent, name, value)
-        agent.status = AgentStatus.PENDING
-        agent.rejection_reason = None
-        agent.updated_at = utcnow()
-        session.add(agent)
+        revisions.claim_agent(session, agent, {**clean.values(), "status": AgentStatus.PENDING,
+                                               "rejection_reason": None, "updated_at": utcnow()})
         revisions.replace_tags(session, agent.id, clean.tags)
 
 
@@ -167,7 +156,7 @@ def get_editable_agent(*, actor: User | None, agent_id: str) -> EditableAgent:
     """The actor's agent prefilled for the wizard, with the files the next approval would publish."""
     vendor = require_vendor(actor)
     with session_scope() as session:
-        agent = own_agent(session, vendor=vendor, agent_id=agent_id, lock=False)
+        agent = own_agent(session, vendor=vendor, agent_id=agent_id)
         revision = revisions.pending_revision(session, agent) if agent.status == AgentStatus.APPROVED else None
         changes = revisions.read_changes(revision) if revision else {}
         version = revision.version if revision else agent.current_version

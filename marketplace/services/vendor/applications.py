@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from marketplace.db import session_scope
 from marketplace.models import ApplicationStatus, Role, User, VendorApplication
 from marketplace.models.base import utcnow
-from marketplace.services import names
+from marketplace.services import decisions, names
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.permissions import require_user
 from marketplace.services.text import check_text
@@ -72,11 +71,10 @@ def apply(
     site = clean_website(website)
     try:
         with session_scope() as session:
-            # Write to the user's row first: it serialises concurrent applications of the same user
-            # (row lock on PostgreSQL, the database write lock on SQLite) before the pending check.
-            touched = session.exec(update(User).where(User.id == user.id, User.deleted_at.is_(None))
-                                   .values(updated_at=utcnow())).rowcount
-            if not touched:
+            # Claim the user's row first (services/decisions.py): it serialises concurrent applications of the
+            # same user (row lock on PostgreSQL, the database write lock on SQLite) before the pending check.
+            if not decisions.claim_any(session, User, User.id == user.id, User.deleted_at.is_(None),
+                                       values={"updated_at": utcnow()}):
                 raise Unauthorized("Unauthorized")
             current = session.exec(select(User.role).where(User.id == user.id)).one()
             if current != Role.USER:

@@ -46,17 +46,17 @@ class _Refused(Exception):
 
 
 def _target_version(session: Session, agent: Agent, vendor: User) -> int:
-    """The version a file change goes to (see the module text); marks what the change means."""
+    """Claim the agent for the change (revisions.claim_agent: 409 if it changed since it was read) and
+    answer the version the change goes to (see the module text); marks what the change means."""
     if agent.status == AgentStatus.APPROVED:
+        revisions.claim_agent(session, agent)
         revision = revisions.open_revision(session, agent, vendor_id=vendor.id)
         revision.files_changed = True
         revision.updated_at = utcnow()
         session.add(revision)
         return revision.version
-    agent.status = AgentStatus.PENDING
-    agent.rejection_reason = None
-    agent.updated_at = utcnow()
-    session.add(agent)
+    revisions.claim_agent(session, agent, {"status": AgentStatus.PENDING, "rejection_reason": None,
+                                           "updated_at": utcnow()})
     return agent.current_version
 
 
@@ -139,20 +139,20 @@ def attach_file(*, actor: User | None, agent_id: str, file_url: str) -> FileInfo
 def remove_file(*, actor: User | None, file_id: str) -> None:
     """Remove a file from what the actor's agent will publish next (never from a live version)."""
     vendor = require_vendor(actor)
-    try:
-        orphans = _remove(vendor, file_id)
-    except IntegrityError as error:
-        raise Conflict(revisions.CONCURRENT_CHANGE) from error
-    revisions.delete_objects(orphans)
+    revisions.delete_objects(_remove(vendor, file_id))
 
 
 def _remove(vendor: User, file_id: str) -> list[str]:
     with session_scope() as session:
-        row = session.get(AgentFile, file_id) if file_id and len(file_id) <= 64 else None
+        agent_id = session.exec(select(AgentFile.agent_id).where(AgentFile.id == file_id)).first() \
+            if file_id and len(file_id) <= 64 else None
+        if agent_id is None:
+            raise NotFound(FILE_NOT_FOUND)
+        agent = own_agent(session, vendor=vendor, agent_id=agent_id)
+        version = _target_version(session, agent, vendor)
+        row = session.get(AgentFile, file_id)  # read after the claim: what the change acts on
         if row is None:
             raise NotFound(FILE_NOT_FOUND)
-        agent = own_agent(session, vendor=vendor, agent_id=row.agent_id)
-        version = _target_version(session, agent, vendor)
         if row.version != version:
             # An id of the live version, whose copy in the revision is what goes.
             copy = None

@@ -22,6 +22,7 @@ from marketplace.db import session_scope
 from marketplace.integrations.storage import get_storage
 from marketplace.models import Agent, AgentFile, AgentRevision, AgentTag, RevisionStatus, Upload, User
 from marketplace.models.base import utcnow
+from marketplace.services import decisions
 from marketplace.services.errors import Forbidden, NotFound
 
 AGENT_NOT_FOUND = "Agent not found"
@@ -37,7 +38,7 @@ def pending_revision(session: Session, agent: Agent) -> AgentRevision | None:
 
 def open_revision(session: Session, agent: Agent, *, vendor_id: str | None) -> AgentRevision:
     """The agent's pending revision, created (with copies of the live files as its version) if none.
-    The caller holds the agent's row lock, so two requests cannot both create one."""
+    The caller has claimed the agent (`claim_agent`), so two requests cannot both create one."""
     revision = pending_revision(session, agent)
     if revision is not None:
         return revision
@@ -153,15 +154,24 @@ def file_info(row: AgentFile) -> FileInfo:
     return FileInfo(id=row.id, filename=row.filename, size_bytes=row.size_bytes, content_type=row.content_type)
 
 
-def own_agent(session: Session, *, vendor: User, agent_id: str, lock: bool = True) -> Agent:
-    """The vendor's agent, locked for the change (FOR UPDATE on PostgreSQL): unknown or deleted -> 404,
-    another vendor's -> 403."""
+def own_agent(session: Session, *, vendor: User, agent_id: str) -> Agent:
+    """The vendor's agent as it is now: unknown or deleted -> 404, another vendor's -> 403. A change then
+    claims it (`claim_agent`) before writing anything."""
     agent = None
     if agent_id and len(agent_id) <= 64:
-        statement = select(Agent).where(Agent.id == agent_id)
-        agent = session.exec(statement.with_for_update() if lock else statement).first()
+        agent = session.exec(select(Agent).where(Agent.id == agent_id)).first()
     if agent is None or agent.deleted_at is not None:
         raise NotFound(AGENT_NOT_FOUND)
     if agent.vendor_id != vendor.id:
         raise Forbidden(NOT_YOUR_AGENT)
     return agent
+
+
+def claim_agent(session: Session, agent: Agent, values: dict[str, Any] | None = None) -> None:
+    """The first write of a vendor's change: the agent is still as read (status, live version, not deleted),
+    else 409. Admin decisions claim the same row first (services/admin/moderation.py), so until this change
+    commits no decision lands on the agent, its revision or its files, and the other way round. Without
+    `values` the row is claimed as it is (a live agent whose change goes to its revision)."""
+    decisions.claim(session, Agent, Agent.id == agent.id, Agent.status == agent.status,
+                    Agent.current_version == agent.current_version, Agent.deleted_at.is_(None),
+                    values=values or {"current_version": Agent.current_version}, conflict=CONCURRENT_CHANGE)
