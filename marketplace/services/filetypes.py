@@ -5,8 +5,8 @@ extension picks the kind (a name without one is judged by its first bytes); the 
 that kind:
 - text: UTF-8 without binary control bytes, read to the end in chunks (an ELF header after the first
   kilobytes of a `.md` is found); `.json` must parse as JSON and `.yaml`/`.yml` as YAML holding mappings or
-  lists (both read whole only up to STRUCTURED_MAX_BYTES; YAML as a stream of parser events, never built into
-  objects, so aliases and merge keys cannot blow up);
+  lists (up to PARSED_MAX_BYTES; YAML as a stream of parser events, never built into objects, so aliases and
+  merge keys cannot blow up);
 - zip and tar.gz: read by their own libraries to the end of what matters (services/archives.py);
 - pdf: the `%PDF-` header with an object right after it, and `startxref` ... `%%EOF` at its end.
 Executables are refused whatever they are called. The type stored and sent for a file is the one found here
@@ -35,7 +35,9 @@ from marketplace.services.filenames import check_filename, shown_name
 
 SNIFF_BYTES = 8192  # the first bytes that decide a kind by content, and where a PDF's first object must be
 TEXT_CHUNK = 256 * 1024
-STRUCTURED_MAX_BYTES = 10 * 1024 * 1024  # json and yaml files are parsed up to this size
+# Parsed up to these sizes (about a second of work each; YAML's parser is the slower by far). Larger data
+# belongs in an archive.
+PARSED_MAX_BYTES = {"json": 10 << 20, "yaml": 2 << 20, "yml": 2 << 20}
 PDF_TAIL_BYTES = 2048
 ALLOWED = ("zip", "tar.gz", "tgz", "pdf", "json", "yaml", "yml", "py", "js", "ts", "md", "txt")
 TEXT_KINDS = frozenset({"json", "yaml", "yml", "py", "js", "ts", "md", "txt"})
@@ -258,9 +260,9 @@ def check_file(filename: str, f: BinaryIO, *, size: int) -> FileKind:
     prefix = f.read(SNIFF_BYTES)
     kind = _kind(filename, prefix, size=size)
     name = shown_name(filename)
-    if kind in ("json", "yaml", "yml") and size > STRUCTURED_MAX_BYTES:
+    if size > PARSED_MAX_BYTES.get(kind, size):
         raise Invalid(f"{name} is too large to check: .{kind} files can be at most "
-                      f"{STRUCTURED_MAX_BYTES // (1 << 20)} MB. Put large data in a zip or tar.gz file.",
+                      f"{PARSED_MAX_BYTES[kind] >> 20} MB. Put large data in a zip or tar.gz file.",
                       field="agentFileURL")
     try:
         _check_content(kind, name, f, prefix, size=size)
