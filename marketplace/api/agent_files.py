@@ -22,8 +22,9 @@ class AttachIn(ApiInput):
 
 @router.put("/agent-files", response_model=AgentFilePublic)
 def attach_file(body: AttachIn, user: OptionalUser) -> AgentFilePublic:
-    """Attach an upload issued to this vendor to its agent, after checking its real size and type.
-    Any refusal answers 4xx with a message, attaches nothing, and deletes the uploaded object."""
+    """Attach an upload issued to this vendor to its agent, after checking its name, real size and content.
+    Any refusal answers 4xx with a message, attaches nothing, and deletes the uploaded object; an upload that
+    another attach took first answers 409 and is left to it."""
     info = files.attach_file(actor=user, agent_id=body.agent_id, file_url=body.agent_file_url)
     return AgentFilePublic(id=info.id, filename=info.filename, size_bytes=info.size_bytes,
                            content_type=info.content_type)

@@ -24,7 +24,7 @@ class UploadMethod(StrEnum):
 
 
 class Upload(SQLModel, table=True):
-    """An object key the app issued to a vendor. Only issued, unexpired, unattached keys can be attached."""
+    """An object key the app issued to a vendor. Only issued, unexpired, unclaimed keys can be attached."""
 
     __tablename__ = "uploads"
     __table_args__ = (Index("ix_uploads_vendor_open", "vendor_id", "attached_at", "expires_at"),)
@@ -32,12 +32,16 @@ class Upload(SQLModel, table=True):
     key: str = Field(primary_key=True, max_length=200)
     vendor_id: str = Field(foreign_key="users.id", max_length=32, ondelete="CASCADE")
     method: str = Field(max_length=16)
-    upload_id: str | None = Field(default=None, max_length=1024)  # the storage's multipart upload id
+    # The storage's multipart upload id; "" while the multipart upload is being created, None once finished.
+    upload_id: str | None = Field(default=None, max_length=1024)
     filename: str = Field(default="", max_length=255)
     content_type: str = Field(default="application/octet-stream", max_length=255)
     created_at: datetime = Field(default_factory=utcnow)
     expires_at: datetime = Field(index=True)
     attached_at: datetime | None = None
+    # Set by the one attach that claimed the upload: where its object goes while it is checked. A claimed upload
+    # still counts as open (and expires like one) until the attach is recorded or given up.
+    claimed_key: str | None = Field(default=None, max_length=200)
 
 
 class AgentRevision(SQLModel, table=True):

@@ -20,7 +20,8 @@ from marketplace.db import session_scope
 from marketplace.integrations.storage import get_storage
 from marketplace.models import Agent, AgentDownload, AgentFile, Purchase, Role, User
 from marketplace.services.errors import Forbidden, NotFound
-from marketplace.services.filetypes import COMPRESSED_KINDS, kind_of_name
+from marketplace.services.filenames import entry_name
+from marketplace.services.filetypes import COMPRESSED_KINDS, COMPRESSED_TYPES, kind_of_name
 from marketplace.services.permissions import require_user
 
 NO_ACCESS = "You don't have access to download this file."
@@ -51,7 +52,8 @@ def can_download(session: Session, *, user: User, agent: Agent) -> bool:
 
 
 def _entry_name(filename: str, used: set[str]) -> str:
-    name = PurePosixPath(filename.replace("\\", "/")).name.strip() or "file"
+    """A plain, unique name in the zip (never `..` or a path, whatever an old row holds)."""
+    name = entry_name(filename)
     stem, suffix = PurePosixPath(name).stem, PurePosixPath(name).suffix
     candidate, n = name, 1
     while candidate in used:
@@ -66,8 +68,12 @@ def _chunks(key: str) -> Iterator[bytes]:
     yield from get_storage().iter_chunks(key, chunk_size=CHUNK_BYTES)
 
 
-def _compress_type(filename: str) -> int:
-    return ZIP_STORED if kind_of_name(filename) in COMPRESSED_KINDS else ZIP_DEFLATED
+def _compress_type(row: AgentFile) -> int:
+    """Stored as they are when the type found on attach is already compressed (rows from before types were
+    found by content fall back to the name)."""
+    if row.content_type in COMPRESSED_TYPES or kind_of_name(row.filename) in COMPRESSED_KINDS:
+        return ZIP_STORED
+    return ZIP_DEFLATED
 
 
 def agent_archive(*, actor: User | None, agent_id: str) -> Archive:
@@ -90,7 +96,7 @@ def agent_archive(*, actor: User | None, agent_id: str) -> Archive:
             raise NotFound(NOT_FOUND)
         session.add(AgentDownload(user_id=user.id, agent_id=agent.id, version=agent.current_version))
         name, version = agent.name, agent.current_version
-    types = [_compress_type(row.filename) for row in files]
+    types = [_compress_type(row) for row in files]
     sized = all(t == ZIP_STORED for t in types)
     stream = ZipStream(compress_type=ZIP_STORED if sized else ZIP_DEFLATED, sized=sized)
     used: set[str] = set()

@@ -315,19 +315,62 @@ def test_local_targets_refuse_attached_or_discarded_uploads(vendor_client, local
     assert vendor_client.put(url, content=b"x").status_code == 404
 
 
-def test_an_oversized_multipart_upload_is_refused_on_complete(vendor_client, local_storage, monkeypatch):
-    monkeypatch.setattr(settings, "upload_max_file_bytes", 1000)
-    created = vendor_client.post(f"{COMPANION}/multipart", json={"filename": "a.zip", "type": "application/zip"})
-    key, upload_id = created.json()["key"], created.json()["uploadId"]
+def _multipart_started(client) -> tuple[str, str]:
+    created = client.post(f"{COMPANION}/multipart", json={"filename": "a.zip", "type": "application/zip"})
+    assert created.status_code == 200, created.text
+    return created.json()["key"], created.json()["uploadId"]
+
+
+def test_local_parts_stop_at_the_size_limit(vendor_client, local_storage, monkeypatch):
+    """One upload could store three 20 MiB parts past a 50 MB limit until `complete`: the running total now
+    refuses the part that would pass it (here the limit is 6 MiB, so 2 parts)."""
+    monkeypatch.setattr(settings, "upload_max_file_bytes", 6 * MB)
+    key, upload_id = _multipart_started(vendor_client)
+    signed = {n: vendor_client.get(f"{COMPANION}/multipart/{upload_id}/{n}?key={key}") for n in (1, 2, 3)}
+    assert signed[3].status_code == 422 and signed[3].json()["message"] == "partNumber must be between 1 and 2"
+    assert vendor_client.put(signed[1].json()["url"], content=b"a" * (4 * MB)).status_code == 200
+    over = vendor_client.put(signed[2].json()["url"], content=b"b" * (3 * MB))
+    assert over.status_code == 413 and "larger than the limit" in over.json()["message"]
+    streamed = vendor_client.put(signed[2].json()["url"], content=(b"b" * MB for _ in range(3)))  # no length sent
+    assert streamed.status_code == 413
+    assert not any((local_storage.root / ".tmp").glob("*")), "nothing of a refused part is kept"
+    etags = [p["ETag"] for p in vendor_client.get(f"{COMPANION}/multipart/{upload_id}?key={key}").json()]
+    assert len(etags) == 1
+    fits = vendor_client.put(signed[2].json()["url"], content=b"b" * (2 * MB))
+    assert fits.status_code == 200
+    # A part sent again replaces itself: part 1 may shrink or grow within what part 2 leaves.
+    assert vendor_client.put(signed[1].json()["url"], content=b"a" * (4 * MB + 1)).status_code == 413
+    assert vendor_client.put(signed[1].json()["url"], content=b"a" * (4 * MB)).status_code == 200
+    full = vendor_client.get(f"{COMPANION}/multipart/{upload_id}/2?key={key}")
+    assert full.status_code == 200  # re-signing part 2 is fine: its own room
+    parts = [{"PartNumber": 1, "ETag": etags[0]}, {"PartNumber": 2, "ETag": fits.headers["ETag"]}]
+    done = vendor_client.post(f"{COMPANION}/multipart/{upload_id}/complete?key={key}", json={"parts": parts})
+    assert done.status_code == 200, done.text
+    assert local_storage.head(key) == 6 * MB
+
+
+def test_s3_parts_past_the_limit_drop_the_upload(vendor_client, s3_storage, monkeypatch):
+    """S3 signs a part without knowing its size, so parts may overshoot; the next signature, or complete,
+    sees the stored total and drops the whole upload."""
+    monkeypatch.setattr(settings, "upload_max_file_bytes", 6 * MB)
+    key, upload_id = _multipart_started(vendor_client)
+    assert vendor_client.get(f"{COMPANION}/multipart/{upload_id}/3?key={key}").status_code == 422
     etags = []
     for number in (1, 2):
         url = vendor_client.get(f"{COMPANION}/multipart/{upload_id}/{number}?key={key}").json()["url"]
-        etags.append(vendor_client.put(url, content=b"y" * 600).headers["ETag"])
+        etags.append(httpx.put(url, content=bytes([64 + number]) * (5 * MB)).headers["ETag"])
+    refused = vendor_client.get(f"{COMPANION}/multipart/{upload_id}/1?key={key}")
+    assert refused.status_code == 413
+    assert _row(key) is None
+    assert s3_storage.client.list_multipart_uploads(Bucket=s3_storage.bucket).get("Uploads", []) == []
+    # The same at complete, for parts that arrive after the last signature.
+    key, upload_id = _multipart_started(vendor_client)
+    urls = [vendor_client.get(f"{COMPANION}/multipart/{upload_id}/{n}?key={key}").json()["url"] for n in (1, 2)]
+    etags = [httpx.put(url, content=b"c" * (5 * MB)).headers["ETag"] for url in urls]
     parts = [{"PartNumber": n, "ETag": e} for n, e in enumerate(etags, start=1)]
     answer = vendor_client.post(f"{COMPANION}/multipart/{upload_id}/complete?key={key}", json={"parts": parts})
     assert answer.status_code == 413
-    assert _row(key) is None and local_storage.head(key) is None
-    assert not (local_storage.root / ".multipart" / upload_id).exists()
+    assert _row(key) is None and s3_storage.head(key) is None
 
 
 def test_factory_uploads_resolve_on_the_local_backend(local_storage):

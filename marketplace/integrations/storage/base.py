@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 CHUNK_SIZE = 1 << 20
 
@@ -49,13 +50,15 @@ class StaleMultipart:
 
 
 class Storage(Protocol):
-    """Objects by key. Presigned targets let the browser upload straight to the backend."""
+    """Objects by key. Presigned targets let the browser upload straight to the backend. `open_file` gives a
+    seekable read-only file of one object (what `zipfile` needs to read an archive's central directory)."""
 
     def put(self, key: str, data: bytes, *, content_type: str = "application/octet-stream") -> None: ...
     def get(self, key: str) -> bytes | None: ...
     def head(self, key: str) -> int | None: ...
     def read_prefix(self, key: str, n: int) -> bytes: ...
     def iter_chunks(self, key: str, *, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]: ...
+    def open_file(self, key: str) -> AbstractContextManager[BinaryIO]: ...
     def delete(self, key: str) -> None: ...
     def move(self, src: str, dst: str) -> None: ...
 

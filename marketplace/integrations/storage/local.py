@@ -2,20 +2,24 @@
 
 Objects live at `{root}/{key}`. Uploads are written to `{root}/.tmp/` and renamed into place, so a reader
 never sees half a file. Multipart uploads keep their parts in `{root}/.multipart/{uploadId}/` (the key in
-a `key` file, each part as `NNNNN` with its md5 in `NNNNN.etag`) and complete by streaming concatenation.
+a `key` file, each part as `NNNNN` with its md5 in `NNNNN.etag`, and a `lock` file that orders part commits)
+and complete by streaming concatenation.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
 import shutil
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
+from typing import BinaryIO
 from urllib.parse import quote, urlencode
 
 from marketplace.config import settings
@@ -36,6 +40,7 @@ from marketplace.integrations.storage.base import (
 LOCAL_TARGET_PATH = "/api/uploads/local"
 _UPLOAD_ID = re.compile(r"[0-9a-f]{32}")
 _PART_NAME = re.compile(r"\d{5}")
+_LOCK_NAME = "lock"
 
 
 class ObjectWriter:
@@ -121,6 +126,15 @@ class LocalStorage:
             while chunk := f.read(chunk_size):
                 yield chunk
 
+    @contextmanager
+    def open_file(self, key: str) -> Iterator[BinaryIO]:
+        try:
+            f = self._path(key).open("rb")
+        except FileNotFoundError:
+            raise ObjectNotFound(key) from None
+        with f:
+            yield f
+
     def delete(self, key: str) -> None:
         self._path(key).unlink(missing_ok=True)
 
@@ -180,10 +194,26 @@ class LocalStorage:
         folder = self._upload_dir(key, upload_id)
         return ObjectWriter(self.root, folder / f"{part_number:05d}", max_bytes=max_bytes)
 
-    def commit_part(self, writer: ObjectWriter) -> str:
-        """Keep a finished part with its ETag (written first, so a listed part always has one)."""
-        writer.target.with_suffix(".etag").write_text(writer.etag)
-        return writer.commit()
+    def commit_part(self, writer: ObjectWriter, *, max_total: int | None = None) -> str:
+        """Keep a finished part with its ETag (written first, so a listed part always has one). With `max_total`,
+        refused (ObjectTooLarge, nothing kept) when the other stored parts and this one would pass it: parts of
+        one upload commit one at a time (a lock file in its folder), so parts sent together cannot all fit."""
+        folder = writer.target.parent
+        try:
+            lock = (folder / _LOCK_NAME).open("a")
+        except FileNotFoundError:  # aborted meanwhile
+            writer.discard()
+            raise NoSuchUpload("The specified multipart upload does not exist") from None
+        with lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if max_total is not None:
+                others = sum(path.stat().st_size for path in folder.iterdir()
+                             if _PART_NAME.fullmatch(path.name) and path.name != writer.target.name)
+                if others + writer.size > max_total:
+                    writer.discard()
+                    raise ObjectTooLarge(f"The file is larger than the limit of {max_total} bytes")
+            writer.target.with_suffix(".etag").write_text(writer.etag)
+            return writer.commit()
 
     def list_parts(self, key: str, upload_id: str) -> list[PartInfo]:
         folder = self._upload_dir(key, upload_id)

@@ -7,8 +7,11 @@ site's origin and expose `ETag` (the upload client reads each part's ETag).
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
+from typing import BinaryIO
 from urllib.parse import quote
 
 from marketplace.integrations.storage.base import (
@@ -83,6 +86,15 @@ class S3Storage:
             yield from body.iter_chunks(chunk_size)
         finally:
             body.close()
+
+    @contextmanager
+    def open_file(self, key: str) -> Iterator[BinaryIO]:
+        """A temporary local copy (objects are at most the upload limit): seeks on it cost no requests."""
+        with tempfile.TemporaryFile() as f:
+            for chunk in self.iter_chunks(key):
+                f.write(chunk)
+            f.seek(0)
+            yield f
 
     def delete(self, key: str) -> None:
         self.client.delete_object(Bucket=self.bucket, Key=safe_key(key))

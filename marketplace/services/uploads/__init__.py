@@ -3,20 +3,31 @@
 - issue: one PUT URL or one POST form per file (`issue_put_url`, `issue_post_form`);
 - companion: multipart uploads in Uppy Companion's S3 protocol;
 - local_target: the local backend's signed PUT/POST targets (S3 does this itself);
-- claims: `claim` a finished upload by its URL, `discard` one;
+- claims: `claim` a finished upload by its URL for one attach, then `finish`, `release` or `drop` it;
+  `discard` an upload that was never attached;
 - sweep: `expire_stale` and the `sweep_forever` lifespan task.
 """
 
 from __future__ import annotations
 
-from marketplace.services.uploads.claims import NOT_ISSUED, claim, discard, key_from_url
+from marketplace.services.uploads.claims import (
+    NOT_ISSUED,
+    Claimed,
+    claim,
+    discard,
+    drop,
+    drop_unclaimed,
+    finish,
+    key_from_url,
+    release,
+)
 from marketplace.services.uploads.companion import (
-    MAX_PARTS,
     CompletedUpload,
     MultipartStarted,
     abort_multipart,
     complete_multipart,
     list_parts,
+    max_parts,
     sign_part,
     start_multipart,
 )
@@ -27,8 +38,8 @@ from marketplace.services.uploads.sweep import expire_stale, sweep_forever
 
 __all__ = [
     "KEY_PATTERN",
-    "MAX_PARTS",
     "NOT_ISSUED",
+    "Claimed",
     "CompletedUpload",
     "MultipartStarted",
     "PayloadTooLarge",
@@ -37,13 +48,18 @@ __all__ = [
     "claim",
     "complete_multipart",
     "discard",
+    "drop",
+    "drop_unclaimed",
     "expire_stale",
+    "finish",
     "issue_post_form",
     "issue_put_url",
     "key_from_url",
     "list_parts",
+    "max_parts",
     "receive_post",
     "receive_put",
+    "release",
     "sign_part",
     "start_multipart",
     "sweep_forever",

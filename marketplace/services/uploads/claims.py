@@ -1,26 +1,48 @@
-"""Turning a finished upload's URL back into the issued key, and dropping uploads that will not be kept."""
+"""Claiming a finished upload for the one attach that may keep it, and dropping uploads that will not be kept.
+
+An attach claims its upload with one conditional UPDATE (services/decisions.py) before it touches the object:
+`claimed_key`, where the object is moved while it is checked, is set only if the upload is this vendor's,
+finished, unexpired and not claimed yet. Of two attaches of the same upload exactly one wins; the other changes
+nothing (409). The winner then either records the file (`finish`, in the transaction that adds its row),
+gives the claim back (`release`: the object returns under its upload key), or drops the upload (`drop`:
+objects and row go). Until one of those happens the upload still counts as open, and a crash in between
+leaves a row the expiry sweep removes with both of its objects (`discard`).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import re
+from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import unquote, urlsplit
 
 from sqlalchemy import delete
 from sqlmodel import Session
 
-from marketplace.integrations.storage import get_storage
+from marketplace.db import session_scope
+from marketplace.integrations.storage import ObjectNotFound, get_storage
 from marketplace.models import Upload, User
 from marketplace.models.base import utcnow
-from marketplace.services.errors import Forbidden, Invalid
+from marketplace.services import decisions
+from marketplace.services.errors import Conflict, DomainError, Forbidden, Invalid
 from marketplace.services.uploads.records import UPLOAD_ATTACHED, UPLOAD_EXPIRED
 
 NOT_ISSUED = "This file URL was not issued by this marketplace"
 FOREIGN_FILE = "This file was uploaded by another vendor"
 NOT_FINISHED = "This upload is not finished yet"
+CLAIM_LOST = "This upload expired while it was being attached; please upload the file again"
 MAX_URL = 4096
 # Every URL a finished upload is reported by ends its path with the key: the local target, an S3 presigned
 # URL (its query aside) or the location of an S3 object, path-style or virtual-hosted.
 _KEY_AT_END = re.compile(r"(?:^|/)(uploads/[0-9a-f]{32})$")
+
+
+@dataclass(frozen=True)
+class Claimed:
+    key: str  # where the browser put the object
+    stored_key: str  # where the attach moves it, out of reach of any upload URL
+    filename: str
 
 
 def key_from_url(url: str | None) -> str | None:
@@ -36,31 +58,99 @@ def key_from_url(url: str | None) -> str | None:
     return match.group(1) if match else None
 
 
-def claim(session: Session, *, vendor: User, url: str | None) -> Upload:
-    """The upload issued to `vendor` that `url` reports, still open and finished.
-
-    The caller checks the object itself (size, type) and sets `attached_at` in the same transaction; the
-    row is locked (PostgreSQL) so the same upload cannot be attached twice.
-    """
-    key = key_from_url(url)
-    upload = session.get(Upload, key, with_for_update=True) if key else None
+def _why_not(upload: Upload | None, vendor: User, now: datetime) -> DomainError:
+    """Why a claim found nothing to claim (read after the UPDATE, so it describes what won)."""
     if upload is None:
-        raise Invalid(NOT_ISSUED)
+        return Invalid(NOT_ISSUED)
     if upload.vendor_id != vendor.id:
-        raise Forbidden(FOREIGN_FILE)
-    if upload.attached_at is not None:
-        raise Invalid(UPLOAD_ATTACHED)
-    if upload.expires_at <= utcnow():
-        raise Invalid(UPLOAD_EXPIRED)
+        return Forbidden(FOREIGN_FILE)
+    if upload.attached_at is not None or upload.claimed_key is not None:
+        return Conflict(UPLOAD_ATTACHED)
+    if upload.expires_at <= now:
+        return Invalid(UPLOAD_EXPIRED)
     if upload.upload_id is not None:  # a multipart upload that was never completed
-        raise Invalid(NOT_FINISHED)
-    return upload
+        return Invalid(NOT_FINISHED)
+    return Conflict(UPLOAD_ATTACHED)
 
 
-def discard(session: Session, *, upload: Upload) -> None:
-    """Delete the stored object, any multipart leftovers, and the row."""
+def claim(*, vendor: User, url: str | None, stored_key: str) -> Claimed:
+    """Claim the upload `url` reports for one attach (committed before this returns). Refused: not issued
+    here (400), another vendor's (403), already attached or being attached (409), expired or unfinished
+    (400); a refused claim changes nothing."""
+    key = key_from_url(url)
+    if key is None:
+        raise Invalid(NOT_ISSUED)
+    now = utcnow()
+    with session_scope() as session:
+        won = decisions.claim_any(
+            session, Upload, Upload.key == key, Upload.vendor_id == vendor.id, Upload.attached_at.is_(None),
+            Upload.claimed_key.is_(None), Upload.expires_at > now, Upload.upload_id.is_(None),
+            values={"claimed_key": stored_key})
+        upload = session.get(Upload, key)
+        if not won or upload is None:
+            raise _why_not(upload, vendor, now)
+        return Claimed(key=key, stored_key=stored_key, filename=upload.filename)
+
+
+def finish(session: Session, claimed: Claimed) -> None:
+    """Mark the upload attached, in the caller's transaction (the one that adds the file's row). Its UPDATE is
+    that transaction's first write: on SQLite it takes the database's write lock, so what the caller reads
+    next is current."""
+    decisions.claim(session, Upload, Upload.key == claimed.key, Upload.claimed_key == claimed.stored_key,
+                    Upload.attached_at.is_(None), values={"attached_at": utcnow()}, conflict=CLAIM_LOST)
+
+
+def release(claimed: Claimed) -> None:
+    """Give the claim up: the object goes back under its upload key and the upload can be attached again. If
+    the row went meanwhile (expired and swept), its object goes too."""
     storage = get_storage()
-    if upload.upload_id:
-        storage.abort_multipart(upload.key, upload.upload_id)
-    storage.delete(upload.key)
-    session.exec(delete(Upload).where(Upload.key == upload.key))
+    with contextlib.suppress(ObjectNotFound):
+        storage.move(claimed.stored_key, claimed.key)
+    with session_scope() as session:
+        lifted = decisions.claim_any(session, Upload, Upload.key == claimed.key,
+                                     Upload.claimed_key == claimed.stored_key, Upload.attached_at.is_(None),
+                                     values={"claimed_key": None})
+    if not lifted:
+        storage.delete(claimed.key)
+
+
+def drop(claimed: Claimed) -> None:
+    """The claimed upload is refused: its objects and its row go (the objects first, so a crash leaves a row
+    for the sweep rather than an object nothing names)."""
+    with session_scope() as session:
+        won = session.exec(delete(Upload).where(Upload.key == claimed.key, Upload.claimed_key == claimed.stored_key,
+                                                Upload.attached_at.is_(None))).rowcount
+        if won:
+            _delete_objects(claimed.key, claimed.stored_key)
+
+
+def drop_unclaimed(*, vendor: User, url: str | None) -> None:
+    """Drop the vendor's finished, unclaimed upload at `url`, if there is one (an attach refused before it
+    claimed the upload, e.g. for another vendor's agent)."""
+    key = key_from_url(url)
+    if key is None:
+        return
+    with session_scope() as session:
+        won = session.exec(delete(Upload).where(Upload.key == key, Upload.vendor_id == vendor.id,
+                                                Upload.attached_at.is_(None), Upload.claimed_key.is_(None),
+                                                Upload.upload_id.is_(None))).rowcount
+        if won:
+            _delete_objects(key)
+
+
+def discard(session: Session, *, upload: Upload) -> bool:
+    """Delete an upload that was never attached: its row, its object (and where a claim moved it), and any
+    multipart leftovers. False (nothing touched) if it was attached meanwhile."""
+    won = session.exec(delete(Upload).where(Upload.key == upload.key, Upload.attached_at.is_(None))).rowcount
+    if won:
+        if upload.upload_id:
+            get_storage().abort_multipart(upload.key, upload.upload_id)
+        _delete_objects(upload.key, upload.claimed_key)
+    return bool(won)
+
+
+def _delete_objects(*keys: str | None) -> None:
+    storage = get_storage()
+    for key in keys:
+        if key:
+            storage.delete(key)

@@ -3,7 +3,8 @@
 They authenticate by the signed token in the URL (or the form), not by the session, exactly like S3. The
 key must also still be an open upload (not attached, not expired, not discarded), so a token cannot be
 replayed to overwrite a file after it was checked and attached. Bodies stream to disk in chunks; past the
-size limit the request stops with 413 and nothing is kept.
+size limit the request stops with 413 and nothing is kept. A part's limit is what the other stored parts of
+its upload leave (services/uploads/companion.py).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from marketplace.integrations.storage import (
 )
 from marketplace.models import Upload, UploadMethod
 from marketplace.services.errors import Forbidden, Invalid, NotFound
-from marketplace.services.uploads.records import KEY_PATTERN, PayloadTooLarge, check_open
+from marketplace.services.uploads.companion import MULTIPART_NOT_FOUND, check_part_number, part_room
+from marketplace.services.uploads.records import KEY_PATTERN, check_open, too_large
 
 MAX_FORM_FIELDS = 32
 MAX_FORM_FIELD_BYTES = 8192
@@ -48,10 +50,6 @@ def _local() -> LocalStorage:
     return storage
 
 
-def _too_large() -> PayloadTooLarge:
-    return PayloadTooLarge(f"The file is larger than the limit of {settings.upload_max_file_bytes} bytes")
-
-
 def _verify(purpose: tokens.Purpose, key: str, expires: str | None, signature: str | None, *,
             upload_id: str = "", part_number: int | None = None) -> None:
     if not KEY_PATTERN.fullmatch(key or ""):
@@ -70,10 +68,22 @@ def _check_row(key: str, *, method: str, upload_id: str | None = None) -> None:
             raise NotFound("Upload not found")
         if method == UploadMethod.MULTIPART:
             if upload.method != method or upload.upload_id != upload_id:
-                raise NotFound("Multipart upload not found")
+                raise NotFound(MULTIPART_NOT_FOUND)
         elif upload.method not in (UploadMethod.PUT, UploadMethod.POST):
             raise Invalid("This upload takes parts, not a whole file")
         check_open(upload)
+
+
+def _part_room(storage: LocalStorage, key: str, upload_id: str, part_number: int) -> int:
+    """What is left of the size limit for this part, given the parts stored so far (413 when nothing is)."""
+    check_part_number(part_number)
+    try:
+        room = part_room(storage.list_parts(key, upload_id), part_number)
+    except NoSuchUpload:
+        raise NotFound(MULTIPART_NOT_FOUND) from None
+    if room <= 0:
+        raise too_large()
+    return room
 
 
 async def _stream(writer: ObjectWriter, body: AsyncIterator[bytes]) -> None:
@@ -81,7 +91,7 @@ async def _stream(writer: ObjectWriter, body: AsyncIterator[bytes]) -> None:
         async for chunk in body:
             writer.write(chunk)
     except ObjectTooLarge:
-        raise _too_large() from None
+        raise too_large() from None
 
 
 async def receive_put(*, key: str, expires: str | None, signature: str | None, body: AsyncIterator[bytes],
@@ -100,18 +110,26 @@ async def receive_put(*, key: str, expires: str | None, signature: str | None, b
     else:
         _verify(tokens.Purpose.PUT, key, expires, signature)
     if content_length is not None and content_length > settings.upload_max_file_bytes:
-        raise _too_large()
+        raise too_large()
     method = UploadMethod.MULTIPART if is_part else UploadMethod.PUT
     await asyncio.to_thread(_check_row, key, method=method, upload_id=upload_id)
     limit = settings.upload_max_file_bytes
     if is_part:
+        room = await asyncio.to_thread(_part_room, storage, key, upload_id or "", number or 0)
+        if content_length is not None and content_length > room:
+            raise too_large()
         try:
-            writer = storage.part_writer(key, upload_id or "", number or 0, max_bytes=limit)
+            writer = storage.part_writer(key, upload_id or "", number or 0, max_bytes=room)
         except NoSuchUpload:
-            raise NotFound("Multipart upload not found") from None
+            raise NotFound(MULTIPART_NOT_FOUND) from None
         with writer:
             await _stream(writer, body)
-            etag = await asyncio.to_thread(storage.commit_part, writer)
+            try:
+                etag = await asyncio.to_thread(storage.commit_part, writer, max_total=limit)
+            except ObjectTooLarge:  # parts sent at the same time filled the room first
+                raise too_large() from None
+            except NoSuchUpload:
+                raise NotFound(MULTIPART_NOT_FOUND) from None
     else:
         with storage.writer(key, max_bytes=limit) as writer:
             await _stream(writer, body)
@@ -204,7 +222,7 @@ async def receive_post(*, content_type: str | None, body: AsyncIterator[bytes],
     form = _FormReader(_boundary(content_type))
     # The form envelope is small; a body far past the file limit is refused before reading it.
     if content_length is not None and content_length > settings.upload_max_file_bytes + 64 * 1024:
-        raise _too_large()
+        raise too_large()
     key = ""
 
     def opener(fields: dict[str, str]) -> ObjectWriter:
@@ -226,7 +244,7 @@ async def receive_post(*, content_type: str | None, body: AsyncIterator[bytes],
             raise Invalid("The form ended before the end of the file")
         etag = await asyncio.to_thread(form.writer.commit)
     except ObjectTooLarge:
-        raise _too_large() from None
+        raise too_large() from None
     except MultipartParseError:
         raise Invalid("Malformed form body") from None
     finally:

@@ -6,11 +6,12 @@ import re
 import unicodedata
 from datetime import datetime, timedelta
 
-from sqlalchemy import func
+from sqlalchemy import delete, func
 from sqlmodel import Session, select
 
 from marketplace.config import settings
-from marketplace.models import Upload, User
+from marketplace.db import session_scope
+from marketplace.models import Upload, UploadMethod, User
 from marketplace.models.base import new_id, utcnow
 from marketplace.services.errors import DomainError, Forbidden, Invalid, NotFound, TooManyRequests
 
@@ -29,6 +30,10 @@ UPLOAD_ATTACHED = "This file is already attached to an agent"
 
 class PayloadTooLarge(DomainError):
     status = 413
+
+
+def too_large() -> PayloadTooLarge:
+    return PayloadTooLarge(f"The file is larger than the limit of {settings.upload_max_file_bytes} bytes")
 
 
 def too_many_open_message() -> str:
@@ -58,17 +63,28 @@ def open_count(session: Session, vendor_id: str, *, now: datetime) -> int:
     return int(session.exec(query).one())
 
 
-def record(session: Session, *, vendor: User, method: str, filename: str | None, content_type: str | None,
-           upload_id: str | None = None) -> Upload:
-    """A new key for `vendor`, refused past the open-upload limit (so nobody fills the storage with strays)."""
+def record(*, vendor: User, method: str, filename: str | None, content_type: str | None) -> Upload:
+    """A new key for `vendor`, refused past the open-upload limit (so nobody fills the storage with strays).
+
+    Counted first, then checked (as services/ratelimit.py does): the row is committed before the vendor's open
+    uploads are counted, so of requests arriving together the later ones always see the earlier ones, on SQLite
+    and PostgreSQL alike, and no more than the limit can pass. A refused request takes its row back. A
+    multipart upload is recorded with `upload_id` "" (not finished, nothing to resume yet) until the storage
+    has started it.
+    """
     now = utcnow()
-    if open_count(session, vendor.id, now=now) >= settings.upload_max_open_per_vendor:
-        raise TooManyRequests(too_many_open_message())
-    upload = Upload(key=f"{KEY_PREFIX}{new_id()}", vendor_id=vendor.id, method=method, upload_id=upload_id,
+    upload = Upload(key=f"{KEY_PREFIX}{new_id()}", vendor_id=vendor.id, method=method,
+                    upload_id="" if method == UploadMethod.MULTIPART else None,
                     filename=clean_filename(filename), content_type=clean_content_type(content_type),
                     created_at=now, expires_at=now + timedelta(hours=settings.upload_expire_hours))
-    session.add(upload)
-    session.flush()
+    with session_scope() as session:
+        session.add(upload)
+    with session_scope() as session:
+        over = open_count(session, vendor.id, now=now) > settings.upload_max_open_per_vendor
+        if over:
+            session.exec(delete(Upload).where(Upload.key == upload.key))
+    if over:
+        raise TooManyRequests(too_many_open_message())
     return upload
 
 
@@ -87,7 +103,7 @@ def owned(session: Session, *, vendor: User, key: str | None, lock: bool = False
 
 
 def check_open(upload: Upload, *, now: datetime | None = None) -> None:
-    if upload.attached_at is not None:
+    if upload.attached_at is not None or upload.claimed_key is not None:
         raise Invalid(UPLOAD_ATTACHED)
     if upload.expires_at <= (now or utcnow()):
         raise Invalid(UPLOAD_EXPIRED)

@@ -20,7 +20,8 @@ BATCH = 200
 
 
 def expire_stale(*, now: datetime | None = None) -> int:
-    """Remove every expired, unattached upload; returns how many. Also aborts multipart uploads older than
+    """Remove every expired, unattached upload (claimed ones too: an attach that outlived its upload finds
+    its claim gone and records nothing); returns how many. Also aborts multipart uploads older than
     the expiry that no open upload row knows (left behind by a crash or a deleted row)."""
     now = now or utcnow()
     removed = 0
@@ -28,9 +29,7 @@ def expire_stale(*, now: datetime | None = None) -> int:
         with session_scope() as session:
             rows = session.exec(select(Upload).where(Upload.attached_at.is_(None), Upload.expires_at <= now)
                                 .order_by(Upload.expires_at).limit(BATCH)).all()
-            for upload in rows:
-                discard(session, upload=upload)
-        removed += len(rows)
+            removed += sum(discard(session, upload=upload) for upload in rows)
         if len(rows) < BATCH:
             break
     storage = get_storage()

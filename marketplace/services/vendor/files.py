@@ -1,11 +1,20 @@
 """Attaching uploaded files to a vendor's agent, and removing them (`PUT /api/agent-files`, the wizard).
 
-Nothing uploaded is trusted: the URL must name a key the app issued to this vendor (services/uploads
-`claim`), and the object's real size (HEAD) and type (its first bytes, services/filetypes) are checked
-here, with the per-version file count. Any refusal after the claim deletes the upload (object and row):
-nothing is attached and nothing is left behind. A refusal of the claim itself (not issued, another
-vendor's key, expired, already attached) leaves the object alone: it is not this vendor's to delete, or
-the sweep of expired uploads removes it.
+Nothing uploaded is trusted. An attach, in order:
+1. checks the agent is the vendor's (a refusal here drops the vendor's upload: nothing is attached and
+   nothing is left behind);
+2. claims the upload with one conditional update (services/uploads/claims.py): issued to this vendor,
+   finished, unexpired, not claimed by another attach. A refused claim changes nothing: the same upload
+   sent to two agents at once attaches once, the other answers 409;
+3. moves the object to a key no upload URL names (an S3 presigned URL stays valid until it expires,
+   whatever the app records), then checks it whole (services/filetypes `check_object`: name, size,
+   content); the type stored is the one found there, never the browser's;
+4. records the file and marks the upload attached in one transaction, which counts the version's files
+   after its first write (SQLite: the database's write lock) and under the agent's row lock (PostgreSQL), so
+   attaches sent together cannot pass the per-agent limit.
+A refusal after the claim drops the upload (objects and row); a conflict or an unexpected error gives the
+claim back (the object returns under its upload key, ready for a retry). Caps hold throughout: a claimed
+upload counts as open until it is attached or dropped.
 
 Which version a change goes to: a pending or rejected agent's current version (a rejected agent goes back
 to pending); an approved agent's pending revision (created, with copies of the live files, on the first
@@ -14,13 +23,15 @@ change), so buyers keep the live files until an admin approves.
 
 from __future__ import annotations
 
+import logging
+
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.integrations.storage import ObjectNotFound, get_storage
-from marketplace.models import Agent, AgentFile, AgentStatus, Upload, User
+from marketplace.models import Agent, AgentFile, AgentStatus, User
 from marketplace.models.base import new_id, utcnow
 from marketplace.services import filetypes, uploads
 from marketplace.services.errors import Conflict, DomainError, Invalid, NotFound
@@ -29,20 +40,10 @@ from marketplace.services.vendor import revisions
 from marketplace.services.vendor.revisions import FileInfo, file_info, own_agent
 
 FILE_NOT_FOUND = "File not found"
-OBJECT_MISSING = "The uploaded file was not found in storage. Please upload it again."
 TOO_MANY_FILES = "An agent can have at most {n} files"
-TOO_LARGE = "File is too large: {size} bytes. The limit is {limit} bytes ({mb} MB) per file."
 
 __all__ = ["FileInfo", "attach_file", "remove_file"]
-
-
-class _Refused(Exception):
-    """A refusal after the upload was claimed: carries the error and the key to discard."""
-
-    def __init__(self, error: DomainError, key: str) -> None:
-        super().__init__(error.message)
-        self.error = error
-        self.key = key
+log = logging.getLogger(__name__)
 
 
 def _target_version(session: Session, agent: Agent, vendor: User) -> int:
@@ -60,80 +61,69 @@ def _target_version(session: Session, agent: Agent, vendor: User) -> int:
     return agent.current_version
 
 
-def _freeze(upload: Upload, agent_id: str, moved: list[tuple[str, str]]) -> str:
-    """Move the object to a key no upload URL names, so what is checked next can no longer be replaced
-    (an S3 presigned URL stays valid until it expires, whatever the app records)."""
-    key = f"agents/{agent_id}/{new_id()}"
-    try:
-        get_storage().move(upload.key, key)
-    except ObjectNotFound:
-        raise Invalid(OBJECT_MISSING, field="agentFileURL") from None
-    moved.append((upload.key, key))
-    return key
-
-
-def _check_object(key: str, filename: str) -> tuple[int, filetypes.FileKind]:
-    storage = get_storage()
-    size = storage.head(key)
-    if size is None:
-        raise Invalid(OBJECT_MISSING, field="agentFileURL")
-    limit = settings.upload_max_file_bytes
-    if size > limit:
-        raise Invalid(TOO_LARGE.format(size=size, limit=limit, mb=round(limit / 1_048_576, 1)),
-                      field="agentFileURL")
-    prefix = storage.read_prefix(key, filetypes.SNIFF_BYTES)
-    return size, filetypes.judge(filename, prefix, size=size)
-
-
-def _attach(session: Session, *, vendor: User, agent_id: str, upload: Upload,
-            moved: list[tuple[str, str]]) -> FileInfo:
-    agent = own_agent(session, vendor=vendor, agent_id=agent_id)
-    key = _freeze(upload, agent.id, moved)
-    size, kind = _check_object(key, upload.filename or "")
-    version = _target_version(session, agent, vendor)
-    limit = settings.upload_max_files_per_agent
-    if revisions.count_files(session, agent.id, version) >= limit:
-        raise Invalid(TOO_MANY_FILES.format(n=limit), field="agentFileURL")
-    content_type = upload.content_type if upload.content_type not in ("", "application/octet-stream") \
-        else kind.content_type
-    row = AgentFile(agent_id=agent.id, version=version, storage_key=key,
-                    filename=(upload.filename or f"file.{kind.kind}")[:255], size_bytes=size,
-                    content_type=content_type[:255])
-    session.add(row)
-    upload.attached_at = utcnow()
-    session.add(upload)
-    session.flush()
-    return file_info(row)
-
-
-def _discard(vendor: User, key: str) -> None:
+def _record(vendor: User, agent_id: str, claimed: uploads.Claimed, size: int, kind: filetypes.FileKind) -> FileInfo:
+    """Step 4 of the module text: the file's row, within the per-agent limit, and the upload attached."""
     with session_scope() as session:
-        upload = session.exec(select(Upload).where(Upload.key == key, Upload.vendor_id == vendor.id,
-                                                   Upload.attached_at.is_(None))).first()
-        if upload is not None:
-            uploads.discard(session, upload=upload)
+        uploads.finish(session, claimed)  # the first write: see its docstring
+        agent = own_agent(session, vendor=vendor, agent_id=agent_id)
+        version = _target_version(session, agent, vendor)
+        limit = settings.upload_max_files_per_agent
+        if revisions.count_files(session, agent.id, version) >= limit:
+            raise Invalid(TOO_MANY_FILES.format(n=limit), field="agentFileURL")
+        name = claimed.filename or f"file.{kind.kind}"
+        row = AgentFile(agent_id=agent.id, version=version, storage_key=claimed.stored_key, filename=name[:255],
+                        size_bytes=size, content_type=kind.content_type)
+        session.add(row)
+        session.flush()
+        return file_info(row)
+
+
+def _check_and_record(vendor: User, agent_id: str, claimed: uploads.Claimed) -> FileInfo:
+    storage = get_storage()
+    try:
+        storage.move(claimed.key, claimed.stored_key)
+    except ObjectNotFound:
+        raise Invalid(filetypes.OBJECT_MISSING, field="agentFileURL") from None
+    kind = filetypes.check_object(key=claimed.stored_key, filename=claimed.filename)
+    size = storage.head(claimed.stored_key)
+    if size is None:
+        raise Invalid(filetypes.OBJECT_MISSING, field="agentFileURL")
+    return _record(vendor, agent_id, claimed, size, kind)
 
 
 def attach_file(*, actor: User | None, agent_id: str, file_url: str) -> FileInfo:
-    """Attach the upload at `file_url` to the actor's agent (see the module text for the checks)."""
+    """Attach the upload at `file_url` to the actor's agent (see the module text for the steps)."""
     vendor = require_vendor(actor)
-    moved: list[tuple[str, str]] = []  # (upload key, stored key) once the object has moved
     try:
         with session_scope() as session:
-            upload = uploads.claim(session, vendor=vendor, url=file_url)
-            try:
-                return _attach(session, vendor=vendor, agent_id=agent_id, upload=upload, moved=moved)
-            except DomainError as error:
-                raise _Refused(error, upload.key) from error
-    except _Refused as refused:
-        for _, stored in moved:
-            get_storage().delete(stored)
-        _discard(vendor, refused.key)
-        raise refused.error from None
+            agent = own_agent(session, vendor=vendor, agent_id=agent_id, lock=False)
+    except DomainError:
+        uploads.drop_unclaimed(vendor=vendor, url=file_url)
+        raise
+    claimed = uploads.claim(vendor=vendor, url=file_url, stored_key=f"agents/{agent.id}/{new_id()}")
+    try:
+        return _check_and_record(vendor, agent.id, claimed)
+    except Conflict:
+        uploads.release(claimed)
+        raise
+    except DomainError:
+        uploads.drop(claimed)
+        raise
     except IntegrityError as error:  # a concurrent first change opened the revision: the upload stays for a retry
-        for upload_key, stored in moved:
-            get_storage().move(stored, upload_key)
+        uploads.release(claimed)
         raise Conflict(revisions.CONCURRENT_CHANGE) from error
+    except BaseException:
+        _release_quietly(claimed)
+        raise
+
+
+def _release_quietly(claimed: uploads.Claimed) -> None:
+    """Give the claim back after an unexpected error, which stays the one reported (if this fails too, the
+    claimed upload expires and the sweep removes it with both of its objects)."""
+    try:
+        uploads.release(claimed)
+    except Exception:  # the original error is the one to raise
+        log.exception("could not give back the claim on %s", claimed.key)
 
 
 def remove_file(*, actor: User | None, file_id: str) -> None:
