@@ -9,9 +9,9 @@ Nothing uploaded is trusted. An attach, in order:
 3. moves the object to a key no upload URL names (an S3 presigned URL stays valid until it expires,
    whatever the app records), then checks it whole (services/filetypes `check_object`: name, size,
    content); the type stored is the one found there, never the browser's;
-4. records the file and marks the upload attached in one transaction, which counts the version's files
-   after its first write (SQLite: the database's write lock) and under the agent's row lock (PostgreSQL), so
-   attaches sent together cannot pass the per-agent limit.
+4. records the file and marks the upload attached in one transaction, which claims the agent
+   (revisions.claim_agent) before it counts the version's files, so attaches sent together cannot pass the
+   per-agent limit.
 A refusal after the claim drops the upload (objects and row); a conflict or an unexpected error gives the
 claim back (the object returns under its upload key, ready for a retry). Caps hold throughout: a claimed
 upload counts as open until it is attached or dropped.
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from marketplace.config import settings
@@ -96,7 +95,7 @@ def attach_file(*, actor: User | None, agent_id: str, file_url: str) -> FileInfo
     vendor = require_vendor(actor)
     try:
         with session_scope() as session:
-            agent = own_agent(session, vendor=vendor, agent_id=agent_id, lock=False)
+            agent = own_agent(session, vendor=vendor, agent_id=agent_id)
     except DomainError:
         uploads.drop_unclaimed(vendor=vendor, url=file_url)
         raise
@@ -109,9 +108,6 @@ def attach_file(*, actor: User | None, agent_id: str, file_url: str) -> FileInfo
     except DomainError:
         uploads.drop(claimed)
         raise
-    except IntegrityError as error:  # a concurrent first change opened the revision: the upload stays for a retry
-        uploads.release(claimed)
-        raise Conflict(revisions.CONCURRENT_CHANGE) from error
     except BaseException:
         _release_quietly(claimed)
         raise
