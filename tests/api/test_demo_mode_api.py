@@ -65,9 +65,11 @@ def test_the_start_says_whether_demo_mode_is_on(caplog, monkeypatch):
 # --- the dev mailbox: admins only -----------------------------------------------------------------------------
 
 
-def test_the_dev_mailbox_is_for_admins(client, login, demo_mode):
-    mail.send(mail.OutgoingMail(to="victim@example.com", subject="Reset your password",
-                                text="http://x.test/reset-password?token=secret"))
+def test_the_dev_mailbox_is_for_admins(client, login, demo_mode, mailbox):
+    with session_scope() as session:
+        mail.send_after_commit(session, mail.OutgoingMail(to="victim@example.com", subject="Reset your password",
+                                                          text="http://x.test/reset-password?token=secret"))
+    assert len(mailbox.messages()) == 1  # sent, as the app's outbox sender would
     assert client.get("/api/dev/mail").status_code == 401
     for role in (Role.USER, Role.VENDOR):
         login(factories.make_user(role=role))
