@@ -11,7 +11,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from dev.stripe_standin import billing, context
+from dev.stripe_standin import context, invoices
 from dev.stripe_standin.server import create_app
 
 
@@ -52,8 +52,8 @@ def main(argv: list[str] | None = None) -> None:
 
     logging.basicConfig(level=logging.INFO, stream=sys.stdout, format="stripe-standin: %(message)s")
     context.default_api_version = args.api_version
-    billing.dunning.retry_days = args.retry_days
-    billing.dunning.after_retries = args.after_retries
+    invoices.dunning.retry_days = args.retry_days
+    invoices.dunning.after_retries = args.after_retries
     events = [e.strip() for e in args.webhook_events.split(",")] if args.webhook_events else None
     app = create_app(state_file=args.state_file, webhook_url=args.webhook_url, webhook_secret=args.webhook_secret,
                      webhook_events=events, tick_seconds=args.tick)

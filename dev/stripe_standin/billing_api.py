@@ -10,10 +10,10 @@ from localstripe import resources as ls
 from localstripe import server as ls_server
 from localstripe.errors import UserError
 
-from dev.stripe_standin import billing, clocks, compat, customers, refunds
+from dev.stripe_standin import clocks, compat, customers, invoices, refunds, subscriptions
 from dev.stripe_standin.catalog import Price, Product
-from dev.stripe_standin.delivery import deliveries
-from dev.stripe_standin.shapes import page, reject_unknown
+from dev.stripe_standin.delivery import deliveries, emit
+from dev.stripe_standin.shapes import as_bool, as_int, merge_metadata, page, reject_unknown
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -58,6 +58,11 @@ def authorize_client_secret(request: web.Request, data: dict[str, Any], secret: 
 
 def _list_params(data: dict[str, Any]) -> dict[str, Any]:
     return {k: data.get(k) for k in ("limit", "starting_after", "ending_before", "expand")}
+
+
+def page_of(rows: list[Any], data: dict[str, Any], url: str) -> dict[str, Any]:
+    """A Stripe list answer of these rows (already newest first), paged by the request's cursors."""
+    return page(rows, url=url, **_list_params(data))
 
 
 # --- products and prices -------------------------------------------------------------------------------------
@@ -242,46 +247,46 @@ async def cancel_setup_intent(request: web.Request) -> web.Response:
 
 async def create_subscription(request: web.Request) -> web.Response:
     data = await params(request)
-    return json(billing.create_subscription(data)._export(expand=data.get("expand")))
+    return json(subscriptions.create_subscription(data)._export(expand=data.get("expand")))
 
 
 async def list_subscriptions(request: web.Request) -> web.Response:
     data = await params(request)
-    return json(billing.page_of(billing.list_subscriptions(data), data, "/v1/subscriptions"))
+    return json(page_of(subscriptions.list_subscriptions(data), data, "/v1/subscriptions"))
 
 
 async def retrieve_subscription(request: web.Request) -> web.Response:
     data = await params(request)
-    return json(billing.retrieve_subscription(_id(request))._export(expand=data.get("expand")))
+    return json(subscriptions.retrieve_subscription(_id(request))._export(expand=data.get("expand")))
 
 
 async def update_subscription(request: web.Request) -> web.Response:
     data = await params(request)
-    sub = billing.retrieve_subscription(_id(request))
-    return json(billing.update_subscription(sub, data)._export(expand=data.get("expand")))
+    sub = subscriptions.retrieve_subscription(_id(request))
+    return json(subscriptions.update_subscription(sub, data)._export(expand=data.get("expand")))
 
 
 async def cancel_subscription(request: web.Request) -> web.Response:
     data = await params(request)
-    sub = billing.retrieve_subscription(_id(request))
-    return json(billing.cancel_subscription(sub, data)._export(expand=data.get("expand")))
+    sub = subscriptions.retrieve_subscription(_id(request))
+    return json(subscriptions.cancel_subscription(sub, data)._export(expand=data.get("expand")))
 
 
 async def resume_subscription(request: web.Request) -> web.Response:
-    billing.retrieve_subscription(_id(request))
+    subscriptions.retrieve_subscription(_id(request))
     raise compat.InvalidRequest("Only a paused subscription can be resumed; to undo a cancellation at the period end "
                                 "update it with cancel_at_period_end=false.", code="subscription_not_paused")
 
 
 async def list_subscription_items(request: web.Request) -> web.Response:
     data = await params(request)
-    sub = billing.retrieve_subscription(data.get("subscription"))
+    sub = subscriptions.retrieve_subscription(data.get("subscription"))
     return json(page(sub._item_objects(), url="/v1/subscription_items", **_list_params(data)))
 
 
 async def retrieve_subscription_item(request: web.Request) -> web.Response:
     item = ls.store.get(f"subscription_item:{_id(request)}")
-    if not isinstance(item, billing.SubscriptionItem):
+    if not isinstance(item, subscriptions.SubscriptionItem):
         raise UserError(404, f"No such subscription item: '{_id(request)}'", {"code": "resource_missing"})
     return json(item._export())
 
@@ -291,33 +296,33 @@ async def retrieve_subscription_item(request: web.Request) -> web.Response:
 
 async def list_invoices(request: web.Request) -> web.Response:
     data = await params(request)
-    return json(billing.page_of(billing.list_invoices(data), data, "/v1/invoices"))
+    return json(page_of(invoices.list_invoices(data), data, "/v1/invoices"))
 
 
 async def retrieve_invoice(request: web.Request) -> web.Response:
     data = await params(request)
-    return json(billing.retrieve_invoice(_id(request))._export(expand=data.get("expand")))
+    return json(invoices.retrieve_invoice(_id(request))._export(expand=data.get("expand")))
 
 
 async def update_invoice(request: web.Request) -> web.Response:
     data = await params(request)
     expand = data.pop("expand", None)
     reject_unknown(data, {"metadata", "description", "auto_advance"})
-    invoice = billing.retrieve_invoice(_id(request))
+    invoice = invoices.retrieve_invoice(_id(request))
     if "metadata" in data:
-        invoice.metadata = billing.merge_metadata(invoice.metadata, data["metadata"])
+        invoice.metadata = merge_metadata(invoice.metadata, data["metadata"])
     if "description" in data:
         invoice.description = data["description"] or None
     if "auto_advance" in data:
-        invoice.auto_advance = billing.as_bool(data["auto_advance"], param="auto_advance")
+        invoice.auto_advance = as_bool(data["auto_advance"], param="auto_advance")
     with customers.at_customer(invoice.customer):
-        billing.emit("invoice.updated", invoice)
+        emit("invoice.updated", invoice)
     return json(invoice._export(expand=expand))
 
 
 async def finalize_invoice(request: web.Request) -> web.Response:
     data = await params(request)
-    invoice = billing.retrieve_invoice(_id(request))
+    invoice = invoices.retrieve_invoice(_id(request))
     if invoice.status != "draft":
         raise compat.InvalidRequest("This invoice is already finalized, you can't re-finalize a non-draft invoice.",
                                     code="invoice_not_editable")
@@ -329,18 +334,18 @@ async def finalize_invoice(request: web.Request) -> web.Response:
 async def pay_invoice(request: web.Request) -> web.Response:
     data = await params(request)
     expand = data.pop("expand", None)
-    return json(billing.pay_invoice(billing.retrieve_invoice(_id(request)), data)._export(expand=expand))
+    return json(invoices.pay_invoice(invoices.retrieve_invoice(_id(request)), data)._export(expand=expand))
 
 
 async def void_invoice(request: web.Request) -> web.Response:
-    invoice = billing.retrieve_invoice(_id(request))
+    invoice = invoices.retrieve_invoice(_id(request))
     with customers.at_customer(invoice.customer):
         invoice._void()
     return json(invoice._export())
 
 
 async def mark_uncollectible(request: web.Request) -> web.Response:
-    invoice = billing.retrieve_invoice(_id(request))
+    invoice = invoices.retrieve_invoice(_id(request))
     with customers.at_customer(invoice.customer):
         invoice._mark_uncollectible()
     return json(invoice._export())
@@ -348,25 +353,25 @@ async def mark_uncollectible(request: web.Request) -> web.Response:
 
 async def invoice_lines(request: web.Request) -> web.Response:
     await params(request)
-    invoice = billing.retrieve_invoice(_id(request))
+    invoice = invoices.retrieve_invoice(_id(request))
     lines = invoice._export()["lines"]["data"]
     return json({"object": "list", "url": f"/v1/invoices/{invoice.id}/lines", "has_more": False, "data": lines})
 
 
 async def preview_invoice(request: web.Request) -> web.Response:
     data = await params(request)
-    return json(billing.preview_invoice(data)._export(expand=data.get("expand")))
+    return json(subscriptions.preview_invoice(data)._export(expand=data.get("expand")))
 
 
 async def list_invoice_payments(request: web.Request) -> web.Response:
     data = await params(request)
-    return json(billing.page_of(billing.list_invoice_payments(data), data, "/v1/invoice_payments"))
+    return json(page_of(invoices.list_invoice_payments(data), data, "/v1/invoice_payments"))
 
 
 async def retrieve_invoice_payment(request: web.Request) -> web.Response:
     data = await params(request)
     payment = ls.store.get(f"invoice_payment:{_id(request)}")
-    if not isinstance(payment, billing.InvoicePayment):
+    if not isinstance(payment, invoices.InvoicePayment):
         raise UserError(404, f"No such invoice payment: '{_id(request)}'", {"code": "resource_missing"})
     return json(payment._export(expand=data.get("expand")))
 
@@ -375,19 +380,19 @@ async def list_invoice_items(request: web.Request) -> web.Response:
     data = await params(request)
     reject_unknown(data, {"customer", "invoice", "pending", "limit", "starting_after", "ending_before", "expand",
                           "created"})
-    rows = [i for i in ls.store.of("invoiceitem") if isinstance(i, billing.InvoiceItem)]
+    rows = [i for i in ls.store.of("invoiceitem") if isinstance(i, invoices.InvoiceItem)]
     for name in ("customer", "invoice"):
         if data.get(name) is not None:
             rows = [i for i in rows if getattr(i, name) == data[name]]
     if str(data.get("pending", "")).lower() == "true":
         rows = [i for i in rows if i.invoice is None]
     rows.sort(key=lambda i: i._seq, reverse=True)
-    return json(billing.page_of(rows, data, "/v1/invoiceitems"))
+    return json(page_of(rows, data, "/v1/invoiceitems"))
 
 
 async def retrieve_invoice_item(request: web.Request) -> web.Response:
     item = ls.store.get(f"invoiceitem:{_id(request)}")
-    if not isinstance(item, billing.InvoiceItem):
+    if not isinstance(item, invoices.InvoiceItem):
         raise UserError(404, f"No such invoiceitem: '{_id(request)}'", {"code": "resource_missing"})
     return json(item._export())
 
@@ -426,12 +431,12 @@ async def create_refund(request: web.Request) -> web.Response:
 
 async def list_refunds(request: web.Request) -> web.Response:
     data = await params(request)
-    return json(billing.page_of(refunds.list_refunds(data), data, "/v1/refunds"))
+    return json(page_of(refunds.list_refunds(data), data, "/v1/refunds"))
 
 
 async def list_disputes(request: web.Request) -> web.Response:
     data = await params(request)
-    return json(billing.page_of(refunds.list_disputes(data), data, "/v1/disputes"))
+    return json(page_of(refunds.list_disputes(data), data, "/v1/disputes"))
 
 
 def _dispute(request: web.Request) -> refunds.Dispute:
@@ -491,7 +496,7 @@ async def list_events(request: web.Request) -> web.Response:
         for op, test in (("gt", lambda a, b: a > b), ("gte", lambda a, b: a >= b), ("lt", lambda a, b: a < b),
                          ("lte", lambda a, b: a <= b)):
             if created.get(op) is not None:
-                bound = billing.as_int(created[op], param=f"created[{op}]")
+                bound = as_int(created[op], param=f"created[{op}]")
                 rows = [e for e in rows if test(e.created, bound)]
     rows.reverse()
     return json(page(rows, url="/v1/events", **_list_params(data)))

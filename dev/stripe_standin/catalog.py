@@ -134,6 +134,19 @@ class Product(Resource):
                 "unit_label": self.unit_label, "updated": self.updated, "url": self.url}
 
 
+def upgrade_loaded(product: Any) -> None:
+    """A product pickled by an older stand-in (plain localstripe) gains today's fields (state files survive)."""
+    if isinstance(product, Product):
+        return
+    product.__class__ = Product
+    product._seq = 0
+    for name, value in {"default_price": None, "images": [], "marketing_features": [], "tax_code": None,
+                        "unit_label": None, "updated": product.created}.items():
+        if name not in vars(product):
+            setattr(product, name, value)
+    product.metadata = product.metadata or {}
+
+
 def _product_named(product_id: Any, *, param: str = "product") -> Product:
     if not isinstance(product_id, str) or ls.store.get(f"product:{product_id}") is None:
         raise UserError(404, f"No such product: '{product_id}'", {"code": "resource_missing", "param": param})

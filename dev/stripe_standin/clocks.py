@@ -27,7 +27,7 @@ from typing import Any
 from localstripe import resources as ls
 from localstripe.errors import UserError
 
-from dev.stripe_standin import billing
+from dev.stripe_standin import renewals
 from dev.stripe_standin.compat import InvalidRequest
 from dev.stripe_standin.delivery import deliveries, emit
 from dev.stripe_standin.shapes import Resource, as_int, page, reject_unknown, required
@@ -136,7 +136,7 @@ class Clocks:
         if target <= clock.frozen_time:
             raise InvalidRequest("The test clock can only be advanced to a time after its current frozen_time "
                                  f"({clock.frozen_time}).", param="frozen_time")
-        limit = billing.max_advance(clock.id, clock.frozen_time)
+        limit = renewals.max_advance(clock.id, clock.frozen_time)
         if target > limit:
             raise InvalidRequest("Cannot advance the test clock more than two intervals beyond the shortest "
                                  f"subscription interval on it (at most to {limit}).", param="frozen_time")
@@ -153,13 +153,13 @@ class Clocks:
                 emit("test_helpers.test_clock.advancing", clock)
             await deliveries.deliver_in_order(batch)
             for _ in range(MAX_STEPS):
-                due = billing.next_due(clock.id, target)
+                due = renewals.next_due(clock.id, target)
                 if due is None:
                     break
                 at, kind, obj = due
                 clock._cursor = at
                 with deliveries.collect() as batch:
-                    billing.run_action(kind, obj, at)
+                    renewals.run_action(kind, obj, at)
                 ls.store.mark_dirty()  # type: ignore[attr-defined]
                 await deliveries.deliver_in_order(batch)
             else:
@@ -182,11 +182,11 @@ class Clocks:
         """Do what has fallen due for customers without a clock; answers how many steps ran."""
         now = int(time.time())
         for steps in range(MAX_STEPS):
-            due = billing.next_due(None, now)
+            due = renewals.next_due(None, now)
             if due is None:
                 return steps
             at, kind, obj = due
-            billing.run_action(kind, obj, at)
+            renewals.run_action(kind, obj, at)
             ls.store.mark_dirty()  # type: ignore[attr-defined]
         return MAX_STEPS
 

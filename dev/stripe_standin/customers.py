@@ -178,13 +178,13 @@ class Customer(ls.Customer):
 
     @classmethod
     def _api_delete(cls, id: str) -> Any:
-        from dev.stripe_standin import billing  # subscriptions end with their customer
+        from dev.stripe_standin import subscriptions  # subscriptions end with their customer
 
         customer = retrieve_customer(id, param="id")
         with at_customer(id):
-            for subscription in billing.subscriptions_of(id):
-                if subscription.status not in billing.ENDED:
-                    billing.cancel_now(subscription, reason="cancellation_requested")
+            for subscription in subscriptions.subscriptions_of(id):
+                if subscription.status not in subscriptions.ENDED:
+                    subscriptions.cancel_now(subscription, reason="cancellation_requested")
             del ls.store[f"customer:{id}"]
             emit("customer.deleted", customer)
         return ls.DeletedObject(id, "customer")
@@ -219,9 +219,9 @@ class Customer(ls.Customer):
         data = self._fields()
         for key, rest in expand_tree(expand).items():
             if key == "subscriptions":
-                from dev.stripe_standin import billing
+                from dev.stripe_standin.subscriptions import subscriptions_of
 
-                data[key] = page(billing.subscriptions_of(self.id), url=f"/v1/customers/{self.id}/subscriptions",
+                data[key] = page(subscriptions_of(self.id), url=f"/v1/customers/{self.id}/subscriptions",
                                  limit=100)
             elif key in ("sources", "tax_ids"):
                 data[key] = getattr(self, key)._export()
@@ -241,11 +241,29 @@ class Customer(ls.Customer):
 
     @property
     def subscriptions(self) -> Any:  # localstripe's routes read it
-        from dev.stripe_standin import billing
+        from dev.stripe_standin.subscriptions import subscriptions_of
 
         li = ls.List(f"/v1/customers/{self.id}/subscriptions")
-        li._list = billing.subscriptions_of(self.id)
+        li._list = subscriptions_of(self.id)
         return li
+
+
+def upgrade_loaded(customer: Any) -> None:
+    """A customer pickled by an older stand-in (plain localstripe) gains today's fields (state files survive)."""
+    if isinstance(customer, Customer):
+        return
+    customer.__class__ = Customer
+    defaults = {"balance": -getattr(customer, "account_balance", 0), "test_clock": None, "currency": None,
+                "delinquent": False, "next_invoice_sequence": 1, "preferred_locales": [], "tax_exempt": "none",
+                "invoice_prefix": "".join(secrets.choice(string.ascii_uppercase + string.digits) for _ in range(8))}
+    for name, value in defaults.items():
+        if name not in vars(customer):
+            setattr(customer, name, value)
+    customer.metadata = customer.metadata or {}
+    customer.preferred_locales = customer.preferred_locales or []
+    customer.invoice_settings = {"custom_fields": None, "footer": None, "rendering_options": None,
+                                 "default_payment_method": (customer.invoice_settings or {}).get(
+                                     "default_payment_method")}
 
 
 # --- payment methods -----------------------------------------------------------------------------------------
@@ -281,9 +299,9 @@ def detach(method_id: str) -> Any:
     with at_customer(customer_id):
         if customer is not None and customer.invoice_settings.get("default_payment_method") == method_id:
             customer.invoice_settings["default_payment_method"] = None
-        from dev.stripe_standin import billing
+        from dev.stripe_standin.subscriptions import subscriptions_of
 
-        for subscription in billing.subscriptions_of(customer_id):
+        for subscription in subscriptions_of(customer_id):
             if subscription.default_payment_method == method_id:
                 subscription.default_payment_method = None
         method.customer = None

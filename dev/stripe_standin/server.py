@@ -25,7 +25,19 @@ from localstripe import resources as ls
 from localstripe.errors import UserError
 from localstripe.webhooks import _webhooks, register_webhook
 
-from dev.stripe_standin import billing, billing_api, clocks, compat, context, delivery, payouts, refunds, store
+from dev.stripe_standin import (
+    billing_api,
+    catalog,
+    clocks,
+    compat,
+    context,
+    customers,
+    delivery,
+    payouts,
+    refunds,
+    renewals,
+    store,
+)
 from dev.stripe_standin.billing_api import own_auth
 from dev.stripe_standin.customers import at_customer
 
@@ -444,10 +456,15 @@ async def context_middleware(request: web.Request, handler: Handler) -> web.Stre
 
 
 def _after_load() -> None:
-    """A clock caught mid-advance by a stop restarts from its frozen_time."""
+    """A clock caught mid-advance by a stop restarts from its frozen_time; a state file written by the stand-in
+    before it spoke Billing gets its customers and products in today's shape."""
     for clock in ls.store.of("test_helpers.test_clock"):  # type: ignore[attr-defined]
         if getattr(clock, "status", None) == "advancing":
             clock.status, clock._cursor, clock._target = "ready", None, None
+    for customer in ls.store.of("customer"):  # type: ignore[attr-defined]
+        customers.upgrade_loaded(customer)
+    for product in ls.store.of("product"):  # type: ignore[attr-defined]
+        catalog.upgrade_loaded(product)
 
 
 def install() -> None:
@@ -459,7 +476,7 @@ def install() -> None:
     store.patch_lists()
     delivery.install()
     compat.install()
-    billing.install()
+    renewals.install()
     refunds.install()
 
 
