@@ -602,7 +602,6 @@
     if (confirmParams.return_url) { extra.return_url = confirmParams.return_url; }
     if (confirmParams.payment_method_data) { extra.payment_method_data = confirmParams.payment_method_data; }
     return this._confirmSetup(clientSecret, element._cardData(), extra).then(function (result) {
-      if (result.error) { element._showError(result.error); }
       if (result.setupIntent && redirect !== 'if_required') {
         var url = new URL(confirmParams.return_url, window.location.href);
         url.searchParams.set('setup_intent', result.setupIntent.id);

@@ -507,11 +507,11 @@ def create_subscription(params: dict[str, Any]) -> Subscription:
             sub.cancel_at_period_end = True
             sub.cancel_at = sub._period_end
         customer.currency = customer.currency or sub.currency
-        emit("customer.subscription.created", sub)
         invoice = Invoice(customer=customer, subscription=sub, billing_reason="subscription_create",
                           lines=pending_lines(customer.id, sub.id) + sub._item_lines(),
                           period=(sub.created, sub.created))
         claim_pending(customer.id, sub.id, invoice)
+        emit("customer.subscription.created", sub)  # already naming its first invoice, as Stripe's does
         emit("invoice.created", invoice)
         invoice._finalize()
         if invoice.status == "open" and behavior != "default_incomplete" and charge_with:

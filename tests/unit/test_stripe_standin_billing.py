@@ -102,6 +102,8 @@ def test_first_invoice_payment_activates_the_subscription(stripe_standin, stripe
     order = stripe_webhooks.types()
     assert order.index("payment_intent.succeeded") < order.index("invoice.paid") < order.index(
         "customer.subscription.updated")
+    created = stripe_webhooks.of("customer.subscription.created")[0]["data"]["object"]
+    assert (created["status"], created["latest_invoice"]) == ("incomplete", paid.id)
     updated = stripe_webhooks.of("customer.subscription.updated")[0]
     assert updated["data"]["previous_attributes"]["status"] == "incomplete"
     assert updated["data"]["object"]["status"] == "active" and updated["api_version"] == stripe.api_version
