@@ -225,6 +225,16 @@ def _event_init(self: Any, type: str, data: Any, previous_attributes: dict[str, 
         self.account = account
 
 
+def _event_export(self: Any, expand: Any = None) -> dict[str, Any]:
+    """The event as Stripe sends it (explicit: localstripe's generic export walks dir() for every delivery)."""
+    data = {"id": self.id, "object": "event", "api_version": self.api_version, "created": self.created,
+            "data": self.data, "livemode": False, "pending_webhooks": self.pending_webhooks,
+            "request": self.request, "type": self.type}
+    if getattr(self, "account", None):
+        data["account"] = self.account
+    return data
+
+
 def emit(event_type: str, obj: Any, *, previous: dict[str, Any] | None = None, account: str | None = None) -> Any:
     """Create an event about `obj` (its state now) and queue its delivery."""
     event = ls.Event(event_type, obj, previous, account)
@@ -236,4 +246,5 @@ def install() -> None:
     """Route localstripe's own events (customer.created, payment_intent.succeeded...) through `deliveries`."""
     ls.StripeObject.__init__ = _object_init
     ls.Event.__init__ = _event_init
+    ls.Event._export = _event_export
     ls.schedule_webhook = deliveries.schedule

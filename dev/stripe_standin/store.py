@@ -33,8 +33,12 @@ def _kind(key: str) -> str:
 
 
 class IndexedStore(ls.Store):
-    """localstripe's Store plus an index by object type (`of("invoice")`) and a dirty flag for persistence."""
+    """localstripe's Store plus an index by object type (`of("invoice")`) and a dirty flag for persistence.
 
+    Events are kept like Stripe keeps them for a while, not forever: beyond `MAX_EVENTS` the oldest go (they
+    were most of what a long demo session's state file held, and of what each save pickled)."""
+
+    MAX_EVENTS = 10_000
     _index: dict[str, dict[str, Any]]
     _dirty: bool
 
@@ -45,8 +49,14 @@ class IndexedStore(ls.Store):
 
     def __setitem__(self, key: str, value: Any) -> None:
         dict.__setitem__(self, key, value)
-        self._index.setdefault(_kind(key), {})[key] = value
+        kind = _kind(key)
+        same = self._index.setdefault(kind, {})
+        same[key] = value
         self._dirty = True
+        if kind == "event" and len(same) > self.MAX_EVENTS:
+            oldest = next(iter(same))
+            del same[oldest]
+            dict.pop(self, oldest, None)
 
     def __delitem__(self, key: str) -> None:
         dict.__delitem__(self, key)
