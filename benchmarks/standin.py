@@ -8,8 +8,9 @@ Each purchase is what a checkout costs the stand-in: the app creates a destinati
 card), and the app retrieves it on `complete`. The stand-in runs as `make run` starts it: `--state-file` and
 a webhook URL (a receiver in its own process that answers 200 after `--webhook-ms`, like an app handling the
 event). `--prefill N` first stores N paid intents, so the figures include a store the size a long demo session
-grows to. Figures: per-purchase latency p50/p95/p99, purchases/s, and the stand-in's own CPU time per purchase
-(from /proc, so other load on the host does not inflate it).
+grows to. Figures: per-purchase latency p50/p95/p99, purchases/s, the stand-in's own CPU time per purchase
+and the share of one core it used (from /proc, so other load on the host does not inflate them), and the load
+generator's CPU per purchase (when it exceeds the stand-in's, the generator is what limits the run).
 """
 
 from __future__ import annotations
@@ -104,15 +105,15 @@ async def _run(base: str, *, purchases: int, concurrency: int, destination: str 
 
 
 def _measure(base: str, pid: int, *, purchases: int, concurrency: int, destination: str) -> dict[str, float]:
-    cpu = _cpu_seconds(pid)
+    cpu, own = _cpu_seconds(pid), _cpu_seconds(os.getpid())
     started = time.perf_counter()
     latencies = asyncio.run(_run(base, purchases=purchases, concurrency=concurrency, destination=destination))
     elapsed = time.perf_counter() - started
-    cpu = _cpu_seconds(pid) - cpu
+    cpu, own = _cpu_seconds(pid) - cpu, _cpu_seconds(os.getpid()) - own
     cuts = statistics.quantiles(latencies, n=100)
     return {"c": concurrency, "n": purchases, "p50_ms": cuts[49] * 1000, "p95_ms": cuts[94] * 1000,
             "p99_ms": cuts[98] * 1000, "per_s": purchases / elapsed, "cpu_ms": cpu * 1000 / purchases,
-            "load": os.getloadavg()[0]}
+            "busy": cpu / elapsed, "client_cpu_ms": own * 1000 / purchases, "load": os.getloadavg()[0]}
 
 
 def _connected_account(base: str) -> str:
@@ -168,11 +169,13 @@ def main(argv: list[str] | None = None) -> None:
             with contextlib.suppress(httpx.HTTPError):  # an older stand-in has no drain route
                 httpx.post(f"{base}/_standin/webhooks/drain", json={"timeout": 60}, timeout=70)
             received = httpx.get(f"http://127.0.0.1:{hook_port}/count").json()["received"]
-    print("| concurrency | purchases | p50 ms | p95 ms | p99 ms | purchases/s | stand-in CPU ms/purchase | load |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| concurrency | purchases | p50 ms | p95 ms | p99 ms | purchases/s | stand-in CPU ms/purchase "
+          "| stand-in busy | client CPU ms/purchase | load |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for row in results:
         print(f"| {row['c']} | {row['n']} | {row['p50_ms']:.0f} | {row['p95_ms']:.0f} | {row['p99_ms']:.0f} | "
-              f"{row['per_s']:.1f} | {row['cpu_ms']:.1f} | {row['load']:.1f} |")
+              f"{row['per_s']:.1f} | {row['cpu_ms']:.1f} | {row['busy']:.0%} | {row['client_cpu_ms']:.1f} | "
+              f"{row['load']:.1f} |")
     print(f"webhooks received: {received}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

@@ -526,6 +526,15 @@ class Account(ls.StripeObject):
         self.external_accounts = self._external_accounts(attached=True)
         connect_event("account.updated", self, self.id)
 
+    def _restrict(self) -> None:
+        """Stripe disabled the account (new requirements past due): no charges, transfers or payouts."""
+        self.charges_enabled = False
+        self.payouts_enabled = False
+        self.capabilities = {name: "inactive" for name in self.capabilities}
+        self.requirements = _requirements(["individual.verification.document"],
+                                          disabled_reason="requirements.past_due")
+        connect_event("account.updated", self, self.id)
+
     @classmethod
     def _api_update(cls, id: str, **data: Any) -> Account:
         allowed = {"email", "business_profile", "metadata", "default_currency", "business_type"}

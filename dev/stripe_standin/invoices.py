@@ -212,6 +212,7 @@ class Invoice(Resource):
         self.test_clock = customer.test_clock
         self.payment_intent: str | None = None
         self.payment: str | None = None
+        self.last_finalization_error: dict[str, Any] | None = None
         self._first_failure_at: int | None = None
         self._attempting: str | None = None  # "automatic" while the stand-in charges it on its own
         self.webhooks_delivered_at = self.created
@@ -224,28 +225,35 @@ class Invoice(Resource):
     # -- the invoice's life
 
     def _finalize(self) -> None:
-        """draft -> open (or paid when nothing is due): number, balance applied, PaymentIntent created."""
+        """draft -> open (or paid when nothing is due): number, balance applied, PaymentIntent created.
+
+        When the PaymentIntent cannot be made (the vendor's account can no longer receive transfers) nothing
+        changes and the UserError propagates (run by the stand-in itself: `invoice.finalization_failed`)."""
         customer = retrieve_customer(self.customer)
-        total = self._total()
+        combined = self._total() + customer.balance
+        amount_due = max(0, combined)
+        intent = self._create_intent(amount_due) if amount_due > 0 else None
         self.starting_balance = customer.balance
-        combined = total + customer.balance
-        self.amount_due = max(0, combined)
+        self.amount_due = amount_due
         self.ending_balance = min(0, combined)
+        self.last_finalization_error = None
         customer.balance = self.ending_balance
         self.number = f"{customer.invoice_prefix}-{customer.next_invoice_sequence:04d}"
         customer.next_invoice_sequence += 1
         self.status = "open"
         self.automatically_finalizes_at = None
         self.status_transitions["finalized_at"] = context.now()
-        if self.amount_due > 0:
-            self._create_intent()
+        if intent is not None:
+            intent.invoice = self.id  # localstripe calls back _on_payment_success / _on_payment_failure_*
+            self.payment_intent = intent.id
+            self.payment = InvoicePayment(invoice=self, intent=intent).id
         emit("invoice.finalized", self)
         if self.amount_due == 0:
             self._mark_paid()
 
-    def _create_intent(self) -> None:
+    def _create_intent(self, amount: int) -> Any:
         sub = self._subscription()
-        params: dict[str, Any] = {"amount": self.amount_due, "currency": self.currency, "customer": self.customer,
+        params: dict[str, Any] = {"amount": amount, "currency": self.currency, "customer": self.customer,
                                   "payment_method_types": ["card"], "description": DESCRIPTIONS.get(
                                       self.billing_reason)}
         if sub is not None:
@@ -254,18 +262,24 @@ class Invoice(Resource):
             if sub.transfer_data:
                 transfer: dict[str, Any] = {"destination": sub.transfer_data["destination"]}
                 if sub.transfer_data.get("amount_percent") is not None:
-                    transfer["amount"] = round_money(Decimal(self.amount_due)
-                                                * Decimal(str(sub.transfer_data["amount_percent"])) / 100)
+                    transfer["amount"] = round_money(Decimal(amount)
+                                                     * Decimal(str(sub.transfer_data["amount_percent"])) / 100)
                 params["transfer_data"] = transfer
             if sub.application_fee_percent is not None and sub.transfer_data:
                 params["application_fee_amount"] = round_money(
-                    Decimal(self.amount_due) * Decimal(str(sub.application_fee_percent)) / 100)
+                    Decimal(amount) * Decimal(str(sub.application_fee_percent)) / 100)
             if sub.on_behalf_of:
                 params["on_behalf_of"] = sub.on_behalf_of
-        intent = ls.PaymentIntent(**params)
-        intent.invoice = self.id  # localstripe calls back _on_payment_success / _on_payment_failure_*
-        self.payment_intent = intent.id
-        self.payment = InvoicePayment(invoice=self, intent=intent).id
+        return ls.PaymentIntent(**params)
+
+    def _finalization_failed(self, error: UserError) -> None:
+        """The stand-in could not finalize it on its own: it stays a draft, no longer advanced automatically."""
+        self.last_finalization_error = {"message": error.body["error"].get("message"),
+                                        "type": error.body["error"].get("type"),
+                                        "code": error.body["error"].get("code")}
+        self.auto_advance = False
+        self.automatically_finalizes_at = None
+        emit("invoice.finalization_failed", self)
 
     def _intent(self) -> Any:
         return ls.store.get(f"payment_intent:{self.payment_intent}") if self.payment_intent else None
@@ -427,7 +441,8 @@ class Invoice(Resource):
             "default_tax_rates": [], "description": self.description, "discounts": [], "due_date": None,
             "effective_at": self.status_transitions["finalized_at"], "ending_balance": self.ending_balance,
             "footer": None, "from_invoice": None, "hosted_invoice_url": None, "invoice_pdf": None,
-            "issuer": {"type": "self"}, "last_finalization_error": None, "latest_revision": None,
+            "issuer": {"type": "self"}, "last_finalization_error": self.last_finalization_error,
+            "latest_revision": None,
             "lines": {"object": "list", "data": lines, "has_more": False, "total_count": len(lines),
                       "url": f"/v1/invoices/{self.id}/lines"},
             "livemode": False, "metadata": dict(self.metadata), "next_payment_attempt": self.next_payment_attempt,

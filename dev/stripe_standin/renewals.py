@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from localstripe import resources as ls
+from localstripe.errors import UserError
 
 from dev.stripe_standin import compat, context
 from dev.stripe_standin.customers import attach, retrieve_customer
@@ -70,7 +71,11 @@ def run_action(kind: str, obj: Any, at: int) -> None:
         elif kind == "period_end":
             obj._renew()
         elif kind == "finalize":
-            obj._finalize()
+            try:
+                obj._finalize()
+            except UserError as error:
+                obj._finalization_failed(error)
+                return
             if obj.status == "open" and obj.auto_advance:
                 sub = obj._subscription()
                 if sub is None or sub.status != "unpaid":

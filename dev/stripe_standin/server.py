@@ -302,6 +302,15 @@ async def complete_account(request: web.Request) -> web.Response:
 
 
 @own_auth
+async def restrict_account(request: web.Request) -> web.Response:
+    """What Stripe does when new requirements fall past due: the account can no longer take charges or
+    transfers (`account.updated`); renewals of split subscriptions to it then fail to finalize."""
+    account = compat.Account._api_retrieve(request.match_info["id"])
+    account._restrict()
+    return _json(account._export())
+
+
+@own_auth
 async def pay_out_account(request: web.Request) -> web.Response:
     """An automatic payout of the account's available balance; optional currency, method, created (backdate)."""
     account = compat.Account._api_retrieve(request.match_info["id"])
@@ -512,6 +521,7 @@ def create_app(*, state_file: Path | None = None, webhook_url: str | None = None
         ("POST", "/_standin/connect/onboarding/{token}", onboarding_page),
         ("GET", "/_standin/connect/dashboard/{id}", dashboard_page),
         ("POST", "/_standin/connect/accounts/{id}/complete", complete_account),
+        ("POST", "/_standin/connect/accounts/{id}/restrict", restrict_account),
         ("POST", "/_standin/connect/accounts/{id}/payout", pay_out_account),
         ("POST", "/_standin/payouts/{id}/status", set_payout_status),
         ("GET", "/v1/balance", retrieve_balance),

@@ -9,7 +9,7 @@ Stripe's message.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from localstripe import resources as ls
@@ -191,12 +191,3 @@ def one_of(value: Any, choices: Iterable[str], *, param: str) -> str:
     if value not in choices:
         raise InvalidRequest(f"Invalid {param}: must be one of {', '.join(choices)}", param=param)
     return value
-
-
-def changed(obj: Any, fields: Iterable[str], mutate: Callable[[], None], export: Callable[[Any], dict[str, Any]]
-            ) -> dict[str, Any]:
-    """Run `mutate` and answer Stripe's `previous_attributes`: the listed top-level fields that changed."""
-    before = export(obj)
-    mutate()
-    after = export(obj)
-    return {key: before.get(key) for key in fields if before.get(key) != after.get(key)}

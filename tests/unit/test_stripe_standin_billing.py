@@ -486,3 +486,22 @@ def test_restart_keeps_billing_state(tmp_path):
     finally:
         stop_standin(proc)
         log.unlink(missing_ok=True)
+
+
+def test_a_renewal_to_a_disabled_vendor_account_fails_to_finalize(stripe_standin, stripe_webhooks):
+    client = stripe_standin.stripe
+    account = client.v1.accounts.create(params={"type": "express", "email": "v@example.com"})
+    stripe_standin.complete(account.id)
+    clock = _clock(stripe_standin)
+    sub = _subscribed(stripe_standin, _customer(client, clock.id).id, _price(client, 1000).id,
+                      transfer_data={"destination": account.id}, application_fee_percent=20)
+    restricted = httpx.post(f"{stripe_standin.base}/_standin/connect/accounts/{account.id}/restrict").json()
+    assert restricted["charges_enabled"] is False and restricted["capabilities"]["transfers"] == "inactive"
+    stripe_standin.drain()
+    stripe_webhooks.clear()
+    clock = stripe_standin.advance(clock.id, MAY_1 + 2 * HOUR)
+    assert clock.status == "ready"
+    renewal = client.v1.invoices.retrieve(client.v1.subscriptions.retrieve(sub.id).latest_invoice)
+    assert (renewal.status, renewal.auto_advance) == ("draft", False)
+    assert "capabilities" in renewal.last_finalization_error.message
+    assert _during_advance(stripe_webhooks)[-1] == "invoice.finalization_failed"
