@@ -33,7 +33,7 @@ def tool_path() -> str:
 
 @contextlib.contextmanager
 def running(command: list[str], *, env: dict[str, str], log_path: Path, ready_url: str | None,
-            timeout: float = 900) -> Iterator[None]:
+            timeout: float = 900) -> Iterator[subprocess.Popen[bytes]]:
     """Run `command` in its own process group until the block ends, once `ready_url` answers 200 (or at once).
 
     A build rewrites reflex.lock/ from the benchmark's web folder, so the project's files are put back after."""
@@ -53,7 +53,7 @@ def running(command: list[str], *, env: dict[str, str], log_path: Path, ready_ur
             if time.monotonic() > deadline:
                 sys.exit(f"{command[-1]} did not answer in time; see {log_path}")
             time.sleep(0.2)
-        yield
+        yield process
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)

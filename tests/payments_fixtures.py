@@ -10,10 +10,12 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +123,37 @@ class StandIn:
         body = self.stripe.v1.balance.retrieve(options={"stripe_account": account_id}).to_dict()
         return {kind: {e["currency"]: e["amount"] for e in body[kind]} for kind in ("available", "pending")}
 
+    def confirm_setup(self, client_secret: str, card: str = GOOD_CARD) -> httpx.Response:
+        """Confirm a SetupIntent as Stripe.js's confirmSetup does: publishable key + client secret + typed card."""
+        intent_id = client_secret.split("_secret_")[0]
+        return httpx.post(f"{self.base}/v1/setup_intents/{intent_id}/confirm", data={
+            "key": PUBLISHABLE_KEY, "client_secret": client_secret,
+            "payment_method_data[type]": "card", "payment_method_data[card][number]": card,
+            "payment_method_data[card][exp_month]": "12", "payment_method_data[card][exp_year]": "2034",
+            "payment_method_data[card][cvc]": "123",
+        })
+
+    def drain(self) -> None:
+        """Wait until every webhook the stand-in has queued has been delivered (answered) once."""
+        response = httpx.post(f"{self.base}/_standin/webhooks/drain", json={"timeout": 20}, timeout=30)
+        assert response.status_code == 200, response.text
+
+    def advance(self, clock_id: str, frozen_time: int) -> Any:
+        """Advance a test clock and wait until it is `ready` (its webhooks all answered by then)."""
+        self.stripe.v1.test_helpers.test_clocks.advance(clock_id, params={"frozen_time": frozen_time})
+        return self.wait_ready(clock_id)
+
+    def wait_ready(self, clock_id: str, timeout: float = 60) -> Any:
+        """Poll the clock, as the app will, until it stops `advancing`."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            clock = self.stripe.v1.test_helpers.test_clocks.retrieve(clock_id)
+            if clock.status != "advancing":
+                assert clock.status == "ready", clock
+                return clock
+            time.sleep(0.05)
+        raise AssertionError(f"test clock {clock_id} still advancing after {timeout}s")
+
     def event_for(self, intent_id: str, event_type: str) -> dict[str, Any]:
         """The event the stand-in generated for an intent, as it would be delivered."""
         events = self.stripe.v1.events.list(params={"type": event_type, "limit": 100})
@@ -128,6 +161,72 @@ class StandIn:
             if event.data.object.id == intent_id:
                 return event.to_dict()
         raise AssertionError(f"no {event_type} event for {intent_id}")
+
+
+@dataclass
+class WebhookReceiver:
+    """A webhook endpoint on a free loopback port: checks each Stripe-Signature with the real SDK and keeps the
+    events in the order they arrived (`rejected` counts deliveries whose signature did not verify)."""
+
+    secret: str = WEBHOOK_SECRET
+    events: list[dict[str, Any]] = field(default_factory=list)
+    rejected: int = 0
+    _open: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        receiver = self
+        lock = threading.Lock()
+        self._open.set()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                payload = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    event = stripe.Webhook.construct_event(payload, self.headers.get("Stripe-Signature", ""),
+                                                           receiver.secret)
+                except (stripe.SignatureVerificationError, ValueError):
+                    with lock:
+                        receiver.rejected += 1
+                    self.send_response(400)
+                else:
+                    with lock:
+                        receiver.events.append(event.to_dict())
+                    receiver._open.wait(timeout=30)  # hold(): the app is still handling it
+                    self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *_args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/webhook"
+
+    def hold(self) -> None:
+        """Keep the next answers back (an app busy with its handler) until `release()`."""
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
+
+    def types(self, prefix: str = "") -> list[str]:
+        return [e["type"] for e in list(self.events) if e["type"].startswith(prefix)]
+
+    def of(self, event_type: str) -> list[dict[str, Any]]:
+        return [e for e in list(self.events) if e["type"] == event_type]
+
+    def about(self, object_id: str) -> list[str]:
+        """The types of the events about one object, in arrival order."""
+        return [e["type"] for e in list(self.events) if e["data"]["object"].get("id") == object_id]
+
+    def clear(self) -> None:
+        self.events.clear()
+
+    def close(self) -> None:
+        self.release()
+        self._server.shutdown()
+        self._server.server_close()
 
 
 def sign(payload: bytes, secret: str = WEBHOOK_SECRET, timestamp: int | None = None) -> str:
@@ -161,6 +260,18 @@ def stripe_standin(stripe_standin_server: str, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(settings, "stripe_webhook_secret", WEBHOOK_SECRET)
     monkeypatch.setattr(settings, "stripe_api_base", base)
     yield StandIn(base=base, stripe=stripe.StripeClient(SECRET_KEY, base_addresses={"api": base}))
+
+
+@pytest.fixture
+def stripe_webhooks(stripe_standin: StandIn) -> Iterator[WebhookReceiver]:
+    """A signed-webhook receiver registered with the (reset) stand-in."""
+    receiver = WebhookReceiver()
+    httpx.post(f"{stripe_standin.base}/_config/webhooks/receiver",
+               data={"url": receiver.url, "secret": WEBHOOK_SECRET}).raise_for_status()
+    try:
+        yield receiver
+    finally:
+        receiver.close()
 
 
 @pytest.fixture

@@ -16,12 +16,21 @@ and start the app with
 (any `sk_...`/`pk_...` strings work; the webhook secret must be the same on both sides). Tests use the
 `stripe_standin` fixture (tests/payments_fixtures.py), which starts it on a free port and points settings at it.
 
-What it adds to localstripe (see compat.py and server.py)
---------------------------------------------------------
+What it adds to localstripe
+---------------------------
+README.md (next to this file) lists everything the stand-in supports and how it behaves: Billing
+(Products, Prices with lookup keys, Customers on test clocks, Subscriptions, Invoices with their PaymentIntents,
+prorations, renewals, failed-payment retries), Test Clocks whose advance waits for the app's webhook answers,
+SetupIntents, refunds with `reverse_transfer` / `refund_application_fee`, disputes, test cards, dev routes,
+webhook delivery (signed, in order per customer, retried) and the state file. Modules: store.py (indexed
+store written in the background), delivery.py (events and webhooks), context.py (API version, request ids,
+clock time), shapes.py (expand, lists), catalog.py, customers.py, subscriptions.py, invoices.py,
+renewals.py, clocks.py, refunds.py, billing_api.py (their routes), and, from before:
+
 - Connect: POST/GET /v1/accounts (charges_enabled, payouts_enabled, details_submitted, requirements,
   capabilities), POST /v1/account_links (a hosted onboarding page at /_standin/connect/onboarding/<token>
   whose buttons complete the account and send `account.updated`), POST /v1/accounts/<id>/login_links,
-  /v1/transfers (a destination charge creates one on success).
+  /v1/transfers (a destination charge transfers its whole amount and collects the application fee).
 - Connect money (payouts.py): a connected account's balance is fed by its destination charges (each transfer is
   available at once; pending stays zero) and GET /v1/balance, GET/POST /v1/payouts, GET/POST /v1/payouts/<id>
   and POST /v1/payouts/<id>/cancel honour the `Stripe-Account` header as Stripe does: payouts start pending and
@@ -34,7 +43,7 @@ What it adds to localstripe (see compat.py and server.py)
                                                     failure_message?}; failing returns the amount to the balance
                                                     with Stripe's message ("The bank account has been closed.")
 - PaymentIntents keep and return application_fee_amount, transfer_data[destination], on_behalf_of,
-  automatic_payment_methods, payment_method_types, description, receipt_email.
+  automatic_payment_methods, payment_method_types, description, receipt_email, setup_future_usage.
 - Card declines at charge time, as Stripe answers them: 4242424242424242 succeeds, 4000000000000002
   "Your card was declined." (generic_decline), 4000000000009995 "Your card has insufficient funds."
   (insufficient_funds); also ...9987 lost, ...9979 stolen, ...0069 expired, ...0127 CVC, ...0119 processing;
@@ -46,12 +55,14 @@ What it adds to localstripe (see compat.py and server.py)
 - aiohttp: localstripe registers plain-function handlers, deprecated in aiohttp 3.x (warning today, an error
   in a future release); every one is re-registered wrapped as a coroutine. It runs with the pinned aiohttp.
 - localstripe pickles its whole store to a fixed /tmp file on every write; here the store stays in memory
-  (or in --state-file).
+  (or in --state-file, written in the background).
 - POST /_standin/reset forgets everything (tests), GET /_standin/health answers when ready.
 
 How the browser gets Stripe.js (for the checkout page)
 ------------------------------------------------------
-The stand-in serves a Stripe.js shim at `<STRIPE_API_BASE>/js.stripe.com/v3/`; real Stripe serves
+The stand-in serves a Stripe.js shim at `<STRIPE_API_BASE>/js.stripe.com/v3/` (also at
+`/js.stripe.com/endive/stripe.js`; its `Stripe.version` is "endive", what @stripe/stripe-js 10.2.1 expects, so
+the loader logs no version warning); real Stripe serves
 `https://js.stripe.com/endive/stripe.js` (payments.REAL_STRIPE_JS_URL). The app says which one in
 `GET /api/stripe/config`:
 
@@ -79,10 +90,16 @@ The stand-in serves a Stripe.js shim at `<STRIPE_API_BASE>/js.stripe.com/v3/`; r
    agentName, userId, customerEmail, customerName, isGuestCheckout: false}`; the server retrieves the intent
    from Stripe and checks it, and the webhook records the same purchase if the page never gets that far.
 
+A subscription's first payment works the same way: its client secret is the first invoice's
+`confirmation_secret.client_secret` (see README.md, "Billing"). Saving a card (the update-card page) uses a
+SetupIntent's client secret with `stripe.confirmSetup({elements, redirect: 'if_required', confirmParams})`,
+which resolves `{setupIntent}` or `{error}`.
+
 The shim implements `Stripe(pk)` with `elements({clientSecret, appearance})`, `elements.create('payment' |
 'card')` (a card number / expiry / CVC form mounted into the node, with `on/off/once('ready' | 'change' |
 'focus' | 'blur')`, `update`, `destroy`), `elements.submit()`, `confirmPayment`, `confirmCardPayment`,
-`retrievePaymentIntent`, `handleNextAction`, `createPaymentMethod`, `createToken`; enough for
+`confirmSetup`, `confirmCardSetup`, `retrievePaymentIntent`, `retrieveSetupIntent`, `handleNextAction`,
+`createPaymentMethod`, `createToken`; enough for
 @stripe/react-stripe-js's `Elements`/`PaymentElement`. Its inputs are ordinary page inputs (no iframe):
 test cards only.
 """

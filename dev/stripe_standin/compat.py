@@ -6,12 +6,15 @@ Patched in place on import, so localstripe's own routes, events and webhooks see
   4000000000000002 / ...9995 when *attaching* a card, so confirming a PaymentIntent with them succeeded);
 - PaymentIntents accept and keep Connect and Payment Element parameters (`application_fee_amount`,
   `transfer_data[destination]`, `on_behalf_of`, `automatic_payment_methods`, `payment_method_types`,
-  `description`, `receipt_email`, `transfer_group`); a destination charge creates a Transfer on success;
+  `description`, `receipt_email`, `transfer_group`, `setup_future_usage`); a destination charge transfers the
+  whole amount to the connected account and collects the application fee from it (an ApplicationFee), as
+  Stripe's destination charges do; `payment_intent.created`, `charge.succeeded` and `charge.failed` are sent;
+- a saved card can be told to decline its later charges (`decline_later`, the stand-in's dev route), beside
+  Stripe's test cards that do (4000000000000341 attaches, then every charge fails);
 - Connect: Account objects (charges_enabled, payouts_enabled, details_submitted, requirements, country,
   default_currency, capabilities, external_accounts once onboarded), account links with a hosted onboarding
   page, login links, transfers; events about a connected account carry its id in `account`, as Connect
   webhooks do (balances and payouts live in payouts.py);
-- refunds of destination charges with `reverse_transfer` / `refund_application_fee`;
 - a card validation that answers like Stripe.js (`incomplete_number`, `invalid_expiry_year`...).
 """
 
@@ -20,13 +23,16 @@ from __future__ import annotations
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from localstripe import resources as ls
 from localstripe.errors import UserError
-from localstripe.webhooks import schedule_webhook
+
+from dev.stripe_standin import context
+from dev.stripe_standin.delivery import emit
 
 # Test card numbers (Stripe docs, "Testing") -> (code, decline_code, message) when charged.
 CARD_DECLINES: dict[str, tuple[str, str | None, str]] = {
@@ -159,26 +165,48 @@ def payment_method_from_data(data: Any) -> ls.PaymentMethod:
 # --- declines at charge time ---------------------------------------------------------------------------------
 
 
-def _card_number_of(payment_method_id: str | None) -> str | None:
+GENERIC_DECLINE = ("card_declined", "generic_decline", "Your card was declined.")
+# decline_code -> what a charge then answers (for `decline_later`)
+DECLINES_BY_CODE: dict[str, tuple[str, str | None, str]] = {
+    decline: (code, decline, message) for code, decline, message in CARD_DECLINES.values() if decline}
+
+
+def card_decline(method: Any) -> tuple[str, str | None, str]:
+    """(code, decline_code, message) a charge or attach with this card answers when declined."""
+    forced = getattr(method, "_decline_later", None)
+    if forced:
+        return DECLINES_BY_CODE.get(forced, GENERIC_DECLINE)
+    return CARD_DECLINES.get(getattr(method, "_card_number", None) or "", GENERIC_DECLINE)
+
+
+def decline_later(method: Any, decline_code: str | None) -> None:
+    """From now on, charges with this saved card fail with `decline_code` (None: they succeed again)."""
+    if decline_code is not None and decline_code not in DECLINES_BY_CODE:
+        raise InvalidRequest(f"Invalid decline_code: must be one of {', '.join(sorted(DECLINES_BY_CODE))}",
+                             param="decline_code")
+    method._decline_later = decline_code
+
+
+def _method_of(payment_method_id: str | None) -> Any:
     if not payment_method_id:
         return None
-    obj = ls.store.get("payment_method:" + payment_method_id) or ls.store.get("card:" + payment_method_id)
-    return getattr(obj, "_card_number", None)
+    return ls.store.get("payment_method:" + payment_method_id) or ls.store.get("card:" + payment_method_id)
 
 
 _orig_charging_is_declined = ls.PaymentMethod._charging_is_declined
 
 
 def _charging_is_declined(self: Any) -> bool:
+    if getattr(self, "_decline_later", None):
+        return True
     if getattr(self, "type", None) == "card" and getattr(self, "_card_number", None) in CARD_DECLINES:
         return True
     return _orig_charging_is_declined(self)
 
 
 def _set_auth_failure(self: ls.Charge) -> None:
-    code, decline_code, message = CARD_DECLINES.get(
-        _card_number_of(self.payment_method) or "", ("card_declined", "generic_decline", "Your card was declined.")
-    )
+    method = _method_of(self.payment_method)
+    code, decline_code, message = card_decline(method) if method is not None else GENERIC_DECLINE
     self.status = "failed"
     self.failure_code = code
     self.failure_message = message
@@ -217,6 +245,7 @@ PI_EXTRA_PARAMS = (
     "statement_descriptor_suffix",
     "transfer_group",
     "payment_method_types",
+    "setup_future_usage",
 )
 _orig_pi_init = ls.PaymentIntent.__init__
 _orig_pi_on_success = ls.PaymentIntent._on_success
@@ -282,23 +311,127 @@ def _pi_init(self: ls.PaymentIntent, **kwargs: Any) -> None:
     self.receipt_email = extra.get("receipt_email")
     self.statement_descriptor_suffix = extra.get("statement_descriptor_suffix")
     self.transfer_group = extra.get("transfer_group")
+    setup = extra.get("setup_future_usage")
+    if setup not in (None, "", "off_session", "on_session"):
+        raise InvalidRequest("Invalid setup_future_usage: must be one of off_session or on_session",
+                             param="setup_future_usage")
+    self.setup_future_usage = setup or None
+    self.canceled_at = None
+    self.cancellation_reason = None
+    emit("payment_intent.created", self)
+
+
+# Called with the PaymentIntent on each success: before its events and invoice (saving the card), and after
+# them (disputes of the dispute test cards). Billing and refunds register here.
+before_success: list[Callable[[ls.PaymentIntent], None]] = []
+after_success: list[Callable[[ls.PaymentIntent], None]] = []
 
 
 def _pi_on_success(self: ls.PaymentIntent) -> None:
-    """Destination charge: move the amount less the application fee to the connected account."""
+    """Destination charge: the whole amount goes to the connected account, which pays the application fee."""
     charge = self.latest_charge
     transfer_data = getattr(self, "transfer_data", None)
     if transfer_data and charge is not None and getattr(charge, "transfer", None) is None:
         fee = getattr(self, "application_fee_amount", None) or 0
-        amount = transfer_data.get("amount", self.amount - fee)
+        amount = transfer_data.get("amount", self.amount)
         transfer = Transfer(amount=amount, currency=self.currency, destination=transfer_data["destination"],
                             source_transaction=charge.id, transfer_group=getattr(self, "transfer_group", None),
                             metadata={"payment_intent": self.id})
         charge.transfer = transfer.id
         charge.transfer_data = dict(transfer_data)
-        charge.application_fee_amount = fee
+        charge.application_fee_amount = fee or None
         charge.destination = transfer_data["destination"]
+        if fee:
+            charge.application_fee = ApplicationFee(charge=charge, account=transfer_data["destination"],
+                                                    amount=fee).id
+        emit("transfer.created", transfer, account=None)
+    if charge is not None:
+        emit("charge.succeeded", charge)
+    for hook in before_success:
+        hook(self)
     _orig_pi_on_success(self)
+    for hook in after_success:
+        hook(self)
+
+
+def _with_charge_failed(report: Callable[[ls.PaymentIntent], None]) -> Callable[[ls.PaymentIntent], None]:
+    def wrapped(self: ls.PaymentIntent) -> None:
+        if self.latest_charge is not None:
+            emit("charge.failed", self.latest_charge)
+        report(self)
+
+    return wrapped
+
+
+_orig_charge_init = ls.Charge.__init__
+
+
+def _charge_init(self: ls.Charge, *args: Any, **kwargs: Any) -> None:
+    _orig_charge_init(self, *args, **kwargs)
+    self.application_fee = None
+    self.application_fee_amount = None
+    self.transfer = None
+    self.transfer_data = None
+    self.on_behalf_of = None
+    self.receipt_url = None
+
+
+_orig_charge_export = ls.Charge._export
+
+
+def _charge_export(self: ls.Charge, expand: Any = None) -> dict[str, Any]:
+    data = _orig_charge_export(self, expand=expand)
+    intent = ls.store.get(f"payment_intent:{self.payment_intent}") if self.payment_intent else None
+    if intent is not None:
+        data["description"] = intent.description
+        data["metadata"] = dict(intent.metadata)
+        data["receipt_email"] = intent.receipt_email
+        data["on_behalf_of"] = getattr(intent, "on_behalf_of", None)
+    method = _method_of(self.payment_method)
+    card = getattr(method, "card", None)
+    if isinstance(card, dict):
+        data["payment_method_details"] = {"type": "card", "card": {
+            k: card.get(k) for k in ("brand", "country", "exp_month", "exp_year", "fingerprint", "funding", "last4")}}
+    data["amount_captured"] = self.amount if self.status == "succeeded" and self.captured else 0
+    data["disputed"] = any(d.charge == self.id for d in ls.store.of("dispute"))  # type: ignore[attr-defined]
+    if not context.legacy_shape():
+        data.pop("invoice", None)
+    return data
+
+
+def _pi_export(self: ls.PaymentIntent, expand: Any = None) -> dict[str, Any]:
+    """Today's PaymentIntent: `latest_charge` and `payment_method` are ids (expandable), no `charges` list."""
+    from dev.stripe_standin.shapes import expand_dict  # shapes imports this module
+
+    status = self.status
+    charge = self.latest_charge
+    data = {
+        "id": self.id, "object": "payment_intent", "amount": self.amount,
+        "amount_capturable": self.amount if status == "requires_capture" else 0,
+        "amount_details": {"tip": {}}, "amount_received": self.amount if status == "succeeded" else 0,
+        "application": None, "application_fee_amount": getattr(self, "application_fee_amount", None),
+        "automatic_payment_methods": getattr(self, "automatic_payment_methods", None),
+        "canceled_at": getattr(self, "canceled_at", None), "cancellation_reason": getattr(self, "cancellation_reason",
+                                                                                          None),
+        "capture_method": self.capture_method, "client_secret": self.client_secret,
+        "confirmation_method": "automatic", "created": self.created, "currency": self.currency,
+        "customer": self.customer, "description": getattr(self, "description", None),
+        "excluded_payment_method_types": None, "last_payment_error": self.last_payment_error,
+        "latest_charge": charge.id if charge is not None else None, "livemode": False, "metadata": dict(self.metadata),
+        "next_action": self.next_action, "on_behalf_of": getattr(self, "on_behalf_of", None),
+        "payment_method": self.payment_method, "payment_method_configuration_details": None,
+        "payment_method_options": {"card": {"installments": None, "mandate_options": None, "network": None,
+                                            "request_three_d_secure": "automatic"}},
+        "payment_method_types": list(getattr(self, "payment_method_types", None) or ["card"]), "processing": None,
+        "receipt_email": getattr(self, "receipt_email", None), "review": None,
+        "setup_future_usage": getattr(self, "setup_future_usage", None), "shipping": None, "source": None,
+        "statement_descriptor": None,
+        "statement_descriptor_suffix": getattr(self, "statement_descriptor_suffix", None), "status": status,
+        "transfer_data": getattr(self, "transfer_data", None), "transfer_group": getattr(self, "transfer_group", None),
+    }
+    if context.legacy_shape():  # before 2025-03-31.basil an intent named its invoice
+        data["invoice"] = self.invoice
+    return expand_dict(data, list(expand or []))
 
 
 # --- Connect -------------------------------------------------------------------------------------------------
@@ -306,11 +439,7 @@ def _pi_on_success(self: ls.PaymentIntent) -> None:
 
 def connect_event(event_type: str, obj: Any, account_id: str | None) -> ls.Event:
     """Emit an event; one about a connected account says which (`account`), as Stripe's Connect events do."""
-    event = ls.Event(event_type, obj)
-    if account_id:
-        event.account = account_id
-    schedule_webhook(event)
-    return event
+    return emit(event_type, obj, account=account_id)
 
 
 class Account(ls.StripeObject):
@@ -395,6 +524,15 @@ class Account(ls.StripeObject):
         self.capabilities = {name: "active" for name in self.capabilities}
         self.requirements = _requirements([], disabled_reason=None, pending=["external_account"])
         self.external_accounts = self._external_accounts(attached=True)
+        connect_event("account.updated", self, self.id)
+
+    def _restrict(self) -> None:
+        """Stripe disabled the account (new requirements past due): no charges, transfers or payouts."""
+        self.charges_enabled = False
+        self.payouts_enabled = False
+        self.capabilities = {name: "inactive" for name in self.capabilities}
+        self.requirements = _requirements(["individual.verification.document"],
+                                          disabled_reason="requirements.past_due")
         connect_event("account.updated", self, self.id)
 
     @classmethod
@@ -516,40 +654,30 @@ class Transfer(ls.StripeObject):
         return li
 
 
-# --- Refunds of destination charges (Connect options localstripe refuses) -------------------------------------
+class ApplicationFee(ls.StripeObject):
+    """The platform's fee on a destination charge, collected from the connected account."""
 
-_orig_refund_init = ls.Refund.__init__
+    object = "application_fee"
+    _id_prefix = "fee_"
 
+    def __init__(self, *, charge: ls.Charge, account: str, amount: int) -> None:
+        super().__init__()
+        self.account = account
+        self.amount = amount
+        self.amount_refunded = 0
+        self.application = None
+        self.balance_transaction = "txn_" + ls.random_id(24)
+        self.charge = charge.id
+        self.currency = charge.currency
+        self.fee_source = {"charge": charge.id, "type": "charge"}
+        self.originating_transaction = None
+        self.refunded = False
+        emit("application_fee.created", self)
 
-def _refund_init(self: ls.Refund, reverse_transfer: Any = None, refund_application_fee: Any = None,
-                 **kwargs: Any) -> None:
-    """`reverse_transfer` takes the refunded share back from the connected account (a transfer reversal);
-    `refund_application_fee` is accepted (the stand-in keeps no separate application-fee objects)."""
-    reverse = _as_bool(reverse_transfer) if reverse_transfer is not None else False
-    if refund_application_fee is not None:
-        _as_bool(refund_application_fee)
-    transfer = charge = None
-    intent_id = kwargs.get("payment_intent")
-    if intent_id or kwargs.get("charge"):
-        charge = (ls.PaymentIntent._api_retrieve(intent_id).latest_charge if intent_id
-                  else ls.Charge._api_retrieve(kwargs.get("charge")))
-        if charge is not None and charge.refunded:
-            raise InvalidRequest(f"Charge {charge.id} has already been refunded.", code="charge_already_refunded")
-    if reverse:
-        transfer_id = getattr(charge, "transfer", None) if charge is not None else None
-        if transfer_id is None:
-            raise InvalidRequest("This charge has no transfer to reverse.", param="reverse_transfer")
-        transfer = Transfer._api_retrieve(transfer_id)
-
-    _orig_refund_init(self, **kwargs)
-
-    self.transfer_reversal = None
-    if transfer is not None:
-        charge = ls.Charge._api_retrieve(self.charge)
-        share = transfer.amount * self.amount // charge.amount
-        transfer.amount_reversed = min(transfer.amount, transfer.amount_reversed + share)
-        transfer.reversed = transfer.amount_reversed == transfer.amount
-        self.transfer_reversal = "trr_" + ls.random_id(14)
+    def _refund(self, amount: int) -> None:
+        self.amount_refunded = min(self.amount, self.amount_refunded + amount)
+        self.refunded = self.amount_refunded == self.amount
+        emit("application_fee.refunded", self)
 
 
 def install() -> None:
@@ -562,5 +690,9 @@ def install() -> None:
     ls.PaymentIntent.last_payment_error = property(_last_payment_error)
     ls.PaymentIntent.__init__ = _pi_init
     ls.PaymentIntent._on_success = _pi_on_success
-    ls.Refund.__init__ = _refund_init
+    ls.PaymentIntent._report_failure = _with_charge_failed(ls.PaymentIntent._report_failure)
+    ls.PaymentIntent._report_async_failure = _with_charge_failed(ls.PaymentIntent._report_async_failure)
+    ls.PaymentIntent._export = _pi_export
+    ls.Charge.__init__ = _charge_init
+    ls.Charge._export = _charge_export
     ls._standin_installed = True

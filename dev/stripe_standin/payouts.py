@@ -3,9 +3,11 @@
 Money model, kept deliberately simple:
 
 - A connected account's balance is derived from the store every time: the transfers of its destination charges
-  (less any reversed amount) minus its payouts that have not failed or been canceled. Transferred funds are
-  *available immediately* (real Stripe holds them as pending for a few days); `pending` is always zero.
-  The platform's own balance is its succeeded charges less refunds less every transfer and platform payout.
+  (less any reversed amount) minus the application fees the platform took from them (less fees refunded) minus
+  its payouts that have not failed or been canceled. Transferred funds are *available immediately* (real Stripe
+  holds them as pending for a few days); `pending` is always zero. The platform's own balance is its succeeded
+  charges less refunds, less every transfer (net of reversals), plus its application fees (net of fee refunds),
+  less what open or lost chargebacks withdrew (amount + fee), less platform payouts.
 - `POST /v1/payouts` (with `Stripe-Account: acct_...` for a connected account) takes money out of the available
   balance and starts `pending`; more than the available balance is refused with `balance_insufficient`, as
   Stripe does. Statuses then move only through the stand-in's dev routes (there is no clock):
@@ -25,7 +27,8 @@ from typing import Any
 from localstripe import resources as ls
 from localstripe.errors import UserError
 
-from dev.stripe_standin.compat import Account, InvalidRequest, Transfer, connect_event
+from dev.stripe_standin.compat import Account, ApplicationFee, InvalidRequest, Transfer, connect_event
+from dev.stripe_standin.refunds import platform_dispute_withdrawals
 
 INSUFFICIENT_BALANCE_MESSAGE = (
     "You have insufficient funds in your Stripe account for this transfer. Your card balance is too low. You can "
@@ -72,7 +75,7 @@ def account_for_header(value: str | None) -> Account | None:
 
 
 def _objects(prefix: str) -> list[Any]:
-    return [obj for key, obj in ls.store.items() if key.startswith(prefix + ":")]
+    return list(ls.store.of(prefix))  # type: ignore[attr-defined]
 
 
 def available(account_id: str | None) -> dict[str, int]:
@@ -86,10 +89,20 @@ def available(account_id: str | None) -> dict[str, int]:
             amounts[transfer.currency] -= net
         elif transfer.destination == account_id:
             amounts[transfer.currency] += net
+    for fee in _objects("application_fee"):
+        if not isinstance(fee, ApplicationFee):
+            continue
+        net = fee.amount - fee.amount_refunded
+        if account_id is None:
+            amounts[fee.currency] += net
+        elif fee.account == account_id:
+            amounts[fee.currency] -= net
     if account_id is None:
         for charge in _objects("charge"):
             if charge.status == "succeeded":
                 amounts[charge.currency] += charge.amount - charge.amount_refunded
+        for currency, withdrawn in platform_dispute_withdrawals().items():
+            amounts[currency] -= withdrawn
     for payout in _objects("payout"):
         if isinstance(payout, Payout) and payout._account == account_id and payout.status not in ("failed", "canceled"):
             amounts[payout.currency] -= payout.amount

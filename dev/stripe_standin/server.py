@@ -6,8 +6,11 @@ import asyncio
 import hashlib
 import html
 import inspect
+import json
 import logging
-import pickle
+import os
+import random
+import string
 import time
 import warnings
 from collections.abc import Awaitable, Callable
@@ -17,11 +20,26 @@ from typing import Any
 
 from aiohttp import web
 from localstripe import __version__ as localstripe_version
+from localstripe import errors
 from localstripe import resources as ls
 from localstripe.errors import UserError
 from localstripe.webhooks import _webhooks, register_webhook
 
-from dev.stripe_standin import compat, payouts
+from dev.stripe_standin import (
+    billing_api,
+    catalog,
+    clocks,
+    compat,
+    context,
+    customers,
+    delivery,
+    payouts,
+    refunds,
+    renewals,
+    store,
+)
+from dev.stripe_standin.billing_api import own_auth
+from dev.stripe_standin.customers import at_customer
 
 with warnings.catch_warnings():
     # localstripe builds its own app at import with plain-function handlers (deprecated by aiohttp 3.x).
@@ -31,6 +49,9 @@ with warnings.catch_warnings():
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 SHIM_PATH = Path(__file__).with_name("stripe-standin.js")
+# What @stripe/stripe-js 10.2.1 (the checkout's loader) expects `Stripe.version` to say; it warns otherwise.
+STRIPE_JS_RELEASE = "endive"
+ID_ALPHABET = string.ascii_letters + string.digits
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 BROWSER_ONLY_PARAMS = (
     "key", "client_secret", "payment_user_agent", "referrer", "use_stripe_sdk", "expected_payment_method_type",
@@ -40,14 +61,17 @@ BROWSER_ONLY_PARAMS = (
 log = logging.getLogger("stripe_standin")
 
 
-def own_auth(handler: Handler) -> Handler:
-    """Mark a route that checks its own credentials (publishable key + client secret, or none for pages)."""
-    handler.standin_own_auth = True  # type: ignore[attr-defined]
-    return handler
+def compact_json_response(data: Any, status: int = 200, **kwargs: Any) -> web.Response:
+    """localstripe indents and sorts every answer; compact JSON is several times cheaper to write."""
+    return web.json_response(data, status=status, dumps=json.dumps, **kwargs)
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
-    return ls_server.json_response(data, status=status)
+    return compact_json_response(data, status=status)
+
+
+def _fast_random_id(n: int) -> str:
+    return "".join(random.choices(ID_ALPHABET, k=n))
 
 
 def _base_url(request: web.Request) -> str:
@@ -169,7 +193,8 @@ async def confirm_payment_intent(request: web.Request) -> web.Response:
         raise compat.InvalidRequest(f"You cannot confirm this PaymentIntent because it has a status of {status}.",
                                     code="payment_intent_unexpected_state")
     if method_data is not None:
-        method = compat.payment_method_from_data(method_data)
+        with at_customer(pi.customer):
+            method = compat.payment_method_from_data(method_data)
     elif method_id is not None:
         method = ls.PaymentMethod._api_retrieve(method_id)
     elif pi.payment_method:
@@ -180,15 +205,16 @@ async def confirm_payment_intent(request: web.Request) -> web.Response:
             code="payment_intent_unexpected_state")
     if receipt_email:
         pi.receipt_email = receipt_email
-    # A new attempt: forget the previous (declined) charge so the intent can be charged again.
-    pi.payment_method = method.id
-    pi.latest_charge = None
-    pi.next_action = None
-    try:
-        pi._confirm(on_failure_now=pi._report_failure)
-    except UserError as exc:
-        exc.body["error"]["payment_intent"] = pi._export()
-        raise
+    with at_customer(pi.customer):
+        # A new attempt: forget the previous (declined) charge so the intent can be charged again.
+        pi.payment_method = method.id
+        pi.latest_charge = None
+        pi.next_action = None
+        try:
+            pi._confirm(on_failure_now=pi._report_failure)
+        except UserError as exc:
+            exc.body["error"]["payment_intent"] = pi._export()
+            raise
     return _json(pi._export(expand=expand))
 
 
@@ -276,6 +302,15 @@ async def complete_account(request: web.Request) -> web.Response:
 
 
 @own_auth
+async def restrict_account(request: web.Request) -> web.Response:
+    """What Stripe does when new requirements fall past due: the account can no longer take charges or
+    transfers (`account.updated`); renewals of split subscriptions to it then fail to finalize."""
+    account = compat.Account._api_retrieve(request.match_info["id"])
+    account._restrict()
+    return _json(account._export())
+
+
+@own_auth
 async def pay_out_account(request: web.Request) -> web.Response:
     """An automatic payout of the account's available balance; optional currency, method, created (backdate)."""
     account = compat.Account._api_retrieve(request.match_info["id"])
@@ -344,7 +379,7 @@ async def onboarding_page(request: web.Request) -> web.StreamResponse:
 @own_auth
 async def dashboard_page(request: web.Request) -> web.Response:
     account = compat.Account._api_retrieve(request.match_info["id"])
-    transfers = [t for key, t in ls.store.items() if key.startswith("transfer:") and t.destination == account.id]
+    transfers = [t for t in ls.store.of("transfer") if t.destination == account.id]
     rows = "".join(f"<tr><td>{html.escape(t.id)}</td><td>{t.amount / 100:.2f} {t.currency.upper()}</td></tr>"
                    for t in sorted(transfers, key=lambda t: t.created, reverse=True))
     balance = ", ".join(f"{b['amount'] / 100:.2f} {b['currency'].upper()}"
@@ -366,18 +401,21 @@ payouts {"enabled" if account.payouts_enabled else "disabled"}. Available: {html
 
 @own_auth
 async def stripe_js(_request: web.Request) -> web.Response:
-    return web.Response(text=SHIM_PATH.read_text(), content_type="application/javascript",
-                        headers={"Cache-Control": "no-store"})
+    return web.Response(text=SHIM_PATH.read_text().replace("__STRIPE_JS_RELEASE__", STRIPE_JS_RELEASE),
+                        content_type="application/javascript", headers={"Cache-Control": "no-store"})
 
 
 @own_auth
 async def health(_request: web.Request) -> web.Response:
-    return _json({"ok": True, "localstripe": localstripe_version, "webhooks": sorted(_webhooks)})
+    return _json({"ok": True, "pid": os.getpid(), "localstripe": localstripe_version, "webhooks": sorted(_webhooks),
+                  "deliveries": delivery.deliveries.stats(), "api_version": context.default_api_version})
 
 
 @own_auth
 async def reset(_request: web.Request) -> web.Response:
-    """Forget every object, webhook endpoint, saved idempotent answer and onboarding link (between tests)."""
+    """Forget every object, webhook endpoint, queued webhook, saved idempotent answer and onboarding link."""
+    clocks.clocks.clear()
+    delivery.deliveries.cancel_all()
     ls.store.clear()
     _webhooks.clear()
     idempotency.clear()
@@ -398,60 +436,92 @@ def _async(handler: Callable[[web.Request], Any]) -> Handler:
     return wrapped
 
 
-def configure_store(state_file: Path | None) -> None:
-    """localstripe pickles its store to a fixed /tmp file on every write; keep it in memory or in `state_file`."""
-    if state_file is None:
-        ls.store.dump_to_disk = lambda: None
-        ls.store.try_load_from_disk = lambda: None
-        return
-
-    def dump() -> None:
-        tmp = state_file.with_suffix(".tmp")
-        with tmp.open("wb") as f:
-            pickle.dump(dict(ls.store), f, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(state_file)
-
-    def load() -> None:
-        if state_file.is_file():
-            with state_file.open("rb") as f:
-                ls.store.clear()
-                dict.update(ls.store, pickle.load(f))
-
-    ls.store.dump_to_disk = dump
-    ls.store.try_load_from_disk = load
-
-
 @web.middleware
 async def persist_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Objects change in place (localstripe mutates them): every write marks the store for the next save."""
     try:
         return await handler(request)
     finally:
         if request.method in ("POST", "DELETE"):
-            ls.store.dump_to_disk()
+            ls.store.mark_dirty()  # type: ignore[attr-defined]
+
+
+@web.middleware
+async def context_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Stripe-Version picks the answer's shape; each request gets an id that its events carry."""
+    version = request.headers.get("Stripe-Version") or context.default_api_version
+    request_id = "req_" + ls.random_id(14)
+    tokens = (context.api_version.set(version), context.request_id.set(request_id),
+              context.idempotency_key.set(request.headers.get("Idempotency-Key")))
+    try:
+        response = await handler(request)
+    finally:
+        context.idempotency_key.reset(tokens[2])
+        context.request_id.reset(tokens[1])
+        context.api_version.reset(tokens[0])
+    response.headers["Request-Id"] = request_id
+    response.headers["Stripe-Version"] = version
+    return response
+
+
+def _after_load() -> None:
+    """A clock caught mid-advance by a stop restarts from its frozen_time; a state file written by the stand-in
+    before it spoke Billing gets its customers and products in today's shape."""
+    for clock in ls.store.of("test_helpers.test_clock"):  # type: ignore[attr-defined]
+        if getattr(clock, "status", None) == "advancing":
+            clock.status, clock._cursor, clock._target = "ready", None, None
+    for customer in ls.store.of("customer"):  # type: ignore[attr-defined]
+        customers.upgrade_loaded(customer)
+    for product in ls.store.of("product"):  # type: ignore[attr-defined]
+        catalog.upgrade_loaded(product)
+
+
+def install() -> None:
+    """Apply every patch to localstripe (idempotent)."""
+    ls.random_id = _fast_random_id
+    ls_server.json_response = compact_json_response
+    errors.json_response = compact_json_response
+    store.install()
+    store.patch_lists()
+    delivery.install()
+    compat.install()
+    renewals.install()
+    refunds.install()
 
 
 def create_app(*, state_file: Path | None = None, webhook_url: str | None = None,
-               webhook_secret: str | None = None) -> web.Application:
-    compat.install()
-    configure_store(state_file)
-    ls.store.try_load_from_disk()
+               webhook_secret: str | None = None, webhook_events: list[str] | None = None,
+               tick_seconds: float = 10.0, webhook_delay: float = 0.0) -> web.Application:
+    install()
+    persistence = store.Persistence(state_file)
+    persistence.load()
+    _after_load()
+    clocks.clocks.tick_seconds = tick_seconds
+    delivery.deliveries.delay = webhook_delay
     if webhook_url:
         if not webhook_secret:
             raise ValueError("a webhook URL needs its signing secret")
-        register_webhook("standin", webhook_url, webhook_secret, None)
+        register_webhook("standin", webhook_url, webhook_secret, webhook_events)
 
-    app = web.Application(middlewares=[ls_server.error_middleware, auth_middleware, idempotency_middleware,
-                                       persist_middleware])
+    app = web.Application(middlewares=[ls_server.error_middleware, context_middleware, auth_middleware,
+                                       idempotency_middleware, persist_middleware])
     app.on_response_prepare.append(ls_server.add_cors_headers)
+    app.on_startup.append(persistence.start)
+    app.on_startup.append(clocks.clocks.start)
+    app.on_shutdown.append(clocks.clocks.stop)
+    app.on_cleanup.append(delivery.deliveries.close)
+    app.on_cleanup.append(persistence.stop)
     ours: list[tuple[str, str, Handler]] = [
         ("GET", "/js.stripe.com/v3/", stripe_js),
         ("GET", "/js.stripe.com/v3", stripe_js),
+        ("GET", f"/js.stripe.com/{STRIPE_JS_RELEASE}/stripe.js", stripe_js),
         ("GET", "/_standin/health", health),
         ("POST", "/_standin/reset", reset),
         ("GET", "/_standin/connect/onboarding/{token}", onboarding_page),
         ("POST", "/_standin/connect/onboarding/{token}", onboarding_page),
         ("GET", "/_standin/connect/dashboard/{id}", dashboard_page),
         ("POST", "/_standin/connect/accounts/{id}/complete", complete_account),
+        ("POST", "/_standin/connect/accounts/{id}/restrict", restrict_account),
         ("POST", "/_standin/connect/accounts/{id}/payout", pay_out_account),
         ("POST", "/_standin/payouts/{id}/status", set_payout_status),
         ("GET", "/v1/balance", retrieve_balance),
@@ -473,6 +543,7 @@ def create_app(*, state_file: Path | None = None, webhook_url: str | None = None
         ("POST", "/v1/transfers", ls_server.api_create(compat.Transfer, "/v1/transfers")),
         ("GET", "/v1/transfers/{id}", _async(ls_server.api_retrieve(compat.Transfer, "/v1/transfers"))),
         ("GET", "/v1/transfers", _async(ls_server.api_list_all(compat.Transfer, "/v1/transfers"))),
+        *billing_api.ROUTES,
     ]
     taken = set()
     for method, path, handler in ours:
@@ -482,7 +553,7 @@ def create_app(*, state_file: Path | None = None, webhook_url: str | None = None
             taken.add(("HEAD", path))
     for route in ls_server.app.router.routes():
         path = route.resource.canonical if route.resource is not None else None
-        if path is None or (route.method, path) in taken:
+        if path is None or (route.method, path) in taken or path.startswith(billing_api.RETIRED_PREFIXES):
             continue
         app.router.add_route(route.method, path, _async(route.handler))
     return app

@@ -1,5 +1,7 @@
 /*
- * Stripe.js stand-in for local runs and tests (served by `python -m dev.stripe_standin` at /js.stripe.com/v3/).
+ * Stripe.js stand-in for local runs and tests (served by `python -m dev.stripe_standin` at /js.stripe.com/v3/
+ * and at /js.stripe.com/endive/stripe.js; `Stripe.version` says "endive", the release @stripe/stripe-js 10.2.1
+ * expects, so its loader does not warn about a version mismatch).
  *
  * Load it with a classic <script src="http://127.0.0.1:8420/js.stripe.com/v3/"> before `loadStripe` runs:
  * `loadStripe` (from @stripe/stripe-js) uses `window.Stripe` when it is already defined. It provides the part
@@ -7,15 +9,17 @@
  * elements.create('payment', {layout: 'accordion'}) -> a plain card form (number, expiry, CVC) mounted into
  * a DOM node, and stripe.confirmPayment({elements, redirect, confirmParams}) which confirms the
  * PaymentIntent against the stand-in and resolves {paymentIntent} or {error: {type, code, message, ...}}
- * like Stripe.js does. Unlike real Stripe.js the card inputs live in the page itself (no iframe): test
- * cards only.
+ * like Stripe.js does. The same form saves a card: stripe.confirmSetup({elements, redirect, confirmParams})
+ * confirms a SetupIntent (clientSecret `seti_..._secret_...`) and resolves {setupIntent} or {error}. A
+ * subscription's first payment is an ordinary PaymentIntent (its invoice's confirmation secret), confirmed with
+ * confirmPayment. Unlike real Stripe.js the card inputs live in the page itself (no iframe): test cards only.
  */
 (function () {
   'use strict';
 
   var script = document.currentScript;
   var BASE = window.STRIPE_STANDIN_BASE ||
-    (script && script.src ? script.src.replace(/\/js\.stripe\.com\/v3\/?(\?.*)?$/, '') : '');
+    (script && script.src ? script.src.replace(/\/js\.stripe\.com\/(v3\/?|[a-z]+\/stripe\.js)(\?.*)?$/, '') : '');
 
   function IntegrationError(message) {
     var error = new Error(message);
@@ -65,6 +69,14 @@
     var match = /^(pi_[A-Za-z0-9]+)_secret_/.exec(clientSecret || '');
     if (!match) {
       throw IntegrationError('Invalid value for clientSecret: it should be a PaymentIntent client secret.');
+    }
+    return match[1];
+  }
+
+  function setupIntentIdOf(clientSecret) {
+    var match = /^(seti_[A-Za-z0-9]+)_secret_/.exec(clientSecret || '');
+    if (!match) {
+      throw IntegrationError('Invalid value for clientSecret: it should be a SetupIntent client secret.');
     }
     return match[1];
   }
@@ -394,8 +406,9 @@
 
   StripeStandin.prototype._authenticate = function (clientSecret, intent) {
     var key = this._key;
+    var collection = intent.object === 'setup_intent' ? '/v1/setup_intents/' : '/v1/payment_intents/';
     return openModal('3D Secure (local stand-in): complete or fail the authentication?').then(function (ok) {
-      return request('POST', '/v1/payment_intents/' + intent.id + '/_authenticate?success=' + ok,
+      return request('POST', collection + intent.id + '/_authenticate?success=' + ok,
         {key: key, client_secret: clientSecret});
     });
   };
@@ -510,11 +523,118 @@
   StripeStandin.prototype.handleNextAction = function (options) {
     var self = this;
     var clientSecret = options && options.clientSecret;
-    return this.retrievePaymentIntent(clientSecret).then(function (result) {
-      if (result.error || result.paymentIntent.status !== 'requires_action') { return result; }
-      return self._authenticate(clientSecret, result.paymentIntent).then(function (auth) {
-        return auth.ok ? {paymentIntent: auth.body} : {error: auth.body.error};
+    var setup = /^seti_/.test(clientSecret || '');
+    var name = setup ? 'setupIntent' : 'paymentIntent';
+    var retrieved = setup ? this.retrieveSetupIntent(clientSecret) : this.retrievePaymentIntent(clientSecret);
+    return retrieved.then(function (result) {
+      if (result.error || result[name].status !== 'requires_action') { return result; }
+      return self._authenticate(clientSecret, result[name]).then(function (auth) {
+        var answer = {};
+        if (auth.ok) { answer[name] = auth.body; } else { answer.error = auth.body.error; }
+        return answer;
       });
+    });
+  };
+
+  /* Confirm a SetupIntent with card data; settles to {setupIntent} or {error} like Stripe.js. */
+  StripeStandin.prototype._confirmSetup = function (clientSecret, cardData, extra) {
+    var self = this;
+    var params = Object.assign({
+      key: this._key,
+      client_secret: clientSecret,
+      payment_user_agent: 'stripe-standin',
+      use_stripe_sdk: 'true',
+    }, extra || {});
+    if (cardData) {
+      params.payment_method_data = Object.assign({type: 'card', card: cardData}, params.payment_method_data || {});
+    }
+    return request('POST', '/v1/setup_intents/' + setupIntentIdOf(clientSecret) + '/confirm', params)
+      .then(function (result) {
+        if (!result.ok || result.body.error || result.body.status !== 'requires_action') {
+          return result;
+        }
+        return self._authenticate(clientSecret, result.body);
+      })
+      .then(function (result) {
+        if (!result.ok || result.body.error) {
+          return {error: result.body.error || {type: 'api_error', message: 'An unexpected error occurred.'}};
+        }
+        var intent = result.body;
+        if (intent.status === 'requires_payment_method') {
+          return {error: Object.assign({type: 'card_error', setup_intent: intent}, intent.last_setup_error || {
+            code: 'setup_intent_authentication_failure',
+            message: 'We are unable to authenticate your payment method. Please choose a different payment ' +
+              'method and try again.',
+          })};
+        }
+        return {setupIntent: intent};
+      });
+  };
+
+  StripeStandin.prototype.confirmSetup = function (options) {
+    options = options || {};
+    var elements = options.elements;
+    var confirmParams = options.confirmParams || {};
+    var redirect = options.redirect || 'always';
+    try {
+      if (!elements || !(elements instanceof Elements)) {
+        throw IntegrationError('stripe.confirmSetup(): expected the `elements` created from this Stripe instance.');
+      }
+      var clientSecret = options.clientSecret || elements._options.clientSecret;
+      setupIntentIdOf(clientSecret);
+      if (redirect !== 'if_required' && !confirmParams.return_url) {
+        throw IntegrationError("stripe.confirmSetup(): the `confirmParams.return_url` argument is required " +
+          "unless passing `redirect: 'if_required'`");
+      }
+      var element = elements._cardElement();
+      if (!element || !element._node) {
+        throw IntegrationError('stripe.confirmSetup(): a Payment Element must be mounted first.');
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    var invalid = element._validate();
+    element._showError(invalid);
+    if (invalid) {
+      return Promise.resolve({error: invalid});
+    }
+    var extra = {};
+    if (confirmParams.return_url) { extra.return_url = confirmParams.return_url; }
+    if (confirmParams.payment_method_data) { extra.payment_method_data = confirmParams.payment_method_data; }
+    return this._confirmSetup(clientSecret, element._cardData(), extra).then(function (result) {
+      if (result.setupIntent && redirect !== 'if_required') {
+        var url = new URL(confirmParams.return_url, window.location.href);
+        url.searchParams.set('setup_intent', result.setupIntent.id);
+        url.searchParams.set('setup_intent_client_secret', clientSecret);
+        url.searchParams.set('redirect_status', result.setupIntent.status);
+        window.location.assign(url.toString());
+        return new Promise(function () {});  // Stripe.js never settles when it redirects.
+      }
+      return result;
+    });
+  };
+
+  StripeStandin.prototype.confirmCardSetup = function (clientSecret, data) {
+    data = data || {};
+    var method = data.payment_method;
+    var cardData = null;
+    var extra = {};
+    if (method && method.card && method.card._cardData) {
+      var invalid = method.card._validate();
+      method.card._showError(invalid);
+      if (invalid) { return Promise.resolve({error: invalid}); }
+      cardData = method.card._cardData();
+      if (method.billing_details) { extra.payment_method_data = {billing_details: method.billing_details}; }
+    } else if (typeof method === 'string') {
+      extra.payment_method = method;
+    }
+    return this._confirmSetup(clientSecret, cardData, extra);
+  };
+
+  StripeStandin.prototype.retrieveSetupIntent = function (clientSecret) {
+    return request('GET', '/v1/setup_intents/' + setupIntentIdOf(clientSecret),
+      {key: this._key, client_secret: clientSecret}).then(function (result) {
+      return result.ok ? {setupIntent: result.body} : {error: result.body.error};
     });
   };
 
@@ -549,7 +669,8 @@
   function Stripe(publishableKey, options) {
     return new StripeStandin(publishableKey, options);
   }
-  Stripe.version = 3;
+  // @stripe/stripe-js compares this with the release it was built for (RELEASE_TRAIN) and warns otherwise.
+  Stripe.version = '__STRIPE_JS_RELEASE__';
   Stripe.standin = {base: BASE};
   window.Stripe = Stripe;
 })();

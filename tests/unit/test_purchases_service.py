@@ -165,8 +165,10 @@ def test_split_completion_records_one_order_snapshot(stripe_standin, buyer, make
         notes = session.exec(select(Notification).where(Notification.user_id == vendor.id)).all()
     assert [(n.type, n.title) for n in notes] == [(NotificationType.SALE, "New sale")]
     assert "Writer Bot" in notes[0].message and "29.99 USD" in notes[0].message
+    # A destination charge transfers the whole amount and collects the platform's fee from it, as Stripe does.
     transfers = stripe_standin.stripe.v1.transfers.list(params={"destination": vendor.stripe_account_id}).data
-    assert [t.amount for t in transfers] == [2399]
+    assert [t.amount for t in transfers] == [2999]
+    assert stripe_standin.balance(vendor.stripe_account_id)["available"]["usd"] == 2399
 
 
 def test_direct_eur_completion_snapshot(stripe_standin, buyer, make_vendor, make_agent, eur_checkout):
@@ -377,9 +379,13 @@ def test_refund_of_a_split_payment_takes_the_vendor_transfer_back(stripe_standin
         purchases.complete_payment(actor=buyer, payment_intent_id=second_id)
     transfers = stripe_standin.stripe.v1.transfers.list(params={"destination": vendor.stripe_account_id}).data
     by_intent = {t.metadata["payment_intent"]: t for t in transfers}
-    assert (by_intent[second_id].amount_reversed, by_intent[second_id].reversed) == (2249, True)  # 25% kept
+    assert (by_intent[second_id].amount_reversed, by_intent[second_id].reversed) == (2999, True)
     assert (by_intent[first_id].amount_reversed, by_intent[first_id].reversed) == (0, False)
     assert _refunds(stripe_standin, second_id)[0].transfer_reversal
+    # The platform's fee on the refunded payment went back too: the vendor keeps its share of the first only.
+    fees = stripe_standin.stripe.v1.application_fees.list().data
+    assert sorted((f.amount, f.amount_refunded) for f in fees) == [(600, 0), (750, 750)]
+    assert stripe_standin.balance(vendor.stripe_account_id)["available"]["usd"] == 2999 - 600
 
 
 def test_webhook_refunds_a_duplicate_payment(stripe_standin, buyer, make_agent):

@@ -49,10 +49,18 @@ def test_destination_charges_feed_the_connected_balance(stripe_standin):
     assert balance["pending"][0]["amount"] == 0
     # The platform keeps the application fees.
     assert client.v1.balance.retrieve().available[0].amount == 1500
-    # A refund that reverses the transfer takes the vendor's share back.
+    # A destination charge transfers the whole amount and collects the fee from the account (as Stripe does):
+    # reversing the transfer alone takes all of it back while the platform keeps its fee.
     intent = stripe_standin.fund(account_id, 1000, fee=200)
     client.v1.refunds.create(params={"payment_intent": intent, "reverse_transfer": True})
-    assert client.v1.balance.retrieve(options=_as(account_id)).available[0].amount == 6000
+    assert client.v1.balance.retrieve(options=_as(account_id)).available[0].amount == 5800
+    assert client.v1.balance.retrieve().available[0].amount == 1700
+    # Refunding the application fee too leaves neither side anything of the refunded sale.
+    intent = stripe_standin.fund(account_id, 1000, fee=200)
+    client.v1.refunds.create(params={"payment_intent": intent, "reverse_transfer": True,
+                                     "refund_application_fee": True})
+    assert client.v1.balance.retrieve(options=_as(account_id)).available[0].amount == 5800
+    assert client.v1.balance.retrieve().available[0].amount == 1700
 
 
 def test_payouts_take_from_the_available_balance_like_stripe(stripe_standin):
