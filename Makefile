@@ -27,3 +27,4 @@ test-e2e: setup browser
 
 lint: setup
 	@.venv/bin/ruff check .
+	@.venv/bin/lint-imports --no-cache --no-logo

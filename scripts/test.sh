@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: lint, unit + API tests on SQLite (and on PostgreSQL when TEST_DATABASE_URL is set),
-# then the browser tests against one shared build of the app.
+# `make test`: lint (ruff, import contracts), unit + API tests on SQLite (and on PostgreSQL when TEST_DATABASE_URL
+# is set), then the browser tests against one shared build of the app.
 # `scripts/test.sh unit` (`make test-unit`) stops after the unit + API tests; `scripts/test.sh e2e`
 # (`make test-e2e`) runs the browser tests only.
 set -euo pipefail
@@ -14,6 +14,8 @@ case "$PART" in all|unit|e2e) ;; *) echo "usage: $0 [all|unit|e2e]" >&2; exit 2 
 if [ "$PART" != e2e ]; then
   echo "==> ruff"
   ruff check .
+  echo "==> import contracts (lint-imports; pyproject.toml [tool.importlinter])"
+  lint-imports --no-cache --no-logo
 
   echo "==> unit and API tests (SQLite)"
   env -u TEST_DATABASE_URL python -m pytest tests/unit tests/api -q -p no:cacheprovider -m "not e2e"
