@@ -11,8 +11,9 @@ source scripts/env.sh
 export PYTHONDONTWRITEBYTECODE=1
 PART="${1:-all}"
 case "$PART" in all|unit|e2e|runtime) ;; *) echo "usage: $0 [all|unit|e2e|runtime]" >&2; exit 2 ;; esac
+[ "$PART" = runtime ] && exec bash scripts/runtime_check.sh
 
-if [ "$PART" = all ] || [ "$PART" = unit ]; then
+if [ "$PART" != e2e ]; then
   echo "==> ruff"
   ruff check .
   echo "==> import contracts (lint-imports; pyproject.toml [tool.importlinter])"
@@ -28,11 +29,10 @@ if [ "$PART" = all ] || [ "$PART" = unit ]; then
 fi
 [ "$PART" = unit ] && exit 0
 
-if [ "$PART" = runtime ] || [[ "$PART" = all && "${TEST_DATABASE_URL:-}" == postgresql* ]]; then
+if [ "$PART" = all ] && [[ "${TEST_DATABASE_URL:-}" == postgresql* ]]; then
   echo "==> runtime requirements only: the app in production mode on PostgreSQL (.venv-runtime)"
   bash scripts/runtime_check.sh
 fi
-[ "$PART" = runtime ] && exit 0
 
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   # The production-like set-up: PostgreSQL, and Redis-backed state (several workers) when Redis answers.
