@@ -46,4 +46,3 @@ class UppyUpload(rx.NoSSRComponent):
 
 
 uppy_upload = UppyUpload.create
-

@@ -90,4 +90,3 @@ def url_for(name: str) -> str | None:
     if data is None:
         return None
     return f"{URL_PREFIX}{slug(name)}.svg?v={hashlib.sha256(data).hexdigest()[:12]}"
-
