@@ -14,6 +14,9 @@ fi
 STARTED=$SECONDS
 export VENV_DIR=.venv-runtime
 bash scripts/setup.sh runtime
+# Only the runtime virtualenv: the development one (on PATH when `make test` runs this) must not stand in.
+PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -vxF "$PWD/.venv/bin" | paste -sd: -)"
+unset VIRTUAL_ENV
 # shellcheck source=scripts/env.sh
 source scripts/env.sh  # .venv-runtime/bin first on PATH: every `python` and `reflex` below is the runtime one
 VENV_SECONDS=$((SECONDS - STARTED))
