@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -14,6 +15,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Benchmarks import the app and start it outside demo mode, where the development SECRET_KEY is refused: one key
+# of their own, set before the app's settings are first read and inherited by every process they start.
+os.environ.setdefault("SECRET_KEY", f"benchmark-{secrets.token_urlsafe(32)}")
 
 from tests.ports import free_port  # noqa: E402
 

@@ -42,6 +42,8 @@ from sqlalchemy.engine import Engine, make_url
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # also runnable as `python benchmarks/vendor.py`
     sys.path.insert(0, str(ROOT))
+import benchmarks.server  # noqa: E402, F401  (the benchmarks' SECRET_KEY, before the app's settings are read)
+
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/bench_vendor"
 P99_BUDGET_MS = 50.0
 PASSWORD = "bench-password"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from functools import cached_property
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -12,9 +13,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SECRET_KEY = "local-development-secret-key-change-me"
 
+log = logging.getLogger(__name__)
+
 
 class Settings(BaseSettings):
-    """Environment-driven settings; `APP_ENV=production` hardens the defaults."""
+    """Environment-driven settings; `APP_ENV=production` hardens the defaults. Demo mode is on only when asked
+    for (`DEMO_MODE=1`, which `make run` sets); without it the development `SECRET_KEY` is refused."""
 
     model_config = SettingsConfigDict(env_prefix="", case_sensitive=False, extra="ignore")
 
@@ -24,7 +28,7 @@ class Settings(BaseSettings):
     port: int = 3000
     database_url: str = f"sqlite:///{PROJECT_ROOT / 'data' / 'marketplace.db'}"
     redis_url: str = ""
-    demo_mode: bool | None = None  # None: on unless production
+    demo_mode: bool = False  # role switcher, demo data, dev mailbox: only for `make run` (scripts/run.sh sets it)
     cors_extra_origins: str = ""  # comma separated
     catalog_cache_entries: int = 512  # listing pages cached per process, checked against catalog_version; 0 = off
 
@@ -83,14 +87,19 @@ class Settings(BaseSettings):
     upload_sweep_seconds: int = 600  # how often the background task looks for expired uploads
 
     @model_validator(mode="after")
-    def _production_guard(self) -> Settings:
-        if self.is_production:
-            if self.secret_key == DEFAULT_SECRET_KEY or len(self.secret_key) < 32:
-                msg = "SECRET_KEY must be set to a random value of 32+ characters in production"
-                raise ValueError(msg)
-            if self.demo_mode:
-                msg = "DEMO_MODE cannot be enabled in production"
-                raise ValueError(msg)
+    def _guards(self) -> Settings:
+        if self.demo_mode and self.is_production:
+            msg = "DEMO_MODE cannot be enabled in production"
+            raise ValueError(msg)
+        if self.secret_key == DEFAULT_SECRET_KEY and not self.demo_mode:
+            # It signs upload URLs, the provider sign-in cookie and the view-count visitor hash: a key anyone can
+            # read in this file is fit for the local demo only.
+            msg = ("SECRET_KEY must be set to a random value of 32+ characters (the development default is "
+                   "accepted only with DEMO_MODE=1)")
+            raise ValueError(msg)
+        if self.is_production and len(self.secret_key) < 32:
+            msg = "SECRET_KEY must be set to a random value of 32+ characters in production"
+            raise ValueError(msg)
         return self
 
     @property
@@ -99,7 +108,7 @@ class Settings(BaseSettings):
 
     @property
     def demo_enabled(self) -> bool:
-        return (not self.is_production) if self.demo_mode is None else self.demo_mode
+        return self.demo_mode
 
     @property
     def queue_runs_inline(self) -> bool:
@@ -137,3 +146,12 @@ class Settings(BaseSettings):
 
 
 settings = Settings()
+
+
+def announce_demo_mode() -> None:
+    """The start-up line saying whether demo mode is on: it must never be on by surprise."""
+    if settings.demo_enabled:
+        log.warning("demo mode is ON (DEMO_MODE=1): role switcher, demo data and the dev mailbox are open to "
+                    "testers; never on a deployment real people use")
+    else:
+        log.warning("demo mode is off (DEMO_MODE=1 turns it on, for local testing only)")

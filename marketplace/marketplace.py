@@ -7,6 +7,7 @@ import reflex as rx
 from marketplace import migrate, queue
 from marketplace.api.app import create_api
 from marketplace.components.spinner import loading_frame
+from marketplace.config import announce_demo_mode
 from marketplace.pages.account_recovery import forgot_password_page, reset_password_page, verify_email_page
 from marketplace.pages.admin.page import admin_page
 from marketplace.pages.admin.settings import admin_settings_page
@@ -42,6 +43,7 @@ from marketplace.state.vendor.wizard import WizardState
 
 
 def _on_start() -> None:
+    announce_demo_mode()
     migrate.upgrade()
     platform.ensure_defaults()
     auth.purge_expired()

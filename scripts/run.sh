@@ -6,17 +6,25 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 export PORT="${PORT:-3000}"
 export PUBLIC_URL="${PUBLIC_URL:-http://localhost:$PORT}"
+# Demo mode (role switcher, demo data, dev mailbox, the development SECRET_KEY accepted) is for this local run:
+# on unless DEMO_MODE says otherwise (`DEMO_MODE=0 make run`) or APP_ENV is set to anything but local.
+if [ -z "${DEMO_MODE:-}" ]; then
+  if [ "${APP_ENV:-local}" = "local" ]; then DEMO_MODE=1; else DEMO_MODE=0; fi
+fi
+export DEMO_MODE
 
 CHILDREN=()
 trap 'kill "${CHILDREN[@]}" 2>/dev/null' EXIT
 trap 'exit 143' TERM INT
 
 python -m marketplace.migrate
-if [ "${DEMO_DATA:-1}" = "1" ]; then
+# Demo data (accounts with published passwords) only with demo mode, unless DEMO_DATA says otherwise.
+case "${DEMO_MODE,,}" in 1|true|yes|on) DEMO_DATA="${DEMO_DATA:-1}" ;; *) DEMO_DATA="${DEMO_DATA:-0}" ;; esac
+if [ "$DEMO_DATA" = "1" ]; then
   python -m marketplace.services.demo
 fi
 if [ -z "${SMTP_URL:-}" ]; then
-  # No SMTP relay configured: a local catcher keeps the mail (shown at /dev/mail in demo mode).
+  # No SMTP relay configured: a local catcher keeps the mail (shown to admins at /dev/mail in demo mode).
   MAIL_PORT="${MAIL_CATCHER_PORT:-1025}"
   export SMTP_URL="smtp://127.0.0.1:$MAIL_PORT" DEV_MAILBOX_FILE="${DEV_MAILBOX_FILE:-$PWD/data/dev-mailbox.jsonl}"
   python -m dev.mail_catcher --port "$MAIL_PORT" --mailbox "$DEV_MAILBOX_FILE" &
@@ -46,7 +54,7 @@ while True:
         sys.exit("stripe stand-in did not start")
     time.sleep(0.1)
 PY
-  if [ "${DEMO_DATA:-1}" = "1" ]; then
+  if [ "$DEMO_DATA" = "1" ]; then
     # The demo vendor's connected account, onboarded, with a payout history (dev/stripe_standin/seed_demo.py).
     python -m dev.stripe_standin.seed_demo --api-base "$STRIPE_API_BASE"
   fi

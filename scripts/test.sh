@@ -19,12 +19,28 @@ if [ "$PART" != e2e ]; then
   echo "==> import contracts (lint-imports; pyproject.toml [tool.importlinter])"
   lint-imports --no-cache --no-logo
 
-  echo "==> unit and API tests (SQLite)"
-  env -u TEST_DATABASE_URL python -m pytest tests/unit tests/api -q -p no:cacheprovider -m "not e2e"
-
+  UNIT=(python -m pytest tests/unit tests/api -q -p no:cacheprovider -m "not e2e")
   if [ -n "${TEST_DATABASE_URL:-}" ]; then
+    # Both databases at once: each run waits on its database most of the time, so on two cores they overlap
+    # well. The PostgreSQL run's output is shown when it ends.
+    echo "==> unit and API tests (SQLite and PostgreSQL side by side)"
+    PG_LOG="$(mktemp)"
+    "${UNIT[@]}" >"$PG_LOG" 2>&1 &
+    PG_PID=$!
+    SQLITE_STATUS=0
+    env -u TEST_DATABASE_URL "${UNIT[@]}" || SQLITE_STATUS=$?
+    PG_STATUS=0
+    wait "$PG_PID" || PG_STATUS=$?
     echo "==> unit and API tests (PostgreSQL)"
-    python -m pytest tests/unit tests/api -q -p no:cacheprovider -m "not e2e"
+    cat "$PG_LOG"
+    rm -f "$PG_LOG"
+    if [ "$SQLITE_STATUS" -ne 0 ] || [ "$PG_STATUS" -ne 0 ]; then
+      echo "unit and API tests failed (SQLite: $SQLITE_STATUS, PostgreSQL: $PG_STATUS)" >&2
+      exit 1
+    fi
+  else
+    echo "==> unit and API tests (SQLite)"
+    env -u TEST_DATABASE_URL "${UNIT[@]}"
   fi
 fi
 [ "$PART" = unit ] && exit 0

@@ -9,6 +9,9 @@ from pathlib import Path
 
 _TMP = Path(tempfile.mkdtemp(prefix="marketplace-tests-"))
 os.environ.setdefault("APP_ENV", "test")
+# Tests run as a deployment does: demo mode off (the `demo_mode` fixture turns it on), so a key of their own.
+os.environ.pop("DEMO_MODE", None)
+os.environ.setdefault("SECRET_KEY", "tests-own-secret-key-0123456789-abcdefghij")
 os.environ["STORAGE_DIR"] = str(_TMP / "files")
 os.environ.setdefault("DATABASE_URL", f"sqlite:///{_TMP / 'app.db'}")
 os.environ["DEV_MAILBOX_FILE"] = str(_TMP / "mailbox.jsonl")  # the mail fixtures' SMTP catcher writes here
@@ -86,6 +89,14 @@ def browser_client(**kwargs: object) -> TestClient:
     from marketplace.api.app import create_api
 
     return TestClient(create_api(), base_url=BASE_URL, headers={"Origin": BASE_URL}, **kwargs)
+
+
+@pytest.fixture
+def demo_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Demo mode on for one test (role switcher, demo data, the dev mailbox), as `make run` has it."""
+    from marketplace.config import settings
+
+    monkeypatch.setattr(settings, "demo_mode", True)
 
 
 @pytest.fixture

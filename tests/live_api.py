@@ -16,7 +16,6 @@ import httpx
 import pytest
 import uvicorn
 
-from marketplace.api.app import create_api
 from tests import factories
 from tests.conftest import BASE_URL
 from tests.ports import free_port
@@ -39,6 +38,11 @@ class LiveApi:
 
 @pytest.fixture(scope="session")
 def live_api() -> Iterator[LiveApi]:
+    # Imported here, not when conftest loads this plugin: importing the app imports authlib, whose warning
+    # filter ("always") must be set inside pytest's own filters (tests/api/test_oauth.py's collection), not
+    # beneath them, where pyproject's "error::DeprecationWarning" would turn authlib's warnings into errors.
+    from marketplace.api.app import create_api
+
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_api(), host="127.0.0.1", port=port, log_level="warning",
                                            lifespan="off"))

@@ -69,9 +69,10 @@ def resend_verification(user: SignedInUser) -> MessageOut:
 
 @router.put("/user/password", response_model=MessageOut)
 def change_password(body: ChangePasswordIn, request: Request, user: SignedInUser) -> MessageOut:
-    """Needs the current password; the user's other sessions end, this one stays."""
+    """Needs the current password (guesses count with the account's sign-in failures: 429 past the limit); the
+    user's other sessions end, this one stays."""
     accounts.change_password(actor=user, current_password=body.current_password, new_password=body.new_password,
-                             keep_token=_token(request))
+                             keep_token=_token(request), address=client_address(request))
     return MessageOut(message="Your password has been changed. Your other sessions were signed out.")
 
 

@@ -102,5 +102,6 @@ def update_profile(body: ProfileIn, request: Request, user: SignedInUser) -> Use
     """A new e-mail needs `currentPassword`; it waits in `pendingEmail` until confirmed by the link sent to it."""
     return UserPublic.of(users.update_profile(
         actor=user, first_name=body.first_name, last_name=body.last_name, email=body.email,
-        current_password=body.current_password, keep_token=request.cookies.get(SESSION_COOKIE)))
+        current_password=body.current_password, keep_token=request.cookies.get(SESSION_COOKIE),
+        address=client_address(request)))
 

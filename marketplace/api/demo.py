@@ -1,4 +1,5 @@
-"""Demo-mode helpers: role switching and demo data. They answer 404 when demo mode is off."""
+"""Demo-mode helpers: role switching, demo data and the dev mailbox. They answer 404 when demo mode is off;
+demo data and the mailbox are for admins."""
 
 from __future__ import annotations
 
@@ -44,8 +45,8 @@ class CaughtMailOut(ApiModel):
 
 
 @router.get("/dev/mail", response_model=list[CaughtMailOut])
-def dev_mail(limit: int = Query(default=50, ge=1, le=mail.MAX_MAILBOX),
+def dev_mail(user: OptionalUser, limit: int = Query(default=50, ge=1, le=mail.MAX_MAILBOX),
              to: str | None = Query(default=None, max_length=255)) -> list[CaughtMailOut]:
-    """What the local SMTP catcher received, newest first; `to` keeps one recipient's mail (demo mode only)."""
+    """What the local SMTP catcher received, newest first; `to` keeps one recipient's mail (demo mode, admins)."""
     return [CaughtMailOut(to=", ".join(m.to), subject=m.subject, text=m.text, links=m.links,
-                          received_at=m.received_at) for m in mail.dev_mailbox(limit=limit, to=to)]
+                          received_at=m.received_at) for m in demo.dev_mailbox(actor=user, limit=limit, to=to)]

@@ -1,7 +1,8 @@
 """Google and GitHub sign-in: start the provider redirect, and finish it on the callback.
 
 Every failure (not configured, cancelled, tampered state, failed exchange, unverified e-mail) sends the browser
-back to /login with a message to show, because these routes are browser navigations, not JSON calls.
+back to /login with a code saying why (`?error=<code>&provider=<provider>`), because these routes are browser
+navigations, not JSON calls. The page has the texts (services/sign_in_errors.py): an address carries no words.
 """
 
 from __future__ import annotations
@@ -22,22 +23,23 @@ router = APIRouter(prefix="/api/auth", tags=["accounts"])
 
 
 # Browser navigations: the answer is always a redirect (to the provider, home, or /login with a message).
-_REDIRECT = {302: {"description": "Redirect; failures go to /login?error=<message>"}}
+_REDIRECT = {302: {"description": "Redirect; failures go to /login?error=<code>&provider=<provider>"}}
 
 
 def _callback_url(provider: str) -> str:
     return f"{settings.public_url.rstrip('/')}/api/auth/{provider}/callback"
 
 
-def _back_to_login(message: str) -> RedirectResponse:
-    return RedirectResponse(f"/login?{urlencode({'error': message}, quote_via=quote)}", status_code=302)
+def _back_to_login(code: str | None, provider: str) -> RedirectResponse:
+    query = urlencode({"error": code or oauth.FAILED, "provider": provider}, quote_via=quote)
+    return RedirectResponse(f"/login?{query}", status_code=302)
 
 
 async def _start(request: Request, provider: str) -> RedirectResponse:
     try:
         return await oauth.authorize_redirect(request, provider, redirect_uri=_callback_url(provider))
     except oauth.ProviderError as exc:
-        return _back_to_login(exc.message)
+        return _back_to_login(exc.code, provider)
 
 
 async def _finish(request: Request, provider: str) -> RedirectResponse:
@@ -48,9 +50,9 @@ async def _finish(request: Request, provider: str) -> RedirectResponse:
         await run_in_threadpool(lambda: auth.end_session(token=request.cookies.get(SESSION_COOKIE)))
         token = await run_in_threadpool(lambda: auth.create_session(user=user))
     except oauth.ProviderError as exc:
-        return _back_to_login(exc.message)
+        return _back_to_login(exc.code, provider)
     except DomainError as exc:
-        return _back_to_login(exc.message)
+        return _back_to_login(exc.code, provider)
     response = RedirectResponse("/", status_code=302)
     set_session_cookie(response, token)
     return response

@@ -1,8 +1,9 @@
 """Google (OpenID Connect) and GitHub (OAuth 2) sign-in through Authlib's Starlette client.
 
 The router only sees two calls, `authorize_redirect` and `fetch_identity`, and one error type carrying a
-message fit for the /login page. Clients are built from the current settings (so tests and deployments can
-point them elsewhere) and cached per configuration, which also caches Google's discovery document.
+code for the /login page (the page has the texts: services/sign_in_errors.py). Clients are built from the
+current settings (so tests and deployments can point them elsewhere) and cached per configuration, which also
+caches Google's discovery document.
 """
 
 from __future__ import annotations
@@ -40,12 +41,16 @@ except ImportError:
 _PROVIDER_FAILURES = (AuthlibBaseError, JoseError, *_HTTP_ERRORS, ValueError, KeyError, TypeError, RuntimeError)
 
 
-class ProviderError(Exception):
-    """A sign-in attempt that cannot continue; `message` is shown to the user on /login."""
+# Why a sign-in attempt stopped at the provider's end (the codes /login?error= carries).
+NOT_CONFIGURED, FAILED, CANCELLED = "not_configured", "failed", "cancelled"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+
+class ProviderError(Exception):
+    """A sign-in attempt that cannot continue; `code` (one of the above) says why."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -75,10 +80,6 @@ def is_configured(provider: str) -> bool:
     if provider == "github":
         return settings.github_configured
     return False
-
-
-def _failed(provider: str) -> ProviderError:
-    return ProviderError(f"{provider_name(provider)} sign-in failed. Please try again.")
 
 
 @lru_cache(maxsize=8)
@@ -114,9 +115,9 @@ def _github_client(
 
 def _client(provider: str) -> StarletteOAuth2App:
     if provider not in PROVIDER_NAMES:
-        raise ProviderError("Unknown sign-in provider")
+        raise ProviderError(FAILED)
     if not is_configured(provider):
-        raise ProviderError(f"{provider_name(provider)} sign-in is not configured")
+        raise ProviderError(NOT_CONFIGURED)
     if provider == "google":
         return _google_client(settings.google_client_id, settings.google_client_secret, settings.google_metadata_url)
     return _github_client(
@@ -135,7 +136,7 @@ async def authorize_redirect(request: Request, provider: str, *, redirect_uri: s
         return await client.authorize_redirect(request, redirect_uri)
     except _PROVIDER_FAILURES as exc:
         logger.warning("%s sign-in could not start: %r", provider, exc)
-        raise _failed(provider) from exc
+        raise ProviderError(FAILED) from exc
 
 
 async def fetch_identity(request: Request, provider: str) -> ProviderIdentity:
@@ -148,12 +149,12 @@ async def fetch_identity(request: Request, provider: str) -> ProviderIdentity:
         return await _github_identity(client, token)
     except AuthlibBaseError as exc:
         if getattr(exc, "error", None) == "access_denied":
-            raise ProviderError(f"{provider_name(provider)} sign-in was cancelled") from exc
+            raise ProviderError(CANCELLED) from exc
         logger.warning("%s sign-in failed: %r", provider, exc)
-        raise _failed(provider) from exc
+        raise ProviderError(FAILED) from exc
     except _PROVIDER_FAILURES as exc:
         logger.warning("%s sign-in failed: %r", provider, exc)
-        raise _failed(provider) from exc
+        raise ProviderError(FAILED) from exc
 
 
 def _text(value: object) -> str | None:

@@ -95,7 +95,8 @@ class AccountToken(SQLModel, table=True):
 
 
 class LoginAttempt(SQLModel, table=True):
-    """A failed sign-in, counted per account and per address for throttling."""
+    """A password check, counted per account and per address for throttling: written before the check, kept
+    when it failed (services/sign_in_throttle.py)."""
 
     __tablename__ = "login_attempts"
     __table_args__ = (

@@ -1,13 +1,15 @@
-"""/dev/mail, the dev mailbox: every e-mail the app sent to the local catcher (demo mode only; 404 otherwise)."""
+"""/dev/mail, the dev mailbox: every e-mail the app sent to the local catcher (demo mode only, 404 otherwise;
+for admins, others are told so)."""
 
 from __future__ import annotations
 
 import reflex as rx
 
 from marketplace.components.empty_state import empty_state
-from marketplace.components.layout import container, page_frame
+from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.pages.not_found import not_found_card
 from marketplace.state.dev_mail import DevMailState, MailRow
+from marketplace.state.session import SessionState, full_page_load
 
 
 def _message(row: MailRow) -> rx.Component:
@@ -42,7 +44,7 @@ def _mailbox() -> rx.Component:
             rx.hstack(
                 rx.vstack(
                     rx.heading("Dev mailbox", size="7"),
-                    rx.text("E-mail the app sent to the local SMTP catcher, newest first (demo mode only).",
+                    rx.text("E-mail the app sent to the local SMTP catcher, newest first (demo mode, admins only).",
                             color_scheme="gray", size="2"),
                     spacing="1",
                 ),
@@ -63,5 +65,21 @@ def _mailbox() -> rx.Component:
     )
 
 
+def _admins_only() -> rx.Component:
+    """Signed out or not an admin: the mailbox holds every link the app mailed (password resets too)."""
+    return notice_card(
+        "shield", "For admins only",
+        "The dev mailbox shows every e-mail the app sent, sign-in and password-reset links included, so only "
+        "admins may read it. Sign in as an admin, or switch to Administrator in the testing center.",
+        rx.cond(SessionState.signed_in,
+                rx.button("Open the testing center", on_click=rx.redirect("/demo-setup"), id="mailbox-to-demo-setup"),
+                rx.button("Sign In", on_click=full_page_load("/api/login"), id="mailbox-sign-in")),
+        card_id="mailbox-admins-only", max_width="480px")
+
+
 def dev_mail_page() -> rx.Component:
-    return page_frame(rx.cond(DevMailState.available, _mailbox(), not_found_card()))
+    return page_frame(rx.cond(
+        DevMailState.available,
+        rx.cond(DevMailState.allowed, _mailbox(), rx.cond(DevMailState.loaded, _admins_only(), rx.fragment())),
+        not_found_card(),
+    ))

@@ -16,6 +16,7 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import TokenPurpose, TwoFactorSetup, User
 from marketplace.models.base import utcnow
+from marketplace.queue import huey
 from marketplace.services import account_tokens, auth, mail, mail_texts, ratelimit
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.permissions import require_user
@@ -39,11 +40,18 @@ def _row(session: Session, actor: User | None) -> User:
     return row
 
 
-def check_current_password(row: User, password: str | None) -> None:
+def check_current_password(*, actor: User | None, password: str | None, address: str | None) -> User:
+    """The current password a change needs. Each check counts with the account's sign-in failures (same
+    throttle, same limit), so it is no side door for guessing; run it before the change's own unit of work
+    (the throttle commits its count on its own). Returns the user as stored."""
+    with session_scope() as session:
+        row = _row(session, actor)
     if not row.password_hash:
         raise Invalid(NO_PASSWORD, field="currentPassword")
-    if not password or not auth.password_ok(row.password_hash, password):
+    if not password or not auth.counted_password_ok(account=row.id, stored=row.password_hash, password=password,
+                                                    address=address):
         raise Invalid(WRONG_PASSWORD, field="currentPassword")
+    return row
 
 
 # --- e-mail verification ---------------------------------------------------------------------------------------
@@ -81,11 +89,9 @@ def verify_email(*, token: str) -> User:
     return row
 
 
-def request_email_change(session: Session, row: User, *, email: str, current_password: str | None,
-                         keep_token: str | None) -> None:
-    """Inside a profile update: the new address waits in `pending_email` until its link is opened; the old
-    address is told; the user's other sessions end."""
-    check_current_password(row, current_password)
+def request_email_change(session: Session, row: User, *, email: str, keep_token: str | None) -> None:
+    """Inside a profile update, once `check_current_password` passed: the new address waits in `pending_email`
+    until its link is opened; the old address is told; the user's other sessions end."""
     if session.exec(select(User.id).where(User.email == email, User.id != row.id)).first():
         raise Conflict(EMAIL_TAKEN, field="email")
     row.pending_email = email
@@ -99,8 +105,9 @@ def request_email_change(session: Session, row: User, *, email: str, current_pas
 
 
 def request_password_reset(*, email: str, address: str) -> str:
-    """Send a reset link if an account uses `email`. The answer is the same whether or not one does; the
-    limits count per client address and per e-mail address alike, so they reveal nothing either."""
+    """Send a reset link if an account uses `email`. The answer is the same whether or not one does, and so is
+    the work done to give it (the limits, then one queued job that looks the address up): neither the answer
+    nor its timing tells. The limits count per client address and per e-mail address alike."""
     normalized = (email or "").strip().lower()[:255]
     if not normalized:
         raise Invalid("Email is required", field="email")
@@ -108,15 +115,23 @@ def request_password_reset(*, email: str, address: str) -> str:
                   window_seconds=settings.rate_limit_window_minutes * 60, message=TOO_MANY_RESETS)
     ratelimit.hit(key=f"password-reset-email:{normalized}", limit=settings.rate_limit_password_reset_per_email,
                   window_seconds=settings.rate_limit_window_minutes * 60, message=TOO_MANY_RESETS)
-    with session_scope() as session:
-        row = session.exec(select(User).where(User.email == normalized, User.deleted_at.is_(None))).first()
-        if row is not None:
-            minutes = settings.password_reset_minutes
-            token = account_tokens.issue(session, user=row, purpose=TokenPurpose.RESET_PASSWORD, email=row.email,
-                                         lifetime=timedelta(minutes=minutes))
-            mail.send_after_commit(session, mail_texts.password_reset(to=row.email, username=row.username,
-                                                                      token=token, minutes=minutes))
+    send_reset_link(normalized)
     return RESET_REQUESTED
+
+
+@huey.task(retries=settings.mail_retries, retry_delay=settings.mail_retry_delay_seconds, retry_backoff=2,
+           name="send_password_reset")
+def send_reset_link(email: str) -> None:
+    """The queued job of a reset request: a link for the account using `email`, if there is one."""
+    with session_scope() as session:
+        row = session.exec(select(User).where(User.email == email, User.deleted_at.is_(None))).first()
+        if row is None:
+            return
+        minutes = settings.password_reset_minutes
+        token = account_tokens.issue(session, user=row, purpose=TokenPurpose.RESET_PASSWORD, email=row.email,
+                                     lifetime=timedelta(minutes=minutes))
+        mail.send_after_commit(session, mail_texts.password_reset(to=row.email, username=row.username, token=token,
+                                                                  minutes=minutes))
 
 
 def reset_password(*, token: str, password: str) -> User:
@@ -142,14 +157,17 @@ def reset_password(*, token: str, password: str) -> User:
 
 
 def change_password(*, actor: User | None, current_password: str, new_password: str,
-                    keep_token: str | None) -> User:
-    """Needs the current password; ends the user's other sessions and tells the account's address."""
+                    keep_token: str | None, address: str | None = None) -> User:
+    """Needs the current password (counted per account and per client `address`, as sign-in is); ends the
+    user's other sessions and tells the account's address."""
+    require_user(actor)
     if problem := auth.password_error(new_password):
         raise Invalid(problem, field="newPassword")
+    check_current_password(actor=actor, password=current_password, address=address)
+    new_hash = auth.hash_password(new_password)
     with session_scope() as session:
         row = _row(session, actor)
-        check_current_password(row, current_password)
-        row.password_hash = auth.hash_password(new_password)
+        row.password_hash = new_hash
         row.updated_at = utcnow()
         session.add(row)
         auth.end_other_sessions(session, user_id=row.id, keep_token=keep_token)

@@ -20,10 +20,10 @@ from sqlmodel import Session, select
 
 from marketplace.config import settings
 from marketplace.db import session_scope
-from marketplace.models import LoginAttempt, TwoFactorSetup, User, UserSession
+from marketplace.models import TwoFactorSetup, User, UserSession
 from marketplace.models.base import utcnow
-from marketplace.services import account_tokens, ratelimit
-from marketplace.services.errors import Conflict, Invalid, TooManyRequests, Unauthorized
+from marketplace.services import account_tokens, ratelimit, sign_in_throttle
+from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.text import NOT_ALLOWED, check_text, form_error, has_forbidden
 
 SESSION_COOKIE = "mp_session"  # the browser cookie that carries a session token (set by the API, read by the pages)
@@ -216,32 +216,21 @@ def confirm_two_factor(*, actor: User, code: str, keep_token: str | None = None)
     return user
 
 
-def _throttle(session: Session, *, account: str, address: str) -> None:
-    since = utcnow() - timedelta(minutes=settings.login_window_minutes)
-    per_account = session.exec(
-        select(func.count()).select_from(LoginAttempt).where(
-            LoginAttempt.account == account, LoginAttempt.created_at >= since
-        )
-    ).one()
-    per_address = session.exec(
-        select(func.count()).select_from(LoginAttempt).where(
-            LoginAttempt.address == address, LoginAttempt.created_at >= since
-        )
-    ).one()
-    if per_account >= settings.login_max_failures_per_account or per_address >= settings.login_max_failures_per_address:
-        raise TooManyRequests(
-            f"Too many failed sign-in attempts. Please try again in {settings.login_window_minutes} minutes."
-        )
-
-
-def _record_failure(*, account: str, address: str) -> None:
-    with session_scope() as session:
-        session.add(LoginAttempt(account=account, address=address))
+def counted_password_ok(*, account: str, stored: str | None, password: str, address: str | None) -> bool:
+    """A password check that counts in the sign-in throttle of `account` (a user's id): used where a signed-in
+    user must give the current password, so it cannot be guessed there at leisure. `TooManyRequests` past the
+    limit."""
+    attempt = sign_in_throttle.begin(account=account, address=address)
+    ok = _password_ok(stored, password)
+    if ok:
+        with session_scope() as session:
+            sign_in_throttle.forget(session, attempt)
+    return ok
 
 
 def authenticate(*, identifier: str, password: str, two_factor_code: str | None, address: str) -> User:
-    """Check credentials (and the TOTP code of a 2FA account); failures count towards throttling, per resolved
-    account and per client address."""
+    """Check credentials (and the TOTP code of a 2FA account). Each check is counted before it is made, per
+    resolved account and per client address (services/sign_in_throttle.py); a failure stays counted."""
     check_text(identifier, field="username", label="Username or email")
     check_text(password, field="password", label="Password")
     if not identifier.strip():
@@ -249,24 +238,28 @@ def authenticate(*, identifier: str, password: str, two_factor_code: str | None,
     if not password:
         raise Invalid("Password is required", field="password")
     with session_scope() as session:
-        user = _find_by_identifier(session, identifier)
-        # Keyed on the account the identifier resolves to: its username and its e-mail share one count.
-        account = user.id if user is not None else identifier.strip().lower()[:255]
-        _throttle(session, account=account, address=address)
+        found = _find_by_identifier(session, identifier)
+    # Keyed on the account the identifier resolves to: its username and its e-mail share one count.
+    attempt = sign_in_throttle.begin(account=found.id if found else identifier.strip().lower(), address=address)
+    failure: Unauthorized | None = None
+    with session_scope() as session:
+        user = session.get(User, found.id) if found else None
         # `field` says which input was wrong: on a code failure the password was right, so the form keeps it.
-        if not _password_ok(user.password_hash if user else None, password) or user is None:
-            failure, field = "Invalid username or password", None
+        if not _password_ok(user.password_hash if user else None, password) or user is None \
+                or user.deleted_at is not None:
+            failure = Unauthorized("Invalid username or password")
         elif user.totp_enabled and not (two_factor_code or "").strip():
-            # Not a guess at the password: do not count it, the user just has to add the code.
-            raise Unauthorized("Two-factor authentication code required", field="twoFactorCode")
+            # Not a guess at the password (it was right): not counted, the user just has to add the code.
+            sign_in_throttle.forget(session, attempt)
+            failure = Unauthorized("Two-factor authentication code required", field="twoFactorCode")
         elif user.totp_enabled and not accept_totp(user, two_factor_code):
-            failure, field = "Invalid two-factor authentication code", "twoFactorCode"
+            failure = Unauthorized("Invalid two-factor authentication code", field="twoFactorCode")
         else:
-            session.add(user)
-            session.exec(delete(LoginAttempt).where(LoginAttempt.account == account))
-            return user
-    _record_failure(account=account, address=address)
-    raise Unauthorized(failure, field=field)
+            sign_in_throttle.forget(session, attempt)
+    if failure is not None:
+        raise failure
+    assert user is not None
+    return user
 
 
 def create_session(*, user: User) -> str:
@@ -316,13 +309,8 @@ def end_other_sessions(session: Session, *, user_id: str, keep_token: str | None
 
 
 def purge_expired() -> None:
-    """Housekeeping on start: drop expired sessions and stale failure records."""
-    now = utcnow()
+    """Housekeeping on start: drop expired sessions and stale sign-in attempts."""
     with session_scope() as session:
-        session.exec(delete(UserSession).where(UserSession.expires_at <= now))
-        session.exec(
-            delete(LoginAttempt).where(
-                LoginAttempt.created_at < now - timedelta(minutes=settings.login_window_minutes)
-            )
-        )
+        session.exec(delete(UserSession).where(UserSession.expires_at <= utcnow()))
+    sign_in_throttle.purge()
 

@@ -29,10 +29,12 @@ from marketplace.models import (
     VendorApplication,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import demo_images, money, platform, purchases
+from marketplace.services import demo_images, mail, money, platform, purchases
+from marketplace.services.admin import audit
 from marketplace.services.auth import hash_password
 from marketplace.services.errors import NotFound
-from marketplace.services.permissions import require_user
+from marketplace.services.mail import CaughtMail
+from marketplace.services.permissions import require_admin
 
 CATEGORIES = [
     ("content-creation", "Content Creation", "✍️", "Agents that write, edit and repurpose content."),
@@ -190,12 +192,15 @@ SPLIT_SINCE_DAYS = 75  # the demo vendor connected Stripe then: older sales were
 HISTORY_DAYS = 330
 
 
-def seed() -> None:
-    """Load the demo data; running it again adds only what is missing."""
+def seed(*, loaded_by: User | None = None) -> None:
+    """Load the demo data; running it again adds only what is missing. A load someone asked for (`loaded_by`)
+    is written to the audit log with it, in its transaction."""
     platform.ensure_defaults()
     storage = get_storage()
     rng = random.Random(42)
     with session_scope() as session:
+        if loaded_by is not None:
+            audit.record(session, actor=loaded_by, action="demo.load_data", target_type="platform")
         categories = _ensure_categories(session)
         accounts = {a.username: _ensure_user(session, a) for a in [*DEMO_ACCOUNTS, SECOND_VENDOR]}
         reviewers = [
@@ -340,11 +345,20 @@ def _pending_application(session: Session, applicant: User, now: datetime) -> No
 
 
 def init_demo_data(*, actor: User | None) -> None:
-    """`POST /api/admin/init-demo-data`: demo mode only, for any signed-in tester."""
+    """`POST /api/admin/init-demo-data` (and the demo page's button): demo mode only, for admins. The spec lets
+    any tester switch roles, not load data: a tester switches to Administrator first."""
     if not settings.demo_enabled:
         raise NotFound("Not Found")
-    require_user(actor)
-    seed()
+    seed(loaded_by=require_admin(actor))
+
+
+def dev_mailbox(*, actor: User | None, limit: int = 50, to: str | None = None) -> list[CaughtMail]:
+    """The dev mailbox (`GET /api/dev/mail`, the /dev/mail page): demo mode only, and for admins, since it
+    shows every link the app mailed, password-reset links included."""
+    if not settings.demo_enabled:
+        raise NotFound("Not Found")
+    require_admin(actor)
+    return mail.dev_mailbox(limit=limit, to=to)
 
 
 if __name__ == "__main__":

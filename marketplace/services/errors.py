@@ -4,12 +4,16 @@ from __future__ import annotations
 
 
 class DomainError(Exception):
+    """`code`: a stable name for the failure, for answers that carry no text (the provider sign-in's redirect
+    to /login carries a code, never words of its own)."""
+
     status = 400
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(self, message: str, *, field: str | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+        self.code = code
 
 
 class Invalid(DomainError):

@@ -11,9 +11,10 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import OAuthAccount, Role, User
 from marketplace.models.base import utcnow
-from marketplace.services import accounts
+from marketplace.services import accounts, sign_in_errors
+from marketplace.services.admin import audit
 from marketplace.services.auth import validate_email
-from marketplace.services.errors import Forbidden, Invalid, NotFound, Unauthorized
+from marketplace.services.errors import DomainError, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.permissions import require_user
 from marketplace.services.text import NOT_ALLOWED, form_error, has_forbidden
 
@@ -38,9 +39,11 @@ def profile_errors(*, first_name: str, last_name: str, email: str) -> dict[str, 
 
 
 def update_profile(*, actor: User | None, first_name: str, last_name: str, email: str,
-                   current_password: str | None = None, keep_token: str | None = None) -> User:
-    """Names change at once. A new e-mail needs the current password and is used only once confirmed by the
-    link sent to it (it waits in `pending_email`); asking for it ends the user's other sessions."""
+                   current_password: str | None = None, keep_token: str | None = None,
+                   address: str | None = None) -> User:
+    """Names change at once. A new e-mail needs the current password (counted per account and per client
+    `address`, as sign-in is) and is used only once confirmed by the link sent to it (it waits in
+    `pending_email`); asking for it ends the user's other sessions."""
     user = require_user(actor)
     errors = profile_errors(first_name=first_name, last_name=last_name, email=email)
     if errors:
@@ -49,6 +52,12 @@ def update_profile(*, actor: User | None, first_name: str, last_name: str, email
     first_name, last_name = first_name.strip(), last_name.strip()
     email = validate_email(email)
     with session_scope() as session:
+        stored = session.get(User, user.id)
+        if stored is None or stored.deleted_at is not None:
+            raise Unauthorized("Unauthorized")
+    if email not in (stored.email, stored.pending_email):
+        accounts.check_current_password(actor=user, password=current_password, address=address)
+    with session_scope() as session:
         row = session.get(User, user.id)
         if row is None or row.deleted_at is not None:
             raise Unauthorized("Unauthorized")
@@ -56,15 +65,15 @@ def update_profile(*, actor: User | None, first_name: str, last_name: str, email
         if email == row.email:
             row.pending_email = None  # typing the current address again withdraws a pending change
         elif email != row.pending_email:
-            accounts.request_email_change(session, row, email=email, current_password=current_password,
-                                          keep_token=keep_token)
+            accounts.request_email_change(session, row, email=email, keep_token=keep_token)
         row.updated_at = utcnow()
         session.add(row)
     return row
 
 
 def switch_role(*, actor: User | None, role: str) -> User:
-    """Demo only: any signed-in user may test the product as another role."""
+    """Demo only: any signed-in user may test the product as another role (the spec's demo page). Each switch is
+    written to the audit log with it: an account that became an admin this way says so."""
     if not settings.demo_enabled:
         raise NotFound("Not Found")
     user = require_user(actor)
@@ -72,8 +81,10 @@ def switch_role(*, actor: User | None, role: str) -> User:
         raise Invalid("Role must be one of user, vendor, admin", field="role")
     with session_scope() as session:
         row = session.get(User, user.id)
-        if row is None:
+        if row is None or row.deleted_at is not None:
             raise Unauthorized("Unauthorized")
+        audit.record(session, actor=row, action="demo.switch_role", target_type="user", target_id=row.id,
+                     details={"from": row.role, "to": role})
         row.role = role
         row.is_vendor_approved = role in (Role.VENDOR, Role.ADMIN) or row.is_vendor_approved
         row.updated_at = utcnow()
@@ -81,11 +92,9 @@ def switch_role(*, actor: User | None, role: str) -> User:
     return row
 
 
-_PROVIDER_NAMES = {"github": "GitHub"}  # where str.title() gets the brand wrong
-TWO_FACTOR_LINK_REFUSED = ("An account with this e-mail uses two-factor authentication: sign in with your password "
-                           "and code")
-UNVERIFIED_LINK_REFUSED = ("An account with this e-mail exists but has not confirmed it: sign in with your password "
-                           "and confirm your e-mail first")
+def _refused(error: type[DomainError], code: str, provider: str) -> DomainError:
+    """A provider sign-in refused: the text for the services' callers, the code for the /login address."""
+    return error(sign_in_errors.text(code, provider), code=code)
 
 
 def _free_username(session, base: str) -> str:  # noqa: ANN001
@@ -120,7 +129,7 @@ def sign_in_with_provider(
     """
     subject = (subject or "").strip()
     if not subject or len(subject) > 255:
-        raise Invalid("The provider did not identify the account")
+        raise _refused(Invalid, sign_in_errors.UNIDENTIFIED, provider)
     first_name = (first_name or "").strip()[:100] or None
     last_name = (last_name or "").strip()[:100] or None
     if avatar_url and (len(avatar_url) > 1000 or not avatar_url.startswith(("https://", "http://"))):
@@ -132,21 +141,20 @@ def sign_in_with_provider(
         if link is not None:
             user = session.get(User, link.user_id)
             if user is None or user.deleted_at is not None:
-                raise Unauthorized("This account has been deleted")
+                raise _refused(Unauthorized, sign_in_errors.ACCOUNT_DELETED, provider)
             return user
         if not email or not email_verified:
-            name = _PROVIDER_NAMES.get(provider, provider.title())
-            raise Invalid(f"Your {name} account has no verified e-mail address")
+            raise _refused(Invalid, sign_in_errors.NO_VERIFIED_EMAIL, provider)
         email = validate_email(email)
         user = session.exec(select(User).where(User.email == email)).first()
         if user is not None and user.deleted_at is not None:
-            raise Unauthorized("This account has been deleted")
+            raise _refused(Unauthorized, sign_in_errors.ACCOUNT_DELETED, provider)
         if user is not None and user.email_verified_at is None:
             # Anyone can register an address they do not own; only its confirmed owner may be linked to.
-            raise Forbidden(UNVERIFIED_LINK_REFUSED)
+            raise _refused(Forbidden, sign_in_errors.UNVERIFIED_ACCOUNT, provider)
         if user is not None and user.totp_enabled:
             # Linking by e-mail would let the provider stand in for the account's own second factor.
-            raise Forbidden(TWO_FACTOR_LINK_REFUSED)
+            raise _refused(Forbidden, sign_in_errors.TWO_FACTOR_ACCOUNT, provider)
         if user is None:
             user = User(
                 username=_free_username(session, username_hint or email.split("@")[0]),

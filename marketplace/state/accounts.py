@@ -6,7 +6,7 @@ from typing import Any
 
 import reflex as rx
 
-from marketplace.services import auth
+from marketplace.services import auth, sign_in_errors
 from marketplace.state.browser import error_message, fetch_api, response_json
 from marketplace.state.forms import submitted_checkbox, take_submitted
 from marketplace.state.session import SessionState, flash_and_go, toast_on_load
@@ -44,9 +44,11 @@ class LoginState(rx.State):
     def on_load(self) -> list[Any]:
         self.reset()  # the tab's state outlives page loads; start each visit with a clean form
         events: list[Any] = [SessionState.redirect_if_signed_in]
-        error = self.router.url.query_parameters.get("error")
-        if error:
-            events.append(toast_on_load("Login Failed", error, error=True))
+        query = self.router.url.query_parameters
+        if query.get("error"):
+            # Only our own texts: the address is anyone's to write (services/sign_in_errors.py).
+            events.append(toast_on_load("Login Failed", sign_in_errors.text(query.get("error"), query.get("provider")),
+                                        error=True))
         return events
 
     @rx.event

@@ -6,7 +6,6 @@ tab, which purchase and the profile form. Lists are kept as small display record
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ from marketplace.models.commerce import OrderPublic
 from marketplace.services import catalog, downloads, favorites, images, money, purchases, users
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import applications as vendors
+from marketplace.state import blocking
 from marketplace.state.browser import download_js
 from marketplace.state.catalog import AgentCard, agent_card
 from marketplace.state.display import (
@@ -274,11 +274,10 @@ class DashboardState(SessionState):
         password = self.form_current_password if self.email_changing else None
         self.form_current_password = ""
         try:
-            # A password check costs an argon2 hash: keep it off the event loop.
-            user = await asyncio.to_thread(
-                users.update_profile, actor=self.current_user(), first_name=self.form_first_name,
+            user = await blocking.run(
+                users.update_profile, actor=await self.viewer(), first_name=self.form_first_name,
                 last_name=self.form_last_name, email=self.form_email, current_password=password,
-                keep_token=self._token())
+                keep_token=self._token(), address=self.router.session.client_ip or "unknown")
         except Unauthorized:
             self.saving = False
             yield logged_out_again()

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import reflex as rx
@@ -12,6 +11,7 @@ from marketplace.config import settings
 from marketplace.models import Role
 from marketplace.services import demo, names, users
 from marketplace.services.errors import DomainError, Unauthorized
+from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
 from marketplace.state.session import SessionState, flash_and_go
 
@@ -33,8 +33,8 @@ class DemoSetupState(SessionState):
         self.initializing = True
         yield
         try:
-            # Off the event loop: the demo accounts' passwords are hashed (argon2), seconds of CPU in all.
-            await asyncio.to_thread(demo.init_demo_data, actor=self.current_user())
+            # On the state pool: the demo accounts' passwords are hashed (argon2), seconds of CPU in all.
+            await blocking.run(demo.init_demo_data, actor=await self.viewer())
         except Unauthorized:
             self.initializing = False
             yield logged_out_again()
@@ -48,13 +48,13 @@ class DemoSetupState(SessionState):
                        description="Platform is ready for testing with all settings configured")
 
     @rx.event
-    def switch_role(self, role: str) -> Iterator[Any]:
+    async def switch_role(self, role: str) -> AsyncIterator[Any]:
         if self.switching or role not in {r.value for r in Role} or role == self.role:
             return
         self.switching = role
         yield
         try:
-            user = users.switch_role(actor=self.current_user(), role=role)
+            user = await blocking.run(users.switch_role, actor=await self.viewer(), role=role)
         except Unauthorized:
             self.switching = ""
             yield logged_out_again()

@@ -1,4 +1,4 @@
-"""/dev/mail: what the local SMTP catcher received, newest first (demo mode only)."""
+"""/dev/mail: what the local SMTP catcher received, newest first (demo mode only, for admins)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 import reflex as rx
 
-from marketplace.services import mail
-from marketplace.services.errors import NotFound
+from marketplace.services import demo
+from marketplace.services.errors import Forbidden, NotFound, Unauthorized
+from marketplace.state import blocking
+from marketplace.state.session import SessionState
 
 SHOWN = 50
 
@@ -21,23 +23,29 @@ class MailRow:
     received_at: str
 
 
-class DevMailState(rx.State):
+class DevMailState(SessionState):
     messages: list[MailRow] = []
-    available: bool = True
+    available: bool = True  # demo mode is on (else the page is the 404 card)
+    allowed: bool = False  # the viewer is an admin (else the page says the mailbox is for admins)
     loaded: bool = False
 
     @rx.event
-    def on_load(self) -> None:
-        self.refresh()
+    async def on_load(self) -> None:
+        await self._read()
 
     @rx.event
-    def refresh(self) -> None:
+    async def refresh(self) -> None:
+        await self._read()
+
+    async def _read(self) -> None:
         try:
-            caught = mail.dev_mailbox(limit=SHOWN)
+            caught = await blocking.run(demo.dev_mailbox, actor=await self.viewer(), limit=SHOWN)
         except NotFound:
-            self.available, self.messages = False, []
+            self.available, self.allowed, self.messages = False, False, []
+        except (Unauthorized, Forbidden):
+            self.available, self.allowed, self.messages = True, False, []
         else:
-            self.available = True
+            self.available = self.allowed = True
             self.messages = [MailRow(recipient=", ".join(m.to), subject=m.subject, text=m.text, links=m.links,
                                      received_at=m.received_at[:19].replace("T", " ") + " UTC")
                              for m in caught]

@@ -98,6 +98,40 @@ def test_forgot_password_answers_the_same_for_unknown_addresses(client, make_use
     assert mailbox.messages()[0].to == ["known@example.com"]
 
 
+def test_forgot_password_does_the_same_work_for_unknown_addresses(client, make_user, monkeypatch):
+    """No timing to tell: the request runs the same statements and queues the same job either way (the job
+    looks the address up, later, off the request's path)."""
+    from sqlalchemy import event
+
+    from marketplace import db
+    from marketplace.queue import huey
+
+    make_user("known", email="known@example.com")
+    queued: list[tuple[str, tuple]] = []
+    monkeypatch.setattr(huey, "enqueue", lambda task: queued.append((task.name, task.args)))
+
+    def work(email: str) -> tuple[list[str], list[tuple[str, tuple]]]:
+        statements: list[str] = []
+
+        def seen(_conn, _cursor, statement, _params, _context, _many) -> None:
+            statements.append(statement)
+
+        queued.clear()
+        event.listen(db.engine(), "before_cursor_execute", seen)
+        try:
+            answer = client.post("/api/auth/forgot-password", json={"email": email})
+        finally:
+            event.remove(db.engine(), "before_cursor_execute", seen)
+        assert answer.status_code == 200 and answer.json() == {"message": accounts.RESET_REQUESTED}
+        return statements, list(queued)
+
+    known_statements, known_jobs = work("known@example.com")
+    unknown_statements, unknown_jobs = work("nobody@example.com")
+    assert known_statements == unknown_statements
+    assert known_jobs == [("send_password_reset", ("known@example.com",))]
+    assert unknown_jobs == [("send_password_reset", ("nobody@example.com",))]
+
+
 def test_reset_sets_the_password_once_and_ends_every_session(client, second_device, make_user, mailbox):
     user = make_user("forgetful", verified=False)
     _sign_in(second_device, "forgetful")
@@ -162,6 +196,58 @@ def test_change_password_needs_the_current_one_and_ends_other_sessions(client, s
     assert _signed_in(client) and not _signed_in(second_device)
     assert mailbox.last(user.email).subject == "Your password was changed"
     _sign_in(second_device, "changer", NEW_PASSWORD)
+
+
+@pytest.mark.parametrize("path", ["/api/user/password", "/api/user/profile"])
+def test_current_password_guesses_count_with_the_sign_in_failures(client, second_device, make_user, path):
+    make_user("guessed")
+    _sign_in(client, "guessed")
+    limit = settings.login_max_failures_per_account
+
+    def guess(n: int) -> int:
+        body = ({"currentPassword": f"guess-{n}", "newPassword": NEW_PASSWORD} if path.endswith("password")
+                else _profile("elsewhere@example.com", f"guess-{n}"))
+        return client.put(path, json=body).status_code
+
+    answers = [guess(n) for n in range(40)]
+    assert answers == [400] * limit + [429] * (40 - limit)
+    refused = client.put(path, json={"currentPassword": PASSWORD, "newPassword": NEW_PASSWORD}
+                         if path.endswith("password") else _profile("elsewhere@example.com", PASSWORD))
+    assert refused.status_code == 429 and refused.json()["message"].startswith("Too many failed sign-in attempts")
+    # One throttle: the account's sign-in waits too, whoever asks.
+    assert second_device.post("/api/login", json={"username": "guessed", "password": PASSWORD}).status_code == 429
+
+
+def test_sign_in_failures_and_current_password_guesses_share_one_count(client, second_device, make_user):
+    make_user("shared")
+    _sign_in(client, "shared")
+    limit = settings.login_max_failures_per_account
+    for n in range(limit - 1):
+        assert second_device.post("/api/login", json={"username": "shared", "password": f"x-{n}"}).status_code == 401
+    last = client.put("/api/user/password", json={"currentPassword": "x-last", "newPassword": NEW_PASSWORD})
+    assert last.status_code == 400
+    over = client.put("/api/user/password", json={"currentPassword": PASSWORD, "newPassword": NEW_PASSWORD})
+    assert over.status_code == 429
+
+
+def test_password_and_email_changes_refuse_no_user_and_bad_input(make_user):
+    from marketplace.services import users
+    from marketplace.services.errors import Invalid, Unauthorized
+
+    with pytest.raises(Unauthorized):
+        accounts.change_password(actor=None, current_password=PASSWORD, new_password=NEW_PASSWORD, keep_token=None)
+    with pytest.raises(Unauthorized):
+        users.update_profile(actor=None, first_name="A", last_name="B", email="a@example.com",
+                             current_password=PASSWORD)
+    user = make_user("careful")
+    with pytest.raises(Invalid) as empty:  # no password typed: refused without a check, nothing counted
+        accounts.change_password(actor=user, current_password="", new_password=NEW_PASSWORD, keep_token=None)
+    assert empty.value.field == "currentPassword"
+    with pytest.raises(Invalid) as weak:
+        accounts.change_password(actor=user, current_password=PASSWORD, new_password="x", keep_token=None)
+    assert weak.value.field == "newPassword"
+    with pytest.raises(Invalid):
+        accounts.request_password_reset(email="  ", address="10.0.0.1")
 
 
 def test_sign_out_of_all_devices(client, second_device, make_user):

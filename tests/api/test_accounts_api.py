@@ -139,7 +139,7 @@ def test_openapi_docs_served_without_internet(client):
     assert "/api/login" in client.get("/api/openapi.json").json()["paths"]
 
 
-def test_demo_switch_role(client, make_user, login):
+def test_demo_switch_role(client, make_user, login, demo_mode):
     assert client.post("/api/dev/switch-role", json={"role": "admin"}).status_code == 401
     login(make_user("apoc"))
     assert client.post("/api/dev/switch-role", json={"role": "overlord"}).status_code == 400
@@ -148,10 +148,7 @@ def test_demo_switch_role(client, make_user, login):
     assert client.get("/api/user").json()["isVendorApproved"] is True
 
 
-def test_demo_routes_404_when_demo_mode_off(client, make_user, login, monkeypatch):
-    from marketplace.config import settings
-
-    monkeypatch.setattr(settings, "demo_mode", False)
-    login(make_user("mouse"))
+def test_demo_routes_404_when_demo_mode_off(client, make_user, login):
+    login(make_user("mouse"))  # no DEMO_MODE: off
     assert client.post("/api/dev/switch-role", json={"role": "admin"}).status_code == 404
     assert client.post("/api/admin/init-demo-data").status_code == 404

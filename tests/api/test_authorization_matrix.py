@@ -94,6 +94,7 @@ class Call:
     body: Any = None
     own_account: bool = False  # act as a fresh user of the role (the call changes the caller's account)
     payments: bool = False  # with the Stripe stand-in configured (tests/payments_fixtures.py)
+    demo: bool = False  # with demo mode on, as `make run` has it (off, each demo route is 404 for everyone)
 
 
 def _v(value: Any, world: World) -> Any:
@@ -159,10 +160,11 @@ _row("GET", "/api/auth/google/callback", (302, 302, 302, 302, 302))
 _row("GET", "/api/auth/github", (302, 302, 302, 302, 302))
 _row("GET", "/api/auth/github/callback", (302, 302, 302, 302, 302))
 
-# ---- demo mode (on in tests: APP_ENV=test; with APP_ENV=production each answers 404, tests/api/test_demo_mode_api)
-_row("POST", "/api/dev/switch-role", (401, 200, 200, 200, 200), Call(body={"role": "user"}, own_account=True))
-_row("POST", "/api/admin/init-demo-data", (401, 200, 200, 200, 200))  # signed in (admins only with demo mode off)
-_row("GET", "/api/dev/mail", (200, 200, 200, 200, 200))  # the local SMTP catcher's mailbox (demo data only)
+# ---- demo mode (DEMO_MODE=1; without it each answers 404 to everyone, tests/api/test_demo_mode_api) -----------
+_row("POST", "/api/dev/switch-role", (401, 200, 200, 200, 200),  # the spec: any signed-in tester
+     Call(body={"role": "user"}, own_account=True, demo=True))
+_row("POST", "/api/admin/init-demo-data", (401, 403, 403, 403, 200), Call(demo=True))
+_row("GET", "/api/dev/mail", (401, 403, 403, 403, 200), Call(demo=True))  # it shows password-reset links
 
 # ---- catalog (public) ---------------------------------------------------------------------------------------
 _row("GET", "/api/stats", (200, 200, 200, 200, 200))
@@ -385,6 +387,8 @@ def test_each_role_gets_its_status(request, browser, world, method, path):
     expected, call = TABLE[(method, path)]
     if call.payments:
         request.getfixturevalue("stripe_standin")
+    if call.demo:
+        request.getfixturevalue("demo_mode")
     answers = [_status(browser, world, method, path, call, role) for role in ROLES]
     got = tuple(status for status, _ in answers)
     assert got == expected, f"{method} {path}: got {dict(zip(ROLES, answers, strict=True))}"

@@ -31,16 +31,15 @@ from marketplace.api.app import create_api
 from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import OAuthAccount, User
-from marketplace.services import users
 from tests.conftest import BASE_URL
 
-GOOGLE_NOT_CONFIGURED = "/login?error=Google%20sign-in%20is%20not%20configured"
-GOOGLE_FAILED = "/login?error=Google%20sign-in%20failed.%20Please%20try%20again."
-GOOGLE_CANCELLED = "/login?error=Google%20sign-in%20was%20cancelled"
-GOOGLE_UNVERIFIED = "/login?error=Your%20Google%20account%20has%20no%20verified%20e-mail%20address"
-GITHUB_NOT_CONFIGURED = "/login?error=GitHub%20sign-in%20is%20not%20configured"
-GITHUB_FAILED = "/login?error=GitHub%20sign-in%20failed.%20Please%20try%20again."
-GITHUB_UNVERIFIED = "/login?error=Your%20GitHub%20account%20has%20no%20verified%20e-mail%20address"
+GOOGLE_NOT_CONFIGURED = "/login?error=not_configured&provider=google"
+GOOGLE_FAILED = "/login?error=failed&provider=google"
+GOOGLE_CANCELLED = "/login?error=cancelled&provider=google"
+GOOGLE_UNVERIFIED = "/login?error=no_verified_email&provider=google"
+GITHUB_NOT_CONFIGURED = "/login?error=not_configured&provider=github"
+GITHUB_FAILED = "/login?error=failed&provider=github"
+GITHUB_UNVERIFIED = "/login?error=no_verified_email&provider=github"
 
 
 @dataclass(frozen=True)
@@ -238,7 +237,7 @@ def test_google_does_not_link_an_account_whose_email_is_not_confirmed(client, go
     """Someone registered the victim's address first: the victim's Google sign-in must not land in that account."""
     squatter = make_user("squatter", email="victim@example.com", verified=False)
     response = sign_in(client, "google", _subject(), google_claims("victim@example.com"))
-    assert_refused(response, client, "/login?error=" + quote(users.UNVERIFIED_LINK_REFUSED))
+    assert_refused(response, client, "/login?error=unverified_account&provider=google")
     assert count(OAuthAccount) == 0 and count(User) == 1
     with session_scope() as session:
         assert session.get(User, squatter.id).email_verified_at is None
@@ -265,7 +264,7 @@ def test_google_does_not_link_an_account_with_two_factor_authentication(client, 
         row = session.get(User, fay.id)
         row.totp_secret, row.totp_enabled = pyotp.random_base32(), True
     response = sign_in(client, "google", subject, google_claims("fay@example.com"))
-    assert_refused(response, client, "/login?error=" + quote(users.TWO_FACTOR_LINK_REFUSED))
+    assert_refused(response, client, "/login?error=two_factor_account&provider=google")
     assert count(OAuthAccount) == 0 and count(User) == 1
 
 

@@ -119,11 +119,11 @@ def test_password_hashing_refuses_to_run_on_the_event_loop():
 
 
 def test_the_demo_setup_state_hashes_in_a_thread():
-    """The one Reflex handler that hashes (demo accounts) awaits a thread for it."""
+    """The one Reflex handler that hashes (demo accounts) awaits a worker thread for it (state/blocking.py)."""
     import inspect
 
     from marketplace.state.demo_setup import DemoSetupState
 
     handler = DemoSetupState.event_handlers["initialize"].fn
     assert inspect.isasyncgenfunction(handler)
-    assert "asyncio.to_thread(demo.init_demo_data" in inspect.getsource(handler)
+    assert "blocking.run(demo.init_demo_data" in inspect.getsource(handler)

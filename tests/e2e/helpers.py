@@ -14,11 +14,12 @@ from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 from tests.e2e.conftest import open_page, shot
 
 __all__ = [
-    "PASSWORD", "PHONE", "expect_toast", "mail_link", "open_page", "phone", "shot", "sign_in", "sign_up",
+    "DEMO_ADMIN", "PASSWORD", "PHONE", "expect_toast", "mail_link", "open_page", "phone", "shot", "sign_in", "sign_up",
     "submit_sign_in", "submit_sign_up", "unique",
 ]
 
 PASSWORD = "secret123"
+DEMO_ADMIN = ("admin", "admin123")  # loaded with the demo data (README, Demo accounts)
 TOAST = "[data-sonner-toast]"
 PHONE = {"width": 390, "height": 844}
 
@@ -115,22 +116,33 @@ def expect_fits_phone(page: Page, marker: str, name: str) -> None:
     shot(page, name)
 
 
-def mail_link(page: Page, to: str, subject: str, path: str) -> str:
-    """Read the newest mail to `to` with `subject` on the dev mailbox page (/dev/mail), as a person would,
-    refreshing until the app's queue has sent it; returns its link to `path` (e.g. '/reset-password')."""
-    open_page(page, "/dev/mail")
-    message = page.locator(".mail-message").filter(has=page.locator(".mail-to", has_text=to)).filter(
-        has=page.locator(".mail-subject", has_text=subject)).first
-    for _ in range(30):
-        if message.count():
-            break
-        page.click("#refresh-mail")
-        page.wait_for_timeout(500)
-    expect(message).to_be_visible()
-    link = message.locator("a.mail-link", has_text=path).first
-    href = link.get_attribute("href")
-    assert href and path in href, f"no {path} link in the mail to {to}"
-    return href
+def mail_link(page: Page, to: str, subject: str, path: str, *, shot_as: str | None = None) -> str:
+    """Read the newest mail to `to` with `subject` on the dev mailbox page (/dev/mail) as the demo admin would (the
+    mailbox is for admins), in a browser of its own, refreshing until the app's queue has sent it; returns its link
+    to `path` (e.g. '/reset-password'). `shot_as` keeps a screenshot of the mailbox."""
+    assert page.context.browser is not None
+    admin = page.context.browser.new_context(base_url=same_origin(page)["Origin"],
+                                             viewport={"width": 1280, "height": 900})
+    try:
+        mailbox = admin.new_page()
+        sign_in(mailbox, *DEMO_ADMIN, api=True)
+        open_page(mailbox, "/dev/mail")
+        message = mailbox.locator(".mail-message").filter(has=mailbox.locator(".mail-to", has_text=to)).filter(
+            has=mailbox.locator(".mail-subject", has_text=subject)).first
+        for _ in range(30):
+            if message.count():
+                break
+            mailbox.click("#refresh-mail")
+            mailbox.wait_for_timeout(500)
+        expect(message).to_be_visible()
+        if shot_as:
+            shot(mailbox, shot_as)
+        link = message.locator("a.mail-link", has_text=path).first
+        href = link.get_attribute("href")
+        assert href and path in href, f"no {path} link in the mail to {to}"
+        return href
+    finally:
+        admin.close()
 
 
 @contextmanager

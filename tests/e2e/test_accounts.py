@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from urllib.parse import quote
 
 import pyotp
 from playwright.sync_api import Page, expect
@@ -166,7 +167,22 @@ def test_site_icon_is_served(page: Page) -> None:
 def test_sso_without_configuration_returns_to_login_with_message(page: Page) -> None:
     open_page(page, "/login")
     page.get_by_role("button", name="Continue with Google").click()
+    expect(page).to_have_url(re.compile(r"/login/?\?error=not_configured&provider=google$"))
     expect(page.locator("[data-sonner-toast]").get_by_text("Google sign-in is not configured")).to_be_visible()
+
+
+def test_the_sign_in_page_shows_only_its_own_error_texts(page: Page) -> None:
+    """A link anyone can send (/login?error=...) puts no words of its own on the sign-in page."""
+    injected = "Your account is locked, call +1-555"
+    open_page(page, f"/login?error={quote(injected)}")
+    toast = page.locator("[data-sonner-toast]")
+    expect(toast.get_by_text("Login Failed")).to_be_visible()
+    expect(toast.get_by_text("Sign-in failed. Please try again.")).to_be_visible()
+    expect(page.get_by_text("call +1-555")).to_have_count(0)
+    assert "+1-555" not in page.locator("body").inner_text()
+    shot(page, "login-unknown-error-code")
+    open_page(page, "/login?error=cancelled&provider=github")
+    expect(page.locator("[data-sonner-toast]").get_by_text("GitHub sign-in was cancelled")).to_be_visible()
 
 
 def test_top_bar_sign_in_goes_through_api_login(page: Page) -> None:

@@ -8,6 +8,7 @@ import re
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.helpers import (
+    DEMO_ADMIN,
     PASSWORD,
     api_context,
     expect_fits_phone,
@@ -32,8 +33,7 @@ def test_confirm_email_reset_password_and_sign_out_everywhere(page: Page, browse
     shot(page, "verify-banner")
 
     # 1. Confirm the address from the mail.
-    link = mail_link(page, email, "Confirm your e-mail address", "/verify-email")
-    shot(page, "dev-mailbox")
+    link = mail_link(page, email, "Confirm your e-mail address", "/verify-email", shot_as="dev-mailbox")
     page.goto(link)
     expect(page.locator("#verify-result")).to_have_text(f"{email} is now confirmed for your account.")
     expect(page.locator("#verify-banner")).to_have_count(0)
@@ -111,8 +111,24 @@ def test_new_pages_fit_a_phone(page: Page) -> None:
     expect_fits_phone(page, "#send-reset-link", "forgot-password-phone")
     open_page(page, "/reset-password?token=abc")
     expect_fits_phone(page, "#set-new-password", "reset-password-phone")
-    open_page(page, "/dev/mail")
-    expect_fits_phone(page, "#dev-mailbox", "dev-mailbox-phone")
+    open_page(page, "/dev/mail")  # signed out: the mailbox is for admins, and the page says so
+    expect_fits_phone(page, "#mailbox-admins-only", "dev-mailbox-admins-only-phone")
     sign_up(page, "phone")
     open_page(page, "/dashboard?tab=account")
     expect_fits_phone(page, "#security-card", "dashboard-security-phone")
+
+
+def test_the_dev_mailbox_is_for_admins(page: Page) -> None:
+    """It holds every link the app mailed (password resets included): a customer is told it is for admins."""
+    sign_up(page, "nosy")
+    open_page(page, "/dev/mail")
+    notice = page.locator("#mailbox-admins-only")
+    expect(notice).to_contain_text("only admins may read it")
+    expect(page.locator(".mail-message")).to_have_count(0)
+    expect(page.locator("#demo-banner").get_by_role("link", name="Mailbox")).to_be_visible()  # the link stays
+    shot(page, "dev-mailbox-admins-only")
+    assert page.request.get("/api/dev/mail").status == 403
+    sign_in(page, *DEMO_ADMIN, api=True)
+    open_page(page, "/dev/mail")
+    expect(page.locator("#dev-mailbox")).to_be_visible()
+    expect(page.locator("#mailbox-admins-only")).to_have_count(0)

@@ -290,8 +290,10 @@ def test_demo_setup_switches_role_and_the_menu_follows(page: Page) -> None:
     for href in ("/", "/dashboard", "/admin/settings"):
         expect(page.locator(f"#quick-links a[href='{href}']")).to_have_count(1)
 
+    # Loading demo data is an admin action (any tester may switch roles, below): a customer is told so.
+    expect(page.locator("#init-demo-hint")).to_have_text("An admin action: switch to Administrator first.")
     page.click("#init-demo")
-    expect_toast(page, "Demo Data Initialized", "Platform is ready for testing with all settings configured")
+    expect_toast(page, "Initialization Failed", "Admin access required")
     shot(page, "demo-setup-customer")
 
     page.click("#avatar-menu")
@@ -316,3 +318,6 @@ def test_demo_setup_switches_role_and_the_menu_follows(page: Page) -> None:
     page.click("#switch-admin")
     expect_toast(page, "Role Switched Successfully", "You are now testing as an admin")
     expect(page.locator("#current-role")).to_have_text("admin")
+    expect(page.locator("#init-demo-hint")).to_have_count(0)
+    page.click("#init-demo")
+    expect_toast(page, "Demo Data Initialized", "Platform is ready for testing with all settings configured")

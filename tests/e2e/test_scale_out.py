@@ -130,6 +130,7 @@ def pair() -> Iterator[Pair]:
         "REDIS_URL": redis_url,
         "STORAGE_DIR": str(tmp / "files"),  # one folder for both: a shared disk (or, in production, S3)
         "APP_ENV": "local",
+        "DEMO_MODE": "1",  # what scripts/run.sh gives A; B, started without it, must match
         "REFLEX_WEB_WORKDIR": WEB_WORKDIR,
         "GRANIAN_WORKERS": "1",  # one worker each: what is shared is shared between processes
         "DEV_MAILBOX_FILE": str(tmp / "mailbox.jsonl"),

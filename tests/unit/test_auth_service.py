@@ -83,6 +83,55 @@ def test_throttling_per_account_then_per_address():
         auth.authenticate(identifier="someone", password="x", two_factor_code=None, address="9.9.9.9")
 
 
+def _attempts() -> int:
+    from sqlalchemy import func
+    from sqlmodel import select
+
+    from marketplace.db import session_scope
+    from marketplace.models import LoginAttempt
+
+    with session_scope() as session:
+        return session.exec(select(func.count()).select_from(LoginAttempt)).one()
+
+
+def test_good_sign_ins_do_not_lock_anyone_out(monkeypatch):
+    from marketplace.config import settings
+
+    monkeypatch.setattr(settings, "login_max_failures_per_address", 3)
+    for n in range(4):
+        auth.register(username=f"office{n}", email=f"office{n}@example.com", password="secret1")
+    for _ in range(3):  # more sign-ins than either limit, from one address
+        for n in range(4):
+            assert auth.authenticate(identifier=f"office{n}", password="secret1", two_factor_code=None,
+                                     address="10.9.9.9")
+    assert _attempts() == 0
+
+
+def test_a_success_does_not_wipe_earlier_failures_and_refusals_are_not_kept():
+    auth.register(username="hal", email="hal@example.com", password="secret1")
+    for _ in range(4):
+        with pytest.raises(Unauthorized):
+            auth.authenticate(identifier="hal", password="bad-pass", two_factor_code=None, address="3.3.3.3")
+    # The owner signs in meanwhile: a guesser's count is not reset by it.
+    assert auth.authenticate(identifier="hal", password="secret1", two_factor_code=None, address="4.4.4.4")
+    with pytest.raises(Unauthorized):
+        auth.authenticate(identifier="hal", password="bad-pass", two_factor_code=None, address="3.3.3.3")
+    for _ in range(3):
+        with pytest.raises(TooManyRequests):
+            auth.authenticate(identifier="hal", password="secret1", two_factor_code=None, address="4.4.4.4")
+    # Refused attempts checked nothing: only the five failures are kept (the lock ends with their window).
+    assert _attempts() == 5
+
+
+def test_a_missing_two_factor_code_is_not_counted():
+    reg = auth.register(username="ivy", email="ivy@example.com", password="secret1", enable_2fa=True)
+    auth.confirm_two_factor(actor=reg.user, code=pyotp.TOTP(reg.two_factor.secret).now())
+    for _ in range(8):
+        with pytest.raises(Unauthorized, match="code required"):
+            auth.authenticate(identifier="ivy", password="secret1", two_factor_code=None, address="5.5.5.5")
+    assert _attempts() == 0
+
+
 def test_sessions_resolve_and_end():
     reg = auth.register(username="frank", email="frank@example.com", password="secret1")
     token = auth.create_session(user=reg.user)

@@ -186,7 +186,8 @@ def test_sale_and_other_notifications_are_not_mailed_twice(mailbox):
 # --- dev mailbox -----------------------------------------------------------------------------------------------
 
 
-def test_dev_mailbox_api_newest_first_with_links(client, mailbox):
+def test_dev_mailbox_api_newest_first_with_links(client, login, mailbox, demo_mode):
+    login(factories.make_admin())  # it shows every link the app mailed: admins only (tests/api/test_demo_mode_api)
     for n in (1, 2):
         mail.send(mail.OutgoingMail(to=f"m{n}@example.com", subject=f"Mail {n}", text=f"see http://x.test/{n}"))
     answer = client.get("/api/dev/mail").json()
@@ -196,8 +197,12 @@ def test_dev_mailbox_api_newest_first_with_links(client, mailbox):
     assert client.get("/api/dev/mail", params={"limit": 0}).status_code == 422
 
 
-def test_dev_mailbox_is_404_outside_demo_mode(client, monkeypatch):
-    monkeypatch.setattr(settings, "demo_mode", False)
+def test_dev_mailbox_is_404_outside_demo_mode(client, login):
+    from marketplace.services import demo
+
+    admin = factories.make_admin()
+    login(admin)
+    assert not settings.demo_enabled  # off unless DEMO_MODE=1
     assert client.get("/api/dev/mail").status_code == 404
     with pytest.raises(NotFound):
-        mail.dev_mailbox()
+        demo.dev_mailbox(actor=admin)

@@ -3,20 +3,20 @@ from pydantic import ValidationError
 from sqlmodel import func, select
 
 from marketplace import db
-from marketplace.config import Settings
+from marketplace.config import DEFAULT_SECRET_KEY, Settings
 from marketplace.models import Agent, AgentFile, Category, Order, Review, User
 from marketplace.services import demo
-from marketplace.services.errors import NotFound, Unauthorized
+from marketplace.services.errors import Forbidden, NotFound, Unauthorized
 
 
 def test_production_refuses_default_secret_and_demo_mode():
     with pytest.raises(ValidationError, match="SECRET_KEY"):
-        Settings(app_env="production")
+        Settings(app_env="production", secret_key=DEFAULT_SECRET_KEY)
     with pytest.raises(ValidationError, match="DEMO_MODE"):
         Settings(app_env="production", secret_key="x" * 40, demo_mode=True)
     prod = Settings(app_env="production", secret_key="x" * 40)
     assert prod.demo_enabled is False
-    assert Settings().demo_enabled is True
+    assert Settings().demo_enabled is False  # off unless DEMO_MODE=1
 
 
 def _count(model) -> int:
@@ -41,11 +41,13 @@ def test_demo_seed_is_complete_and_idempotent():
     assert {m: _count(m) for m in counts} == counts
 
 
-def test_init_demo_data_needs_sign_in_and_demo_mode(monkeypatch, make_user):
+def test_init_demo_data_needs_an_admin_and_demo_mode(make_user, demo_mode, monkeypatch):
     from marketplace.config import settings
 
     with pytest.raises(Unauthorized):
         demo.init_demo_data(actor=None)
+    with pytest.raises(Forbidden):
+        demo.init_demo_data(actor=make_user())
     monkeypatch.setattr(settings, "demo_mode", False)
     with pytest.raises(NotFound):
-        demo.init_demo_data(actor=make_user())
+        demo.init_demo_data(actor=make_user(role="admin"))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from marketplace.services import users
+from marketplace.services import sign_in_errors, users
 from marketplace.services.errors import Invalid
 
 
@@ -12,10 +12,26 @@ def _sign_in(**overrides):
 
 
 def test_unverified_email_message_names_the_provider_properly():
-    with pytest.raises(Invalid, match=r"^Your GitHub account has no verified e-mail address$"):
+    with pytest.raises(Invalid, match=r"^Your GitHub account has no verified e-mail address$") as refused:
         _sign_in(email_verified=False)
+    assert refused.value.code == sign_in_errors.NO_VERIFIED_EMAIL  # what the /login address carries
     with pytest.raises(Invalid, match=r"^Your Google account has no verified e-mail address$"):
         _sign_in(provider="google", email_verified=False)
+
+
+@pytest.mark.parametrize(("code", "provider", "shown"), [
+    ("failed", "google", "Google sign-in failed. Please try again."),
+    ("cancelled", "github", "GitHub sign-in was cancelled"),
+    ("not_configured", "github", "GitHub sign-in is not configured"),
+    ("two_factor_account", None, sign_in_errors.TWO_FACTOR_LINK_REFUSED),
+    # Words of the address's own are never shown: unknown codes and providers get the generic text.
+    ("Your account is locked, call +1-555", None, sign_in_errors.GENERIC),
+    ("failed", "Your account is locked, call +1-555", sign_in_errors.GENERIC),
+    ("{provider}", "google", sign_in_errors.GENERIC),
+    ("", None, sign_in_errors.GENERIC),
+])
+def test_the_login_page_shows_only_its_own_texts_for_error_codes(code, provider, shown):
+    assert sign_in_errors.text(code, provider) == shown
 
 
 @pytest.mark.parametrize("subject", ["", "   ", "x" * 256])
