@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
 
-.PHONY: setup run test test-unit test-e2e lint browser
+.PHONY: setup run test test-unit test-e2e test-runtime lint browser
 
 setup:
 	@bash scripts/setup.sh
@@ -25,5 +25,11 @@ test-unit: setup
 test-e2e: setup browser
 	@bash scripts/test.sh e2e
 
+# The runtime requirements alone run the app in production mode (a virtualenv of its own; needs
+# TEST_DATABASE_URL on PostgreSQL). `make test` runs it too when that is set.
+test-runtime:
+	@bash scripts/test.sh runtime
+
 lint: setup
 	@.venv/bin/ruff check .
+	@.venv/bin/lint-imports --no-cache --no-logo

@@ -1,17 +1,37 @@
 #!/usr/bin/env bash
-# Installs everything the app needs, idempotently: virtualenv + pinned requirements, bun, frontend packages.
+# Installs what the app needs, idempotently: a virtualenv with pinned Python requirements, and bun.
+#   scripts/setup.sh          development (`make setup`, for `make run` and `make test`): requirements-dev.txt,
+#                             i.e. the runtime requirements plus test tools, local stand-ins and linters
+#   scripts/setup.sh runtime  production: requirements.txt only, in a virtualenv that holds nothing else
+# VENV_DIR picks the virtualenv (default .venv). Quick when nothing changed: the virtualenv keeps a copy of what
+# it was installed from (the mode and both files' content) and installs again only when that differs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
+VENV="${VENV_DIR:-.venv}"
+MODE="${1:-dev}"
+case "$MODE" in
+  dev) FILES=(requirements.txt requirements-dev.txt) ;;
+  runtime) FILES=(requirements.txt) ;;
+  *) echo "usage: $0 [dev|runtime]" >&2; exit 2 ;;
+esac
+WANTED="$(printf '# %s\n' "$MODE"; cat "${FILES[@]}")"
+STAMP="$VENV/.requirements.installed"
+installed() { cat "$STAMP" 2>/dev/null || true; }
 
-if [ ! -x .venv/bin/python ]; then
-  echo "==> creating virtualenv"
-  "$PYTHON" -m venv .venv
+if [ "$MODE" = runtime ] && [ -e "$VENV" ] && [ "$(installed)" != "$WANTED" ]; then
+  # pip never removes what a requirements file no longer names: start from an empty virtualenv.
+  echo "==> emptying $VENV (runtime requirements changed)"
+  rm -rf "$VENV"
 fi
-if ! cmp -s requirements.txt .venv/.requirements.installed; then
-  echo "==> installing pinned Python requirements"
-  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
-  cp requirements.txt .venv/.requirements.installed
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "==> creating virtualenv $VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+if [ "$(installed)" != "$WANTED" ]; then
+  echo "==> installing pinned Python requirements (${FILES[-1]})"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "${FILES[-1]}"
+  printf '%s\n' "$WANTED" > "$STAMP"
 fi
 if [ ! -x .tools/node_modules/.bin/bun ]; then
   echo "==> installing bun (npm package) into .tools"

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# `make test`: lint, unit + API tests on SQLite (and on PostgreSQL when TEST_DATABASE_URL is set),
-# then the browser tests against one shared build of the app.
-# `scripts/test.sh unit` (`make test-unit`) stops after the unit + API tests; `scripts/test.sh e2e`
-# (`make test-e2e`) runs the browser tests only.
+# `make test`: lint (ruff, import contracts), unit + API tests on SQLite (and on PostgreSQL when TEST_DATABASE_URL
+# is set), then the browser tests against one shared build of the app.
+# With TEST_DATABASE_URL on PostgreSQL it also proves the runtime requirements alone run the app in production
+# mode (scripts/runtime_check.sh). `scripts/test.sh unit` (`make test-unit`) stops after the unit + API tests;
+# `scripts/test.sh e2e` (`make test-e2e`) runs the browser tests only; `scripts/test.sh runtime` the runtime check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/env.sh
 source scripts/env.sh
 export PYTHONDONTWRITEBYTECODE=1
 PART="${1:-all}"
-case "$PART" in all|unit|e2e) ;; *) echo "usage: $0 [all|unit|e2e]" >&2; exit 2 ;; esac
+case "$PART" in all|unit|e2e|runtime) ;; *) echo "usage: $0 [all|unit|e2e|runtime]" >&2; exit 2 ;; esac
+[ "$PART" = runtime ] && exec bash scripts/runtime_check.sh
 
 if [ "$PART" != e2e ]; then
   echo "==> ruff"
   ruff check .
+  echo "==> import contracts (lint-imports; pyproject.toml [tool.importlinter])"
+  lint-imports --no-cache --no-logo
 
   UNIT=(python -m pytest tests/unit tests/api -q -p no:cacheprovider -m "not e2e")
   if [ -n "${TEST_DATABASE_URL:-}" ]; then
@@ -40,6 +44,11 @@ if [ "$PART" != e2e ]; then
   fi
 fi
 [ "$PART" = unit ] && exit 0
+
+if [ "$PART" = all ] && [[ "${TEST_DATABASE_URL:-}" == postgresql* ]]; then
+  echo "==> runtime requirements only: the app in production mode on PostgreSQL (.venv-runtime)"
+  bash scripts/runtime_check.sh
+fi
 
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   # The production-like set-up: PostgreSQL, and Redis-backed state (several workers) when Redis answers.

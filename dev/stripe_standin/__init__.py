@@ -68,7 +68,7 @@ the loader logs no version warning); real Stripe serves
 
     {"publishableKey": "pk_test_...", "stripeJsUrl": "http://127.0.0.1:8420/js.stripe.com/v3/"}
 
-(`marketplace.integrations.payments.browser_config()` gives the same to Reflex state code.) A page:
+(`marketplace.services.purchases.browser_config()` gives the same to Reflex state code.) A page:
 
 1. Injects the script and the key: add a classic `<script src="{stripeJsUrl}">` (not a module, not async
    before it runs) and wait for its `load` event (or for `window.Stripe` to exist); then

@@ -9,9 +9,8 @@ from fastapi import Depends, Request, Response
 from marketplace.config import settings
 from marketplace.models import User
 from marketplace.services import auth
+from marketplace.services.auth import SESSION_COOKIE
 from marketplace.services.permissions import require_user
-
-SESSION_COOKIE = "mp_session"
 
 
 def optional_user(request: Request) -> User | None:

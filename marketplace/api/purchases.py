@@ -8,7 +8,6 @@ from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from marketplace.api.deps import OptionalUser
-from marketplace.integrations import payments
 from marketplace.models import ApiInput, ApiModel
 from marketplace.models.commerce import (
     OrderPublic,
@@ -56,7 +55,7 @@ def _completion(done: purchases.Completion) -> PurchaseCompletePublic:
 @router.get("/stripe/config", response_model=StripeConfigPublic)
 def stripe_config() -> StripeConfigPublic:
     """Publishable key and Stripe.js URL for the checkout page (the local stand-in's when configured)."""
-    config = payments.browser_config()
+    config = purchases.browser_config()
     return StripeConfigPublic(publishable_key=config.publishable_key, stripe_js_url=config.stripe_js_url)
 
 

@@ -7,8 +7,6 @@ enforces are the server's settings, handed in as props, and the server checks ev
 
 from __future__ import annotations
 
-import json
-
 import reflex as rx
 from reflex.event import passthrough_event_spec
 
@@ -48,16 +46,3 @@ class UppyUpload(rx.NoSSRComponent):
 
 
 uppy_upload = UppyUpload.create
-
-
-def clear_uploads_script(uppy_id: str) -> str:
-    """JavaScript that empties the widget with this id (and its restore store) without reporting removals."""
-    key = json.dumps(uppy_id)
-    return f"window.__agentUploads && window.__agentUploads[{key}] && window.__agentUploads[{key}].clear()"
-
-
-def remove_upload_script(uppy_id: str, file_id: str) -> str:
-    """JavaScript that takes one file out of the widget with this id without reporting the removal."""
-    key = json.dumps(uppy_id)
-    return (f"window.__agentUploads && window.__agentUploads[{key}]"
-            f" && window.__agentUploads[{key}].remove({json.dumps(file_id)})")

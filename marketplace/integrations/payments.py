@@ -3,7 +3,8 @@
 Configured by STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY, STRIPE_WEBHOOK_SECRET and STRIPE_API_BASE. With real
 test keys and no API base it talks to Stripe; with STRIPE_API_BASE pointing at the local stand-in
 (`python -m dev.stripe_standin`) the same calls go there, and the browser loads the stand-in's Stripe.js.
-Everything returned is a plain dataclass so services never handle SDK objects.
+Everything returned is a plain dataclass so services never handle SDK objects, and every failure is one of this
+module's own errors (`PaymentsError`): the services turn them into domain errors (`services/payment_errors.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import Any
 import stripe
 
 from marketplace.config import settings
-from marketplace.services.errors import DomainError, Invalid
 
 # The release train @stripe/stripe-js 10.2.1 is built for (its RELEASE_TRAIN); /v3/ loads the newest
 # Stripe.js, with which that package warns of a version mismatch. Move both together.
@@ -25,14 +25,24 @@ REAL_STRIPE_JS_URL = "https://js.stripe.com/endive/stripe.js"
 log = logging.getLogger(__name__)
 
 
-class PaymentsNotConfigured(DomainError):
-    status = 503
+class PaymentsError(Exception):
+    """Base of what this module raises; `message` may be shown to the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
-class PaymentProviderError(DomainError):
+class PaymentsNotConfigured(PaymentsError):
+    """No Stripe keys (or no webhook signing secret) are configured."""
+
+
+class PaymentProviderError(PaymentsError):
     """Stripe could not be reached or answered unexpectedly; the caller may retry."""
 
-    status = 502
+
+class InvalidWebhook(PaymentsError):
+    """A webhook whose signature or body does not check out."""
 
 
 @dataclass(frozen=True)
@@ -224,9 +234,9 @@ def parse_webhook(payload: bytes, signature: str | None) -> WebhookEvent:
     try:
         event = stripe.Webhook.construct_event(payload, signature or "", settings.stripe_webhook_secret)
     except stripe.SignatureVerificationError:
-        raise Invalid("Invalid webhook signature") from None
+        raise InvalidWebhook("Invalid webhook signature") from None
     except ValueError:
-        raise Invalid("Invalid webhook payload") from None
+        raise InvalidWebhook("Invalid webhook payload") from None
     body = _plain(event)
     data_object = (body.get("data") or {}).get("object") or {}
     return WebhookEvent(id=body["id"], type=body["type"], object_id=data_object.get("id"), data=data_object)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from marketplace.services.text import has_forbidden
+from marketplace.models.text import has_forbidden
 
 INT64_MAX = 2**63 - 1
 

@@ -8,9 +8,14 @@ from marketplace.components.agent_card import stars
 from marketplace.components.catalog import option_select
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, page_frame
-from marketplace.services.reports import MAX_DESCRIPTION, MAX_REASON
-from marketplace.services.reviews import MAX_COMMENT
-from marketplace.state.agent_detail import RATING_CHOICES, REPORT_TYPE_OPTIONS, AgentDetailState
+from marketplace.state.agent_detail import (
+    RATING_CHOICES,
+    REPORT_DESCRIPTION_MAX,
+    REPORT_REASON_MAX,
+    REPORT_TYPE_OPTIONS,
+    REVIEW_COMMENT_MAX,
+    AgentDetailState,
+)
 from marketplace.state.session import SessionState
 
 S = AgentDetailState
@@ -89,7 +94,7 @@ def review_form() -> rx.Component:
                 align="center", spacing="3",
             ),
             rx.text_area(id="review-comment", name="comment", placeholder="Share your experience with this agent...",
-                         value=S.review_comment, on_change=S.set_review_comment, max_length=MAX_COMMENT,
+                         value=S.review_comment, on_change=S.set_review_comment, max_length=REVIEW_COMMENT_MAX,
                          rows="4", width="100%", aria_label="Your review"),
             rx.button(rx.cond(S.review_submitting, "Submitting...", "Submit Review"), type="submit",
                       disabled=blank | S.review_submitting, id="submit-review"),
@@ -165,12 +170,12 @@ def report_dialog() -> rx.Component:
                     ),
                     rx.text("Reason", size="2", weight="medium"),
                     rx.input(id="report-reason", name="reason", placeholder="Briefly, what is the problem?",
-                             value=S.report_reason, on_change=S.set_report_reason, max_length=MAX_REASON,
+                             value=S.report_reason, on_change=S.set_report_reason, max_length=REPORT_REASON_MAX,
                              width="100%"),
                     rx.text("Details (optional)", size="2", weight="medium"),
                     rx.text_area(id="report-description", name="description",
                                  placeholder="Anything else we should know?", value=S.report_description,
-                                 on_change=S.set_report_description, max_length=MAX_DESCRIPTION, rows="3",
+                                 on_change=S.set_report_description, max_length=REPORT_DESCRIPTION_MAX, rows="3",
                                  width="100%"),
                     rx.hstack(
                         rx.dialog.close(rx.button("Cancel", variant="soft", color_scheme="gray", type="button")),

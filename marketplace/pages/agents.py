@@ -7,12 +7,12 @@ import reflex as rx
 from marketplace.components.agent_card import agent_grid, skeleton_grid
 from marketplace.components.catalog import option_select
 from marketplace.components.layout import container, page_frame
-from marketplace.services.catalog.search import MAX_QUERY_LENGTH
 from marketplace.state.catalog import (
     ADDRESS_CHANGED_ID,
     POPULAR_TAGS,
     RATING_LABELS,
     RELEVANCE,
+    SEARCH_MAX,
     SORT_LABELS,
     BrowseState,
     options,
@@ -46,7 +46,7 @@ def filters() -> rx.Component:
                 rx.input.slot(rx.icon("search", size=16)),
                 id="agent-search", placeholder="Search AI agents by name, description or tag...",
                 value=BrowseState.search, on_change=BrowseState.set_search, debounce_timeout=350,
-                max_length=MAX_QUERY_LENGTH, size="3", width="100%", aria_label="Search agents",
+                max_length=SEARCH_MAX, size="3", width="100%", aria_label="Search agents",
             ),
             rx.grid(
                 _labelled("Category", option_select("category-filter", BrowseState.category,

@@ -26,6 +26,7 @@ from marketplace.services import account_tokens, ratelimit, sign_in_throttle
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.text import NOT_ALLOWED, check_text, form_error, has_forbidden
 
+SESSION_COOKIE = "mp_session"  # the browser cookie that carries a session token (set by the API, read by the pages)
 PRODUCTION_HASHING = profiles.RFC_9106_LOW_MEMORY  # argon2id, the library's default: t=3, m=64 MiB, p=4
 
 

@@ -3,7 +3,7 @@
 The files are committed under `marketplace/demo_images/` (a few hundred bytes each) and served by
 `GET /api/demo-images/{slug}.svg` with a year-long immutable cache; the URL carries a digest of the file, so
 a redrawn picture gets a new address. Regenerate after changing the drawing or the demo agents:
-`python -m marketplace.services.demo_images` (a unit test checks the files match this generator).
+`python -m dev.demo_pictures` (a unit test checks the files match this generator).
 """
 
 from __future__ import annotations
@@ -90,22 +90,3 @@ def url_for(name: str) -> str | None:
     if data is None:
         return None
     return f"{URL_PREFIX}{slug(name)}.svg?v={hashlib.sha256(data).hexdigest()[:12]}"
-
-
-def write_all(names: list[str]) -> list[Path]:
-    """(Re)write the pictures of these agents; the demo seed's names are the ones shipped."""
-    IMAGE_DIR.mkdir(exist_ok=True)
-    paths = []
-    for name in names:
-        path = IMAGE_DIR / f"{slug(name)}.svg"
-        path.write_text(render(name), encoding="utf-8")
-        paths.append(path)
-    read.cache_clear()
-    return paths
-
-
-if __name__ == "__main__":
-    from marketplace.services import demo  # the seed imports this module
-
-    written = write_all(demo.demo_agent_names())
-    print(f"Wrote {len(written)} pictures, {sum(p.stat().st_size for p in written)} bytes in all.")

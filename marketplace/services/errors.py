@@ -48,3 +48,15 @@ class InvalidParameter(Invalid):
     """A named request parameter has a bad value (422, so clients can tell it from other 400s)."""
 
     status = 422
+
+
+class BadGateway(DomainError):
+    """A provider the app calls (Stripe) failed or could not be reached; trying again may work."""
+
+    status = 502
+
+
+class ServiceUnavailable(DomainError):
+    """A feature this installation has not configured (payments without Stripe keys)."""
+
+    status = 503

@@ -33,6 +33,10 @@ REPORT_TYPE_LABELS = {
 REPORT_TYPE_OPTIONS = [Option(value=v, label=label) for v, label in REPORT_TYPE_LABELS.items()]
 RATING_CHOICES = [Option(value=str(n), label=f"{n} star{'s' if n > 1 else ''}") for n in range(5, 0, -1)]
 STATUS_LABELS = {AgentStatus.APPROVED.value: "Approved", AgentStatus.REJECTED.value: "Rejected"}
+# The services' input limits, for the page's max_length (pages take them from here, not from the services).
+REVIEW_COMMENT_MAX = review_service.MAX_COMMENT
+REPORT_REASON_MAX = reports.MAX_REASON
+REPORT_DESCRIPTION_MAX = reports.MAX_DESCRIPTION
 
 
 def long_date(moment: datetime) -> str:

@@ -17,6 +17,7 @@ import reflex as rx
 
 from marketplace.models import AgentPage, AgentPublic, CategoryPublic
 from marketplace.services import catalog, images
+from marketplace.services.catalog.search import MAX_QUERY_LENGTH
 from marketplace.services.errors import DomainError
 from marketplace.services.text import is_digits
 from marketplace.state.forms import take_submitted
@@ -55,6 +56,7 @@ SORT_LABELS = {
 }
 DEFAULT_SORT = "popularity"
 POPULAR_TAGS = ("automation", "chatgpt", "productivity", "analytics", "writing")
+SEARCH_MAX = MAX_QUERY_LENGTH  # the search box's max_length: the service's limit
 
 
 # ---- display records ------------------------------------------------------------------------------

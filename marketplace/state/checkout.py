@@ -17,7 +17,6 @@ from urllib.parse import urlencode
 
 import reflex as rx
 
-from marketplace.integrations import payments
 from marketplace.models import User
 from marketplace.services import images, money, purchases
 from marketplace.services.errors import DomainError
@@ -126,7 +125,7 @@ class CheckoutState(rx.State):
                 self.is_free = True
                 self.total = self.fees = money.display(0, "usd")
             else:
-                config = payments.browser_config()
+                config = purchases.browser_config()
                 intent = await asyncio.to_thread(purchases.create_payment_intent, actor=user, agent_id=agent_id)
                 self.publishable_key, self.stripe_js_url = config.publishable_key, config.stripe_js_url
                 self.client_secret = intent.client_secret

@@ -7,10 +7,10 @@ from http.cookies import CookieError, SimpleCookie
 
 import reflex as rx
 
-from marketplace.api.deps import SESSION_COOKIE
 from marketplace.config import settings
 from marketplace.models import User
 from marketplace.services import auth, names
+from marketplace.services.auth import SESSION_COOKIE
 from marketplace.state import blocking
 from marketplace.state.browser import error_message, fetch_api
 

@@ -42,7 +42,7 @@ def test_submission_and_display_share_the_rule():
 
 
 def test_shipped_pictures_are_what_the_generator_draws():
-    """The committed files match `python -m marketplace.services.demo_images`: deterministic, one per agent."""
+    """The committed files match `python -m dev.demo_pictures`: deterministic, one per agent."""
     names = demo.demo_agent_names()
     files = {p.name for p in demo_images.IMAGE_DIR.glob("*.svg")}
     assert files == {f"{demo_images.slug(n)}.svg" for n in names}

@@ -12,7 +12,7 @@ from sqlmodel import select
 from marketplace import db
 from marketplace.models import Agent, AgentStatus, Notification, NotificationType, Order, OrderStatus, Purchase
 from marketplace.services import purchases
-from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
+from marketplace.services.errors import BadGateway, Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.purchases import completion
 from tests.factories import ago, make_order
 from tests.payments_fixtures import DECLINED_CARD, INSUFFICIENT_FUNDS_CARD, set_platform
@@ -412,7 +412,7 @@ def test_a_failed_refund_is_retried(stripe_standin, buyer, make_agent, monkeypat
         raise payments.PaymentProviderError("The payment provider could not process the request. Please try again.")
 
     monkeypatch.setattr(payments, "refund_payment", down)
-    with pytest.raises(payments.PaymentProviderError):
+    with pytest.raises(BadGateway):
         purchases.complete_payment(actor=buyer, payment_intent_id=second_id)
     assert (_order(second_id).status, _order(second_id).refund_id) == ("completed", None)
     monkeypatch.setattr(payments, "refund_payment", real)

@@ -8,6 +8,8 @@ import stripe
 
 from marketplace.config import settings
 from marketplace.integrations import payments
+from marketplace.services.errors import BadGateway, DomainError, Invalid, ServiceUnavailable
+from marketplace.services.payment_errors import provider_errors
 from tests.payments_fixtures import GOOD_CARD
 
 
@@ -16,11 +18,30 @@ def test_not_configured_is_a_clear_503(monkeypatch, make_user, make_agent):
 
     monkeypatch.setattr(settings, "stripe_secret_key", "")
     monkeypatch.setattr(settings, "stripe_publishable_key", "")
-    with pytest.raises(payments.PaymentsNotConfigured) as exc:
-        payments.browser_config()
-    assert exc.value.status == 503
     with pytest.raises(payments.PaymentsNotConfigured):
+        payments.browser_config()
+    with pytest.raises(ServiceUnavailable, match="Payments are not configured") as exc:
+        purchases.browser_config()
+    assert exc.value.status == 503
+    with pytest.raises(ServiceUnavailable):
         purchases.create_payment_intent(actor=make_user(), agent_id=make_agent().id)
+
+
+@pytest.mark.parametrize(("raised", "translated", "status", "message"), [
+    (payments.PaymentsNotConfigured("Payments are not configured"), ServiceUnavailable, 503,
+     "Payments are not configured"),
+    (payments.PaymentProviderError("The payment provider could not process the request."), BadGateway, 502,
+     "Could not load your payouts."),
+    (payments.InvalidWebhook("Invalid webhook signature"), Invalid, 400, "Invalid webhook signature"),
+])
+def test_the_services_translate_the_integrations_errors(raised, translated, status, message):
+    """The integration raises its own errors (it imports no service); `provider_errors` makes them domain errors,
+    a failed call saying what could not be done when the service names it."""
+    assert not isinstance(raised, DomainError)
+    with pytest.raises(translated) as exc, provider_errors("Could not load your payouts."):
+        raise raised
+    assert (exc.value.status, exc.value.message) == (status, message)
+    assert exc.value.__cause__ is raised
 
 
 def test_real_stripe_js_without_api_base(monkeypatch):
@@ -29,11 +50,11 @@ def test_real_stripe_js_without_api_base(monkeypatch):
     assert payments.browser_config().stripe_js_url == "https://js.stripe.com/endive/stripe.js"
 
 
-def test_provider_outage_is_a_502(stripe_standin, monkeypatch):
+def test_provider_outage_is_a_provider_error(stripe_standin, monkeypatch):
     monkeypatch.setattr(settings, "stripe_api_base", "http://127.0.0.1:9")  # nothing listens on the discard port
     with pytest.raises(payments.PaymentProviderError) as exc:
         payments.retrieve_payment_intent("pi_123")
-    assert exc.value.status == 502
+    assert exc.value.message == "The payment provider could not process the request. Please try again."
 
 
 def test_connect_onboarding_helpers(stripe_standin):

@@ -1,7 +1,7 @@
 """`order_day_totals` (revision 0011): completed sales per (UTC day, currency, rate, split), kept by triggers.
 
-`rebuild_day_totals` recomputes the table from `orders` in one statement: run by the migration that creates
-it and after a bulk load that bypassed the triggers (the benchmark's COPY).
+`rebuild_day_totals` recomputes the table from `orders` in one statement: run after a bulk load that bypassed
+the triggers (the benchmark's COPY). The migration that creates the table keeps its own copy of it.
 """
 
 from __future__ import annotations

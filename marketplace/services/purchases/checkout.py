@@ -13,6 +13,7 @@ from marketplace.integrations import payments
 from marketplace.models import User
 from marketplace.services import money, platform
 from marketplace.services.errors import Conflict, Invalid
+from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
 from marketplace.services.purchases.completion import checkout_rate_for, complete_payment, purchasable
 
@@ -99,6 +100,13 @@ def checkout_agent(*, actor: User | None, agent_id: str) -> CheckoutAgent:
                              price_usd_cents=agent.price_cents)
 
 
+def browser_config() -> payments.BrowserConfig:
+    """What the checkout page's Stripe.js needs: the publishable key and where to load Stripe.js from (the local
+    stand-in's when configured); 503 when payments are not configured."""
+    with provider_errors():
+        return payments.browser_config()
+
+
 def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutIntent:
     """Price the agent on the server and open a PaymentIntent for the signed-in buyer."""
     buyer = require_user(actor)
@@ -129,15 +137,16 @@ def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutInten
     key = _idempotency_key({**metadata, "amount": pricing.amount, "fee": fee, "destination": route.destination})
 
     def open_intent(idempotency_key: str) -> payments.Intent:
-        return payments.create_payment_intent(
-            amount=pricing.amount,
-            currency=currency,
-            metadata=metadata,
-            idempotency_key=idempotency_key,
-            description=f"{agent_name} (AI agent license)",
-            application_fee_amount=fee if route.destination else None,
-            destination=route.destination,
-        )
+        with provider_errors():
+            return payments.create_payment_intent(
+                amount=pricing.amount,
+                currency=currency,
+                metadata=metadata,
+                idempotency_key=idempotency_key,
+                description=f"{agent_name} (AI agent license)",
+                application_fee_amount=fee if route.destination else None,
+                destination=route.destination,
+            )
 
     intent = open_intent(key)
     if intent.status in ("succeeded", "processing", "requires_capture"):

@@ -25,6 +25,7 @@ from marketplace.integrations import payments
 from marketplace.models import Agent, AgentStatus, NotificationType, Order, OrderStatus, Purchase, User
 from marketplace.services import decisions, mail, mail_texts, money, names, notifications, platform
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
+from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
 
 log = logging.getLogger(__name__)
@@ -256,7 +257,8 @@ def complete_payment(
         if agent_id is not None and done.order.agent_id != agent_id:
             raise Invalid(MISMATCH)
     else:
-        intent = payments.retrieve_payment_intent(payment_intent_id)
+        with provider_errors():
+            intent = payments.retrieve_payment_intent(payment_intent_id)
         if intent is None:
             raise Invalid("Payment not found")
         try:
@@ -290,7 +292,9 @@ def _refund_duplicate(done: Completion) -> Completion:
 
 def _refund(intent_id: str, *, split: bool, why: str) -> str:
     """The whole payment back, once per payment whoever asks (browser or webhook, now or later)."""
-    refund_id = payments.refund_payment(intent_id=intent_id, reverse_split=split, idempotency_key=f"refund-{intent_id}")
+    with provider_errors():
+        refund_id = payments.refund_payment(intent_id=intent_id, reverse_split=split,
+                                            idempotency_key=f"refund-{intent_id}")
     log.info("payment %s refunded (%s): %s", intent_id, refund_id, why)
     return refund_id
 

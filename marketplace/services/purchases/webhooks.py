@@ -11,6 +11,7 @@ from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import ProcessedWebhookEvent
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
+from marketplace.services.payment_errors import provider_errors
 from marketplace.services.purchases.completion import complete_payment
 from marketplace.services.vendor import payouts
 
@@ -34,7 +35,8 @@ def _mark_processed(event: payments.WebhookEvent) -> None:
 
 def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
     """Verify and apply one Stripe event. Duplicates and late events change nothing."""
-    event = payments.parse_webhook(payload, signature)
+    with provider_errors():
+        event = payments.parse_webhook(payload, signature)
     with session_scope() as session:
         if session.get(ProcessedWebhookEvent, event.id) is not None:
             return WebhookOutcome(event.id, event.type, "duplicate")

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy import update
 from sqlmodel import select
@@ -22,6 +21,7 @@ from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import User
 from marketplace.services.paging import check_page
+from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_vendor
 
 NOT_CONNECTED = "not_connected"
@@ -30,7 +30,6 @@ RESTRICTED = "restricted"  # requirements due, or charges disabled
 ACTIVE = "active"
 MAX_PAYOUTS = 100
 DEFAULT_COUNTRY = "US"
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -63,14 +62,6 @@ class PayoutsView:
     has_account: bool
     account_currency: str | None
     payouts: list[PayoutRecord]
-
-
-def _provider_call(message: str, call: Callable[[], T]) -> T:
-    """Run a Stripe call; its failure reaches the vendor as a 502 that says what could not be done."""
-    try:
-        return call()
-    except payments.PaymentProviderError as exc:
-        raise payments.PaymentProviderError(message) from exc
 
 
 def _requirements_due(account: payments.ConnectedAccount) -> list[str]:
@@ -144,8 +135,8 @@ def account_status(*, actor: User | None, refresh: bool = False) -> AccountStatu
     row = _row(user.id)
     if refresh and row.stripe_account_id:
         account_id = row.stripe_account_id
-        account = _provider_call("Could not check your Stripe account. Please try again.",
-                                 lambda: payments.retrieve_account(account_id))
+        with provider_errors("Could not check your Stripe account. Please try again."):
+            account = payments.retrieve_account(account_id)
         sync_account(account)
         row = _row(user.id)
     return _status_of(row)
@@ -171,10 +162,8 @@ def _store_new_account(user_id: str, account: payments.ConnectedAccount) -> str:
 
 def _create_account(row: User) -> str:
     key = _creation_key(row, DEFAULT_COUNTRY)
-    account = _provider_call(
-        "Could not create your Stripe account. Please try again.",
-        lambda: payments.create_connected_account(email=row.email, country=DEFAULT_COUNTRY, idempotency_key=key),
-    )
+    with provider_errors("Could not create your Stripe account. Please try again."):
+        account = payments.create_connected_account(email=row.email, country=DEFAULT_COUNTRY, idempotency_key=key)
     return _store_new_account(row.id, account)
 
 
@@ -182,14 +171,13 @@ def create_account_link(*, actor: User | None) -> str:
     """A single-use Stripe onboarding URL; creates the vendor's Express account on the first call."""
     user = require_vendor(actor)
     row = _row(user.id)
-    payments.client()  # PaymentsNotConfigured (503) before anything else
+    with provider_errors():
+        payments.client()  # not configured: 503 before anything else
     account_id = row.stripe_account_id or _create_account(row)
     base = settings.public_url.rstrip("/")
-    return _provider_call(
-        "Could not start Stripe onboarding. Please try again.",
-        lambda: payments.create_onboarding_link(account_id=account_id, refresh_url=f"{base}/vendor?stripe=refresh",
-                                                return_url=f"{base}/vendor?stripe=return"),
-    )
+    with provider_errors("Could not start Stripe onboarding. Please try again."):
+        return payments.create_onboarding_link(account_id=account_id, refresh_url=f"{base}/vendor?stripe=refresh",
+                                               return_url=f"{base}/vendor?stripe=return")
 
 
 def list_payouts(*, actor: User | None, limit: int = 20) -> PayoutsView:
@@ -200,8 +188,8 @@ def list_payouts(*, actor: User | None, limit: int = 20) -> PayoutsView:
     if not row.stripe_account_id:
         return PayoutsView(has_account=False, account_currency=None, payouts=[])
     account_id = row.stripe_account_id
-    items = _provider_call("Could not load your payouts from Stripe. Please try again.",
-                           lambda: payments.list_payouts(account_id=account_id, limit=limit))
+    with provider_errors("Could not load your payouts from Stripe. Please try again."):
+        items = payments.list_payouts(account_id=account_id, limit=limit)
     return PayoutsView(
         has_account=True,
         account_currency=row.stripe_default_currency,

@@ -12,7 +12,6 @@ from typing import Any
 
 import reflex as rx
 
-from marketplace.components.uppy import clear_uploads_script, remove_upload_script
 from marketplace.config import settings
 from marketplace.services import images
 from marketplace.services.catalog import categories as category_service
@@ -24,6 +23,7 @@ from marketplace.services.vendor.drafts import AgentDraft, parse_tags
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
+from marketplace.state.vendor.upload_widget import clear_uploads_script, remove_upload_script
 from marketplace.state.vendor.wizard_rows import (
     AgentFileRow,
     CategoryOption,
