@@ -1,7 +1,7 @@
 """All tables, imported here so that metadata (and Alembic) sees every one."""
 
 from marketplace.models.admin import AgentView, AuditEntry
-from marketplace.models.base import ApiInput, ApiModel
+from marketplace.models.base import ApiInput, ApiModel, MessageOut
 from marketplace.models.catalog import (
     Agent,
     AgentFile,
@@ -69,6 +69,7 @@ __all__ = [
     "Favorite",
     "FavoriteStatus",
     "LoginAttempt",
+    "MessageOut",
     "Notification",
     "NotificationType",
     "OAuthAccount",
