@@ -1,4 +1,6 @@
-"""All tables, imported here so that metadata (and Alembic) sees every one."""
+"""All tables, imported here so that metadata (and Alembic) sees every one, and the schemas several areas use.
+
+Each area's request and answer schemas live in its module, beside its tables (see the README's Layout)."""
 
 from marketplace.models.admin import AgentView, AuditEntry
 from marketplace.models.base import ApiInput, ApiModel, MessageOut

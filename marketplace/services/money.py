@@ -1,4 +1,5 @@
-"""Money arithmetic in integer minor units (cents), shared by checkout, orders and the dashboards.
+"""Money arithmetic in integer minor units (cents), shared by checkout, orders and the dashboards, and how amounts
+and agent prices read on pages (`format_amount`, `price_label`).
 
 Rounding rule, applied once per computed amount: half-up to the cent. The platform fee is rounded and the
 vendor gets the rest, so fee + vendor amount always equals the amount charged (2999 at 20% -> 600 + 2399).
