@@ -3,39 +3,13 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
-from pydantic import Field
 
 from marketplace.api.deps import SESSION_COOKIE, SignedInUser, clear_session_cookie, client_address
-from marketplace.models import ApiInput, ApiModel, TwoFactorSetup, UserPublic
+from marketplace.models import MessageOut, TwoFactorSetup, UserPublic
+from marketplace.models.user import ChangePasswordIn, CodeIn, ForgotPasswordIn, ResetPasswordIn, VerifyEmailIn
 from marketplace.services import accounts
 
 router = APIRouter(prefix="/api", tags=["accounts"])
-
-
-class MessageOut(ApiModel):
-    message: str
-
-
-class ForgotPasswordIn(ApiInput):
-    email: str = Field(max_length=300)
-
-
-class ResetPasswordIn(ApiInput):
-    token: str = Field(max_length=300)
-    password: str = Field(max_length=1000)
-
-
-class VerifyEmailIn(ApiInput):
-    token: str = Field(max_length=300)
-
-
-class ChangePasswordIn(ApiInput):
-    current_password: str = Field(max_length=1000)
-    new_password: str = Field(max_length=1000)
-
-
-class CodeIn(ApiInput):
-    code: str = Field(max_length=6)
 
 
 def _token(request: Request) -> str | None:

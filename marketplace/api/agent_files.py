@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Response
-from pydantic import Field
 
 from marketplace.api.deps import OptionalUser
-from marketplace.models import ApiInput
-from marketplace.models.submissions import AgentFilePublic
+from marketplace.models.submissions import AgentFilePublic, AttachIn
 from marketplace.services.vendor import files
 
 router = APIRouter(prefix="/api", tags=["vendor"])
-
-
-class AttachIn(ApiInput):
-    """Spec section 3: `{agentId, agentFileURL}` (the URL the upload widget reported for the finished file)."""
-
-    agent_id: str = Field(default="", max_length=64)
-    agent_file_url: str = Field(default="", alias="agentFileURL", max_length=4000)
 
 
 @router.put("/agent-files", response_model=AgentFilePublic)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
-from pydantic import Field
 
 from marketplace.api.deps import (
     SESSION_COOKIE,
@@ -14,40 +13,12 @@ from marketplace.api.deps import (
     client_address,
     set_session_cookie,
 )
-from marketplace.models import ApiInput, TwoFactorSetup, UserPublic
+from marketplace.models import UserPublic
+from marketplace.models.user import LoginIn, ProfileIn, RegisterIn, RegisterOut, TwoFactorConfirmIn
 from marketplace.services import auth, users
 from marketplace.services.permissions import require_user
 
 router = APIRouter(prefix="/api", tags=["accounts"])
-
-
-class RegisterIn(ApiInput):
-    username: str = Field(max_length=200)
-    email: str = Field(max_length=300)
-    password: str = Field(max_length=1000)
-    enable_2fa: bool = Field(default=False, alias="enable2FA")
-
-
-class RegisterOut(UserPublic):
-    two_factor_setup: TwoFactorSetup | None = None
-
-
-class LoginIn(ApiInput):
-    username: str = Field(max_length=300)
-    password: str = Field(max_length=1000)
-    enable_2fa: bool = Field(default=False, alias="enable2FA")
-    two_factor_code: str | None = Field(default=None, max_length=6)
-
-
-class TwoFactorConfirmIn(ApiInput):
-    code: str = Field(max_length=6)
-
-
-class ProfileIn(ApiInput):
-    first_name: str = Field(max_length=200)
-    last_name: str = Field(max_length=200)
-    email: str = Field(max_length=300)
-    current_password: str | None = Field(default=None, max_length=1000)  # needed to change the e-mail
 
 
 @router.post("/register", response_model=RegisterOut, status_code=201)

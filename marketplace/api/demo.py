@@ -4,25 +4,13 @@ demo data and the mailbox are for admins."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Query
-from pydantic import Field
 
 from marketplace.api.deps import OptionalUser
-from marketplace.models import ApiInput, ApiModel, UserPublic
+from marketplace.models import MessageOut, UserPublic
+from marketplace.models.demo import CaughtMailOut, RoleIn, RoleOut
 from marketplace.services import demo, mail, users
 
 router = APIRouter(prefix="/api", tags=["demo"])
-
-
-class RoleIn(ApiInput):
-    role: str = Field(max_length=16)
-
-
-class RoleOut(ApiModel):
-    user: UserPublic
-
-
-class MessageOut(ApiModel):
-    message: str
 
 
 @router.post("/dev/switch-role", response_model=RoleOut)
@@ -34,14 +22,6 @@ def switch_role(body: RoleIn, user: OptionalUser) -> RoleOut:
 def init_demo_data(user: OptionalUser) -> MessageOut:
     demo.init_demo_data(actor=user)
     return MessageOut(message="Demo data initialized")
-
-
-class CaughtMailOut(ApiModel):
-    to: str
-    subject: str
-    text: str
-    links: list[str]
-    received_at: str
 
 
 @router.get("/dev/mail", response_model=list[CaughtMailOut])

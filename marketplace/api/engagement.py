@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request, Response
 
 from marketplace.api.catalog import AGENT_LIST, TOTAL_HEADER, json_list
 from marketplace.api.deps import OptionalUser, SignedInUser, client_address, optional_user
-from marketplace.models import AgentPublic, ApiInput, FavoriteStatus, ReportedStatus, ReportPublic, ReviewPublic
+from marketplace.models import AgentPublic, FavoriteStatus, ReportedStatus, ReportPublic, ReviewPublic
+from marketplace.models.engagement import FavoriteIn, ReportIn, ReviewIn
 from marketplace.services import favorites, reports, reviews
 
 router = APIRouter(prefix="/api", tags=["engagement"])
-
-# Fields are loosely typed on purpose: the services check them and name the field in a 422.
-class ReviewIn(ApiInput):
-    rating: Any = None
-    comment: Any = None
-
-
-class FavoriteIn(ApiInput):
-    agent_id: Any = None
-
-
-class ReportIn(ApiInput):
-    report_type: Any = None
-    reason: Any = None
-    description: Any = None
 
 
 # ---- reviews --------------------------------------------------------------------------------------

@@ -4,47 +4,23 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
-from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from marketplace.api.deps import OptionalUser
-from marketplace.models import ApiInput, ApiModel
 from marketplace.models.commerce import (
+    ClaimFreeIn,
+    CompleteIn,
     OrderPublic,
+    PaymentIntentIn,
     PaymentIntentPublic,
     PurchaseCompletePublic,
     PurchasedAgentPublic,
     PurchasePublic,
+    StripeConfigPublic,
 )
 from marketplace.services import catalog, downloads, money, purchases
 
 router = APIRouter(prefix="/api", tags=["purchases"])
-
-
-class PaymentIntentIn(ApiInput):
-    agent_id: str = Field(max_length=64)
-    customer_email: str | None = Field(default=None, max_length=300)
-    customer_name: str | None = Field(default=None, max_length=300)
-    is_guest_checkout: bool = False
-
-
-class CompleteIn(ApiInput):
-    payment_intent_id: str = Field(max_length=255)
-    agent_id: str | None = Field(default=None, max_length=64)
-    agent_name: str | None = Field(default=None, max_length=300)
-    user_id: str | None = Field(default=None, max_length=64)
-    customer_email: str | None = Field(default=None, max_length=300)
-    customer_name: str | None = Field(default=None, max_length=300)
-    is_guest_checkout: bool = False
-
-
-class ClaimFreeIn(ApiInput):
-    agent_id: str = Field(max_length=64)
-
-
-class StripeConfigPublic(ApiModel):
-    publishable_key: str
-    stripe_js_url: str
 
 
 def _completion(done: purchases.Completion) -> PurchaseCompletePublic:

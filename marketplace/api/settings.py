@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import Field
 
 from marketplace.api.deps import OptionalUser
-from marketplace.models import ApiInput
-from marketplace.models.platform import PlatformSettingPublic
+from marketplace.models.platform import PlatformSettingPublic, SettingIn
 from marketplace.services import platform
 
 router = APIRouter(prefix="/api", tags=["admin"])
-
-
-class SettingIn(ApiInput):
-    value: str = Field(max_length=64)
-    description: str | None = Field(default=None, max_length=500)
 
 
 @router.get("/admin/settings", response_model=list[PlatformSettingPublic])

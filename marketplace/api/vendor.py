@@ -7,12 +7,11 @@ from datetime import UTC
 
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import StreamingResponse
-from pydantic import Field, TypeAdapter
+from pydantic import TypeAdapter
 
 from marketplace.api.catalog import TOTAL_HEADER, json_list
 from marketplace.api.deps import OptionalUser, SignedInUser
-from marketplace.models import ApiInput
-from marketplace.models.submissions import AgentFilePublic, RevisionSummaryPublic, VendorAgentDraftPublic
+from marketplace.models.submissions import AgentDraftIn, AgentFilePublic, RevisionSummaryPublic, VendorAgentDraftPublic
 from marketplace.models.vendor import (
     AccountDetailsPublic,
     AccountLinkPublic,
@@ -25,6 +24,7 @@ from marketplace.models.vendor import (
     VendorAgentPublic,
     VendorAnalyticsPublic,
     VendorApplicationPublic,
+    VendorApplyIn,
     VendorCategoryRef,
     VendorStatsPublic,
     VerificationPublic,
@@ -37,12 +37,6 @@ router = APIRouter(prefix="/api", tags=["vendor"])
 
 SALE_LIST = TypeAdapter(list[SalePublic])
 _TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "sales on all pages", "schema": {"type": "integer"}}}}}
-
-
-class VendorApplyIn(ApiInput):
-    business_name: str = Field(default="", max_length=1000)
-    business_description: str | None = Field(default=None, max_length=20000)
-    website: str | None = Field(default=None, max_length=2000)
 
 
 @router.post("/vendor/apply", response_model=VendorApplicationPublic, status_code=201)
@@ -59,23 +53,12 @@ def vendor_application(user: SignedInUser) -> VendorApplicationPublic | None:
     return VendorApplicationPublic.model_validate(application) if application else None
 
 
-class AgentDraftIn(ApiInput):
-    """The wizard's draft (spec section 3); every rule is checked by services/vendor/drafts.py."""
-
-    name: str = Field(default="", max_length=1000)
-    short_description: str = Field(default="", max_length=5000)
-    description: str = Field(default="", max_length=100_000)
-    price: str | int | float | None = Field(default=None, union_mode="left_to_right")
-    category_id: int | str | None = Field(default=None, union_mode="left_to_right")
-    demo_url: str | None = Field(default=None, max_length=5000)
-    image_url: str | None = Field(default=None, max_length=5000)
-    tags: list[str] | None = Field(default=None, max_length=100)
-
-    def draft(self) -> AgentDraft:
-        price = self.price if isinstance(self.price, str) or self.price is None else str(self.price)
-        return AgentDraft(name=self.name, short_description=self.short_description, description=self.description,
-                          price=price or "", category_id=self.category_id, demo_url=self.demo_url,
-                          image_url=self.image_url, tags=list(self.tags or []))
+def _draft(body: AgentDraftIn) -> AgentDraft:
+    """The wizard's JSON as the service's draft: a price sent as a number is read as its text."""
+    price = body.price if isinstance(body.price, str) or body.price is None else str(body.price)
+    return AgentDraft(name=body.name, short_description=body.short_description, description=body.description,
+                      price=price or "", category_id=body.category_id, demo_url=body.demo_url,
+                      image_url=body.image_url, tags=list(body.tags or []))
 
 
 def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
@@ -113,7 +96,7 @@ def vendor_agents(user: OptionalUser) -> list[VendorAgentPublic]:
 @router.post("/vendor/agents", response_model=VendorAgentDraftPublic, status_code=201)
 def create_agent(body: AgentDraftIn, user: OptionalUser) -> VendorAgentDraftPublic:
     """A new agent, pending review; attach its files next with `PUT /api/agent-files`."""
-    agent_id = agents.create_agent(actor=user, draft=body.draft())
+    agent_id = agents.create_agent(actor=user, draft=_draft(body))
     return _draft_public(agents.get_editable_agent(actor=user, agent_id=agent_id))
 
 
@@ -127,7 +110,7 @@ def editable_agent(agent_id: str, user: OptionalUser) -> VendorAgentDraftPublic:
 def update_agent(agent_id: str, body: AgentDraftIn, user: OptionalUser) -> VendorAgentDraftPublic:
     """Edit an own agent: pending/rejected -> updated, (back) to pending; approved -> a pending revision,
     the live listing unchanged until an admin approves it."""
-    agents.update_agent(actor=user, agent_id=agent_id, draft=body.draft())
+    agents.update_agent(actor=user, agent_id=agent_id, draft=_draft(body))
     return _draft_public(agents.get_editable_agent(actor=user, agent_id=agent_id))
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import reflex as rx
 
+from marketplace.components.asset_component import AssetComponent
 
-class Confetti(rx.NoSSRComponent):
-    library = "$/public/confetti.jsx"
-    tag = "Confetti"
+
+class Confetti(AssetComponent):
+    asset = "confetti.jsx"
 
     count: rx.Var[int]
     duration_ms: rx.Var[int]

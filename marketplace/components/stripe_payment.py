@@ -10,15 +10,16 @@ from __future__ import annotations
 import reflex as rx
 from reflex.event import no_args_event_spec, passthrough_event_spec
 
+from marketplace.components.asset_component import AssetComponent
+
 REACT_STRIPE = "@stripe/react-stripe-js@7.0.1"
 STRIPE_JS = "@stripe/stripe-js@10.2.1"  # react-stripe-js 7 asks for >=10 <11; payments.REAL_STRIPE_JS_URL follows it
 
 
-class StripePaymentForm(rx.NoSSRComponent):
+class StripePaymentForm(AssetComponent):
     """<Elements options={{clientSecret, appearance}}> + <PaymentElement layout=accordion> + submit button."""
 
-    library = "$/public/stripe_payment_form.jsx"
-    tag = "StripePaymentForm"
+    asset = "stripe_payment_form.jsx"
     lib_dependencies: list[str] = [REACT_STRIPE, STRIPE_JS]
 
     # Where Stripe.js comes from and the key it is started with (GET /api/stripe/config gives the same pair).

@@ -10,6 +10,8 @@ from __future__ import annotations
 import reflex as rx
 from reflex.event import passthrough_event_spec
 
+from marketplace.components.asset_component import AssetComponent
+
 # Pinned: the Dashboard, aws-s3 and golden-retriever 6.x majors all ask for @uppy/core ^6.
 UPPY_CORE = "@uppy/core@6.3.1"
 UPPY_DASHBOARD = "@uppy/dashboard@6.0.3"
@@ -17,11 +19,10 @@ UPPY_AWS_S3 = "@uppy/aws-s3@6.3.1"
 UPPY_GOLDEN_RETRIEVER = "@uppy/golden-retriever@6.0.0"
 
 
-class UppyUpload(rx.NoSSRComponent):
+class UppyUpload(AssetComponent):
     """<UppyUpload> from assets/uppy_upload.jsx (Uppy + inline Dashboard + AwsS3 + GoldenRetriever)."""
 
-    library = "$/public/uppy_upload.jsx"
-    tag = "UppyUpload"
+    asset = "uppy_upload.jsx"
     lib_dependencies: list[str] = [UPPY_CORE, UPPY_DASHBOARD, UPPY_AWS_S3, UPPY_GOLDEN_RETRIEVER]
 
     # The Uppy instance id: also the name of its restore store, so one per user and agent being edited.

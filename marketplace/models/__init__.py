@@ -1,7 +1,9 @@
-"""All tables, imported here so that metadata (and Alembic) sees every one."""
+"""All tables, imported here so that metadata (and Alembic) sees every one, and the schemas several areas use.
+
+Each area's request and answer schemas live in its module, beside its tables (see the README's Layout)."""
 
 from marketplace.models.admin import AgentView, AuditEntry
-from marketplace.models.base import ApiInput, ApiModel
+from marketplace.models.base import ApiInput, ApiModel, MessageOut
 from marketplace.models.catalog import (
     Agent,
     AgentFile,
@@ -69,6 +71,7 @@ __all__ = [
     "Favorite",
     "FavoriteStatus",
     "LoginAttempt",
+    "MessageOut",
     "Notification",
     "NotificationType",
     "OAuthAccount",

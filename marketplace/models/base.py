@@ -29,6 +29,12 @@ class ApiModel(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, from_attributes=True)
 
 
+# An answer that is one sentence for the user (password reset asked, demo data loaded...): every area's routes use
+# this one, so the API document has one `MessageOut`.
+class MessageOut(ApiModel):
+    message: str
+
+
 def _refuse_bad_values(value: Any) -> None:
     """Walk a value (strings, numbers, lists, dicts, nested models) for text or numbers no route can take."""
     if isinstance(value, str):

@@ -1,4 +1,5 @@
-"""Money: orders (one per paid PaymentIntent), purchases (access rights), processed webhook events."""
+"""Money: orders (one per paid PaymentIntent), purchases (access rights), processed webhook events; the
+requests and answers of the checkout and purchase routes."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
+import pydantic
 from sqlalchemy import BigInteger, Column, Index, Numeric, String, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import ApiModel, new_id, utcnow
+from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
 
 
 class OrderStatus(StrEnum):
@@ -183,3 +185,32 @@ class PurchaseCompletePublic(ApiModel):
     already_recorded: bool
     order_id: str
     purchase_id: str | None = None
+
+
+class StripeConfigPublic(ApiModel):
+    publishable_key: str
+    stripe_js_url: str
+
+
+# ---- requests (`pydantic.Field`: input limits, not columns) -----------------------------------------------------
+
+
+class PaymentIntentIn(ApiInput):
+    agent_id: str = pydantic.Field(max_length=64)
+    customer_email: str | None = pydantic.Field(default=None, max_length=300)
+    customer_name: str | None = pydantic.Field(default=None, max_length=300)
+    is_guest_checkout: bool = False
+
+
+class CompleteIn(ApiInput):
+    payment_intent_id: str = pydantic.Field(max_length=255)
+    agent_id: str | None = pydantic.Field(default=None, max_length=64)
+    agent_name: str | None = pydantic.Field(default=None, max_length=300)
+    user_id: str | None = pydantic.Field(default=None, max_length=64)
+    customer_email: str | None = pydantic.Field(default=None, max_length=300)
+    customer_name: str | None = pydantic.Field(default=None, max_length=300)
+    is_guest_checkout: bool = False
+
+
+class ClaimFreeIn(ApiInput):
+    agent_id: str = pydantic.Field(max_length=64)

@@ -1,14 +1,15 @@
-"""What customers leave on agents: reviews, favourites, reports."""
+"""What customers leave on agents: reviews, favourites, reports; their routes' requests and answers."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import ApiModel, new_id, utcnow
+from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
 
 
 class ReportType(StrEnum):
@@ -103,3 +104,19 @@ class ReportPublic(ApiModel):
     description: str | None = None
     status: str
     created_at: datetime
+
+
+# Fields are loosely typed on purpose: the services check them and name the field in a 422.
+class ReviewIn(ApiInput):
+    rating: Any = None
+    comment: Any = None
+
+
+class FavoriteIn(ApiInput):
+    agent_id: Any = None
+
+
+class ReportIn(ApiInput):
+    report_type: Any = None
+    reason: Any = None
+    description: Any = None

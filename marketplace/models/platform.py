@@ -1,12 +1,14 @@
-"""Platform-wide settings kept as key/value rows (commission rate, checkout currency...)."""
+"""Platform-wide settings kept as key/value rows (commission rate, checkout currency...), and the settings
+routes' request and answer."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
+import pydantic
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import ApiModel, utcnow
+from marketplace.models.base import ApiInput, ApiModel, utcnow
 
 
 class PlatformSetting(SQLModel, table=True):
@@ -25,3 +27,8 @@ class PlatformSettingPublic(ApiModel):
     value: str
     description: str
     updated_at: datetime
+
+
+class SettingIn(ApiInput):
+    value: str = pydantic.Field(max_length=64)
+    description: str | None = pydantic.Field(default=None, max_length=500)

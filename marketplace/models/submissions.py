@@ -1,14 +1,16 @@
-"""What vendors submit: uploads issued to them, pending revisions of live agents, and the download log."""
+"""What vendors submit: uploads issued to them, pending revisions of live agents, and the download log; the
+requests and answers of the vendor's agent and file routes and of agent moderation."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
 
+import pydantic
 from sqlalchemy import Column, Index, Text, text
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import ApiModel, new_id, utcnow
+from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
 
 
 class RevisionStatus(StrEnum):
@@ -164,3 +166,30 @@ class ModerationDecisionPublic(ApiModel):
     status: str
     revision_id: str | None = None
     current_version: int
+
+
+# ---- requests (`pydantic.Field`: input limits, not columns) -----------------------------------------------------
+
+
+class AgentDraftIn(ApiInput):
+    """The wizard's draft (spec section 3); every rule is checked by services/vendor/drafts.py."""
+
+    name: str = pydantic.Field(default="", max_length=1000)
+    short_description: str = pydantic.Field(default="", max_length=5000)
+    description: str = pydantic.Field(default="", max_length=100_000)
+    price: str | int | float | None = pydantic.Field(default=None, union_mode="left_to_right")
+    category_id: int | str | None = pydantic.Field(default=None, union_mode="left_to_right")
+    demo_url: str | None = pydantic.Field(default=None, max_length=5000)
+    image_url: str | None = pydantic.Field(default=None, max_length=5000)
+    tags: list[str] | None = pydantic.Field(default=None, max_length=100)
+
+
+class AttachIn(ApiInput):
+    """Spec section 3: `{agentId, agentFileURL}` (the URL the upload widget reported for the finished file)."""
+
+    agent_id: str = pydantic.Field(default="", max_length=64)
+    agent_file_url: str = pydantic.Field(default="", alias="agentFileURL", max_length=4000)
+
+
+class RejectIn(ApiInput):
+    rejection_reason: str | None = pydantic.Field(default=None, max_length=20_000)

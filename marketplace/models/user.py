@@ -1,14 +1,16 @@
-"""Accounts, sign-in sessions, linked OAuth identities and sign-in attempts."""
+"""Accounts, sign-in sessions, linked OAuth identities and sign-in attempts; the requests and answers of the
+sign-up, sign-in and account routes."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
 
+import pydantic
 from sqlalchemy import Column, Index, String, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import ApiModel, new_id, utcnow
+from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
 
 
 class Role(StrEnum):
@@ -137,3 +139,57 @@ class TwoFactorSetup(ApiModel):
     secret: str
     otpauth_url: str
     qr_code_svg: str
+
+
+class RegisterOut(UserPublic):
+    two_factor_setup: TwoFactorSetup | None = None
+
+
+# ---- requests (`pydantic.Field`: input limits, not columns) -----------------------------------------------------
+
+
+class RegisterIn(ApiInput):
+    username: str = pydantic.Field(max_length=200)
+    email: str = pydantic.Field(max_length=300)
+    password: str = pydantic.Field(max_length=1000)
+    enable_2fa: bool = pydantic.Field(default=False, alias="enable2FA")
+
+
+class LoginIn(ApiInput):
+    username: str = pydantic.Field(max_length=300)
+    password: str = pydantic.Field(max_length=1000)
+    enable_2fa: bool = pydantic.Field(default=False, alias="enable2FA")
+    two_factor_code: str | None = pydantic.Field(default=None, max_length=6)
+
+
+class TwoFactorConfirmIn(ApiInput):
+    code: str = pydantic.Field(max_length=6)
+
+
+class ProfileIn(ApiInput):
+    first_name: str = pydantic.Field(max_length=200)
+    last_name: str = pydantic.Field(max_length=200)
+    email: str = pydantic.Field(max_length=300)
+    current_password: str | None = pydantic.Field(default=None, max_length=1000)  # needed to change the e-mail
+
+
+class ForgotPasswordIn(ApiInput):
+    email: str = pydantic.Field(max_length=300)
+
+
+class ResetPasswordIn(ApiInput):
+    token: str = pydantic.Field(max_length=300)
+    password: str = pydantic.Field(max_length=1000)
+
+
+class VerifyEmailIn(ApiInput):
+    token: str = pydantic.Field(max_length=300)
+
+
+class ChangePasswordIn(ApiInput):
+    current_password: str = pydantic.Field(max_length=1000)
+    new_password: str = pydantic.Field(max_length=1000)
+
+
+class CodeIn(ApiInput):
+    code: str = pydantic.Field(max_length=6)

@@ -1,4 +1,5 @@
-"""Vendor applications and the notifications vendors receive."""
+"""Vendor applications and the notifications vendors receive; the requests and answers of the vendor routes
+(application, dashboard figures, sales, Stripe Connect)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from datetime import date as date_type
 from datetime import datetime
 from enum import StrEnum
 
+import pydantic
 from sqlalchemy import Column, Index, Text, text
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import ApiModel, new_id, utcnow
+from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
 from marketplace.models.submissions import RevisionSummaryPublic
 
 
@@ -217,3 +219,12 @@ class PayoutsPublic(ApiModel):
 
 class AccountLinkPublic(ApiModel):
     url: str
+
+
+# ---- requests (`pydantic.Field`: input limits, not columns) -----------------------------------------------------
+
+
+class VendorApplyIn(ApiInput):
+    business_name: str = pydantic.Field(default="", max_length=1000)
+    business_description: str | None = pydantic.Field(default=None, max_length=20000)
+    website: str | None = pydantic.Field(default=None, max_length=2000)

@@ -1,4 +1,5 @@
-"""Money arithmetic in integer minor units (cents), shared by checkout, orders and the dashboards.
+"""Money arithmetic in integer minor units (cents), shared by checkout, orders and the dashboards, and how amounts
+and agent prices read on pages (`format_amount`, `price_label`).
 
 Rounding rule, applied once per computed amount: half-up to the cent. The platform fee is rounded and the
 vendor gets the rest, so fee + vendor amount always equals the amount charged (2999 at 20% -> 600 + 2399).
@@ -41,15 +42,6 @@ def format_cents(cents: int) -> str:
     return f"{sign}{cents // 100}.{cents % 100:02d}"
 
 
-def display(cents: int, currency: str) -> str:
-    """2999, 'eur' -> '€29.99': an amount as pages show it, symbol first (unknown currencies by code)."""
-    symbol = CURRENCY_SYMBOLS.get(currency.lower())
-    text = format_cents(cents)
-    if symbol is None:
-        return f"{text} {currency.upper()}"
-    return f"-{symbol}{text[1:]}" if text.startswith("-") else f"{symbol}{text}"
-
-
 def format_rate(rate: Decimal) -> str:
     """An exchange rate with exactly 4 decimals, as shown at checkout ('0.9200')."""
     return f"{rate.quantize(RATE_QUANTUM, rounding=ROUND_HALF_UP):f}"
@@ -70,16 +62,22 @@ def parse_rate(value: str) -> Decimal | None:
     return rate
 
 
-CURRENCY_SYMBOLS = {"usd": "$", "eur": "€"}
-
-
 def format_amount(cents: int, currency: str) -> str:
-    """2999, 'usd' -> '$29.99'; an unknown currency is written as a code suffix ('29.99 GBP')."""
-    symbol = CURRENCY_SYMBOLS.get(currency.lower())
-    if symbol is None:
-        return f"{format_cents(cents)} {currency.upper()}"
+    """An amount as pages show it: 2999, 'usd' -> '$29.99'; 121583, 'eur' -> '€1,215.83'; -150 -> '-$1.50'; an
+    unknown currency is written as a code suffix ('29.99 GBP'). The API's strings are `format_cents`."""
     sign = "-" if cents < 0 else ""
-    return f"{sign}{symbol}{format_cents(abs(cents))}"
+    number = f"{abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+    symbol = CURRENCY_SYMBOLS.get(currency.lower())
+    return f"{sign}{number} {currency.upper()}" if symbol is None else f"{sign}{symbol}{number}"
+
+
+def price_label(cents: int, *, currency: str = "usd", per: str | None = None) -> str:
+    """An agent's price wherever it is shown: 'Free' at 0, else the amount ('$29.99', or '$29.99 per month' with
+    `per`). One rule, so the pricing model (one-off or per period) can later decide the wording here alone."""
+    if cents == 0:
+        return "Free"
+    amount = format_amount(cents, currency)
+    return f"{amount} per {per}" if per else amount
 
 
 def format_totals(totals: dict[str, int]) -> str:

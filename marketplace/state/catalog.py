@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, urlencode
 import reflex as rx
 
 from marketplace.models import AgentPage, AgentPublic, CategoryPublic
-from marketplace.services import catalog, images
+from marketplace.services import catalog, images, money
 from marketplace.services.catalog.search import MAX_QUERY_LENGTH
 from marketplace.services.errors import DomainError
 from marketplace.services.text import is_digits
@@ -100,11 +100,12 @@ class CategoryCard:
 
 
 def price_label(price: str) -> str:
-    """"29.99" -> "$29.99"; a zero price reads "Free"."""
+    """The API's price string as the catalogue shows it: "29.99" -> "$29.99", "0.00" -> "Free" (money's rule)."""
     try:
-        return "Free" if Decimal(price) == 0 else f"${price}"
-    except InvalidOperation:
+        cents = money.round_half_up(Decimal(price) * 100)
+    except (InvalidOperation, ValueError):
         return price
+    return money.price_label(cents)
 
 
 def rating_label(avg_rating: str) -> str:

@@ -120,18 +120,18 @@ class CheckoutState(rx.State):
             agent = await asyncio.to_thread(purchases.checkout_agent, actor=user, agent_id=agent_id)
             self.item_id, self.item_name = agent.id, agent.name
             self.item_image = images.displayable_image_url(agent.image_url)
-            self.usd_price = money.display(agent.price_usd_cents, "usd")
+            self.usd_price = money.format_amount(agent.price_usd_cents, "usd")
             if agent.is_free:
                 self.is_free = True
-                self.total = self.fees = money.display(0, "usd")
+                self.total = self.fees = money.format_amount(0, "usd")
             else:
                 config = purchases.browser_config()
                 intent = await asyncio.to_thread(purchases.create_payment_intent, actor=user, agent_id=agent_id)
                 self.publishable_key, self.stripe_js_url = config.publishable_key, config.stripe_js_url
                 self.client_secret = intent.client_secret
                 self.currency = intent.currency
-                self.total = money.display(intent.amount, intent.currency)
-                self.fees = money.display(0, intent.currency)
+                self.total = money.format_amount(intent.amount, intent.currency)
+                self.fees = money.format_amount(0, intent.currency)
                 self.exchange_rate = money.format_rate(intent.exchange_rate)
         except DomainError as error:
             yield self._fail(error.message)

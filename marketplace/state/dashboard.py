@@ -67,10 +67,6 @@ class OrderRow:
     status: str
 
 
-def _price(cents: int, currency: str) -> str:
-    return "Free" if cents == 0 else money.format_amount(cents, currency)
-
-
 def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo) -> PurchaseCard:
     """One My Agents card; the split label and amounts come from the order's own snapshot."""
     agent, order = record.agent, record.order
@@ -84,7 +80,7 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo) -> PurchaseC
         description=agent.short_description or agent.description,
         image_url=images.displayable_image_url(agent.image_url),
         purchased_on=format_day(record.purchase.purchased_at, zone),
-        price=_price(record.purchase.purchase_price_cents, record.purchase.currency),
+        price=money.price_label(record.purchase.purchase_price_cents, currency=record.purchase.currency),
         has_files=record.has_files,
         demo_url=agent.demo_url or "",
         has_order=public is not None,

@@ -26,6 +26,7 @@ def test_prices_read_per_month_amounts_or_free() -> None:
     assert price_label("0.00") == "Free"
     assert price_label("0") == "Free"
     assert price_label("120.00") == "$120.00"
+    assert price_label("1215.83") == "$1,215.83"
 
 
 def test_ratings_show_one_decimal() -> None:

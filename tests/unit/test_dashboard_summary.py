@@ -59,15 +59,6 @@ def test_free_claims_count_as_owned_with_zero_spent(make_user, make_agent):
     assert (summary.agents_owned, summary.completed_orders, summary.total_spent) == (1, 1, {"usd": 0})
 
 
-@pytest.mark.parametrize(
-    ("cents", "currency", "expected"),
-    [(2999, "usd", "$29.99"), (2759, "EUR", "€27.59"), (0, "usd", "$0.00"), (-150, "usd", "-$1.50"),
-     (1000, "gbp", "10.00 GBP")],
-)
-def test_format_amount(cents, currency, expected):
-    assert money.format_amount(cents, currency) == expected
-
-
 def test_format_totals_hides_empty_currencies_but_never_prints_nothing():
     assert money.format_totals({"usd": 0, "eur": 500}) == "€5.00"
     assert money.format_totals({"usd": 0}) == "$0.00"

@@ -51,7 +51,18 @@ def test_parse_rate(value, expected):
 @pytest.mark.parametrize(
     ("cents", "currency", "expected"),
     [(2999, "usd", "$29.99"), (2759, "eur", "€27.59"), (0, "usd", "$0.00"), (0, "EUR", "€0.00"),
-     (5, "usd", "$0.05"), (-150, "usd", "-$1.50"), (1234, "gbp", "12.34 GBP")],
+     (5, "usd", "$0.05"), (-150, "usd", "-$1.50"), (1234, "gbp", "12.34 GBP"), (121583, "usd", "$1,215.83"),
+     (100000000, "eur", "€1,000,000.00"), (-121583, "usd", "-$1,215.83"), (123456, "gbp", "1,234.56 GBP")],
 )
-def test_display_puts_the_symbol_first(cents, currency, expected):
-    assert money.display(cents, currency) == expected
+def test_format_amount_puts_the_symbol_first_and_groups_thousands(cents, currency, expected):
+    assert money.format_amount(cents, currency) == expected
+    assert money.format_cents(abs(cents)) == f"{abs(cents) // 100}.{abs(cents) % 100:02d}"  # the API's: no commas
+
+
+@pytest.mark.parametrize(
+    ("cents", "options", "expected"),
+    [(0, {}, "Free"), (0, {"per": "month"}, "Free"), (2999, {}, "$29.99"), (2200, {"per": "month"}, "$22.00 per month"),
+     (121583, {}, "$1,215.83"), (2759, {"currency": "eur"}, "€27.59")],
+)
+def test_price_label_reads_free_at_zero(cents, options, expected):
+    assert money.price_label(cents, **options) == expected

@@ -4,16 +4,16 @@ deletes (services/admin/deletion)."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Body, Query, Response
-from pydantic import Field, TypeAdapter
+from pydantic import TypeAdapter
 
 from marketplace.api.catalog import TOTAL_HEADER, json_list
 from marketplace.api.deps import OptionalUser
-from marketplace.models import ApiInput
 from marketplace.models.submissions import (
     ModerationDecisionPublic,
     PendingAgentPublic,
     PendingCategoryPublic,
     PendingVendorPublic,
+    RejectIn,
 )
 from marketplace.services import money
 from marketplace.services.admin import deletion, moderation
@@ -22,10 +22,6 @@ router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 PENDING_LIST = TypeAdapter(list[PendingAgentPublic])
 _TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "items on all pages", "schema": {"type": "integer"}}}}}
-
-
-class RejectIn(ApiInput):
-    rejection_reason: str | None = Field(default=None, max_length=20_000)
 
 
 def _pending(item: moderation.PendingItem) -> PendingAgentPublic:

@@ -42,7 +42,7 @@ class AgentView:
 def agent_view(row: admin_catalog.AdminAgentRow, zone: ZoneInfo) -> AgentView:
     return AgentView(
         id=row.id, name=row.name, vendor=row.vendor_username or "Unknown",
-        price="Free" if row.price_cents == 0 else money.format_amount(row.price_cents, "usd"),
+        price=money.price_label(row.price_cents),
         status=row.status, status_label=STATUS_LABELS.get(row.status, "Pending"), approved=bool(row.is_approved),
         rating=f"{row.avg_rating or 0:.1f}", review_count=row.review_count or 0,
         created=format_day(row.created_at, zone), category=row.category_name or "Uncategorized",

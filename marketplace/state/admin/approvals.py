@@ -67,7 +67,7 @@ class ReviewedCard:
 
 def _price(cents: int) -> str:
     """'$22.00 per month' (prices are monthly, spec section 9), or 'Free'."""
-    return "Free" if cents == 0 else f"{money.format_amount(cents, 'usd')} per month"
+    return money.price_label(cents, per="month")
 
 
 def _pending_card(item: moderation.PendingItem, zone_name: str) -> PendingCard:

@@ -276,7 +276,7 @@ def _agent_row(agent: agents.VendorAgent, zone: ZoneInfo) -> AgentRow:
     return AgentRow(
         id=agent.id,
         name=agent.name,
-        price="Free" if agent.price_cents == 0 else money.format_amount(agent.price_cents, "usd"),
+        price=money.price_label(agent.price_cents),
         status=agent.status,
         rejection_reason=agent.rejection_reason or "",
         category=agent.category_name or "",
