@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from datetime import timedelta
 
@@ -372,11 +373,14 @@ def test_expire_stale_removes_expired_unattached_uploads_only(local_storage):
 
 def test_sweep_forever_runs_the_expiry_in_a_loop_and_survives_errors(monkeypatch):
     calls = []
+    third_call = threading.Event()
 
     def expire() -> int:
         calls.append(1)
         if len(calls) == 1:
             raise RuntimeError("storage unreachable")
+        if len(calls) == 3:
+            third_call.set()
         return 0
 
     monkeypatch.setattr("marketplace.services.uploads.sweep.expire_stale", expire)
@@ -384,8 +388,9 @@ def test_sweep_forever_runs_the_expiry_in_a_loop_and_survives_errors(monkeypatch
 
     async def run() -> None:
         task = asyncio.create_task(uploads.sweep_forever())
-        await asyncio.sleep(0.2)
+        # Waits for the third round however loaded the machine is; the loop went on after the failing first.
+        await asyncio.to_thread(third_call.wait, 30)
         task.cancel()
 
     asyncio.run(run())
-    assert len(calls) >= 3
+    assert third_call.is_set()
