@@ -7,18 +7,20 @@ What it does:
    stand-in answering every API call after `--stripe-ms` (500 by default: `STANDIN_DELAY_MS`);
 2. opens two browser contexts in Chromium (two sessions, two websockets): A on `/agents`, B signed in as the demo
    vendor;
-3. per run, twice: A alone presses a tag filter (`toggle_tag`, on and off in turn), then B opens `/vendor` and,
-   `--offset` ms after B's browser sent the dashboard tab's `load` event (which reads the sales figures, then the
-   connected account and its payouts from Stripe), A presses the filter again;
+3. per run and per offset (`--offsets`, default 0, 100 and 300 ms): A alone presses a tag filter (`toggle_tag`, on
+   and off in turn), then B opens `/vendor` and, that many ms after B's browser sent the dashboard tab's `load`
+   event (which reads the sales figures and the track record from the database, then the connected account's
+   payouts from Stripe), A presses the filter again;
 4. the filter's latency is the time from A's browser sending the event to it receiving the event's last answer
    (the address update, `history.pushState`), both taken from Chromium's DevTools websocket frame timestamps; the
    dashboard's time is from B's `load` sent to its payout card's answer. Prints median, p95 and max of A alone
-   and A beside B, and the delay B caused (median and p95 of the differences with A alone's median); the budget
-   is a delay <= 50 ms.
+   and A beside B per offset, and the delay B caused (each run's filter beside B minus the median of A alone:
+   median, p95 and max). The budget: a median delay <= 50 ms at every offset. The p95 is printed, not judged: on
+   a shared host it mostly shows the host's noise (compare A alone's own p95 with its median).
 
 Usage (from the project root, with the project's virtualenv; not part of `make test`):
-    python -m benchmarks.event_loop                    # 20 runs, Stripe answers after 500 ms
-    python -m benchmarks.event_loop --runs 40 --offset 150 --json data/bench/event_loop.json
+    python -m benchmarks.event_loop                    # 20 runs per offset, Stripe answers after 500 ms
+    python -m benchmarks.event_loop --runs 40 --offsets 150 --json data/bench/event_loop.json
 """
 
 from __future__ import annotations
@@ -115,7 +117,8 @@ async def _vendor_load(page: Page, frames: Frames, dashboard_sent: asyncio.Futur
     return (done - sent) * 1000
 
 
-async def measure(browser: Browser, base: str, *, runs: int, offset_ms: float, warmup: int) -> dict[str, list[float]]:
+async def measure(browser: Browser, base: str, *, runs: int, offsets: list[float],
+                  warmup: int) -> dict[str, list[float]]:
     shopper = await browser.new_context(base_url=base, viewport={"width": 1280, "height": 900})
     vendor = await browser.new_context(base_url=base, viewport={"width": 1280, "height": 900})
     answer = await vendor.request.post("/api/login", data={"username": VENDOR[0], "password": VENDOR[1]},
@@ -130,44 +133,55 @@ async def measure(browser: Browser, base: str, *, runs: int, offset_ms: float, w
     for _ in range(warmup):
         await _filter(a_page, a_frames)
         await _vendor_load(b_page, b_frames, asyncio.get_running_loop().create_future())
-    alone: list[float] = []
-    beside: list[float] = []
-    dashboard: list[float] = []
+    result: dict[str, list[float]] = {"alone_ms": [], "dashboard_ms": [], **{_key(o): [] for o in offsets}}
     for run in range(1, runs + 1):
-        alone.append(await _filter(a_page, a_frames))
-        dashboard_sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        loading = asyncio.create_task(_vendor_load(b_page, b_frames, dashboard_sent))
-        await asyncio.wait_for(dashboard_sent, TIMEOUT_S)
-        await asyncio.sleep(offset_ms / 1000)
-        beside.append(await _filter(a_page, a_frames))
-        dashboard.append(await loading)
-        print(f"  run {run:>2}: filter alone {alone[-1]:6.1f} ms, beside /vendor {beside[-1]:6.1f} ms "
-              f"(dashboard load to payouts {dashboard[-1]:6.1f} ms)", flush=True)
+        for offset in offsets:
+            alone = await _filter(a_page, a_frames)
+            dashboard_sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            loading = asyncio.create_task(_vendor_load(b_page, b_frames, dashboard_sent))
+            await asyncio.wait_for(dashboard_sent, TIMEOUT_S)
+            await asyncio.sleep(offset / 1000)
+            beside = await _filter(a_page, a_frames)
+            dashboard = await loading
+            for key, value in (("alone_ms", alone), (_key(offset), beside), ("dashboard_ms", dashboard)):
+                result[key].append(value)
+            print(f"  run {run:>2}, offset {offset:3.0f} ms: filter alone {alone:6.1f} ms, beside /vendor "
+                  f"{beside:6.1f} ms (dashboard load to payouts {dashboard:6.1f} ms)", flush=True)
     await shopper.close()
     await vendor.close()
-    return {"alone_ms": alone, "beside_ms": beside, "dashboard_ms": dashboard}
+    return result
+
+
+def _key(offset: float) -> str:
+    return f"beside_{offset:g}_ms"
 
 
 def _p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20, method="inclusive")[18] if len(values) > 1 else values[0]
 
 
-def report(result: dict[str, list[float]], *, stripe_ms: float, offset_ms: float) -> bool:
-    alone, beside, dashboard = result["alone_ms"], result["beside_ms"], result["dashboard_ms"]
+def report(result: dict[str, list[float]], *, stripe_ms: float, offsets: list[float]) -> bool:
+    alone, dashboard = result["alone_ms"], result["dashboard_ms"]
     base = statistics.median(alone)
-    delays = [b - base for b in beside]
-    print(f"\nStripe stand-in answers after {stripe_ms:.0f} ms; A's filter sent {offset_ms:.0f} ms after B's "
-          f"dashboard load; {len(alone)} runs, load average {os.getloadavg()[0]:.1f}")
-    print("| filter event | median ms | p95 ms | max ms |")
-    print("| --- | ---: | ---: | ---: |")
-    for label, values in (("A alone", alone), ("A beside B loading /vendor", beside),
-                          ("B: dashboard load to payouts", dashboard)):
-        print(f"| {label} | {statistics.median(values):.1f} | {_p95(values):.1f} | {max(values):.1f} |")
-    delay_p95 = _p95(delays)
-    verdict = "PASS" if delay_p95 <= BUDGET_MS else "FAIL"
-    print(f"delay caused by B: median {statistics.median(delays):.1f} ms, p95 {delay_p95:.1f} ms, "
-          f"max {max(delays):.1f} ms (budget {BUDGET_MS:.0f} ms at p95): {verdict}")
-    return delay_p95 <= BUDGET_MS
+    print(f"\nStripe stand-in answers after {stripe_ms:.0f} ms; {len(alone) // len(offsets)} runs per offset; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    print("| filter event | median ms | p95 ms | max ms | delay by B: median ms | p95 ms | max ms |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    rows = [("A alone", alone, None)]
+    rows += [(f"A, {o:g} ms after B's dashboard load", result[_key(o)], [b - base for b in result[_key(o)]])
+             for o in offsets]
+    passed = True
+    for label, values, delays in rows:
+        figures = f"| {label} | {statistics.median(values):.1f} | {_p95(values):.1f} | {max(values):.1f} |"
+        if delays is None:
+            print(figures + " | | |")
+            continue
+        passed = passed and statistics.median(delays) <= BUDGET_MS
+        print(figures + f" {statistics.median(delays):.1f} | {_p95(delays):.1f} | {max(delays):.1f} |")
+    print(f"| B: dashboard load to payouts | {statistics.median(dashboard):.1f} | {_p95(dashboard):.1f} | "
+          f"{max(dashboard):.1f} | | | |")
+    print(f"budget: median delay <= {BUDGET_MS:.0f} ms at every offset: {'PASS' if passed else 'FAIL'}")
+    return passed
 
 
 @contextlib.contextmanager
@@ -209,7 +223,7 @@ async def _run(base: str, args: argparse.Namespace) -> dict[str, list[float]]:
         browser = await pw.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
                                            args=CHROMIUM_ARGS)
         try:
-            return await measure(browser, base, runs=args.runs, offset_ms=args.offset, warmup=args.warmup)
+            return await measure(browser, base, runs=args.runs, offsets=args.offsets, warmup=args.warmup)
         finally:
             await browser.close()
 
@@ -217,20 +231,20 @@ async def _run(base: str, args: argparse.Namespace) -> dict[str, list[float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.event_loop", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=20, help="runs per offset")
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--stripe-ms", type=float, default=500, help="the stand-in's delay per API call")
-    parser.add_argument("--offset", type=float, default=100,
-                        help="ms between B's dashboard load and A's filter event")
+    parser.add_argument("--offsets", type=lambda v: [float(x) for x in v.split(",")], default=[0.0, 100.0, 300.0],
+                        help="ms between B's dashboard load and A's filter event, comma-separated")
     parser.add_argument("--json", type=Path, help="also write every figure here")
     args = parser.parse_args()
     with server(args.stripe_ms) as base:
         print(f"serving on {base}", flush=True)
         result = asyncio.run(_run(base, args))
-    passed = report(result, stripe_ms=args.stripe_ms, offset_ms=args.offset)
+    passed = report(result, stripe_ms=args.stripe_ms, offsets=args.offsets)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"stripe_ms": args.stripe_ms, "offset_ms": args.offset, **result}, indent=2))
+        args.json.write_text(json.dumps({"stripe_ms": args.stripe_ms, **result}, indent=2))
     sys.exit(0 if passed else 1)
 
 
