@@ -6,6 +6,7 @@ import argparse
 import ipaddress
 import itertools
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -47,6 +48,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="the subscription when the last retry fails (default canceled)")
     parser.add_argument("--tick", type=float, default=10.0,
                         help="seconds between runs of the wall clock's renewals (0: only POST /_standin/tick)")
+    parser.add_argument("--delay-ms", type=float, default=float(os.environ.get("STANDIN_DELAY_MS") or 0),
+                        help="answer every /v1 API call this late, like Stripe over the internet (default: "
+                             "STANDIN_DELAY_MS, else 0)")
     parser.add_argument("--quiet", action="store_true", help="no access log")
     args = parser.parse_args(argv)
 
@@ -56,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     invoices.dunning.after_retries = args.after_retries
     events = [e.strip() for e in args.webhook_events.split(",")] if args.webhook_events else None
     app = create_app(state_file=args.state_file, webhook_url=args.webhook_url, webhook_secret=args.webhook_secret,
-                     webhook_events=events, tick_seconds=args.tick)
+                     webhook_events=events, tick_seconds=args.tick, delay_ms=args.delay_ms)
     access_log = None if args.quiet else logging.getLogger("aiohttp.access")
     print(f"stripe-standin listening on http://{args.host}:{args.port}", flush=True)
     web.run_app(app, host=args.host, port=args.port, access_log=access_log, print=None,

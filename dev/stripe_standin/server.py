@@ -446,6 +446,19 @@ async def persist_middleware(request: web.Request, handler: Handler) -> web.Stre
             ls.store.mark_dirty()  # type: ignore[attr-defined]
 
 
+def latency_middleware(delay_ms: float) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+    """Answer every Stripe API call (`/v1/...`) `delay_ms` late, as Stripe over the internet does (200-600 ms):
+    what the app does while it waits shows in benchmarks and tests. Dev routes and the Stripe.js shim stay fast."""
+
+    @web.middleware
+    async def delayed(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.path.startswith("/v1/"):
+            await asyncio.sleep(delay_ms / 1000)
+        return await handler(request)
+
+    return delayed
+
+
 @web.middleware
 async def context_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Stripe-Version picks the answer's shape; each request gets an id that its events carry."""
@@ -491,7 +504,7 @@ def install() -> None:
 
 def create_app(*, state_file: Path | None = None, webhook_url: str | None = None,
                webhook_secret: str | None = None, webhook_events: list[str] | None = None,
-               tick_seconds: float = 10.0, webhook_delay: float = 0.0) -> web.Application:
+               tick_seconds: float = 10.0, webhook_delay: float = 0.0, delay_ms: float = 0.0) -> web.Application:
     install()
     persistence = store.Persistence(state_file)
     persistence.load()
@@ -503,8 +516,11 @@ def create_app(*, state_file: Path | None = None, webhook_url: str | None = None
             raise ValueError("a webhook URL needs its signing secret")
         register_webhook("standin", webhook_url, webhook_secret, webhook_events)
 
-    app = web.Application(middlewares=[ls_server.error_middleware, context_middleware, auth_middleware,
-                                       idempotency_middleware, persist_middleware])
+    middlewares = [ls_server.error_middleware, context_middleware, auth_middleware, idempotency_middleware,
+                   persist_middleware]
+    if delay_ms > 0:
+        middlewares.insert(0, latency_middleware(delay_ms))
+    app = web.Application(middlewares=middlewares)
     app.on_response_prepare.append(ls_server.add_cors_headers)
     app.on_startup.append(persistence.start)
     app.on_startup.append(clocks.clocks.start)

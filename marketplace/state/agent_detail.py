@@ -7,7 +7,7 @@ service decides (visibility, own-agent rules, one report per user...). Toast tex
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -18,6 +18,7 @@ from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPubli
 from marketplace.services import catalog, favorites, images, names, reports, views
 from marketplace.services import reviews as review_service
 from marketplace.services.errors import Conflict, DomainError, NotFound, TooManyRequests, Unauthorized
+from marketplace.state import blocking
 from marketplace.state.catalog import Option, price_label, rating_label
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
@@ -141,21 +142,21 @@ class AgentDetailState(SessionState):
         parts = [p for p in self.router.url.path.split("/") if p]
         return parts[1] if len(parts) >= 2 and parts[0] == "agents" else ""
 
-    def _load(self, agent_id: str) -> str | None:
+    async def _load(self, agent_id: str) -> str | None:
         """Load the page's data; the signed-in user's id (None when signed out)."""
-        user = self.current_user()
+        user = await self.viewer()
         try:
-            agent = catalog.get_agent(agent_id=agent_id, actor=user)
-            found_reviews = review_service.list_reviews(agent_id=agent_id, actor=user)
-            favorited = favorites.is_favorited(actor=user, agent_id=agent_id).is_favorited
-            reported = reports.has_reported(actor=user, agent_id=agent_id).has_reported
+            agent = await blocking.run(catalog.get_agent, agent_id=agent_id, actor=user)
+            found_reviews = await blocking.run(review_service.list_reviews, agent_id=agent_id, actor=user)
+            favorited = (await blocking.run(favorites.is_favorited, actor=user, agent_id=agent_id)).is_favorited
+            reported = (await blocking.run(reports.has_reported, actor=user, agent_id=agent_id)).has_reported
         except NotFound:
             self.found = False
             return None
         self.agent = agent_view(agent)
         self.reviews = [review_view(r) for r in found_reviews.items]
         self.is_favorited, self.has_reported = favorited, reported
-        self.bought = agent.id in catalog.purchased_agent_ids(actor=user)
+        self.bought = agent.id in await blocking.run(catalog.purchased_agent_ids, actor=user)
         self.is_owner = user is not None and agent.vendor_id == user.id
         self.found = True
         return user.id if user else None
@@ -166,14 +167,14 @@ class AgentDetailState(SessionState):
         self.report_submitting = self.favorite_busy = False
 
     @rx.event
-    def on_load(self) -> Iterator[None]:
+    async def on_load(self) -> AsyncIterator[None]:
         self._reset_forms()
         agent_id = self._agent_id()
         if agent_id != self.agent.id:  # another agent than last time: do not flash the old one
             self.agent, self.reviews, self.found = AgentView(), [], False
             self.loading = True
             yield
-        viewer = self._load(agent_id)
+        viewer = await self._load(agent_id)
         self.loading = False
         if self.found:
             self._count_view(viewer)
@@ -186,17 +187,15 @@ class AgentDetailState(SessionState):
     # -- favourite --
 
     @rx.event
-    def toggle_favorite(self) -> Any:
-        user = self.current_user()
+    async def toggle_favorite(self) -> Any:
+        user = await self.viewer()
         if user is None:
             return rx.toast.error("Please sign in", description="You need to be signed in to add favorites")
         adding = not self.is_favorited
         self.favorite_busy = True
+        change = favorites.add_favorite if adding else favorites.remove_favorite
         try:
-            if adding:
-                self.is_favorited = favorites.add_favorite(actor=user, agent_id=self.agent.id).is_favorited
-            else:
-                self.is_favorited = favorites.remove_favorite(actor=user, agent_id=self.agent.id).is_favorited
+            self.is_favorited = (await blocking.run(change, actor=user, agent_id=self.agent.id)).is_favorited
         except Unauthorized:
             return rx.toast.error("Please sign in", description="You need to be signed in to add favorites")
         except DomainError:
@@ -219,19 +218,19 @@ class AgentDetailState(SessionState):
         self.review_comment = value
 
     @rx.event
-    def submit_review(self, form: dict | None = None) -> Iterator[Any]:
+    async def submit_review(self, form: dict | None = None) -> AsyncIterator[Any]:
         take_submitted(self, form, {"comment": "review_comment"})
         if not self.review_comment.strip() or self.review_submitting:
             return
         self.review_submitting = True
         yield
         try:
-            review_service.submit_review(actor=self.current_user(), agent_id=self.agent.id,
-                                         rating=self.review_rating, comment=self.review_comment,
-                                         address=self.router.session.client_ip or "unknown")
+            await blocking.run(review_service.submit_review, actor=await self.viewer(), agent_id=self.agent.id,
+                               rating=self.review_rating, comment=self.review_comment,
+                               address=self.router.session.client_ip or "unknown")
         except Unauthorized:
             self.review_submitting = False
-            yield from logged_out_again()
+            yield logged_out_again()
             return
         except DomainError as error:
             self.review_submitting = False
@@ -240,7 +239,7 @@ class AgentDetailState(SessionState):
             yield rx.toast.error("Error", description=detail)
             return
         self.review_rating, self.review_comment, self.review_submitting = "5", "", False
-        self._load(self.agent.id)
+        await self._load(self.agent.id)
         yield rx.toast("Review submitted", description="Thank you for your feedback!")
 
     # -- report --
@@ -264,7 +263,7 @@ class AgentDetailState(SessionState):
         self.report_description = value
 
     @rx.event
-    def submit_report(self, form: dict | None = None) -> Iterator[Any]:
+    async def submit_report(self, form: dict | None = None) -> AsyncIterator[Any]:
         take_submitted(self, form, {"reason": "report_reason", "description": "report_description"})
         if not self.report_type or not self.report_reason.strip():
             yield rx.toast.error("Missing information",
@@ -273,14 +272,15 @@ class AgentDetailState(SessionState):
         self.report_submitting = True
         yield
         try:
-            reports.report_agent(
-                actor=self.current_user(), agent_id=self.agent.id, report_type=self.report_type,
+            await blocking.run(
+                reports.report_agent,
+                actor=await self.viewer(), agent_id=self.agent.id, report_type=self.report_type,
                 reason=self.report_reason, description=self.report_description.strip() or None,
                 address=self.router.session.client_ip or "unknown",
             )
         except Unauthorized:
             self.report_submitting = False
-            yield from logged_out_again()
+            yield logged_out_again()
             return
         except DomainError as error:
             self.report_submitting = False

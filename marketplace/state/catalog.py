@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import reflex as rx
 
-from marketplace.models import AgentPage, AgentPublic, CategoryPublic
+from marketplace.models import AgentPublic, CategoryPublic
 from marketplace.services import catalog, images, money
 from marketplace.services.catalog.search import MAX_QUERY_LENGTH
 from marketplace.services.errors import DomainError
 from marketplace.services.text import is_digits
+from marketplace.state import blocking
 from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
 
@@ -174,22 +175,22 @@ class HomeState(SessionState):
     query_price: str = ANY
 
     @rx.event
-    def on_load(self) -> Iterator[None]:
+    async def on_load(self) -> AsyncIterator[None]:
         self.query, self.query_category, self.query_price = "", ALL, ANY
         self.loading = True
         yield
-        stats = catalog.stats()
+        stats = await blocking.run(catalog.stats)
         self.total_agents, self.total_categories, self.total_users = (
             stats.total_agents, stats.total_categories, stats.total_users,
         )
-        all_categories = catalog.list_categories()
+        all_categories = await blocking.run(catalog.list_categories)
         self.categories = [category_card(c) for c in all_categories[:HOME_CATEGORY_LIMIT]]
         self.category_options = [Option(ALL, "All categories"), *(Option(c.slug, c.name) for c in all_categories)]
         try:
-            page = catalog.list_agents(featured=True, limit=FEATURED_LIMIT)
+            page = await blocking.run(catalog.list_agents, featured=True, limit=FEATURED_LIMIT)
         except DomainError:
             page = None  # the spec: a failed featured load shows no agents rather than an error
-        bought = catalog.purchased_agent_ids(actor=self.current_user())
+        bought = await blocking.run(catalog.purchased_agent_ids, actor=await self.viewer())
         self.featured = [agent_card(a, bought) for a in page.items] if page else []
         self.loading = False
 
@@ -296,7 +297,7 @@ class BrowseState(SessionState):
 
     # -- address <-> filters --
 
-    def _read_address(self) -> str | None:
+    def _read_address(self, categories: list[CategoryPublic]) -> str | None:
         """Set the filters from the address; returns the `page` it asked for, as written (None if none)."""
         pairs = _query_pairs(self.router.url.query)
         first: dict[str, str] = {}
@@ -311,12 +312,11 @@ class BrowseState(SessionState):
         self.tags = list(dict.fromkeys(wanted))[: catalog.MAX_TAGS]
         page = first.get("page", "1")
         self.page = int(page) if is_digits(page) and 0 < int(page) <= 100_000 else 1
-        self.category = self._resolve_category(first.get("category", ALL).lower())
+        self.category = self._resolve_category(first.get("category", ALL).lower(), categories)
         return first.get("page")
 
-    def _resolve_category(self, ref: str) -> str:
+    def _resolve_category(self, ref: str, categories: list[CategoryPublic]) -> str:
         """A slug for the select: numeric ids (the landing page links by id) become their slug."""
-        categories = catalog.list_categories()
         self._category_names = {c.slug: c.name for c in categories}
         if ref in ("", ALL, ANY):
             return ALL
@@ -345,8 +345,9 @@ class BrowseState(SessionState):
             url += ("&" if "?" in url else "?") + f"page={self.page}"
         return url
 
-    def _query(self) -> AgentPage:
-        return catalog.list_agents(
+    def _query(self) -> dict[str, Any]:
+        """`catalog.list_agents`'s arguments for the filters shown (read here, on the loop, not by the worker)."""
+        return dict(
             search=self.search.strip() or None,
             category=None if self.category == ALL else self.category,
             price=None if self.price == ANY else self.price,
@@ -357,21 +358,21 @@ class BrowseState(SessionState):
             offset=(self.page - 1) * PAGE_SIZE,
         )
 
-    def _fetch(self) -> None:
+    async def _fetch(self) -> None:
         try:
-            result = self._query()
+            result = await blocking.run(catalog.list_agents, **self._query())
             if result.total and not result.items and self.page > 1:  # paged past the end: show the last page
                 self.page = (result.total + PAGE_SIZE - 1) // PAGE_SIZE
-                result = self._query()
+                result = await blocking.run(catalog.list_agents, **self._query())
         except DomainError as error:
             self.cards, self.total, self.failed = [], 0, error.message
             return
-        bought = catalog.purchased_agent_ids(actor=self.current_user())
+        bought = await blocking.run(catalog.purchased_agent_ids, actor=await self.viewer())
         self.cards = [agent_card(a, bought) for a in result.items]
         self.total = result.total
         self.failed = ""
 
-    def _refresh(self, *, scroll: bool = False, typing: bool = False) -> Iterator[Any]:
+    async def _refresh(self, *, scroll: bool = False, typing: bool = False) -> AsyncIterator[Any]:
         """Show the filters just changed and record them in the address: a new history entry, except while the
         user goes on typing a search (its entry is replaced)."""
         replace = typing and self._typing
@@ -379,7 +380,7 @@ class BrowseState(SessionState):
         self.loading = True
         yield
         self._update_options()
-        self._fetch()
+        await self._fetch()
         self.loading = False
         address = self._address()
         script = "" if address == self._shown else _history_script("replaceState" if replace else "pushState",
@@ -392,17 +393,17 @@ class BrowseState(SessionState):
 
     # -- events --
 
-    def _show_address(self) -> Iterator[Any]:
+    async def _show_address(self) -> AsyncIterator[Any]:
         """Show the filters of the address: skeletons first unless it is what the page already shows (then the
         cards are only refreshed in place)."""
         self._typing = False
-        asked = self._read_address()
+        asked = self._read_address(await blocking.run(catalog.list_categories))
         if self._address() != self._shown or not self.cards:
             self.loading = True
             self.cards = []
             yield
         self._update_options()
-        self._fetch()
+        await self._fetch()
         self.loading = False
         self._shown = self._address()
         if asked is not None and asked != (str(self.page) if self.page > 1 else None):
@@ -410,62 +411,72 @@ class BrowseState(SessionState):
             yield rx.call_script(_history_script("replaceState", self._shown))
 
     @rx.event
-    def on_load(self) -> Iterator[Any]:
+    async def on_load(self) -> AsyncIterator[Any]:
         """A visit, or Back/Forward to one of the page's entries that React Router noticed."""
-        yield from self._show_address()
+        async for update in self._show_address():
+            yield update
         yield rx.call_script(FOLLOW_BACK_JS)
 
     @rx.event
-    def follow_address(self) -> Iterator[Any]:
+    async def follow_address(self) -> AsyncIterator[Any]:
         """Back/Forward between the page's own entries (pressed by FOLLOW_BACK_JS): show the popped address."""
-        yield from self._show_address()
+        async for update in self._show_address():
+            yield update
 
     @rx.event
-    def set_search(self, value: str) -> Iterator[Any]:
+    async def set_search(self, value: str) -> AsyncIterator[Any]:
         self.search = value
         self.page = 1
         if self.sort == RELEVANCE and not value.strip():
             self.sort = ""
-        yield from self._refresh(typing=True)
+        async for update in self._refresh(typing=True):
+            yield update
 
     @rx.event
-    def set_category(self, value: str) -> Iterator[Any]:
+    async def set_category(self, value: str) -> AsyncIterator[Any]:
         self.category, self.page = value, 1
-        yield from self._refresh()
+        async for update in self._refresh():
+            yield update
 
     @rx.event
-    def set_price(self, value: str) -> Iterator[Any]:
+    async def set_price(self, value: str) -> AsyncIterator[Any]:
         self.price, self.page = value, 1
-        yield from self._refresh()
+        async for update in self._refresh():
+            yield update
 
     @rx.event
-    def set_rating(self, value: str) -> Iterator[Any]:
+    async def set_rating(self, value: str) -> AsyncIterator[Any]:
         self.rating, self.page = value, 1
-        yield from self._refresh()
+        async for update in self._refresh():
+            yield update
 
     @rx.event
-    def set_sort(self, value: str) -> Iterator[Any]:
+    async def set_sort(self, value: str) -> AsyncIterator[Any]:
         self.sort = "" if value == DEFAULT_SORT and not self.search.strip() else value
         self.page = 1
-        yield from self._refresh()
+        async for update in self._refresh():
+            yield update
 
     @rx.event
-    def toggle_tag(self, tag: str) -> Iterator[Any]:
+    async def toggle_tag(self, tag: str) -> AsyncIterator[Any]:
         self.tags = [t for t in self.tags if t != tag] if tag in self.tags else [*self.tags, tag]
         self.page = 1
-        yield from self._refresh()
+        async for update in self._refresh():
+            yield update
 
     @rx.event
-    def go_to_page(self, number: int) -> Iterator[Any]:
+    async def go_to_page(self, number: int) -> AsyncIterator[Any]:
         self.page = min(max(number, 1), max((self.total + PAGE_SIZE - 1) // PAGE_SIZE, 1))
-        yield from self._refresh(scroll=True)
+        async for update in self._refresh(scroll=True):
+            yield update
 
     @rx.event
-    def clear_filters(self) -> Iterator[Any]:
+    async def clear_filters(self) -> AsyncIterator[Any]:
         self.search, self.category, self.price, self.rating, self.sort, self.tags, self.page = (
             "", ALL, ANY, ANY, "", [], 1,
         )
-        yield from self._refresh()
+        async for update in self._refresh():
+            yield update
 
 
 # ---- /categories --------------------------------------------------------------------------------
@@ -476,8 +487,8 @@ class CategoriesState(SessionState):
     loading: bool = True
 
     @rx.event
-    def on_load(self) -> Iterator[None]:
+    async def on_load(self) -> AsyncIterator[None]:
         self.loading = True
         yield
-        self.categories = [category_card(c) for c in catalog.list_categories()]
+        self.categories = [category_card(c) for c in await blocking.run(catalog.list_categories)]
         self.loading = False

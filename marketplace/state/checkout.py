@@ -3,12 +3,11 @@
 The Payment Element (components/stripe_payment.py) confirms the payment with Stripe and reports the outcome;
 these handlers turn it into the spec's progress steps and toasts. Nothing the browser reports is trusted:
 `purchases.complete_payment` retrieves the PaymentIntent from Stripe and checks it before recording anything.
-Service calls that may reach Stripe run in a worker thread so the event loop keeps serving other tabs.
+Service calls run on a worker thread (`blocking.run`) so the event loop keeps serving other tabs.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -20,6 +19,7 @@ import reflex as rx
 from marketplace.models import User
 from marketplace.services import images, money, purchases
 from marketplace.services.errors import DomainError
+from marketplace.state import blocking
 from marketplace.state.session import SessionState, toast_on_load
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ STEP_DONE = (100, "Purchase successful!")
 
 async def _signed_in_user(state: rx.State) -> User | None:
     session = await state.get_state(SessionState)
-    return session.current_user()
+    return await session.viewer()
 
 
 class CheckoutState(rx.State):
@@ -117,7 +117,7 @@ class CheckoutState(rx.State):
         self.billing_name = f"{user.first_name or ''} {user.last_name or ''}".strip() or "Customer"
         self.billing_email = user.email
         try:
-            agent = await asyncio.to_thread(purchases.checkout_agent, actor=user, agent_id=agent_id)
+            agent = await blocking.run(purchases.checkout_agent, actor=user, agent_id=agent_id)
             self.item_id, self.item_name = agent.id, agent.name
             self.item_image = images.displayable_image_url(agent.image_url)
             self.usd_price = money.format_amount(agent.price_usd_cents, "usd")
@@ -126,7 +126,7 @@ class CheckoutState(rx.State):
                 self.total = self.fees = money.format_amount(0, "usd")
             else:
                 config = purchases.browser_config()
-                intent = await asyncio.to_thread(purchases.create_payment_intent, actor=user, agent_id=agent_id)
+                intent = await blocking.run(purchases.create_payment_intent, actor=user, agent_id=agent_id)
                 self.publishable_key, self.stripe_js_url = config.publishable_key, config.stripe_js_url
                 self.client_secret = intent.client_secret
                 self.currency = intent.currency
@@ -166,8 +166,8 @@ class CheckoutState(rx.State):
         yield
         user = await _signed_in_user(self)
         try:
-            done = await asyncio.to_thread(purchases.complete_payment, actor=user,
-                                           payment_intent_id=payment_intent_id, agent_id=self.item_id)
+            done = await blocking.run(purchases.complete_payment, actor=user,
+                                     payment_intent_id=payment_intent_id, agent_id=self.item_id)
         except DomainError as error:
             yield self._payment_error(error.message)
             return
@@ -220,7 +220,7 @@ class CheckoutState(rx.State):
         yield
         user = await _signed_in_user(self)
         try:
-            done = await asyncio.to_thread(purchases.claim_free_agent, actor=user, agent_id=self.item_id)
+            done = await blocking.run(purchases.claim_free_agent, actor=user, agent_id=self.item_id)
         except DomainError as error:
             self.processing = False
             yield rx.toast.error("Checkout Error", description=error.message or CHECKOUT_FAILED)
@@ -248,13 +248,13 @@ class PurchaseSuccessState(rx.State):
         user = await _signed_in_user(self)
         if not intent_id:
             try:
-                await asyncio.to_thread(purchases.recent_purchase, actor=user, order_id=params.get(ORDER_PARAM, ""))
+                await blocking.run(purchases.recent_purchase, actor=user, order_id=params.get(ORDER_PARAM, ""))
             except DomainError:
                 yield rx.redirect(NO_PURCHASE_PATH)
                 return
         else:
             try:
-                await asyncio.to_thread(purchases.complete_payment, actor=user, payment_intent_id=intent_id)
+                await blocking.run(purchases.complete_payment, actor=user, payment_intent_id=intent_id)
             except DomainError as error:
                 yield [toast_on_load("Payment Error", error.message or PAYMENT_FAILED, error=True),
                        rx.redirect("/")]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import reflex as rx
 
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import applications
+from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
 from marketplace.state.vendor.page import VendorState
@@ -43,16 +44,16 @@ class VendorApplicationState(VendorState):
         self.errors.pop("website", None)
 
     @rx.event
-    def submit(self, form: dict | None = None) -> Iterator[Any]:
+    async def submit(self, form: dict | None = None) -> AsyncIterator[Any]:
         take_submitted(self, form, FIELDS)
         if self.submitting:
             return
         self.errors = {}
         self.submitting = True
         yield
-        user = self.current_user()
+        user = await self.viewer()
         try:
-            application = applications.apply(actor=user, business_name=self.business_name,
+            application = await blocking.run(applications.apply, actor=user, business_name=self.business_name,
                                              business_description=self.business_description, website=self.website)
         except Unauthorized:
             self.submitting = False

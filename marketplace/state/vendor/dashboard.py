@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -19,6 +19,7 @@ import reflex as rx
 from marketplace.services import images, money
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import agents, payouts, sales, stats
+from marketplace.state import blocking
 from marketplace.state.display import format_day, format_day_time, logged_out_again, time_zone
 from marketplace.state.vendor.page import VendorState
 
@@ -137,17 +138,17 @@ class VendorDashboardState(VendorState):
         return self.payouts_total > PAYOUT_ROWS
 
     @rx.event
-    def load(self) -> Iterator[Any]:
+    async def load(self) -> AsyncIterator[Any]:
         """Runs when the tab's panel mounts."""
         self.reset()
         yield
-        user = self.current_user()
+        user = await self.viewer()
         zone = time_zone(self.time_zone)
         try:
-            figures = sales.analytics(actor=user)
-            page = sales.list_sales(actor=user, limit=RECENT_SALES)
-            own = agents.list_own_agents(actor=user)
-            series = sales.earnings_series(actor=user, period=self.period)
+            figures = await blocking.run(sales.analytics, actor=user)
+            page = await blocking.run(sales.list_sales, actor=user, limit=RECENT_SALES)
+            own = await blocking.run(agents.list_own_agents, actor=user)
+            series = await blocking.run(sales.earnings_series, actor=user, period=self.period)
         except DomainError as error:
             yield self._failed(error)
             return
@@ -167,7 +168,7 @@ class VendorDashboardState(VendorState):
         self.loading = False
         yield
         try:
-            record = stats.vendor_stats(actor=user, vendor_id=user.id if user else "")
+            record = await blocking.run(stats.vendor_stats, actor=user, vendor_id=user.id if user else "")
         except DomainError as error:
             yield self._failed(error)
             return
@@ -175,8 +176,8 @@ class VendorDashboardState(VendorState):
         self.stats_loading = False
         yield
         try:
-            status = payouts.account_status(actor=user, refresh=self.stripe_return)
-            view = payouts.list_payouts(actor=user, limit=PAYOUTS_READ)
+            status = await blocking.run(payouts.account_status, actor=user, refresh=self.stripe_return)
+            view = await blocking.run(payouts.list_payouts, actor=user, limit=PAYOUTS_READ)
         except DomainError as error:
             self.payments_loading = False
             yield self._failed(error)
@@ -226,25 +227,25 @@ class VendorDashboardState(VendorState):
         self.account_currency = (status.default_currency or "").upper()
 
     @rx.event
-    def set_period(self, period: str) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+    async def set_period(self, period: str) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
         if period not in PERIODS or period == self.period:
             return None
         self.period = period
         try:
-            self._show_series(sales.earnings_series(actor=self.current_user(), period=period))
+            self._show_series(await blocking.run(sales.earnings_series, actor=await self.viewer(), period=period))
         except DomainError as error:
             return self._failed(error)
         return None
 
     @rx.event
-    def connect_stripe(self) -> Iterator[Any]:
+    async def connect_stripe(self) -> AsyncIterator[Any]:
         """Ask for an account link, then let the browser visit it (the provider sends it back to /vendor)."""
         if self.linking:
             return
         self.linking = True
         yield
         try:
-            url = payouts.create_account_link(actor=self.current_user())
+            url = await blocking.run(payouts.create_account_link, actor=await self.viewer())
         except Unauthorized:
             self.linking = False
             yield logged_out_again()

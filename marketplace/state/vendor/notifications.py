@@ -7,7 +7,7 @@ in step with what the user does here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,7 @@ import reflex as rx
 from marketplace.models import Notification
 from marketplace.services import notifications
 from marketplace.services.errors import DomainError, Unauthorized
+from marketplace.state import blocking
 from marketplace.state.display import format_day_time, logged_out_again, time_zone
 from marketplace.state.vendor.page import VendorState
 
@@ -38,14 +39,14 @@ class VendorNotificationsState(VendorState):
     busy: str = ""  # id of the notification being changed
 
     @rx.event
-    def load(self) -> Iterator[Any]:
+    async def load(self) -> AsyncIterator[Any]:
         """Runs when the tab's panel mounts."""
         self.reset()
         yield
-        user = self.current_user()
+        user = await self.viewer()
         try:
-            rows = notifications.list_notifications(actor=user)
-            self.unread_notifications = notifications.unread_count(actor=user)
+            rows = await blocking.run(notifications.list_notifications, actor=user)
+            self.unread_notifications = await blocking.run(notifications.unread_count, actor=user)
         except Unauthorized:
             yield logged_out_again()
             return
@@ -67,13 +68,14 @@ class VendorNotificationsState(VendorState):
             self.unread_notifications = max(0, self.unread_notifications - 1)
 
     @rx.event
-    def mark_read(self, notification_id: str) -> Iterator[Any]:
+    async def mark_read(self, notification_id: str) -> AsyncIterator[Any]:
         if self.busy:
             return
         self.busy = notification_id
         yield
         try:
-            updated = notifications.mark_read(actor=self.current_user(), notification_id=notification_id)
+            updated = await blocking.run(notifications.mark_read, actor=await self.viewer(),
+                                         notification_id=notification_id)
         except Unauthorized:
             self.busy = ""
             yield logged_out_again()
@@ -88,13 +90,14 @@ class VendorNotificationsState(VendorState):
         self.busy = ""
 
     @rx.event
-    def delete(self, notification_id: str) -> Iterator[Any]:
+    async def delete(self, notification_id: str) -> AsyncIterator[Any]:
         if self.busy:
             return
         self.busy = notification_id
         yield
         try:
-            notifications.delete_notification(actor=self.current_user(), notification_id=notification_id)
+            await blocking.run(notifications.delete_notification, actor=await self.viewer(),
+                               notification_id=notification_id)
         except Unauthorized:
             self.busy = ""
             yield logged_out_again()

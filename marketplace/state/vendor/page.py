@@ -14,6 +14,7 @@ from marketplace.services import notifications
 from marketplace.services.errors import Forbidden, Unauthorized
 from marketplace.services.permissions import require_vendor
 from marketplace.services.vendor import applications
+from marketplace.state import blocking
 from marketplace.state.display import BROWSER_TIME_ZONE_JS, format_day, logged_out_again, time_zone
 from marketplace.state.session import SessionState
 
@@ -46,9 +47,9 @@ class VendorState(SessionState):
         return rx.call_script(BROWSER_TIME_ZONE_JS, callback=VendorState.load_view)
 
     @rx.event
-    def load_view(self, zone_name: str) -> list[rx.event.EventSpec] | None:
+    async def load_view(self, zone_name: str) -> list[rx.event.EventSpec] | None:
         self.time_zone = time_zone(zone_name).key
-        user = self.current_user()
+        user = await self.viewer()
         try:
             require_vendor(user)
         except Unauthorized:
@@ -56,9 +57,9 @@ class VendorState(SessionState):
             self.mode = "signed_out"
             return logged_out_again(on_load=True)
         except Forbidden:
-            self.show_application(applications.latest_application(actor=user))
+            self.show_application(await blocking.run(applications.latest_application, actor=user))
             return None
-        self.unread_notifications = notifications.unread_count(actor=user)
+        self.unread_notifications = await blocking.run(notifications.unread_count, actor=user)
         self.mode = "vendor"
         return None
 

@@ -7,7 +7,7 @@ price format, URLs, tags, file count, size and type) is the services', whose mes
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import reflex as rx
@@ -20,6 +20,7 @@ from marketplace.services.permissions import require_vendor
 from marketplace.services.vendor import agents as agent_service
 from marketplace.services.vendor import files as file_service
 from marketplace.services.vendor.drafts import AgentDraft, parse_tags
+from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
@@ -123,9 +124,9 @@ class WizardState(SessionState):
         return parts[2] if len(parts) == 4 and parts[:2] == ["vendor", "agents"] and parts[3] == "edit" else ""
 
     @rx.event
-    def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+    async def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
         self.reset()
-        user = self.current_user()
+        user = await self.viewer()
         try:
             require_vendor(user)
         except Unauthorized:
@@ -137,12 +138,12 @@ class WizardState(SessionState):
         self.max_file_bytes = settings.upload_max_file_bytes
         self.multipart_threshold = settings.upload_multipart_threshold_bytes
         self.categories = [CategoryOption(id=str(c.id), label=f"{c.emoji} {c.name}".strip())
-                           for c in category_service.list_categories()]
+                           for c in await blocking.run(category_service.list_categories)]
         agent_id = self._route_agent_id()
         self.uppy_id = f"agent-files-{user.id}-{agent_id or 'new'}"
         if agent_id:
             try:
-                editable = agent_service.get_editable_agent(actor=user, agent_id=agent_id)
+                editable = await blocking.run(agent_service.get_editable_agent, actor=user, agent_id=agent_id)
             except (NotFound, Forbidden) as error:
                 return [rx.toast.error("Error", description=error.message), rx.redirect("/vendor", replace=True)]
             self.editing = True
@@ -221,13 +222,14 @@ class WizardState(SessionState):
         return None
 
     @rx.event
-    def proceed(self, form: dict | None = None) -> Iterator[Any]:
+    async def proceed(self, form: dict | None = None) -> AsyncIterator[Any]:
         """The form's submit: Next on steps 1-3, Submit for Review on step 4."""
         toast = self._take(form)
         if toast is not None:
             yield toast
         if self.step >= LAST_STEP:
-            yield from self._submit()
+            async for update in self._submit():
+                yield update
             return
         if self.step == 1 and self.tags_error:
             yield rx.toast.error(TOO_MANY_TAGS, description=self.tags_error)
@@ -278,15 +280,16 @@ class WizardState(SessionState):
         self.uploads = [u for u in self.uploads if u.id != file_id]
 
     @rx.event
-    def remove_existing_file(self, file_id: str) -> Iterator[Any]:
+    async def remove_existing_file(self, file_id: str) -> AsyncIterator[Any]:
         if self.removing_file:
             return
         self.removing_file = file_id
         yield
-        user = self.current_user()
+        user = await self.viewer()
         try:
-            file_service.remove_file(actor=user, file_id=file_id)
-            self._show_files(agent_service.get_editable_agent(actor=user, agent_id=self.agent_id).files)
+            await blocking.run(file_service.remove_file, actor=user, file_id=file_id)
+            editable = await blocking.run(agent_service.get_editable_agent, actor=user, agent_id=self.agent_id)
+            self._show_files(editable.files)
         except Unauthorized:
             yield logged_out_again()
         except DomainError as error:
@@ -303,7 +306,7 @@ class WizardState(SessionState):
             image_url=self.image_url or None, tags=list(self.tags),
         )
 
-    def _submit(self) -> Iterator[Any]:
+    async def _submit(self) -> AsyncIterator[Any]:
         if self.submitting:
             return
         if not all(v.strip() for v in (self.name, self.description, self.price, self.category_id)):
@@ -315,12 +318,12 @@ class WizardState(SessionState):
             return
         self.submitting = True
         yield
-        user = self.current_user()
+        user = await self.viewer()
         try:
             if self.agent_id:
-                agent_service.update_agent(actor=user, agent_id=self.agent_id, draft=self._draft())
+                await blocking.run(agent_service.update_agent, actor=user, agent_id=self.agent_id, draft=self._draft())
             else:
-                self.agent_id = agent_service.create_agent(actor=user, draft=self._draft())
+                self.agent_id = await blocking.run(agent_service.create_agent, actor=user, draft=self._draft())
                 self.agent_status = "pending"
         except Unauthorized:
             self.submitting = False
@@ -336,22 +339,16 @@ class WizardState(SessionState):
             self.submitting = False
             yield rx.toast.error("Error", description=CREATE_FAILED)
             return
-        failed = yield from self._attach_all(user)
-        self.submitting = False
-        if failed:
-            self.step = 2  # the refused files are gone from the widget; the agent itself is saved
-            return
-        yield from self._done()
-
-    def _attach_all(self, user: Any) -> Iterator[Any]:
-        """Attach each finished upload; a refused one leaves the widget with the service's reason."""
+        # Attach each finished upload; a refused one leaves the widget with the service's reason.
         failed = False
         for upload in list(self.uploads):
             try:
-                info = file_service.attach_file(actor=user, agent_id=self.agent_id, file_url=upload.url)
+                info = await blocking.run(file_service.attach_file, actor=user, agent_id=self.agent_id,
+                                          file_url=upload.url)
             except Unauthorized:
+                failed = True
                 yield logged_out_again()
-                return True
+                break
             except Exception as error:  # a refusal carries its reason; anything else is logged
                 if not isinstance(error, DomainError):
                     LOG.exception("attaching %s failed", upload.url)
@@ -364,7 +361,12 @@ class WizardState(SessionState):
             self.uploads = [u for u in self.uploads if u.id != upload.id]
             self.existing_files = [*self.existing_files,
                                    AgentFileRow(id=info.id, name=info.filename, size=size_label(info.size_bytes))]
-        return failed
+        self.submitting = False
+        if failed:
+            self.step = 2  # the refused files are gone from the widget; the agent itself is saved
+            return
+        for update in self._done():
+            yield update
 
     def _done(self) -> Iterator[Any]:
         yield rx.call_script(clear_uploads_script(self.uppy_id))
