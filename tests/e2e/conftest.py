@@ -30,6 +30,12 @@ E2E_DIR = Path(__file__).resolve().parent
 # toasts stay five seconds, so a ten-second wait still sees them.
 expect.set_options(timeout=10_000)
 
+# The app's event loop reports every callback that holds it longer than this (asyncio debug mode, set up when
+# the app starts serving): a state doing blocking work on the loop stalls every browser of that worker, and the
+# test that caused it fails. `SLOW_CALLBACK_MS=0` turns the watch off (to measure what it costs).
+SLOW_CALLBACK_MS = os.environ.get("SLOW_CALLBACK_MS", "50")
+SLOW_CALLBACK = re.compile(r"Executing .+? took \d+\.\d+ seconds")
+APP_LOG = pytest.StashKey[Path]()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -65,7 +71,7 @@ def _empty_postgres(url: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def app_server() -> Iterator[str]:
+def app_server(request: pytest.FixtureRequest) -> Iterator[str]:
     """Start the app as `make run` does, on a free port with its own database and files."""
     tmp = Path(tempfile.mkdtemp(prefix="marketplace-e2e-"))
     port = int(os.environ.get("E2E_PORT") or free_port())
@@ -89,6 +95,7 @@ def app_server() -> Iterator[str]:
         "UPLOAD_MULTIPART_THRESHOLD_BYTES": str(5 * 1024 * 1024),
         # Every browser test signs up and reviews from 127.0.0.1: keep the per-address limits out of their way.
         "RATE_LIMIT_REGISTER": "1000", "RATE_LIMIT_REVIEWS": "1000", "RATE_LIMIT_REPORTS": "1000",
+        "SLOW_CALLBACK_MS": SLOW_CALLBACK_MS,
     }
     env.pop("TEST_DATABASE_URL", None)
     env.pop("SMTP_URL", None)
@@ -99,6 +106,9 @@ def app_server() -> Iterator[str]:
     try:
         _wait_for(f"{base}/ping", proc, log)
         _wait_for(f"{base}/", proc, log)
+        if SLOW_CALLBACK_MS != "0":
+            assert "event loop watched" in log.read_text(), "the app does not watch its event loop"
+        request.config.stash[APP_LOG] = log
         yield base
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -107,6 +117,28 @@ def app_server() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def slow_callbacks(log: Path, start: int) -> list[str]:
+    """The app's reports of callbacks that held its event loop too long, written after byte `start` of its log."""
+    with log.open("rb") as text:
+        text.seek(start)
+        return [line.strip() for line in text.read().decode(errors="replace").splitlines()
+                if SLOW_CALLBACK.search(line)]
+
+
+@pytest.fixture(autouse=True)
+def loop_never_held(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a browser test during which the app's event loop was held longer than `SLOW_CALLBACK_MS`."""
+    log = None
+    if "app_server" in request.fixturenames:
+        request.getfixturevalue("app_server")  # started before the test's window opens
+        log = request.config.stash[APP_LOG]
+    start = log.stat().st_size if log else 0
+    yield
+    if log and (held := slow_callbacks(log, start)):
+        pytest.fail(f"the app's event loop was held longer than {SLOW_CALLBACK_MS} ms:\n" + "\n".join(held),
+                    pytrace=False)
 
 
 @pytest.fixture(scope="session")
