@@ -6,17 +6,20 @@ may hold the loop: no browser is being served yet) and the `asyncio` logger warn
 0.123 seconds' for each longer callback. The browser suite sets 50 ms and fails on any such line.
 
 asyncio times a callback by the wall clock, which also counts the time the thread sat ready while other processes
-had the CPU: on a busy two-core box a 5 ms callback can 'take' 100 ms. Linux counts that wait per thread
-(`/proc/thread-self/schedstat`), so each report is cut by it: a callback is reported when its own work (CPU and
-blocking calls) held the loop longer, and the report says how long it waited for a CPU on top.
+had the CPU (on a busy two-core box a 5 ms callback can 'take' 100 ms) and the garbage collector's pauses, which
+stop every thread wherever they fall. Linux counts the first per thread (`/proc/thread-self/schedstat`) and
+`gc.callbacks` time the second, so each report is cut by both: a callback is reported when its own work (CPU and
+blocking calls) held the loop longer, and the report says what came on top.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import threading
+import time
 from asyncio import events
 
 _REPORT = "Executing %s took %.3f seconds"  # asyncio's own message (base_events._run_once)
@@ -25,13 +28,24 @@ log = logging.getLogger(__name__)
 
 
 class _Waits(threading.local):
-    """The calling thread's `schedstat` file, and the CPU wait of the last callback it ran."""
+    """The calling thread's `schedstat` file, and what the last callback it ran waited for."""
 
     fd: int | None = None
-    waited: float = 0.0
+    waited: float = 0.0  # ready to run while another had the CPU
+    collecting: float = 0.0  # garbage collection
 
 
 _waits = _Waits()
+_collected = 0.0  # seconds of garbage collection in this process so far
+_collection_started = 0.0
+
+
+def _time_collection(phase: str, info: dict[str, int]) -> None:
+    global _collected, _collection_started
+    if phase == "start":
+        _collection_started = time.perf_counter()
+    else:
+        _collected += time.perf_counter() - _collection_started
 
 
 def _cpu_wait() -> float:
@@ -52,10 +66,10 @@ class _HeldOnly(logging.Filter):
         if record.msg != _REPORT or not isinstance(record.args, tuple) or len(record.args) != 2:
             return True
         handle, took = record.args
-        if took - _waits.waited < self.threshold:
+        if took - _waits.waited - _waits.collecting < self.threshold:
             return False
-        record.msg = _REPORT + " (%.3f of them waiting for a CPU)"
-        record.args = (handle, took, _waits.waited)
+        record.msg = _REPORT + " (%.3f of them waiting for a CPU, %.3f collecting garbage)"
+        record.args = (handle, took, _waits.waited, _waits.collecting)
         return True
 
 
@@ -67,13 +81,14 @@ def watch(loop: asyncio.AbstractEventLoop, threshold_ms: int) -> None:
     run = events.Handle._run
 
     def timed_run(handle: events.Handle) -> None:
-        before = _cpu_wait()
+        waited, collected = _cpu_wait(), _collected
         try:
             run(handle)
         finally:
-            _waits.waited = _cpu_wait() - before
+            _waits.waited, _waits.collecting = _cpu_wait() - waited, _collected - collected
 
     events.Handle._run = timed_run  # type: ignore[method-assign]
+    gc.callbacks.append(_time_collection)
     logging.getLogger("asyncio").addFilter(_HeldOnly(threshold_ms / 1000))
     loop.set_debug(True)
     loop.slow_callback_duration = threshold_ms / 1000
