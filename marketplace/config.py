@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     redis_url: str = ""
     demo_mode: bool = False  # role switcher, demo data, dev mailbox: only for `make run` (scripts/run.sh sets it)
     cors_extra_origins: str = ""  # comma separated
+    # > 0: the serving event loop runs in asyncio debug mode and logs each callback that held it longer than
+    # this many ms ('Executing ... took 0.123 seconds', loop_watch.py); the browser suite sets 50.
+    slow_callback_ms: int = 0
     catalog_cache_entries: int = 512  # listing pages cached per process, checked against catalog_version; 0 = off
 
     session_days: int = 14

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import reflex as rx
 
-from marketplace import migrate
+from marketplace import loop_watch, migrate
 from marketplace.api.app import create_api
 from marketplace.components.spinner import loading_frame
-from marketplace.config import announce_demo_mode
+from marketplace.config import announce_demo_mode, settings
 from marketplace.pages.account_recovery import forgot_password_page, reset_password_page, verify_email_page
 from marketplace.pages.admin.page import admin_page
 from marketplace.pages.admin.settings import admin_settings_page
@@ -48,6 +50,14 @@ def _on_start() -> None:
     platform.ensure_defaults()
     auth.purge_expired()
     ratelimit.purge()
+    _watch_the_loop()
+
+
+def _watch_the_loop() -> None:
+    """With `SLOW_CALLBACK_MS`, report each callback that holds this worker's event loop longer. Last in
+    start-up: compiling and migrating may hold it, no browser is being served yet."""
+    if settings.slow_callback_ms > 0:
+        loop_watch.watch(asyncio.get_running_loop(), settings.slow_callback_ms)
 
 
 app = rx.App(

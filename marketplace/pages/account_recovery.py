@@ -16,9 +16,9 @@ def forgot_password_page() -> rx.Component:
         rx.vstack(
             field("Email",
                   rx.input(id="forgot-email", name="email", type="email", value=ForgotPasswordState.email,
-                           on_change=ForgotPasswordState.set_email, placeholder="you@example.com",
+                           on_change=ForgotPasswordState.set_field("email"), placeholder="you@example.com",
                            auto_complete="email", size="3"),
-                  ForgotPasswordState.error, field_id="forgot-email"),
+                  ForgotPasswordState.errors.get("email", ""), field_id="forgot-email"),
             rx.button(rx.cond(ForgotPasswordState.submitting, "Sending...", "Send Reset Link"), type="submit",
                       size="3", width="100%", disabled=ForgotPasswordState.submitting, id="send-reset-link"),
             spacing="3", width="100%",
@@ -36,22 +36,20 @@ def forgot_password_page() -> rx.Component:
     )
 
 
-def _password_input(name: str, label: str, value: rx.Var, on_change: rx.EventHandler, error: rx.Var) -> rx.Component:
+def _password_input(name: str, label: str) -> rx.Component:
     field_id = f"reset-{name.replace('_', '-')}"
     return field(label,
-                 rx.input(id=field_id, name=name, type="password", value=value, on_change=on_change,
+                 rx.input(id=field_id, name=name, type="password", value=getattr(ResetPasswordState, name),
+                          on_change=ResetPasswordState.set_field(name),
                           auto_complete="new-password", size="3"),
-                 error, field_id=field_id)
+                 ResetPasswordState.errors.get(name, ""), field_id=field_id)
 
 
 def reset_password_page() -> rx.Component:
     form = rx.form(
         rx.vstack(
-            _password_input("password", "New Password", ResetPasswordState.password,
-                            ResetPasswordState.set_password, ResetPasswordState.errors.get("password", "")),
-            _password_input("confirm_password", "Confirm New Password", ResetPasswordState.confirm_password,
-                            ResetPasswordState.set_confirm_password,
-                            ResetPasswordState.errors.get("confirm_password", "")),
+            _password_input("password", "New Password"),
+            _password_input("confirm_password", "Confirm New Password"),
             rx.button(rx.cond(ResetPasswordState.submitting, "Saving...", "Set New Password"), type="submit",
                       size="3", width="100%", disabled=ResetPasswordState.submitting, id="set-new-password"),
             spacing="3", width="100%",

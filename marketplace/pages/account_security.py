@@ -8,12 +8,12 @@ from marketplace.components.forms import field
 from marketplace.state.account_security import AccountSecurityState as S
 
 
-def _password(name: str, label: str, value: rx.Var, on_change: rx.EventHandler, complete: str) -> rx.Component:
+def _password(name: str, label: str, complete: str) -> rx.Component:
     field_id = name.replace("_", "-")
     return field(label,
-                 rx.input(id=field_id, name=name, type="password", value=value, on_change=on_change,
-                          auto_complete=complete, size="2"),
-                 S.password_errors.get(name, ""), field_id=field_id)
+                 rx.input(id=field_id, name=name, type="password", value=getattr(S, name),
+                          on_change=S.set_field(name), auto_complete=complete, size="2"),
+                 S.errors.get(name, ""), field_id=field_id)
 
 
 def _change_password() -> rx.Component:
@@ -21,11 +21,9 @@ def _change_password() -> rx.Component:
         rx.vstack(
             rx.heading("Change password", size="3"),
             rx.grid(
-                _password("current_password", "Current Password", S.current_password, S.set_current_password,
-                          "current-password"),
-                _password("new_password", "New Password", S.new_password, S.set_new_password, "new-password"),
-                _password("confirm_new_password", "Confirm New Password", S.confirm_new_password,
-                          S.set_confirm_new_password, "new-password"),
+                _password("current_password", "Current Password", "current-password"),
+                _password("new_password", "New Password", "new-password"),
+                _password("confirm_new_password", "Confirm New Password", "new-password"),
                 columns=rx.breakpoints(initial="1", md="3"), spacing="3", width="100%",
             ),
             rx.text("Changing it signs you out on your other devices.", size="1", color_scheme="gray"),

@@ -43,7 +43,7 @@ def _profile_input(label: str, name: str, value: Var[str], **props: object) -> r
     field_id = f"profile-{name.replace('_', '-')}-input"
     return field(
         label,
-        rx.input(id=field_id, name=name, value=value, on_change=getattr(DashboardState, f"set_form_{name}"),
+        rx.input(id=field_id, name=name, value=value, on_change=DashboardState.set_field(f"form_{name}"),
                  size="3", **props),
         DashboardState.errors.get(name, ""),
         field_id=field_id,

@@ -15,7 +15,7 @@ def _input(name: str, label: str, *, kind: str = "text", placeholder: str = "", 
     return field(
         label,
         rx.input(id=name, name=name, type=kind, value=getattr(SignupState, name),
-                 on_change=getattr(SignupState, f"set_{name}"), placeholder=placeholder,
+                 on_change=SignupState.set_field(name), placeholder=placeholder,
                  auto_complete=complete, size="3"),
         SignupState.errors.get(name, ""), field_id=name,
     )

@@ -6,20 +6,21 @@ Requests that need the client's address or change the session cookie go through 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import reflex as rx
 
 from marketplace.services import accounts, auth
 from marketplace.services.errors import DomainError
+from marketplace.state import blocking
 from marketplace.state.browser import error_message, fetch_api, response_json
-from marketplace.state.forms import take_submitted
+from marketplace.state.forms import FormState, take_submitted
 from marketplace.state.session import SessionState, flash_and_go
 
 
-class ForgotPasswordState(rx.State):
+class ForgotPasswordState(FormState, rx.State):
+    FORM_FIELDS: ClassVar[dict[str, str]] = {"email": "email"}
     email: str = ""
-    error: str = ""
     submitting: bool = False
     sent_message: str = ""
 
@@ -28,15 +29,10 @@ class ForgotPasswordState(rx.State):
         self.reset()
 
     @rx.event
-    def set_email(self, value: str) -> None:
-        self.email = value
-        self.error = ""
-
-    @rx.event
     def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
         take_submitted(self, form, {"email": "email"})
         if not self.email.strip():
-            self.error = "Email is required"
+            self.errors = {"email": "Email is required"}
             return None
         self.submitting = True
         return rx.call_script(fetch_api("POST", "/api/auth/forgot-password", {"email": self.email.strip()}),
@@ -51,27 +47,17 @@ class ForgotPasswordState(rx.State):
         return rx.toast.error("Request failed", description=error_message(result) or "Please try again.")
 
 
-class ResetPasswordState(rx.State):
+class ResetPasswordState(FormState, rx.State):
+    FORM_FIELDS: ClassVar[dict[str, str]] = {"password": "password", "confirm_password": "confirm_password"}
     token: str = ""
     password: str = ""
     confirm_password: str = ""
-    errors: dict[str, str] = {}
     submitting: bool = False
 
     @rx.event
     def on_load(self) -> None:
         self.reset()
         self.token = self.router.url.query_parameters.get("token", "")
-
-    @rx.event
-    def set_password(self, value: str) -> None:
-        self.password = value
-        self.errors.pop("password", None)
-
-    @rx.event
-    def set_confirm_password(self, value: str) -> None:
-        self.confirm_password = value
-        self.errors.pop("confirm_password", None)
 
     @rx.event
     def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
@@ -107,10 +93,10 @@ class VerifyEmailState(SessionState):
     verify_message: str = ""
 
     @rx.event
-    def on_load(self) -> None:
+    async def on_load(self) -> None:
         token = self.router.url.query_parameters.get("token", "")
         try:
-            user = accounts.verify_email(token=token)
+            user = await blocking.run(accounts.verify_email, token=token)
         except DomainError as error:
             self.verify_status, self.verify_message = "failed", error.message
             return

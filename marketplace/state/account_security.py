@@ -7,23 +7,24 @@ never on this event loop.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import reflex as rx
 
 from marketplace.services import auth
 from marketplace.state.browser import error_message, fetch_api, response_json
-from marketplace.state.forms import take_submitted
+from marketplace.state.forms import FormState, take_submitted
 from marketplace.state.session import SessionState, flash_and_go
 
 _PASSWORD_FIELDS = {"currentPassword": "current_password", "newPassword": "new_password"}
 
 
-class AccountSecurityState(SessionState):
+class AccountSecurityState(FormState, SessionState):
+    FORM_FIELDS: ClassVar[dict[str, str]] = {name: name for name in ("current_password", "new_password",
+                                                                     "confirm_new_password")}
     current_password: str = ""
     new_password: str = ""
     confirm_new_password: str = ""
-    password_errors: dict[str, str] = {}
     changing_password: bool = False
     # two-factor authentication
     totp_secret: str = ""
@@ -36,26 +37,9 @@ class AccountSecurityState(SessionState):
     @rx.event
     def on_load(self) -> None:
         self.current_password = self.new_password = self.confirm_new_password = ""
-        self.password_errors = {}
+        self.errors = {}
         self.totp_secret = self.totp_qr = self.totp_code = self.totp_error = ""
         self.changing_password = self.totp_busy = self.signing_out = False
-
-    # --- named setters (never a field name from the browser) -------------------------------------------------
-
-    @rx.event
-    def set_current_password(self, value: str) -> None:
-        self.current_password = value
-        self.password_errors.pop("current_password", None)
-
-    @rx.event
-    def set_new_password(self, value: str) -> None:
-        self.new_password = value
-        self.password_errors.pop("new_password", None)
-
-    @rx.event
-    def set_confirm_new_password(self, value: str) -> None:
-        self.confirm_new_password = value
-        self.password_errors.pop("confirm_new_password", None)
 
     @rx.event
     def set_totp_code(self, value: str) -> None:
@@ -75,7 +59,7 @@ class AccountSecurityState(SessionState):
             errors["new_password"] = problem
         if self.confirm_new_password != self.new_password:
             errors["confirm_new_password"] = "Passwords don't match"
-        self.password_errors = errors
+        self.errors = errors
         if errors or self.changing_password:
             return None
         self.changing_password = True
@@ -91,7 +75,7 @@ class AccountSecurityState(SessionState):
             return rx.toast("Password changed", description=error_message(result))
         field = _PASSWORD_FIELDS.get(str(response_json(result).get("field")))
         if field:
-            self.password_errors = {field: error_message(result)}
+            self.errors = {field: error_message(result)}
             return None
         return rx.toast.error("Password not changed", description=error_message(result) or "Please try again.")
 

@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import reflex as rx
 
 from marketplace.services import auth, sign_in_errors
 from marketplace.state.browser import error_message, fetch_api, response_json
-from marketplace.state.forms import submitted_checkbox, take_submitted
+from marketplace.state.forms import FormState, submitted_checkbox, take_submitted
 from marketplace.state.session import SessionState, flash_and_go, toast_on_load
 
 
-class LoginState(rx.State):
+class LoginState(FormState, rx.State):
+    FORM_FIELDS: ClassVar[dict[str, str]] = {"username": "username", "password": "password"}
     username: str = ""
     password: str = ""
     enable_2fa: bool = False
     two_factor_code: str = ""
-    errors: dict[str, str] = {}
     submitting: bool = False
-
-    @rx.event
-    def set_username(self, value: str) -> None:
-        self.username = value
-        self.errors.pop("username", None)
-
-    @rx.event
-    def set_password(self, value: str) -> None:
-        self.password = value
-        self.errors.pop("password", None)
 
     @rx.event
     def set_enable_2fa(self, value: bool) -> None:
@@ -89,13 +79,13 @@ _SIGNUP_FIELDS = {"username": "username", "email": "email", "password": "passwor
                   "confirmPassword": "confirm_password"}  # the service's field names -> this state's
 
 
-class SignupState(rx.State):
+class SignupState(FormState, rx.State):
+    FORM_FIELDS: ClassVar[dict[str, str]] = {name: name for name in _SIGNUP_FIELDS.values()}
     username: str = ""
     email: str = ""
     password: str = ""
     confirm_password: str = ""
     enable_2fa: bool = False
-    errors: dict[str, str] = {}
     submitting: bool = False
     # 2FA enrolment, shown after the account exists.
     totp_secret: str = ""
@@ -107,26 +97,6 @@ class SignupState(rx.State):
     def on_load(self) -> rx.event.EventSpec:
         self.reset()
         return SessionState.redirect_if_signed_in
-
-    @rx.event
-    def set_username(self, value: str) -> None:
-        self.username = value
-        self.errors.pop("username", None)
-
-    @rx.event
-    def set_email(self, value: str) -> None:
-        self.email = value
-        self.errors.pop("email", None)
-
-    @rx.event
-    def set_password(self, value: str) -> None:
-        self.password = value
-        self.errors.pop("password", None)
-
-    @rx.event
-    def set_confirm_password(self, value: str) -> None:
-        self.confirm_password = value
-        self.errors.pop("confirm_password", None)
 
     @rx.event
     def set_enable_2fa(self, value: bool) -> None:

@@ -6,9 +6,9 @@ tab, which purchase and the profile form. Lists are kept as small display record
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
 import reflex as rx
@@ -28,7 +28,7 @@ from marketplace.state.display import (
     logged_out_again,
     time_zone,
 )
-from marketplace.state.forms import take_submitted
+from marketplace.state.forms import FormState, take_submitted
 from marketplace.state.session import SessionState
 
 TABS = ("purchases", "favorites", "orders", "profile", "payment", "account")
@@ -105,8 +105,10 @@ def order_row(order: Order, zone: ZoneInfo) -> OrderRow:
     )
 
 
-class DashboardState(SessionState):
+class DashboardState(FormState, SessionState):
     """The dashboard of the signed-in user; reset on every visit (the tab's state outlives page loads)."""
+
+    FORM_FIELDS: ClassVar[dict[str, str]] = {f"form_{name}": name for name in _PROFILE_FIELDS.values()}
 
     tab: str = "purchases"
     loading: bool = True
@@ -125,7 +127,6 @@ class DashboardState(SessionState):
     form_last_name: str = ""
     form_email: str = ""
     form_current_password: str = ""
-    errors: dict[str, str] = {}
     # vendor application
     applying: bool = False
     application_status: str = ""
@@ -147,33 +148,31 @@ class DashboardState(SessionState):
         return rx.call_script(BROWSER_TIME_ZONE_JS, callback=DashboardState.load_data)
 
     @rx.event
-    def load_data(self, zone_name: str) -> list[rx.event.EventSpec] | None:
-        zone = time_zone(zone_name)
-        self.time_zone = zone.key
-        user = self.current_user()
+    async def load_data(self, zone_name: str) -> None:
+        self.time_zone = time_zone(zone_name).key
+        user = await self.viewer()
         if user is None:
             self._apply(None)
-            self.loading = False
-            return None
-        self._load(user)
+        else:
+            await self._load(user)
         self.loading = False
-        return None
 
-    def _load(self, user: User) -> None:
+    async def _load(self, user: User) -> None:
         zone = time_zone(self.time_zone)
-        records = purchases.list_purchases(actor=user)
+        records = await blocking.run(purchases.list_purchases, actor=user)
         self.purchases = [purchase_card(r, zone) for r in records]
-        self.orders = [order_row(o, zone) for o in purchases.list_orders(actor=user)]
-        owned = catalog.purchased_agent_ids(actor=user)
-        self.favorites = [agent_card(a, owned) for a in favorites.list_favorites(actor=user).items]
-        summary = purchases.spending_summary(actor=user)
+        self.orders = [order_row(o, zone) for o in await blocking.run(purchases.list_orders, actor=user)]
+        owned = await blocking.run(catalog.purchased_agent_ids, actor=user)
+        favourites = await blocking.run(favorites.list_favorites, actor=user)
+        self.favorites = [agent_card(a, owned) for a in favourites.items]
+        summary = await blocking.run(purchases.spending_summary, actor=user)
         self.agents_owned = summary.agents_owned
         self.completed_orders = summary.completed_orders
         self.total_spent = money.format_totals(summary.total_spent)
-        self._load_application(user)
+        await self._load_application(user)
 
-    def _load_application(self, user: User) -> None:
-        application = vendors.latest_application(actor=user)
+    async def _load_application(self, user: User) -> None:
+        application = await blocking.run(vendors.latest_application, actor=user)
         self.application_status = application.status if application else ""
         self.application_date = format_day(application.created_at, time_zone(self.time_zone)) if application else ""
 
@@ -223,27 +222,6 @@ class DashboardState(SessionState):
         self.form_current_password = ""
         self.errors = {}
         self.editing = False
-
-    # One named setter per field: the browser never chooses which attribute is written.
-    @rx.event
-    def set_form_first_name(self, value: str) -> None:
-        self.form_first_name = value
-        self.errors.pop("first_name", None)
-
-    @rx.event
-    def set_form_last_name(self, value: str) -> None:
-        self.form_last_name = value
-        self.errors.pop("last_name", None)
-
-    @rx.event
-    def set_form_email(self, value: str) -> None:
-        self.form_email = value
-        self.errors.pop("email", None)
-
-    @rx.event
-    def set_form_current_password(self, value: str) -> None:
-        self.form_current_password = value
-        self.errors.pop("current_password", None)
 
     @rx.var
     def email_changing(self) -> bool:
@@ -297,14 +275,14 @@ class DashboardState(SessionState):
     # --- vendor application ------------------------------------------------------------------------------
 
     @rx.event
-    def apply_as_vendor(self) -> Iterator[Any]:
+    async def apply_as_vendor(self) -> AsyncIterator[Any]:
         if self.applying or self.application_status == ApplicationStatus.PENDING:
             return
         self.applying = True
         yield
-        user = self.current_user()
+        user = await self.viewer()
         try:
-            vendors.apply_with_profile(actor=user)
+            await blocking.run(vendors.apply_with_profile, actor=user)
         except Unauthorized:
             self.applying = False
             yield logged_out_again()
@@ -314,7 +292,7 @@ class DashboardState(SessionState):
             yield rx.toast.error("Application Failed",
                                  description=error.message or "Failed to submit vendor application")
             return
-        self._load_application(user)
+        await self._load_application(user)
         self.applying = False
         yield rx.toast("Application Submitted", description="Your vendor application has been submitted for review.")
 

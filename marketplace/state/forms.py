@@ -1,8 +1,11 @@
-"""What a submitted form holds is what the user saw: states take it before checking anything."""
+"""Forms in states: typing sets a whitelisted field and clears its error; a submit takes what the user saw."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
+
+import reflex as rx
 
 
 def take_submitted(state: object, form: Mapping[str, object] | None, fields: Mapping[str, str]) -> None:
@@ -23,3 +26,22 @@ def submitted_checkbox(form: Mapping[str, object] | None, name: str) -> bool | N
     if form is None:
         return None
     return form.get(name) in ("on", True)
+
+
+class FormState(rx.State, mixin=True):
+    """Typing in a form field: one `set_field` event sets the field and clears its error.
+
+    A state lists the fields the browser may set in `FORM_FIELDS` (attribute -> key of its message in
+    `errors`); any other name is ignored, so the browser never chooses which attribute is written. Pages bind
+    `on_change=MyState.set_field("attribute")` (the typed value is the second argument).
+    """
+
+    FORM_FIELDS: ClassVar[Mapping[str, str]] = {}
+    errors: dict[str, str] = {}
+
+    @rx.event
+    def set_field(self, name: str, value: str) -> None:
+        if name not in self.FORM_FIELDS or not isinstance(value, str):
+            return
+        setattr(self, name, value)
+        self.errors.pop(self.FORM_FIELDS[name], None)

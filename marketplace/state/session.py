@@ -64,11 +64,11 @@ class SessionState(rx.State):
         return morsel.value if morsel else None
 
     def current_user(self) -> User | None:
-        """The signed-in user as the services see it (re-read from the database every time)."""
+        """The signed-in user, read on the event loop: only for states not yet awaiting `viewer` (to go)."""
         return auth.user_for_token(self._token())
 
     async def viewer(self) -> User | None:
-        """`current_user`, read on a worker thread: what an async handler awaits."""
+        """The signed-in user as the services see it, re-read from the database on a worker thread each time."""
         return await blocking.run(auth.user_for_token, self._token())
 
     def _apply(self, user: User | None) -> None:
@@ -108,8 +108,8 @@ class SessionState(rx.State):
         return self.user_id != "" and (not self.email_verified or self.pending_email != "")
 
     @rx.event
-    def load(self) -> rx.event.EventSpec:
-        self._apply(self.current_user())
+    async def load(self) -> rx.event.EventSpec:
+        self._apply(await self.viewer())
         self.demo_mode = settings.demo_enabled
         self.checked = True
         return rx.call_script(

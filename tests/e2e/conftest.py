@@ -9,6 +9,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +31,16 @@ E2E_DIR = Path(__file__).resolve().parent
 # toasts stay five seconds, so a ten-second wait still sees them.
 expect.set_options(timeout=10_000)
 
+# The app's event loop reports every callback that holds it longer than this (asyncio debug mode, set up when
+# the app starts serving; marketplace/loop_watch.py): a state doing blocking work on the loop stalls every browser
+# of that worker, and the test during which a state's event did so fails. `SLOW_CALLBACK_MS=0` turns it off.
+SLOW_CALLBACK_MS = os.environ.get("SLOW_CALLBACK_MS", "50")
+SLOW_CALLBACK = re.compile(r"Executing .+? took \d+\.\d+ seconds")
+# A state's event runs as a task named after its handler. Other callbacks (socket.io's writer, Reflex's own
+# book-keeping) name no state: on a busy box they are seen waiting for the interpreter lock while the worker's
+# threads run the services, so they are shown as warnings, not failures.
+STATE_EVENT = "name='reflex_event|"
+APP_LOG = pytest.StashKey[Path]()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -65,7 +76,7 @@ def _empty_postgres(url: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def app_server() -> Iterator[str]:
+def app_server(request: pytest.FixtureRequest) -> Iterator[str]:
     """Start the app as `make run` does, on a free port with its own database and files."""
     tmp = Path(tempfile.mkdtemp(prefix="marketplace-e2e-"))
     port = int(os.environ.get("E2E_PORT") or free_port())
@@ -89,6 +100,7 @@ def app_server() -> Iterator[str]:
         "UPLOAD_MULTIPART_THRESHOLD_BYTES": str(5 * 1024 * 1024),
         # Every browser test signs up and reviews from 127.0.0.1: keep the per-address limits out of their way.
         "RATE_LIMIT_REGISTER": "1000", "RATE_LIMIT_REVIEWS": "1000", "RATE_LIMIT_REPORTS": "1000",
+        "SLOW_CALLBACK_MS": SLOW_CALLBACK_MS,
     }
     env.pop("TEST_DATABASE_URL", None)
     env.pop("SMTP_URL", None)
@@ -99,6 +111,9 @@ def app_server() -> Iterator[str]:
     try:
         _wait_for(f"{base}/ping", proc, log)
         _wait_for(f"{base}/", proc, log)
+        if SLOW_CALLBACK_MS != "0":
+            assert "event loop watched" in log.read_text(), "the app does not watch its event loop"
+        request.config.stash[APP_LOG] = log
         yield base
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -107,6 +122,32 @@ def app_server() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def slow_callbacks(log: Path, start: int) -> list[str]:
+    """The app's reports of callbacks that held its event loop too long, written after byte `start` of its log."""
+    with log.open("rb") as text:
+        text.seek(start)
+        return [line.strip() for line in text.read().decode(errors="replace").splitlines()
+                if SLOW_CALLBACK.search(line)]
+
+
+@pytest.fixture(autouse=True)
+def loop_never_held(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a browser test during which a state's event held the app's event loop longer than `SLOW_CALLBACK_MS`."""
+    log = None
+    if "app_server" in request.fixturenames:
+        request.getfixturevalue("app_server")  # started before the test's window opens
+        log = request.config.stash[APP_LOG]
+    start = log.stat().st_size if log else 0
+    yield
+    held = slow_callbacks(log, start) if log else []
+    for line in held:
+        if STATE_EVENT not in line:
+            warnings.warn(f"the app's event loop was held, by no state: {line}", stacklevel=1)
+    if by_states := [line for line in held if STATE_EVENT in line]:
+        pytest.fail(f"a state's event held the app's event loop longer than {SLOW_CALLBACK_MS} ms:\n"
+                    + "\n".join(by_states), pytrace=False)
 
 
 @pytest.fixture(scope="session")
