@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, ClassVar
 
 import reflex as rx
 
@@ -12,7 +12,7 @@ from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import applications
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
-from marketplace.state.forms import take_submitted
+from marketplace.state.forms import FormState, take_submitted
 from marketplace.state.vendor.page import VendorState
 
 # form field name (the spec's, also the service's `field`) -> state attribute
@@ -21,27 +21,12 @@ LOG = logging.getLogger(__name__)
 FAILED = "Failed to submit application. Please try again."
 
 
-class VendorApplicationState(VendorState):
+class VendorApplicationState(FormState, VendorState):
+    FORM_FIELDS: ClassVar[dict[str, str]] = {attribute: name for name, attribute in FIELDS.items()}
     business_name: str = ""
     business_description: str = ""
     website: str = ""
-    errors: dict[str, str] = {}
     submitting: bool = False
-
-    @rx.event
-    def set_business_name(self, value: str) -> None:
-        self.business_name = value
-        self.errors.pop("businessName", None)
-
-    @rx.event
-    def set_business_description(self, value: str) -> None:
-        self.business_description = value
-        self.errors.pop("businessDescription", None)
-
-    @rx.event
-    def set_website(self, value: str) -> None:
-        self.website = value
-        self.errors.pop("website", None)
 
     @rx.event
     async def submit(self, form: dict | None = None) -> AsyncIterator[Any]:
