@@ -6,6 +6,7 @@ import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from urllib.parse import urlsplit
 
 import httpx
@@ -22,6 +23,11 @@ PASSWORD = "secret123"
 DEMO_ADMIN = ("admin", "admin123")  # loaded with the demo data (README, Demo accounts)
 TOAST = "[data-sonner-toast]"
 PHONE = {"width": 390, "height": 844}
+
+
+def dollars(amount: str | float) -> str:
+    """An API amount ('1215.83') as pages show it: '$1,215.83' (thousands grouped)."""
+    return f"${Decimal(str(amount)):,.2f}"
 
 
 def unique(prefix: str) -> str:

@@ -12,6 +12,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import (
+    dollars,
     expect_toast,
     open_page,
     phone,
@@ -97,7 +98,7 @@ def test_admin_sees_the_cards_and_every_tab_by_address_and_back(page: Page) -> N
     expect(page.locator("#summary-customers-value")).to_have_text(str(customers))
     expect(page.locator("#summary-vendors-value")).to_have_text(str(sum(v["isVendorApproved"] for v in vendors)))
     expect(page.locator("#summary-agents-value")).to_have_text(str(agents))
-    expect(page.locator("#summary-earnings-value")).to_have_text(f"${sales['adminEarnings']}")
+    expect(page.locator("#summary-earnings-value")).to_have_text(dollars(sales['adminEarnings']))
     triggers = page.get_by_role("tab")
     expect(triggers).to_have_count(len(TAB_LABELS))
     for index, label in enumerate(TAB_LABELS):
@@ -108,9 +109,9 @@ def test_admin_sees_the_cards_and_every_tab_by_address_and_back(page: Page) -> N
         expect(page.locator("#tab-agent-approvals .tab-count").first).to_have_text(str(pending))
 
     # Overview: the figures of the sales summary and the pending actions, red above zero.
-    expect(page.locator("#overview-total-revenue")).to_have_text(f"${sales['totalRevenue']}")
-    expect(page.locator("#overview-admin-commission")).to_have_text(f"${sales['adminEarnings']}")
-    expect(page.locator("#overview-vendor-earnings")).to_have_text(f"${sales['vendorEarnings']}")
+    expect(page.locator("#overview-total-revenue")).to_have_text(dollars(sales['totalRevenue']))
+    expect(page.locator("#overview-admin-commission")).to_have_text(dollars(sales['adminEarnings']))
+    expect(page.locator("#overview-vendor-earnings")).to_have_text(dollars(sales['vendorEarnings']))
     expect(page.locator("#commission-rate")).to_have_text(sales["commissionRate"])
     expect(page.locator("#overview-total-sales")).to_have_text(str(sales["totalSales"]))
     rows = page.locator(".pending-action")

@@ -15,7 +15,7 @@ from decimal import Decimal
 from playwright.sync_api import Page, Route, expect
 
 from tests.e2e.conftest import set_value_silently
-from tests.e2e.helpers import PASSWORD, expect_toast, open_page, shot, sign_in, sign_up
+from tests.e2e.helpers import PASSWORD, dollars, expect_toast, open_page, shot, sign_in, sign_up
 
 
 def _answer_with(status: int) -> Callable[[Route], None]:
@@ -43,7 +43,7 @@ def test_demo_buyer_sees_agents_payment_details_orders_and_total(page: Page) -> 
     expect(page.get_by_text("Manage your AI agents and purchases")).to_be_visible()
     expect(page.locator("#role-badge")).to_have_text("user")
     expect(page.locator("#summary-agents-value")).to_have_text("15")
-    expect(page.locator("#summary-spent-value")).to_have_text(f"${spent:.2f}")
+    expect(page.locator("#summary-spent-value")).to_have_text(dollars(spent))
     expect(page.locator("#summary-orders-value")).to_have_text("15")
     expect(page.locator(".purchase-card")).to_have_count(15)
 
@@ -69,7 +69,7 @@ def test_demo_buyer_sees_agents_payment_details_orders_and_total(page: Page) -> 
     first = rows.first
     expect(first.locator(".order-number")).to_have_text(f"Order #{newest['id'][-8:]}")
     expect(first.get_by_text(newest["agentName"], exact=True)).to_be_visible()
-    expect(first.get_by_text(f"${newest['totalAmount']} USD")).to_be_visible()
+    expect(first.get_by_text(f"{dollars(newest['totalAmount'])} USD")).to_be_visible()
     expect(first.get_by_text(re.compile(r"^[A-Z][a-z]{2} \d{1,2}, \d{4} • \d{1,2}:\d{2} [AP]M$"))).to_be_visible()
     expect(first.get_by_text("completed")).to_be_visible()
     shot(page, "dashboard-order-history")

@@ -14,6 +14,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import (
+    dollars,
     expect_fits_phone,
     expect_toast,
     open_page,
@@ -102,10 +103,10 @@ def test_demo_vendor_dashboard_shows_figures_chart_payouts_sales_and_agents(page
     total_sales = int(sales.headers["x-total-count"])
     _vendor_dashboard(page)
 
-    expect(page.locator("#stat-total-earnings")).to_have_text(f"${figures['totalVendorEarnings']}")
-    expect(page.locator("#stat-total-revenue")).to_have_text(f"${figures['totalRevenue']}")
-    expect(page.locator("#stat-month-earnings")).to_have_text(f"${figures['thisMonthEarnings']}")
-    expect(page.locator("#stat-month-revenue")).to_have_text(f"${figures['thisMonthRevenue']}")
+    expect(page.locator("#stat-total-earnings")).to_have_text(dollars(figures['totalVendorEarnings']))
+    expect(page.locator("#stat-total-revenue")).to_have_text(dollars(figures['totalRevenue']))
+    expect(page.locator("#stat-month-earnings")).to_have_text(dollars(figures['thisMonthEarnings']))
+    expect(page.locator("#stat-month-revenue")).to_have_text(dollars(figures['thisMonthRevenue']))
     expect(page.locator("#stat-total-sales")).to_have_text(str(figures["totalSales"]))
     expect(page.locator("#stat-approved-agents")).to_have_text(str(figures["approvedAgents"]))
     expect(page.locator("#stat-approved-agents-caption")).to_contain_text(f"of {figures['totalAgents']} total")
