@@ -6,10 +6,9 @@ import reflex as rx
 
 from marketplace.components.empty_state import empty_state
 from marketplace.components.spinner import skeleton_block
-from marketplace.state.admin.applications import ApplicationCard
+from marketplace.pages.admin.widgets import confirm_dialog, listing
+from marketplace.state.admin.applications import REJECT, ApplicationCard
 from marketplace.state.admin.applications import ApplicationsState as A
-
-REJECT_PROMPT = "Are you sure you want to reject this vendor application?"
 
 
 def _fact(label: str, value: rx.Component | rx.Var | str, **props: object) -> rx.Component:
@@ -26,18 +25,20 @@ def _buttons(card: ApplicationCard, *, in_dialog: bool) -> rx.Component:
     return rx.flex(
         *([] if in_dialog else [
             rx.button(rx.icon("eye", size=16), "View Full Details", variant="outline",
-                      on_click=A.show_details(card.user_id), class_name="view-application"),
+                      on_click=A.view(card.id), class_name="view-application"),
         ]),
-        rx.button(rx.cond(A.busy == card.user_id, rx.spinner(size="2"), rx.icon("check", size=16)), approve_label,
-                  color_scheme="green", on_click=A.approve(card.user_id), disabled=busy,
+        rx.button(rx.cond(A.busy == card.id, rx.spinner(size="2"), rx.icon("check", size=16)), approve_label,
+                  color_scheme="green", on_click=A.act("approve", card.id), disabled=busy,
                   class_name="approve-application"),
         rx.button(rx.icon("x", size=16), reject_label, color_scheme="red", variant="soft",
-                  on_click=A.ask_reject(card.user_id), disabled=busy, class_name="reject-application"),
+                  on_click=A.ask("reject", card.id, card.business_name), disabled=busy,
+                  class_name="reject-application"),
         spacing="2", wrap="wrap", justify="end" if in_dialog else "start",
     )
 
 
-def _details(card: ApplicationCard) -> rx.Component:
+def _details() -> rx.Component:
+    card = A.viewing
     return rx.dialog.root(
         rx.dialog.content(
             rx.dialog.title(card.business_name),
@@ -67,7 +68,7 @@ def _details(card: ApplicationCard) -> rx.Component:
             ),
             max_width="560px", id="application-details",
         ),
-        open=A.details_id == card.user_id, on_open_change=A.details_open_change,
+        open=A.details_open, on_open_change=A.set_details_open,
     )
 
 
@@ -94,50 +95,18 @@ def _card(card: ApplicationCard) -> rx.Component:
                             word_break="break-all")),
             rx.text(f"{card.applicant} · {card.email}", size="1", color_scheme="gray", word_break="break-all"),
             _buttons(card, in_dialog=False),
-            _details(card),
             spacing="3", width="100%",
         ),
-        width="100%", class_name="application-card", data_user=card.user_id, data_business=card.business_name,
-    )
-
-
-def _reject_prompt() -> rx.Component:
-    return rx.alert_dialog.root(
-        rx.alert_dialog.content(
-            rx.alert_dialog.title("Reject application"),
-            rx.alert_dialog.description(REJECT_PROMPT, id="reject-application-prompt"),
-            rx.cond(A.confirm_name != "", rx.text(A.confirm_name, weight="bold", size="2", padding_top="0.5em")),
-            rx.flex(
-                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                rx.button(rx.cond(A.busy != "", rx.spinner(size="2"), rx.icon("x", size=16)), "Reject",
-                          color_scheme="red", on_click=A.reject, disabled=A.busy != "",
-                          id="confirm-reject-application"),
-                spacing="3", justify="end", padding_top="1em",
-            ),
-            max_width="440px",
-        ),
-        open=A.confirm_id != "", on_open_change=A.confirm_open_change,
-    )
-
-
-def _list() -> rx.Component:
-    return rx.cond(
-        A.items.length() == 0,
-        empty_state("inbox", "No pending applications", "All vendor applications have been processed",
-                    element_id="applications-empty"),
-        rx.vstack(
-            rx.grid(rx.foreach(A.items, _card), columns=rx.breakpoints(initial="1", md="2"), spacing="4",
-                    width="100%"),
-            rx.cond(A.more,
-                    rx.button(f"Show more ({A.items.length()} of {A.total})", variant="soft", on_click=A.load_more,
-                              id="more-applications")),
-            spacing="4", width="100%", align="center",
-        ),
+        width="100%", class_name="application-card", data_user=card.id, data_business=card.business_name,
     )
 
 
 def applications_tab() -> rx.Component:
-    """The shell calls ApplicationsState.on_open when this tab opens."""
+    cards = rx.grid(rx.foreach(A.rows, _card), columns=rx.breakpoints(initial="1", md="2"), spacing="4", width="100%")
+    empty = empty_state("inbox", "No pending applications", "All vendor applications have been processed",
+                        element_id="applications-empty")
+    loading = rx.grid(skeleton_block("9em"), skeleton_block("9em"), columns=rx.breakpoints(initial="1", md="2"),
+                      spacing="4", width="100%", id="applications-loading")
     return rx.vstack(
         rx.heading(
             "Pending Vendor Applications ",
@@ -145,10 +114,9 @@ def applications_tab() -> rx.Component:
                                          id="applications-total")),
             size="5",
         ),
-        rx.cond(A.loading,
-                rx.grid(skeleton_block("9em"), skeleton_block("9em"), columns=rx.breakpoints(initial="1", md="2"),
-                        spacing="4", width="100%", id="applications-loading"),
-                _list()),
-        _reject_prompt(),
-        spacing="4", width="100%", id="admin-applications",
+        listing(A, "applications", cards, empty, loading),
+        _details(),
+        confirm_dialog(A, "reject", REJECT, element_id="reject-application-dialog",
+                       confirm_id="confirm-reject-application", icon="x"),
+        spacing="4", width="100%", id="admin-applications", on_mount=A.on_open,
     )

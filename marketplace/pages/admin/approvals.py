@@ -9,8 +9,11 @@ from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.tabs import TabSpec, tab_view
-from marketplace.state.admin.approvals import ApprovalsState as P
-from marketplace.state.admin.approvals import PendingCard, ReviewedCard
+from marketplace.pages.admin.widgets import listing, reason_dialog
+from marketplace.state.admin.approvals import REJECT, PendingCard, ReviewedCard
+from marketplace.state.admin.approvals import ApprovedAgentsState as AP
+from marketplace.state.admin.approvals import PendingAgentsState as P
+from marketplace.state.admin.approvals import RejectedAgentsState as RJ
 
 GRID = {"columns": rx.breakpoints(initial="1", md="2"), "spacing": "4", "width": "100%"}
 REJECT_NOTE = "This message will be sent to the vendor as a notification"
@@ -24,12 +27,6 @@ def _meta(icon: str, text: Var | str, **props: object) -> rx.Component:
     return rx.hstack(rx.icon(icon, size=14, color="var(--gray-10)", flex_shrink="0"),
                      rx.text(text, size="2", color_scheme="gray", **props), spacing="1", align="center",
                      min_width="0")
-
-
-def _more(which: str, shown: Var, total: Var) -> rx.Component:
-    return rx.cond(shown.length() < total,
-                   rx.button(f"Show more ({shown.length()} of {total})", variant="soft",
-                             on_click=P.load_more(which), id=f"more-{which}"))
 
 
 def _loading() -> rx.Component:
@@ -70,13 +67,13 @@ def _decide_buttons(card: PendingCard, *, in_dialog: bool) -> rx.Component:
     return rx.flex(
         *([] if in_dialog else [
             rx.button(rx.icon("eye", size=16), "View Full Details", variant="outline",
-                      on_click=P.show_details(card.agent_id), class_name="view-agent"),
+                      on_click=P.view(card.id), class_name="view-agent"),
         ]),
-        rx.button(rx.cond(P.busy == card.agent_id, rx.spinner(size="2"), rx.icon("check", size=16)), "Approve",
-                  color_scheme="green", on_click=P.approve(card.agent_id), disabled=busy,
+        rx.button(rx.cond(P.busy == card.id, rx.spinner(size="2"), rx.icon("check", size=16)), "Approve",
+                  color_scheme="green", on_click=P.act("approve", card.id), disabled=busy,
                   class_name="approve-agent"),
         rx.button(rx.icon("x", size=16), "Reject", color_scheme="red", variant="soft",
-                  on_click=P.open_reject(card.agent_id, card.name), disabled=busy, class_name="reject-agent"),
+                  on_click=P.ask("reject", card.id, card.name), disabled=busy, class_name="reject-agent"),
         spacing="2", wrap="wrap", justify="end" if in_dialog else "start",
     )
 
@@ -98,7 +95,8 @@ def _vendor_block(card: PendingCard) -> rx.Component:
     )
 
 
-def _details(card: PendingCard) -> rx.Component:
+def _details() -> rx.Component:
+    card = P.viewing
     return rx.dialog.root(
         rx.dialog.content(
             rx.dialog.title(card.name),
@@ -134,7 +132,7 @@ def _details(card: PendingCard) -> rx.Component:
             ),
             max_width="640px", id="agent-details",
         ),
-        open=P.details_id == card.agent_id, on_open_change=P.details_open_change,
+        open=P.details_open, on_open_change=P.set_details_open,
     )
 
 
@@ -166,23 +164,17 @@ def _pending_card(card: PendingCard) -> rx.Component:
                             href=card.demo_url, is_external=True, class_name="agent-demo")),
             _changes(card),
             _decide_buttons(card, in_dialog=False),
-            _details(card),
             spacing="3", width="100%",
         ),
-        width="100%", class_name="pending-agent", data_agent=card.name, data_id=card.agent_id,
+        width="100%", class_name="pending-agent", data_agent=card.name, data_id=card.id,
         data_kind=rx.cond(card.is_revision, "revision", "agent"),
     )
 
 
 def _pending() -> rx.Component:
-    return rx.cond(
-        P.loading, _loading(),
-        rx.cond(P.pending.length() == 0,
-                empty_state("circle-check", "No pending agents", "All agent submissions have been reviewed",
-                            element_id="pending-empty"),
-                rx.vstack(rx.grid(rx.foreach(P.pending, _pending_card), **GRID),
-                          _more("pending", P.pending, P.pending_total), spacing="4", width="100%", align="center")),
-    )
+    empty = empty_state("circle-check", "No pending agents", "All agent submissions have been reviewed",
+                        element_id="pending-empty")
+    return listing(P, "pending", rx.grid(rx.foreach(P.rows, _pending_card), **GRID), empty, _loading())
 
 
 # --- approved and rejected ----------------------------------------------------------------------------------
@@ -218,69 +210,35 @@ def _reviewed_card(card: ReviewedCard, *, rejected: bool) -> rx.Component:
     )
 
 
-def _reviewed(which: str, cards: Var, total: Var, empty: str, icon: str) -> rx.Component:
+def _reviewed(state: type[AP] | type[RJ], which: str, empty: str, icon: str) -> rx.Component:
     rejected = which == "rejected"
-    return rx.cond(
-        P.loading, _loading(),
-        rx.cond(cards.length() == 0,
-                empty_state(icon, empty, element_id=f"{which}-empty"),
-                rx.vstack(rx.grid(rx.foreach(cards, lambda c: _reviewed_card(c, rejected=rejected)), **GRID),
-                          _more(which, cards, total), spacing="4", width="100%", align="center")),
-    )
-
-
-# --- the Reject Agent dialog ------------------------------------------------------------------------------
-
-
-def _reject_dialog() -> rx.Component:
-    return rx.dialog.root(
-        rx.dialog.content(
-            rx.dialog.title("Reject Agent"),
-            rx.dialog.description(
-                rx.text("You are rejecting ", rx.text(P.reject_name, weight="bold", as_="span", id="reject-agent-name"),
-                        ". The vendor can change it and submit it again.", size="2"),
-            ),
-            rx.form(
-                rx.vstack(
-                    rx.text("Rejection Reason", as_="label", html_for="rejection-reason", size="2",
-                            weight="medium"),
-                    rx.text_area(id="rejection-reason", name="reason", rows="4", value=P.reason,
-                                 on_change=P.set_reason, placeholder="What should the vendor change?",
-                                 width="100%", max_length=2000),
-                    rx.text(REJECT_NOTE, size="1", color_scheme="gray", id="reject-note"),
-                    rx.flex(
-                        rx.dialog.close(rx.button("Cancel", type="button", variant="soft", color_scheme="gray",
-                                                  id="cancel-reject")),
-                        rx.button(rx.cond(P.busy != "", rx.spinner(size="2"), rx.icon("x", size=16)), "Reject Agent",
-                                  type="submit", color_scheme="red", disabled=P.busy != "", id="confirm-reject-agent"),
-                        spacing="3", justify="end", width="100%",
-                    ),
-                    spacing="2", width="100%", padding_top="1em",
-                ),
-                on_submit=P.reject, reset_on_submit=False, width="100%",
-            ),
-            max_width="480px", id="reject-agent-dialog",
-        ),
-        open=P.reject_id != "", on_open_change=P.reject_open_change,
-    )
+    cards = rx.grid(rx.foreach(state.rows, lambda c: _reviewed_card(c, rejected=rejected)), **GRID)
+    return rx.box(listing(state, which, cards, empty_state(icon, empty, element_id=f"{which}-empty"), _loading()),
+                  width="100%", on_mount=state.reload)
 
 
 SUBTABS = [
-    TabSpec("pending", "Pending Approvals", P.pending_total, _pending, icon="clock"),
-    TabSpec("approved", "Approved Agents", P.approved_total,
-            lambda: _reviewed("approved", P.approved, P.approved_total, "No approved agents", "circle-check"),
-            icon="circle-check"),
-    TabSpec("rejected", "Rejected Agents", P.rejected_total,
-            lambda: _reviewed("rejected", P.rejected, P.rejected_total, "No rejected agents", "circle-x"),
-            icon="circle-x"),
+    TabSpec("pending", "Pending Approvals", P.total, _pending, icon="clock"),
+    TabSpec("approved", "Approved Agents", AP.total,
+            lambda: _reviewed(AP, "approved", "No approved agents", "circle-check"), icon="circle-check"),
+    TabSpec("rejected", "Rejected Agents", RJ.total,
+            lambda: _reviewed(RJ, "rejected", "No rejected agents", "circle-x"), icon="circle-x"),
 ]
 
 
 def approvals_tab() -> rx.Component:
-    """The shell calls ApprovalsState.on_open when this tab opens."""
+    """Opening the tab reads all three lists, so every sub-tab label carries its count."""
+    reject = reason_dialog(
+        P, "reject", REJECT,
+        rx.text("You are rejecting ", rx.text(P.asking_name, weight="bold", as_="span", id="reject-agent-name"),
+                ". The vendor can change it and submit it again.", size="2"),
+        label="Rejection Reason", note=REJECT_NOTE, placeholder="What should the vendor change?",
+        field_id="rejection-reason", element_id="reject-agent-dialog", confirm_id="confirm-reject-agent",
+        cancel_id="cancel-reject")
     return rx.vstack(
         rx.heading("Agent Approvals", size="5"),
         tab_view(SUBTABS, P.subtab, P.set_subtab),
-        _reject_dialog(),
-        spacing="4", width="100%", id="admin-approvals",
+        _details(),
+        reject,
+        spacing="4", width="100%", id="admin-approvals", on_mount=[P.on_open, AP.on_open, RJ.on_open],
     )

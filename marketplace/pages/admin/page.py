@@ -1,7 +1,7 @@
 """/admin: title, the four summary cards, and the tab bar over every admin tab, for admins only.
 
 One tab spec drives the labels (with counts), the `?tab=` addresses and the panels; each panel loads its own
-data when it mounts (the four moderation and analytics tabs load through their states' `on_open`).
+data when it mounts (through its state's `on_open`).
 """
 
 from __future__ import annotations
@@ -17,14 +17,11 @@ from marketplace.pages.admin.analytics import analytics_tab
 from marketplace.pages.admin.applications import applications_tab
 from marketplace.pages.admin.approvals import approvals_tab
 from marketplace.pages.admin.audit import audit_tab
-from marketplace.pages.admin.customers import customers_tab
+from marketplace.pages.admin.customers import customers_tab, vendors_tab
 from marketplace.pages.admin.overview import overview_tab
 from marketplace.pages.admin.sales import sales_tab
 from marketplace.pages.admin.stats import stats_tab
-from marketplace.pages.admin.vendors import vendors_tab
 from marketplace.state.admin.analytics import AnalyticsState
-from marketplace.state.admin.applications import ApplicationsState
-from marketplace.state.admin.approvals import ApprovalsState
 from marketplace.state.admin.page import ADMIN_ONLY_MESSAGE, ADMIN_ONLY_TITLE
 from marketplace.state.admin.page import AdminState as A
 from marketplace.state.admin.stats import StatsState
@@ -43,9 +40,8 @@ TABS = [
     TabSpec("vendors", "Vendors", None, vendors_tab, icon="store"),
     TabSpec("agents", "Agents", None, agents_tab, icon="bot"),
     TabSpec("vendor-applications", "Applications", A.pending_applications,
-            _opened(applications_tab, ApplicationsState), icon="file-user"),
-    TabSpec("agent-approvals", "Approvals", A.pending_agents, _opened(approvals_tab, ApprovalsState),
-            icon="clipboard-check"),
+            applications_tab, icon="file-user"),
+    TabSpec("agent-approvals", "Approvals", A.pending_agents, approvals_tab, icon="clipboard-check"),
     TabSpec("analytics", "Analytics", None, _opened(analytics_tab, AnalyticsState), icon="chart-pie"),
     TabSpec("stats", "Stats", None, _opened(stats_tab, StatsState), icon="chart-line"),
     TabSpec("sales", "Sales & Commissions", None, sales_tab, icon="dollar-sign"),

@@ -22,7 +22,7 @@ def _overview() -> rx.Component:
         "Sales Overview",
         rx.vstack(
             figure("Total Platform Revenue", _value(S.total_revenue, "sales-total-revenue")),
-            figure("Your Commission", _value(S.your_commission, "sales-your-commission", color="var(--green-11)")),
+            figure("Your Commission", _value(S.admin_commission, "sales-your-commission", color="var(--green-11)")),
             figure("Vendor Earnings", _value(S.vendor_earnings, "sales-vendor-earnings")),
             figure("Total Sales", _value(S.total_sales, "sales-total-sales")),
             spacing="0", width="100%",

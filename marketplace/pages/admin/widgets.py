@@ -8,7 +8,9 @@ from typing import Any
 import reflex as rx
 from reflex.vars import Var
 
+from marketplace.components.empty_state import empty_state
 from marketplace.components.spinner import skeleton_block
+from marketplace.state.admin.listing import Action
 
 SCROLL_X = {"overflow_x": "auto", "width": "100%"}
 
@@ -100,24 +102,84 @@ def detail(label: str, value: rx.Component | Var | str) -> rx.Component:
     )
 
 
-def confirm_dialog(*, open: Var[bool], title: str, text: str, name: Var[str], confirm_label: str, on_confirm: Any,
-                   on_cancel: Any, busy: Var[bool], element_id: str) -> rx.Component:
-    """A destructive action waits for a yes: the spec's confirmation text and the record's name."""
+def confirm_dialog(state: Any, name: str, action: Action, *, element_id: str, confirm_id: str = "",
+                   icon: str = "trash-2") -> rx.Component:
+    """The action waits for a yes: its question and the record's name."""
+    busy = state.busy != ""
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
-            rx.alert_dialog.title(title),
-            rx.alert_dialog.description(rx.text(rx.text(name, weight="bold", as_="span"), " — ", text)),
+            rx.alert_dialog.title(action.title),
+            rx.alert_dialog.description(rx.text(rx.text(state.asking_name, weight="bold", as_="span"), " — ",
+                                                action.confirm)),
             rx.hstack(
-                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", on_click=on_cancel,
-                                                 disabled=busy)),
-                rx.button(rx.cond(busy, rx.spinner(size="1"), rx.icon("trash-2", size=14)), confirm_label,
-                          color_scheme="red", on_click=on_confirm, disabled=busy, id=f"{element_id}-confirm"),
+                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", disabled=busy)),
+                rx.button(rx.cond(busy, rx.spinner(size="1"), rx.icon(icon, size=14)), action.label,
+                          color_scheme="red", on_click=state.answer, disabled=busy,
+                          id=confirm_id or f"{element_id}-confirm"),
                 justify="end", spacing="2", margin_top="1em",
             ),
             max_width="460px", id=element_id,
         ),
-        open=open,
+        open=state.asking == name, on_open_change=state.set_asking_open,
     )
+
+
+def reason_dialog(state: Any, name: str, action: Action, description: rx.Component, *, label: str, note: str,
+                  placeholder: str, field_id: str, element_id: str, confirm_id: str, cancel_id: str) -> rx.Component:
+    """The action asks for a reason (sent as the form's `reason`); it stays open when the reason is refused."""
+    busy = state.busy != ""
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title(action.title),
+            rx.dialog.description(description),
+            rx.form(
+                rx.vstack(
+                    rx.text(label, as_="label", html_for=field_id, size="2", weight="medium"),
+                    rx.text_area(id=field_id, name="reason", rows="4", value=state.reason, on_change=state.set_reason,
+                                 placeholder=placeholder, width="100%", max_length=2000),
+                    rx.text(note, size="1", color_scheme="gray", id=f"{element_id}-note"),
+                    rx.flex(
+                        rx.dialog.close(rx.button("Cancel", type="button", variant="soft", color_scheme="gray",
+                                                  id=cancel_id)),
+                        rx.button(rx.cond(busy, rx.spinner(size="2"), rx.icon("x", size=16)), action.label,
+                                  type="submit", color_scheme="red", disabled=busy, id=confirm_id),
+                        spacing="3", justify="end", width="100%",
+                    ),
+                    spacing="2", width="100%", padding_top="1em",
+                ),
+                on_submit=state.answer, reset_on_submit=False, width="100%",
+            ),
+            max_width="480px", id=element_id,
+        ),
+        open=state.asking == name, on_open_change=state.set_asking_open,
+    )
+
+
+def listing(state: Any, key: str, rows: rx.Component, empty: rx.Component,
+            loading: rx.Component | None = None) -> rx.Component:
+    """One admin list: the skeleton while it loads, the empty card, else its rows and the pager."""
+    return rx.cond(state.loading, loading if loading is not None else table_skeleton(),
+                   rx.cond(state.total == 0, empty,
+                           rx.vstack(rows, pager(state, f"{key}-pager"), spacing="3", width="100%")))
+
+
+def table_tab(state: Any, key: str, title: str, icon: str, headers: list[str], row: Callable[[Any], rx.Component],
+              *, min_width: str, empty: str, empty_text: str = "", searched: str = "",
+              dialogs: tuple[rx.Component, ...] = ()) -> rx.Component:
+    """A table tab of /admin as a declaration: card, search (when `searched` names the no-match text), table,
+    pager, dialogs; ids are derived from `key` ('customers' -> #customers-table, #customers-pager...).
+    Mounting the tab loads its first page."""
+    title_when_empty = rx.cond(state.search != "", searched, empty) if searched else empty
+    body = listing(state, key, table(headers, state.rows, row, min_width=min_width, element_id=f"{key}-table"),
+                   empty_state(icon, title_when_empty, empty_text, element_id=f"{key}-empty"))
+    search = search_box(state, f"Search {key}", f"{key}-search") if searched else None
+    return rx.box(admin_card(title, body, icon=icon, element_id=f"{key}-card", action=search), *dialogs,
+                  width="100%", on_mount=state.on_open)
+
+
+def row_button(label: str, icon: str, on_click: Any, class_name: str, **props: object) -> rx.Component:
+    return rx.button(rx.icon(icon, size=14), label, size="1", variant="soft", on_click=on_click,
+                     class_name=class_name, **props)
 
 
 def action_buttons(*buttons: rx.Component) -> rx.Component:

@@ -8,13 +8,14 @@ the answers into the spec's toasts.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import reflex as rx
 
-from marketplace.services import platform
+from marketplace.services import money, platform
 from marketplace.services.errors import DomainError, Forbidden, Invalid, Unauthorized
+from marketplace.state import blocking
 from marketplace.state.admin.commission import COMMISSION_FAILED, COMMISSION_SAVED, INVALID_VALUE, RATE_DESCRIPTION
 from marketplace.state.admin.page import admin_only
 from marketplace.state.display import logged_out_again
@@ -58,11 +59,10 @@ class AdminSettingsState(SessionState):
     saving_payment: bool = False
 
     @rx.event
-    def on_load(self) -> list[rx.event.EventSpec] | None:
+    async def on_load(self) -> list[rx.event.EventSpec] | None:
         self.reset()
-        user = self.current_user()
         try:
-            settings = platform.list_settings(actor=user)
+            settings = await blocking.run(platform.list_settings, actor=await self.viewer())
         except (Unauthorized, Forbidden):
             self.mode = "denied"
             return admin_only(on_load=True)
@@ -100,7 +100,7 @@ class AdminSettingsState(SessionState):
         return None
 
     @rx.event
-    def save_commission(self, form: dict | None = None) -> Iterator[Any]:
+    async def save_commission(self, form: dict | None = None) -> AsyncIterator[Any]:
         take_submitted(self, form, {"commissionRate": "commission_rate"})
         if self.saving_commission:
             return
@@ -110,8 +110,8 @@ class AdminSettingsState(SessionState):
         self.saving_commission = True
         yield
         try:
-            row = platform.set_commission_rate(actor=self.current_user(), value=f"{self.commission_rate.strip()}%",
-                                               description=RATE_DESCRIPTION)
+            row = await blocking.run(platform.set_commission_rate, actor=await self.viewer(),
+                                     value=f"{self.commission_rate.strip()}%", description=RATE_DESCRIPTION)
         except Exception as error:  # every failure becomes a toast; unexpected ones are logged
             self.saving_commission = False
             if not isinstance(error, DomainError):
@@ -124,18 +124,19 @@ class AdminSettingsState(SessionState):
         yield rx.toast.success(COMMISSION_SAVED[0], description=COMMISSION_SAVED[1])
 
     @rx.event
-    def save_payment(self, form: dict | None = None) -> Iterator[Any]:
+    async def save_payment(self, form: dict | None = None) -> AsyncIterator[Any]:
         take_submitted(self, form, {"usdToEurRate": "usd_to_eur_rate"})
         if self.saving_payment:
             return
         self.saving_payment = True
         yield
-        user = self.current_user()
+        user = await self.viewer()
         try:
             # The rate first: if it is refused, the currency is left as it was.
-            rate = platform.update_setting(actor=user, key=platform.USD_TO_EUR_RATE, value=self.usd_to_eur_rate)
-            currency = platform.update_setting(actor=user, key=platform.CHECKOUT_CURRENCY,
-                                               value=self.checkout_currency)
+            rate = await blocking.run(platform.update_setting, actor=user, key=platform.USD_TO_EUR_RATE,
+                                      value=self.usd_to_eur_rate)
+            currency = await blocking.run(platform.update_setting, actor=user, key=platform.CHECKOUT_CURRENCY,
+                                          value=self.checkout_currency)
         except Exception as error:  # every failure becomes a toast; unexpected ones are logged
             self.saving_payment = False
             if not isinstance(error, DomainError):
@@ -157,9 +158,4 @@ class AdminSettingsState(SessionState):
 
     @rx.var
     def vendor_share(self) -> str:
-        """'80%' for a 20% commission: what a vendor keeps of a split sale."""
-        try:
-            rate = float(self.stored_commission.rstrip("%"))
-        except ValueError:
-            return ""
-        return f"{100 - rate:g}%"
+        return money.vendor_share(self.stored_commission)
