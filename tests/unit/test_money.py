@@ -55,3 +55,10 @@ def test_parse_rate(value, expected):
 )
 def test_display_puts_the_symbol_first(cents, currency, expected):
     assert money.display(cents, currency) == expected
+
+
+@pytest.mark.parametrize(("commission", "expected"), [("20%", "80%"), ("15.5%", "84.5%"), ("0%", "100%"),
+                                                      ("12.345%", "87.66%"), ("", ""), ("abc", ""), ("NaN%", "")])
+def test_vendor_share_of_a_commission_setting(commission, expected):
+    assert money.vendor_share(commission) == expected
+    assert money.split_label(Decimal("12.5")) == "87.5/12.5"

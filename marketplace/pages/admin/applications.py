@@ -6,13 +6,9 @@ import reflex as rx
 
 from marketplace.components.empty_state import empty_state
 from marketplace.components.spinner import skeleton_block
-from marketplace.pages.admin.widgets import confirm_dialog, listing
+from marketplace.pages.admin.widgets import confirm_dialog, decision_buttons, fact, listing
 from marketplace.state.admin.applications import REJECT, ApplicationCard
 from marketplace.state.admin.applications import ApplicationsState as A
-
-
-def _fact(label: str, value: rx.Component | rx.Var | str, **props: object) -> rx.Component:
-    return rx.data_list.item(rx.data_list.label(label, min_width="9em"), rx.data_list.value(value, **props))
 
 
 def _pending_badge() -> rx.Component:
@@ -20,21 +16,8 @@ def _pending_badge() -> rx.Component:
 
 
 def _buttons(card: ApplicationCard, *, in_dialog: bool) -> rx.Component:
-    busy = A.busy != ""
-    approve_label, reject_label = ("Approve Application", "Reject Application") if in_dialog else ("Approve", "Reject")
-    return rx.flex(
-        *([] if in_dialog else [
-            rx.button(rx.icon("eye", size=16), "View Full Details", variant="outline",
-                      on_click=A.view(card.id), class_name="view-application"),
-        ]),
-        rx.button(rx.cond(A.busy == card.id, rx.spinner(size="2"), rx.icon("check", size=16)), approve_label,
-                  color_scheme="green", on_click=A.act("approve", card.id), disabled=busy,
-                  class_name="approve-application"),
-        rx.button(rx.icon("x", size=16), reject_label, color_scheme="red", variant="soft",
-                  on_click=A.ask("reject", card.id, card.business_name), disabled=busy,
-                  class_name="reject-application"),
-        spacing="2", wrap="wrap", justify="end" if in_dialog else "start",
-    )
+    labels = ("Approve Application", "Reject Application") if in_dialog else ("Approve", "Reject")
+    return decision_buttons(A, card.id, card.business_name, "application", in_dialog=in_dialog, labels=labels)
 
 
 def _details() -> rx.Component:
@@ -45,15 +28,15 @@ def _details() -> rx.Component:
             rx.dialog.description("Vendor application details", size="2", color_scheme="gray"),
             rx.vstack(
                 rx.data_list.root(
-                    _fact("Applicant", card.applicant, class_name="applicant-name"),
-                    _fact("Email", card.email, class_name="applicant-email"),
-                    _fact("Username", card.username),
-                    _fact("Business name", card.business_name),
-                    _fact("Website", rx.cond(card.website != "",
+                    fact("Applicant", card.applicant, class_name="applicant-name"),
+                    fact("Email", card.email, class_name="applicant-email"),
+                    fact("Username", card.username),
+                    fact("Business name", card.business_name),
+                    fact("Website", rx.cond(card.website != "",
                                              rx.link(card.website, href=card.website, is_external=True),
                                              rx.text("Not provided", color_scheme="gray"))),
-                    _fact("Application date", card.applied_at, class_name="application-date"),
-                    _fact("Status", _pending_badge()),
+                    fact("Application date", card.applied_at, class_name="application-date"),
+                    fact("Status", _pending_badge()),
                     orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
                 ),
                 rx.vstack(

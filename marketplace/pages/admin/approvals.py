@@ -9,7 +9,7 @@ from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.tabs import TabSpec, tab_view
-from marketplace.pages.admin.widgets import listing, reason_dialog
+from marketplace.pages.admin.widgets import decision_buttons, fact, listing, reason_dialog
 from marketplace.state.admin.approvals import REJECT, PendingCard, ReviewedCard
 from marketplace.state.admin.approvals import ApprovedAgentsState as AP
 from marketplace.state.admin.approvals import PendingAgentsState as P
@@ -17,10 +17,6 @@ from marketplace.state.admin.approvals import RejectedAgentsState as RJ
 
 GRID = {"columns": rx.breakpoints(initial="1", md="2"), "spacing": "4", "width": "100%"}
 REJECT_NOTE = "This message will be sent to the vendor as a notification"
-
-
-def _fact(label: str, value: rx.Component | Var | str, **props: object) -> rx.Component:
-    return rx.data_list.item(rx.data_list.label(label, min_width="8em"), rx.data_list.value(value, **props))
 
 
 def _meta(icon: str, text: Var | str, **props: object) -> rx.Component:
@@ -62,31 +58,15 @@ def _changes(card: PendingCard) -> rx.Component:
     ))
 
 
-def _decide_buttons(card: PendingCard, *, in_dialog: bool) -> rx.Component:
-    busy = P.busy != ""
-    return rx.flex(
-        *([] if in_dialog else [
-            rx.button(rx.icon("eye", size=16), "View Full Details", variant="outline",
-                      on_click=P.view(card.id), class_name="view-agent"),
-        ]),
-        rx.button(rx.cond(P.busy == card.id, rx.spinner(size="2"), rx.icon("check", size=16)), "Approve",
-                  color_scheme="green", on_click=P.act("approve", card.id), disabled=busy,
-                  class_name="approve-agent"),
-        rx.button(rx.icon("x", size=16), "Reject", color_scheme="red", variant="soft",
-                  on_click=P.ask("reject", card.id, card.name), disabled=busy, class_name="reject-agent"),
-        spacing="2", wrap="wrap", justify="end" if in_dialog else "start",
-    )
-
-
 def _vendor_block(card: PendingCard) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(rx.icon("store", size=16, color="var(--accent-9)"),
                       rx.text("Vendor Information", weight="bold", size="2"), spacing="2", align="center"),
             rx.data_list.root(
-                _fact("Username", card.vendor_username, class_name="vendor-username"),
-                _fact("Email", rx.cond(card.vendor_email != "", card.vendor_email, "—"), class_name="vendor-email"),
-                _fact("Vendor ID", rx.code(rx.cond(card.vendor_id != "", card.vendor_id, "—"), size="1")),
+                fact("Username", card.vendor_username, class_name="vendor-username"),
+                fact("Email", rx.cond(card.vendor_email != "", card.vendor_email, "—"), class_name="vendor-email"),
+                fact("Vendor ID", rx.code(rx.cond(card.vendor_id != "", card.vendor_id, "—"), size="1")),
                 orientation=rx.breakpoints(initial="vertical", sm="horizontal"), size="2",
             ),
             spacing="2", width="100%",
@@ -106,19 +86,19 @@ def _details() -> rx.Component:
                 rx.cond(card.image_url != "", agent_image(card.image_url, height="180px", alt=card.name)),
                 _changes(card),
                 rx.data_list.root(
-                    _fact("Price", card.price, class_name="detail-price"),
-                    _fact("Category", card.category),
-                    _fact("Short description", card.short_description),
-                    _fact("Tags", rx.cond(card.tags.length() > 0,
+                    fact("Price", card.price, class_name="detail-price"),
+                    fact("Category", card.category),
+                    fact("Short description", card.short_description),
+                    fact("Tags", rx.cond(card.tags.length() > 0,
                                           rx.hstack(rx.foreach(card.tags, lambda t: rx.badge(t, variant="soft")),
                                                     spacing="1", wrap="wrap"),
                                           rx.text("No tags", color_scheme="gray"))),
-                    _fact("Demo", rx.cond(card.demo_url != "",
+                    fact("Demo", rx.cond(card.demo_url != "",
                                           rx.link(card.demo_url, href=card.demo_url, is_external=True,
                                                   word_break="break-all"),
                                           rx.text("No demo", color_scheme="gray"))),
-                    _fact("Files", f"{card.file_count} file(s)"),
-                    _fact("Submitted", card.submitted_at),
+                    fact("Files", f"{card.file_count} file(s)"),
+                    fact("Submitted", card.submitted_at),
                     orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
                 ),
                 rx.vstack(
@@ -127,7 +107,7 @@ def _details() -> rx.Component:
                     spacing="1", width="100%",
                 ),
                 _vendor_block(card),
-                _decide_buttons(card, in_dialog=True),
+                decision_buttons(P, card.id, card.name, "agent", in_dialog=True),
                 spacing="4", width="100%", padding_top="0.75em",
             ),
             max_width="640px", id="agent-details",
@@ -163,7 +143,7 @@ def _pending_card(card: PendingCard) -> rx.Component:
                                       align="center"),
                             href=card.demo_url, is_external=True, class_name="agent-demo")),
             _changes(card),
-            _decide_buttons(card, in_dialog=False),
+            decision_buttons(P, card.id, card.name, "agent", in_dialog=False),
             spacing="3", width="100%",
         ),
         width="100%", class_name="pending-agent", data_agent=card.name, data_id=card.id,

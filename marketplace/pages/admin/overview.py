@@ -7,7 +7,7 @@ from reflex.vars import Var
 
 from marketplace.components.spinner import skeleton_block
 from marketplace.pages.admin.widgets import admin_card, figure, rate_editor
-from marketplace.state.admin.overview import OverviewState as O
+from marketplace.state.admin.commission import OverviewState as O
 from marketplace.state.admin.page import AdminState as A
 
 

@@ -21,29 +21,18 @@ from marketplace.pages.admin.customers import customers_tab, vendors_tab
 from marketplace.pages.admin.overview import overview_tab
 from marketplace.pages.admin.sales import sales_tab
 from marketplace.pages.admin.stats import stats_tab
-from marketplace.state.admin.analytics import AnalyticsState
 from marketplace.state.admin.page import ADMIN_ONLY_MESSAGE, ADMIN_ONLY_TITLE
 from marketplace.state.admin.page import AdminState as A
-from marketplace.state.admin.stats import StatsState
-
-
-def _opened(render: object, state: type[rx.State]) -> object:
-    """A tab whose state loads through `on_open` when the panel mounts."""
-    def tab() -> rx.Component:
-        return rx.box(render(), width="100%", on_mount=state.on_open)  # type: ignore[attr-defined,operator]
-    return tab
-
 
 TABS = [
     TabSpec("overview", "Overview", None, overview_tab, icon="layout-dashboard"),
     TabSpec("customers", "Customers", None, customers_tab, icon="users"),
     TabSpec("vendors", "Vendors", None, vendors_tab, icon="store"),
     TabSpec("agents", "Agents", None, agents_tab, icon="bot"),
-    TabSpec("vendor-applications", "Applications", A.pending_applications,
-            applications_tab, icon="file-user"),
+    TabSpec("vendor-applications", "Applications", A.pending_applications, applications_tab, icon="file-user"),
     TabSpec("agent-approvals", "Approvals", A.pending_agents, approvals_tab, icon="clipboard-check"),
-    TabSpec("analytics", "Analytics", None, _opened(analytics_tab, AnalyticsState), icon="chart-pie"),
-    TabSpec("stats", "Stats", None, _opened(stats_tab, StatsState), icon="chart-line"),
+    TabSpec("analytics", "Analytics", None, analytics_tab, icon="chart-pie"),
+    TabSpec("stats", "Stats", None, stats_tab, icon="chart-line"),
     TabSpec("sales", "Sales & Commissions", None, sales_tab, icon="dollar-sign"),
     TabSpec("audit", "Audit Log", None, audit_tab, icon="scroll-text"),
 ]

@@ -177,6 +177,29 @@ def table_tab(state: Any, key: str, title: str, icon: str, headers: list[str], r
                   width="100%", on_mount=state.on_open)
 
 
+def decision_buttons(state: Any, row_id: Var[str], name: Var[str], kind: str, *, in_dialog: bool,
+                     labels: tuple[str, str] = ("Approve", "Reject")) -> rx.Component:
+    """Approve and Reject of a card waiting for a decision (with View Full Details on the card itself)."""
+    busy = state.busy != ""
+    return rx.flex(
+        *([] if in_dialog else [
+            rx.button(rx.icon("eye", size=16), "View Full Details", variant="outline", on_click=state.view(row_id),
+                      class_name=f"view-{kind}"),
+        ]),
+        rx.button(rx.cond(state.busy == row_id, rx.spinner(size="2"), rx.icon("check", size=16)), labels[0],
+                  color_scheme="green", on_click=state.act("approve", row_id), disabled=busy,
+                  class_name=f"approve-{kind}"),
+        rx.button(rx.icon("x", size=16), labels[1], color_scheme="red", variant="soft",
+                  on_click=state.ask("reject", row_id, name), disabled=busy, class_name=f"reject-{kind}"),
+        spacing="2", wrap="wrap", justify="end" if in_dialog else "start",
+    )
+
+
+def fact(label: str, value: rx.Component | Var | str, **props: object) -> rx.Component:
+    """One labelled value of a details dialog's data list."""
+    return rx.data_list.item(rx.data_list.label(label, min_width="9em"), rx.data_list.value(value, **props))
+
+
 def row_button(label: str, icon: str, on_click: Any, class_name: str, **props: object) -> rx.Component:
     return rx.button(rx.icon(icon, size=14), label, size="1", variant="soft", on_click=on_click,
                      class_name=class_name, **props)

@@ -1,4 +1,4 @@
-"""The sales summary of the Overview and Sales tabs with the inline commission-rate editor: edit, confirm, cancel.
+"""The Overview tab, and the sales summary with the inline commission-rate editor it shares with the Sales tab.
 
 The rate shown is the service's own setting (services/platform.py, default 20%). The platform service validates
 a new value (its message is the spec's 'Invalid value' text); the editor only appends the percent sign, as the
@@ -12,18 +12,43 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from marketplace.models import User
+from marketplace.models import PlatformSetting, User
 from marketplace.services import money, platform
 from marketplace.services.admin import sales as admin_sales
 from marketplace.services.errors import Forbidden, Invalid, Unauthorized
 from marketplace.state import blocking
-from marketplace.state.admin.page import admin_failed
+from marketplace.state.admin.page import AdminState, admin_failed
 
 RATE_DESCRIPTION = "Platform commission rate on each sale"
 COMMISSION_SAVED = ("Commission rate updated", "The commission rate has been successfully updated.")
 INVALID_VALUE = ("Invalid value", "Please enter a valid number for commission rate")
 COMMISSION_FAILED = ("Error", "Failed to update commission rate.")
 SUMMARY_FAILED = "Failed to load the sales summary."
+
+
+def is_number(text: str) -> bool:
+    """What the page checks before sending a commission rate: non-empty and numeric (bounds are the server's)."""
+    try:
+        return float(text.strip()) == float(text.strip())  # NaN is not a number here
+    except ValueError:
+        return False
+
+
+async def store_rate(actor: User | None, typed: str) -> tuple[PlatformSetting | None, Any]:
+    """The one way the editors store a commission rate typed without '%': the stored setting and the success
+    toast, or None and the toast saying why not. Signed out and not-admin are raised: each page has its way."""
+    if not is_number(typed):
+        return None, rx.toast.error(INVALID_VALUE[0], description=INVALID_VALUE[1])
+    try:
+        row = await blocking.run(platform.set_commission_rate, actor=actor, value=f"{typed.strip()}%",
+                                 description=RATE_DESCRIPTION)
+    except (Unauthorized, Forbidden):
+        raise
+    except Invalid as error:  # out of bounds, too many decimals: the service's message
+        return None, rx.toast.error(INVALID_VALUE[0], description=error.message or INVALID_VALUE[1])
+    except Exception as error:  # unexpected causes are logged by admin_failed
+        return None, admin_failed(error, COMMISSION_FAILED[1])
+    return row, rx.toast.success(COMMISSION_SAVED[0], description=COMMISSION_SAVED[1])
 
 
 class SalesSummary(rx.State, mixin=True):
@@ -79,29 +104,25 @@ class SalesSummary(rx.State, mixin=True):
     async def save_rate(self, form: dict[str, Any] | None = None) -> AsyncIterator[Any]:
         if self.saving_rate:
             return
-        draft = str((form or {}).get("rate", self.rate_draft)).strip()
-        self.rate_draft = draft
+        self.rate_draft = str((form or {}).get("rate", self.rate_draft)).strip()
         self.saving_rate = True
         yield
         user = await self.viewer()
         try:
-            await blocking.run(platform.set_commission_rate, actor=user, value=f"{draft}%",
-                               description=RATE_DESCRIPTION)
+            stored, toast = await store_rate(user, self.rate_draft)
         except (Unauthorized, Forbidden) as error:
-            self.saving_rate = False
-            yield admin_failed(error, "")
+            stored, toast = None, admin_failed(error)
+        self.saving_rate = False
+        yield toast
+        if stored is None:
             return
-        except Invalid as error:  # empty, not a number, out of bounds: the service's message
-            self.saving_rate = False
-            yield rx.toast.error(INVALID_VALUE[0], description=error.message)
-            return
-        except Exception as error:
-            self.saving_rate = False
-            yield admin_failed(error, COMMISSION_FAILED[1])
-            return
-        self.saving_rate = self.editing_rate = False
-        yield rx.toast.success(COMMISSION_SAVED[0], description=COMMISSION_SAVED[1])
+        self.editing_rate = False
         try:
             self._show(await blocking.run(admin_sales.summary, actor=user))
         except Exception as error:
             yield admin_failed(error, SUMMARY_FAILED)
+
+
+class OverviewState(SalesSummary, AdminState):
+    """The Overview tab: platform statistics from the sales summary (with the commission editor); the Pending
+    Actions counts are the page state's."""

@@ -1,7 +1,7 @@
 """/admin/settings: the commission rate and the checkout currency with its USD to EUR rate (admins only).
 
-Values are read and written through services/platform.py, which validates and normalises them; this state
-only checks what the spec asks the page itself to check (a commission value must be a number) and turns
+Values are read and written through services/platform.py, which validates and normalises them; the commission
+rate is stored the way the admin tabs' editor stores it (state/admin/commission.store_rate), and this state turns
 the answers into the spec's toasts.
 """
 
@@ -16,7 +16,7 @@ import reflex as rx
 from marketplace.services import money, platform
 from marketplace.services.errors import DomainError, Forbidden, Invalid, Unauthorized
 from marketplace.state import blocking
-from marketplace.state.admin.commission import COMMISSION_FAILED, COMMISSION_SAVED, INVALID_VALUE, RATE_DESCRIPTION
+from marketplace.state.admin.commission import INVALID_VALUE, store_rate
 from marketplace.state.admin.page import admin_only
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
@@ -27,15 +27,6 @@ LOG = logging.getLogger(__name__)
 PAYMENT_SAVED = ("Payment settings updated", "Checkout currency and exchange rate have been saved.")
 PAYMENT_FAILED = ("Error", "Failed to update payment settings.")
 CURRENCIES = ("usd", "eur")
-FIELDS = {"commissionRate": "commission_rate", "usdToEurRate": "usd_to_eur_rate"}
-
-
-def is_number(text: str) -> bool:
-    """What the page checks before sending a commission rate: non-empty and numeric (bounds are the server's)."""
-    try:
-        return float(text.strip()) == float(text.strip())  # NaN is not a number here
-    except ValueError:
-        return False
 
 
 def failure_toast(error: Exception, *, invalid: tuple[str, str], failed: tuple[str, str]) -> tuple[str, str]:
@@ -104,24 +95,16 @@ class AdminSettingsState(SessionState):
         take_submitted(self, form, {"commissionRate": "commission_rate"})
         if self.saving_commission:
             return
-        if not is_number(self.commission_rate):
-            yield rx.toast.error(INVALID_VALUE[0], description=INVALID_VALUE[1])
-            return
         self.saving_commission = True
         yield
         try:
-            row = await blocking.run(platform.set_commission_rate, actor=await self.viewer(),
-                                     value=f"{self.commission_rate.strip()}%", description=RATE_DESCRIPTION)
-        except Exception as error:  # every failure becomes a toast; unexpected ones are logged
-            self.saving_commission = False
-            if not isinstance(error, DomainError):
-                LOG.exception("commission rate update failed")
-            title, description = failure_toast(error, invalid=INVALID_VALUE, failed=COMMISSION_FAILED)
-            yield self._refused(error) or rx.toast.error(title, description=description)
-            return
+            stored, toast = await store_rate(await self.viewer(), self.commission_rate)
+        except (Unauthorized, Forbidden) as error:
+            stored, toast = None, self._refused(error)
         self.saving_commission = False
-        self._show({platform.COMMISSION_RATE: row.value})
-        yield rx.toast.success(COMMISSION_SAVED[0], description=COMMISSION_SAVED[1])
+        if stored is not None:
+            self._show({platform.COMMISSION_RATE: stored.value})
+        yield toast
 
     @rx.event
     async def save_payment(self, form: dict | None = None) -> AsyncIterator[Any]:
