@@ -9,7 +9,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
-from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.layout import container, page_frame
 from marketplace.components.spinner import section_spinner
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.admin.agents import agents_tab
@@ -21,7 +21,7 @@ from marketplace.pages.admin.customers import customers_tab, vendors_tab
 from marketplace.pages.admin.overview import overview_tab
 from marketplace.pages.admin.sales import sales_tab
 from marketplace.pages.admin.stats import stats_tab
-from marketplace.state.admin.page import ADMIN_ONLY_MESSAGE, ADMIN_ONLY_TITLE
+from marketplace.pages.admin.widgets import denied_card
 from marketplace.state.admin.page import AdminState as A
 
 TABS = [
@@ -83,11 +83,6 @@ def _admin_area() -> rx.Component:
     )
 
 
-def _denied() -> rx.Component:
-    return notice_card("shield-alert", ADMIN_ONLY_TITLE, ADMIN_ONLY_MESSAGE, rx.spinner(size="2"),
-                       card_id="admin-denied")
-
-
 def admin_page() -> rx.Component:
-    return page_frame(rx.match(A.mode, ("denied", _denied()), ("admin", _admin_area()),
+    return page_frame(rx.match(A.mode, ("denied", denied_card()), ("admin", _admin_area()),
                                section_spinner("admin-loading")))

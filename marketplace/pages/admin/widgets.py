@@ -9,10 +9,18 @@ import reflex as rx
 from reflex.vars import Var
 
 from marketplace.components.empty_state import empty_state
+from marketplace.components.layout import notice_card
 from marketplace.components.spinner import skeleton_block
 from marketplace.state.admin.listing import Action
+from marketplace.state.admin.page import ADMIN_ONLY_MESSAGE, ADMIN_ONLY_TITLE
 
 SCROLL_X = {"overflow_x": "auto", "width": "100%"}
+
+
+def denied_card() -> rx.Component:
+    """Not an admin: what the page shows while the sign-in redirect is on its way."""
+    return notice_card("shield-alert", ADMIN_ONLY_TITLE, ADMIN_ONLY_MESSAGE, rx.spinner(size="2"),
+                       card_id="admin-denied")
 
 
 def admin_card(title: str, *children: rx.Component, icon: str, element_id: str,
@@ -37,6 +45,12 @@ def figure(label: str, value: rx.Component) -> rx.Component:
     """One labelled figure on a line: label left, value right."""
     return rx.hstack(rx.text(label, size="2", color_scheme="gray"), rx.spacer(), value, width="100%",
                      align="center", padding_y="0.35em", border_bottom="1px solid var(--gray-a3)")
+
+
+def summary_figure(state: Any, label: str, value: Var, element_id: str, **props: object) -> rx.Component:
+    """A figure of the sales summary, with a placeholder while the summary loads."""
+    return figure(label, rx.cond(state.loading, skeleton_block("1.2em", "5em"),
+                                 rx.text(value, weight="bold", id=element_id, **props)))
 
 
 def table(headers: list[str], rows: Var, render: Callable[[Any], rx.Component], *, min_width: str,
@@ -209,7 +223,7 @@ def action_buttons(*buttons: rx.Component) -> rx.Component:
     return rx.hstack(*buttons, spacing="1", wrap="nowrap")
 
 
-def rate_editor(state: Any) -> rx.Component:
+def rate_figure(state: Any) -> rx.Component:
     """Commission Rate: the value with a pencil, or an input with confirm and cancel (the edit mode)."""
     reading = rx.hstack(
         rx.text(state.commission_rate, weight="bold", id="commission-rate"),
@@ -233,4 +247,5 @@ def rate_editor(state: Any) -> rx.Component:
         ),
         on_submit=state.save_rate, no_validate=True,
     )
-    return rx.cond(state.editing_rate, editing, reading)
+    return figure("Commission Rate", rx.cond(state.loading, skeleton_block("1.2em", "4em"),
+                                             rx.cond(state.editing_rate, editing, reading)))

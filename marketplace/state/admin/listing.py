@@ -43,9 +43,6 @@ class Action:
     plain_toast: bool = False  # a neutral toast rather than a success one (the moderation tabs)
 
 
-Fetch = Callable[..., tuple[list[Any], int]]
-
-
 class AdminList(rx.State, mixin=True):
     """Rows of one service page by page; the state declares `rows`, `viewing`, `_fetch` and `_actions`."""
 
