@@ -5,8 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from marketplace.components.empty_state import empty_state
-from marketplace.components.spinner import skeleton_block
-from marketplace.pages.admin.widgets import confirm_dialog, decision_buttons, fact, listing
+from marketplace.pages.admin.widgets import card_list, confirm_dialog, decision_buttons, fact
 from marketplace.state.admin.applications import REJECT, ApplicationCard
 from marketplace.state.admin.applications import ApplicationsState as A
 
@@ -85,11 +84,8 @@ def _card(card: ApplicationCard) -> rx.Component:
 
 
 def applications_tab() -> rx.Component:
-    cards = rx.grid(rx.foreach(A.rows, _card), columns=rx.breakpoints(initial="1", md="2"), spacing="4", width="100%")
     empty = empty_state("inbox", "No pending applications", "All vendor applications have been processed",
                         element_id="applications-empty")
-    loading = rx.grid(skeleton_block("9em"), skeleton_block("9em"), columns=rx.breakpoints(initial="1", md="2"),
-                      spacing="4", width="100%", id="applications-loading")
     return rx.vstack(
         rx.heading(
             "Pending Vendor Applications ",
@@ -97,7 +93,7 @@ def applications_tab() -> rx.Component:
                                          id="applications-total")),
             size="5",
         ),
-        listing(A, "applications", cards, empty, loading),
+        card_list(A, "applications", _card, empty),
         _details(),
         confirm_dialog(A, "reject", REJECT, element_id="reject-application-dialog",
                        confirm_id="confirm-reject-application", icon="x"),

@@ -7,15 +7,13 @@ from reflex.vars import Var
 
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
-from marketplace.components.spinner import skeleton_block
 from marketplace.components.tabs import TabSpec, tab_view
-from marketplace.pages.admin.widgets import decision_buttons, fact, listing, reason_dialog
+from marketplace.pages.admin.widgets import card_list, decision_buttons, fact, reason_dialog
 from marketplace.state.admin.approvals import REJECT, PendingCard, ReviewedCard
 from marketplace.state.admin.approvals import ApprovedAgentsState as AP
 from marketplace.state.admin.approvals import PendingAgentsState as P
 from marketplace.state.admin.approvals import RejectedAgentsState as RJ
 
-GRID = {"columns": rx.breakpoints(initial="1", md="2"), "spacing": "4", "width": "100%"}
 REJECT_NOTE = "This message will be sent to the vendor as a notification"
 
 
@@ -23,10 +21,6 @@ def _meta(icon: str, text: Var | str, **props: object) -> rx.Component:
     return rx.hstack(rx.icon(icon, size=14, color="var(--gray-10)", flex_shrink="0"),
                      rx.text(text, size="2", color_scheme="gray", **props), spacing="1", align="center",
                      min_width="0")
-
-
-def _loading() -> rx.Component:
-    return rx.grid(skeleton_block("10em"), skeleton_block("10em"), **GRID)
 
 
 # --- pending ------------------------------------------------------------------------------------------------
@@ -154,7 +148,7 @@ def _pending_card(card: PendingCard) -> rx.Component:
 def _pending() -> rx.Component:
     empty = empty_state("circle-check", "No pending agents", "All agent submissions have been reviewed",
                         element_id="pending-empty")
-    return listing(P, "pending", rx.grid(rx.foreach(P.rows, _pending_card), **GRID), empty, _loading())
+    return card_list(P, "pending", _pending_card, empty)
 
 
 # --- approved and rejected ----------------------------------------------------------------------------------
@@ -192,9 +186,8 @@ def _reviewed_card(card: ReviewedCard, *, rejected: bool) -> rx.Component:
 
 def _reviewed(state: type[AP] | type[RJ], which: str, empty: str, icon: str) -> rx.Component:
     rejected = which == "rejected"
-    cards = rx.grid(rx.foreach(state.rows, lambda c: _reviewed_card(c, rejected=rejected)), **GRID)
-    return rx.box(listing(state, which, cards, empty_state(icon, empty, element_id=f"{which}-empty"), _loading()),
-                  width="100%", on_mount=state.reload)
+    return card_list(state, which, lambda card: _reviewed_card(card, rejected=rejected),
+                     empty_state(icon, empty, element_id=f"{which}-empty"))
 
 
 SUBTABS = [

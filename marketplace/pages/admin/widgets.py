@@ -169,12 +169,18 @@ def reason_dialog(state: Any, name: str, action: Action, description: rx.Compone
     )
 
 
-def listing(state: Any, key: str, rows: rx.Component, empty: rx.Component,
-            loading: rx.Component | None = None) -> rx.Component:
+def listing(state: Any, key: str, rows: rx.Component, empty: rx.Component, loading: rx.Component) -> rx.Component:
     """One admin list: the skeleton while it loads, the empty card, else its rows and the pager."""
-    return rx.cond(state.loading, loading if loading is not None else table_skeleton(),
+    return rx.cond(state.loading, loading,
                    rx.cond(state.total == 0, empty,
                            rx.vstack(rows, pager(state, f"{key}-pager"), spacing="3", width="100%")))
+
+
+def card_list(state: Any, key: str, render: Callable[[Any], rx.Component], empty: rx.Component) -> rx.Component:
+    """An admin list as cards, two a row (one on a phone)."""
+    grid = {"columns": rx.breakpoints(initial="1", md="2"), "spacing": "4", "width": "100%"}
+    return listing(state, key, rx.grid(rx.foreach(state.rows, render), **grid), empty,
+                   rx.grid(skeleton_block("10em"), skeleton_block("10em"), id=f"{key}-loading", **grid))
 
 
 def table_tab(state: Any, key: str, title: str, icon: str, headers: list[str], row: Callable[[Any], rx.Component],
@@ -185,7 +191,7 @@ def table_tab(state: Any, key: str, title: str, icon: str, headers: list[str], r
     Mounting the tab loads its first page."""
     title_when_empty = rx.cond(state.search != "", searched, empty) if searched else empty
     body = listing(state, key, table(headers, state.rows, row, min_width=min_width, element_id=f"{key}-table"),
-                   empty_state(icon, title_when_empty, empty_text, element_id=f"{key}-empty"))
+                   empty_state(icon, title_when_empty, empty_text, element_id=f"{key}-empty"), table_skeleton())
     search = search_box(state, f"Search {key}", f"{key}-search") if searched else None
     return rx.box(admin_card(title, body, icon=icon, element_id=f"{key}-card", action=search), *dialogs,
                   width="100%", on_mount=state.on_open)
