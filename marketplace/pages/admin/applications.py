@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from marketplace.components.empty_state import empty_state
-from marketplace.pages.admin.widgets import card_list, confirm_dialog, decision_buttons, fact
+from marketplace.pages.admin.widgets import card_list, confirm_dialog, decision_buttons, details_dialog, fact
 from marketplace.state.admin.applications import REJECT, ApplicationCard
 from marketplace.state.admin.applications import ApplicationsState as A
 
@@ -21,37 +21,29 @@ def _buttons(card: ApplicationCard, *, in_dialog: bool) -> rx.Component:
 
 def _details() -> rx.Component:
     card = A.viewing
-    return rx.dialog.root(
-        rx.dialog.content(
-            rx.dialog.title(card.business_name),
-            rx.dialog.description("Vendor application details", size="2", color_scheme="gray"),
-            rx.vstack(
-                rx.data_list.root(
-                    fact("Applicant", card.applicant, class_name="applicant-name"),
-                    fact("Email", card.email, class_name="applicant-email"),
-                    fact("Username", card.username),
-                    fact("Business name", card.business_name),
-                    fact("Website", rx.cond(card.website != "",
-                                             rx.link(card.website, href=card.website, is_external=True),
-                                             rx.text("Not provided", color_scheme="gray"))),
-                    fact("Application date", card.applied_at, class_name="application-date"),
-                    fact("Status", _pending_badge()),
-                    orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
-                ),
-                rx.vstack(
-                    rx.text("Business description", size="2", weight="bold"),
-                    rx.text(rx.cond(card.business_description != "", card.business_description,
-                                    "No description provided."),
-                            size="2", color_scheme="gray", white_space="pre-wrap"),
-                    spacing="1", width="100%",
-                ),
-                _buttons(card, in_dialog=True),
-                spacing="4", width="100%", padding_top="0.75em",
-            ),
-            max_width="560px", id="application-details",
+    body = rx.vstack(
+        rx.data_list.root(
+            fact("Applicant", card.applicant, class_name="applicant-name"),
+            fact("Email", card.email, class_name="applicant-email"),
+            fact("Username", card.username),
+            fact("Business name", card.business_name),
+            fact("Website", rx.cond(card.website != "", rx.link(card.website, href=card.website, is_external=True),
+                                    rx.text("Not provided", color_scheme="gray"))),
+            fact("Application date", card.applied_at, class_name="application-date"),
+            fact("Status", _pending_badge()),
+            orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
-        open=A.details_open, on_open_change=A.set_details_open,
+        rx.vstack(
+            rx.text("Business description", size="2", weight="bold"),
+            rx.text(rx.cond(card.business_description != "", card.business_description, "No description provided."),
+                    size="2", color_scheme="gray", white_space="pre-wrap"),
+            spacing="1", width="100%",
+        ),
+        spacing="4", width="100%", padding_top="0.75em",
     )
+    return details_dialog(card.business_name, body, open=A.details_open, on_open_change=A.set_details_open,
+                          footer=_buttons(card, in_dialog=True), description="Vendor application details",
+                          element_id="application-details")
 
 
 def _card(card: ApplicationCard) -> rx.Component:

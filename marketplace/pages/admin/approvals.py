@@ -8,7 +8,7 @@ from reflex.vars import Var
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
 from marketplace.components.tabs import TabSpec, tab_view
-from marketplace.pages.admin.widgets import card_list, decision_buttons, fact, reason_dialog
+from marketplace.pages.admin.widgets import card_list, decision_buttons, details_dialog, fact, reason_dialog
 from marketplace.state.admin.approvals import REJECT, PendingCard, ReviewedCard
 from marketplace.state.admin.approvals import ApprovedAgentsState as AP
 from marketplace.state.admin.approvals import PendingAgentsState as P
@@ -71,43 +71,37 @@ def _vendor_block(card: PendingCard) -> rx.Component:
 
 def _details() -> rx.Component:
     card = P.viewing
-    return rx.dialog.root(
-        rx.dialog.content(
-            rx.dialog.title(card.name),
-            rx.dialog.description(rx.cond(card.is_revision, "Changes to a live agent, waiting for review",
-                                          "New agent, waiting for review"), size="2", color_scheme="gray"),
-            rx.vstack(
-                rx.cond(card.image_url != "", agent_image(card.image_url, height="180px", alt=card.name)),
-                _changes(card),
-                rx.data_list.root(
-                    fact("Price", card.price, class_name="detail-price"),
-                    fact("Category", card.category),
-                    fact("Short description", card.short_description),
-                    fact("Tags", rx.cond(card.tags.length() > 0,
-                                          rx.hstack(rx.foreach(card.tags, lambda t: rx.badge(t, variant="soft")),
-                                                    spacing="1", wrap="wrap"),
-                                          rx.text("No tags", color_scheme="gray"))),
-                    fact("Demo", rx.cond(card.demo_url != "",
-                                          rx.link(card.demo_url, href=card.demo_url, is_external=True,
-                                                  word_break="break-all"),
-                                          rx.text("No demo", color_scheme="gray"))),
-                    fact("Files", f"{card.file_count} file(s)"),
-                    fact("Submitted", card.submitted_at),
-                    orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
-                ),
-                rx.vstack(
-                    rx.text("Description", size="2", weight="bold"),
-                    rx.text(card.description, size="2", color_scheme="gray", white_space="pre-wrap"),
-                    spacing="1", width="100%",
-                ),
-                _vendor_block(card),
-                decision_buttons(P, card.id, card.name, "agent", in_dialog=True),
-                spacing="4", width="100%", padding_top="0.75em",
-            ),
-            max_width="640px", id="agent-details",
+    body = rx.vstack(
+        rx.cond(card.image_url != "", agent_image(card.image_url, height="180px", alt=card.name)),
+        _changes(card),
+        rx.data_list.root(
+            fact("Price", card.price, class_name="detail-price"),
+            fact("Category", card.category),
+            fact("Short description", card.short_description),
+            fact("Tags", rx.cond(card.tags.length() > 0,
+                                 rx.hstack(rx.foreach(card.tags, lambda t: rx.badge(t, variant="soft")), spacing="1",
+                                           wrap="wrap"),
+                                 rx.text("No tags", color_scheme="gray"))),
+            fact("Demo", rx.cond(card.demo_url != "",
+                                 rx.link(card.demo_url, href=card.demo_url, is_external=True, word_break="break-all"),
+                                 rx.text("No demo", color_scheme="gray"))),
+            fact("Files", f"{card.file_count} file(s)"),
+            fact("Submitted", card.submitted_at),
+            orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
-        open=P.details_open, on_open_change=P.set_details_open,
+        rx.vstack(
+            rx.text("Description", size="2", weight="bold"),
+            rx.text(card.description, size="2", color_scheme="gray", white_space="pre-wrap"),
+            spacing="1", width="100%",
+        ),
+        _vendor_block(card),
+        spacing="4", width="100%", padding_top="0.75em",
     )
+    return details_dialog(card.name, body, open=P.details_open, on_open_change=P.set_details_open,
+                          footer=decision_buttons(P, card.id, card.name, "agent", in_dialog=True),
+                          description=rx.cond(card.is_revision, "Changes to a live agent, waiting for review",
+                                              "New agent, waiting for review"),
+                          element_id="agent-details")
 
 
 def _pending_card(card: PendingCard) -> rx.Component:

@@ -91,18 +91,21 @@ def pager(state: Any, element_id: str) -> rx.Component:
     )
 
 
-def details_dialog(title: str, body: rx.Component, *, open: Var[bool], on_open_change: Any,
-                   footer: rx.Component | None = None, element_id: str) -> rx.Component:
+def details_dialog(title: str | Var[str], body: rx.Component, *, open: Var[bool], on_open_change: Any,
+                   footer: rx.Component | None = None, description: str | Var[str] | None = None,
+                   element_id: str) -> rx.Component:
+    """A record's details; `footer` holds its actions beside Close."""
     return rx.dialog.root(
         rx.dialog.content(
             rx.dialog.title(title),
+            *([rx.dialog.description(description, size="2", color_scheme="gray")] if description is not None else []),
             rx.box(body, max_height="65vh", overflow_y="auto", padding_right="0.25em"),
             rx.hstack(
                 *([footer] if footer is not None else []),
                 rx.dialog.close(rx.button("Close", variant="soft", color_scheme="gray")),
                 justify="end", spacing="2", margin_top="1em", wrap="wrap",
             ),
-            max_width="520px", id=element_id,
+            max_width="560px", id=element_id,
         ),
         open=open, on_open_change=on_open_change,
     )
