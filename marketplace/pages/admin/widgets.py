@@ -1,4 +1,6 @@
-"""Pieces the admin tabs share: cards, scrolling tables, the pager and search box, dialogs, the rate editor."""
+"""Pieces the admin tabs share: cards and figures, the list builders over state/admin/listing.AdminList (`table_tab`,
+`card_list`: search, table or cards, pager, empty card), the details dialog, the dialogs a row action asks in
+(`confirm_dialog`, `reason_dialog`, from the action's declaration), and the commission-rate editor."""
 
 from __future__ import annotations
 
