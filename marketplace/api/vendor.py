@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 
 from marketplace.api.catalog import TOTAL_HEADER, json_list
 from marketplace.api.deps import OptionalUser, SignedInUser
+from marketplace.api.exports import csv_download
 from marketplace.models.submissions import AgentDraftIn, AgentFilePublic, RevisionSummaryPublic, VendorAgentDraftPublic
 from marketplace.models.vendor import (
     AccountDetailsPublic,
@@ -151,9 +152,7 @@ def vendor_sales(user: OptionalUser, limit: int = Query(20), offset: int = Query
 
 @router.get("/vendor/sales.csv", response_class=StreamingResponse)
 def vendor_sales_csv(user: OptionalUser) -> StreamingResponse:
-    return StreamingResponse(sales.sales_csv(actor=user), media_type="text/csv; charset=utf-8",
-                             headers={"Content-Disposition": 'attachment; filename="sales.csv"',
-                                      "Cache-Control": "no-store"})
+    return csv_download(sales.sales_csv(actor=user), "sales.csv")
 
 
 @router.get("/vendor/earnings", response_model=list[EarningsPointPublic])

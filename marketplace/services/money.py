@@ -87,12 +87,23 @@ def format_totals(totals: dict[str, int]) -> str:
     return " + ".join(parts) or format_amount(0, "usd")
 
 
+def _plain_percent(value: Decimal) -> str:
+    """12.50 -> '12.5', 20 -> '20' (to the hundredth, half-up)."""
+    text = f"{value.quantize(PERCENT_QUANTUM, rounding=ROUND_HALF_UP):f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def split_label(commission_percent: Decimal) -> str:
     """Vendor/platform split from an order's snapshotted commission: 20 -> '80/20', 12.5 -> '87.5/12.5'."""
-
-    def plain(value: Decimal) -> str:
-        text = f"{value.quantize(PERCENT_QUANTUM, rounding=ROUND_HALF_UP):f}"
-        return text.rstrip("0").rstrip(".") if "." in text else text
-
     platform_share = Decimal(commission_percent)
-    return f"{plain(Decimal(100) - platform_share)}/{plain(platform_share)}"
+    return f"{_plain_percent(Decimal(100) - platform_share)}/{_plain_percent(platform_share)}"
+
+
+def vendor_share(commission: str) -> str:
+    """What a vendor keeps of a split sale at a commission setting: '20%' -> '80%', '15.5%' -> '84.5%'; ''
+    when the setting is not a percentage."""
+    try:
+        platform_share = Decimal(commission.strip().rstrip("%"))
+    except InvalidOperation:
+        return ""
+    return f"{_plain_percent(Decimal(100) - platform_share)}%" if platform_share.is_finite() else ""

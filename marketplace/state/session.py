@@ -63,10 +63,6 @@ class SessionState(rx.State):
         morsel = jar.get(SESSION_COOKIE)
         return morsel.value if morsel else None
 
-    def current_user(self) -> User | None:
-        """The signed-in user, read on the event loop: only for states not yet awaiting `viewer` (to go)."""
-        return auth.user_for_token(self._token())
-
     async def viewer(self) -> User | None:
         """The signed-in user as the services see it, re-read from the database on a worker thread each time."""
         return await blocking.run(auth.user_for_token, self._token())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from marketplace.services.admin.catalog import AdminAgentRow
 from marketplace.services.admin.moderation import PendingItem, VendorInfo
@@ -12,6 +13,7 @@ from marketplace.state.admin.approvals import _pending_card, _reviewed_card
 from marketplace.state.admin.page import failure_text
 
 WHEN = datetime(2025, 1, 5, 15, 4, tzinfo=UTC)
+UTC_ZONE = ZoneInfo("UTC")
 
 
 def _item(**fields: object) -> PendingItem:
@@ -40,23 +42,23 @@ def test_failure_text_adds_the_services_reason_as_a_sentence():
 
 
 def test_pending_card_of_a_new_agent_and_of_a_revision():
-    card = _pending_card(_item(), "Europe/Berlin")
+    card = _pending_card(_item(), ZoneInfo("Europe/Berlin"))
     assert (card.price, card.category, card.vendor_username, card.is_revision) == (
         "$29.99 per month", "Productivity", "vendor", False)
     assert card.submitted == "Jan 5, 2025" and card.submitted_at == "Jan 5, 2025 • 4:04 PM"  # local time
     revision = _pending_card(_item(kind="revision", revision_id="r1", price_cents=0, category_name=None, vendor=None,
                                    changed_fields=["price_cents", "tags"], files_added=["new.py"],
-                                   files_removed=["old.py"]), "UTC")
+                                   files_removed=["old.py"]), UTC_ZONE)
     assert (revision.price, revision.category, revision.vendor_username) == ("Free", "Uncategorized", "Unknown")
     assert revision.is_revision and revision.changed == ["Price", "Tags"]
     assert (revision.files_added, revision.files_removed) == (["new.py"], ["old.py"])
 
 
 def test_reviewed_card_shows_the_decision_date_and_reason():
-    card = _reviewed_card(_row(rejection_reason="Add a README", reviewed_at=datetime(2025, 2, 1, tzinfo=UTC)), "UTC")
+    card = _reviewed_card(_row(rejection_reason="Add a README", reviewed_at=datetime(2025, 2, 1, tzinfo=UTC)), UTC_ZONE)
     assert (card.vendor, card.category, card.date, card.reason) == ("Unknown", "Uncategorized", "Feb 1, 2025",
                                                                     "Add a README")
-    assert _reviewed_card(_row(), "UTC").date == "Jan 5, 2025"  # no decision time recorded: the creation date
+    assert _reviewed_card(_row(), UTC_ZONE).date == "Jan 5, 2025"  # no decision time recorded: the creation date
 
 
 def test_ranking_texts_and_links():

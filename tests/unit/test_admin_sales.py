@@ -11,7 +11,7 @@ from decimal import Decimal
 import pytest
 
 from marketplace.models import OrderStatus
-from marketplace.services import platform
+from marketplace.services import csv_export, platform
 from marketplace.services.admin import sales, stats
 from marketplace.services.errors import InvalidParameter
 from tests.factories import make_admin, make_agent, make_order, make_user, make_vendor
@@ -85,7 +85,7 @@ def _csv(lines) -> list[dict[str, str]]:
 
 def test_commissions_csv_matches_the_entries(book, monkeypatch):
     admin = make_admin()
-    monkeypatch.setattr(sales, "CSV_CHUNK", 3)  # more than one keyset page
+    monkeypatch.setattr(csv_export, "CHUNK", 3)  # more than one keyset page
     rows = _csv(sales.commissions_csv(actor=admin))
     entries, _ = sales.list_commissions(actor=admin, limit=100)
     assert [r["orderId"] for r in rows] == [e.order_id for e in entries]
@@ -101,7 +101,7 @@ def test_commissions_csv_matches_the_entries(book, monkeypatch):
 
 def test_sales_csv_has_every_completed_sale_with_its_vendor(book, monkeypatch):
     admin = make_admin()
-    monkeypatch.setattr(sales, "CSV_CHUNK", 2)
+    monkeypatch.setattr(csv_export, "CHUNK", 2)
     rows = _csv(sales.sales_csv(actor=admin))
     assert [r["order_id"] for r in rows] == [o.id for o in reversed(book)]
     eur = rows[1]

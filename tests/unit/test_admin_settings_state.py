@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from marketplace.services.errors import Conflict, Invalid
-from marketplace.state.admin.commission import COMMISSION_FAILED, INVALID_VALUE
-from marketplace.state.admin.settings import failure_toast, is_number
+from marketplace.state.admin.commission import INVALID_VALUE, is_number
+from marketplace.state.admin.settings import PAYMENT_FAILED, failure_toast
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -18,8 +18,10 @@ def test_is_number(text, expected):
 
 
 def test_failure_toasts():
-    refused = Invalid("Please enter a valid number for commission rate")
-    assert failure_toast(refused, invalid=INVALID_VALUE, failed=COMMISSION_FAILED) == INVALID_VALUE
-    assert failure_toast(Conflict("x"), invalid=INVALID_VALUE, failed=COMMISSION_FAILED) == (
-        "Error", "Failed to update commission rate.")
-    assert failure_toast(RuntimeError("db down"), invalid=INVALID_VALUE, failed=COMMISSION_FAILED) == COMMISSION_FAILED
+    refused = Invalid("Exchange rate must be a positive number with at most 4 decimals")
+    assert failure_toast(refused, invalid=INVALID_VALUE, failed=PAYMENT_FAILED) == (
+        "Invalid value", "Exchange rate must be a positive number with at most 4 decimals")
+    assert failure_toast(Invalid(""), invalid=INVALID_VALUE, failed=PAYMENT_FAILED) == INVALID_VALUE
+    assert failure_toast(Conflict("x"), invalid=INVALID_VALUE, failed=PAYMENT_FAILED) == (
+        "Error", "Failed to update payment settings.")
+    assert failure_toast(RuntimeError("db down"), invalid=INVALID_VALUE, failed=PAYMENT_FAILED) == PAYMENT_FAILED

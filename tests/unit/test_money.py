@@ -66,3 +66,10 @@ def test_format_amount_puts_the_symbol_first_and_groups_thousands(cents, currenc
 )
 def test_price_label_reads_free_at_zero(cents, options, expected):
     assert money.price_label(cents, **options) == expected
+
+
+@pytest.mark.parametrize(("commission", "expected"), [("20%", "80%"), ("15.5%", "84.5%"), ("0%", "100%"),
+                                                      ("12.345%", "87.66%"), ("", ""), ("abc", ""), ("NaN%", "")])
+def test_vendor_share_of_a_commission_setting(commission, expected):
+    assert money.vendor_share(commission) == expected
+    assert money.split_label(Decimal("12.5")) == "87.5/12.5"

@@ -16,10 +16,6 @@ from pathlib import Path
 
 STATE_DIR = Path(__file__).resolve().parents[2] / "marketplace" / "state"
 
-# Areas whose handlers still call services on the event loop, being converted on other branches: delete this
-# constant (and `SessionState.current_user`) once they await `blocking.run`.
-NOT_YET_CONVERTED = ("admin/", "session.py::SessionState.current_user")
-
 # Service rules that only compute (validation, formatting, permission checks on a user in hand): no database,
 # Stripe, storage or mail, so a handler may call them directly. A module ends with '.'.
 PURE_SERVICE_CALLS = (
@@ -162,28 +158,20 @@ def _runs_on_the_loop(node: ast.stmt) -> bool:
     return not node.name.startswith("_") or any(d.startswith(("rx.var", "property")) for d in decorators)
 
 
-def offenders(modules: dict[str, Module], *, skip: tuple[str, ...] = ()) -> list[str]:
+def offenders(modules: dict[str, Module]) -> list[str]:
     checker = Checker(modules)
     found = []
     for module in modules.values():
-        if module.name.startswith(skip) or module.name in skip:
-            continue
         for cls in module.classes.values():
             for node in cls.body:
                 where = f"{module.name}::{cls.name}.{getattr(node, 'name', '')}"
-                if _runs_on_the_loop(node) and where not in skip:
+                if _runs_on_the_loop(node):
                     found += [f"{where} calls {call}" for call in checker.blocking_calls(module, cls, node)]
     return found
 
 
 def test_no_state_handler_calls_a_service_on_the_event_loop():
-    assert offenders(state_modules(), skip=NOT_YET_CONVERTED) == []
-
-
-def test_the_areas_not_yet_converted_name_real_modules():
-    names = [module.name for module in state_modules().values()]
-    for entry in NOT_YET_CONVERTED:
-        assert any(name.startswith(entry.partition("::")[0]) for name in names), entry
+    assert offenders(state_modules()) == []
 
 
 # --- the check itself catches what it is for --------------------------------------------------------------------

@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 
 from marketplace.models import AgentStatus, OrderStatus, Role
+from marketplace.services import csv_export
 from marketplace.services.errors import Forbidden, InvalidParameter, Unauthorized
 from marketplace.services.vendor import agents, sales
 from tests.factories import make_admin, make_agent, make_category, make_order, make_user, make_vendor
@@ -182,7 +183,7 @@ def test_series_refuses_an_unknown_period():
 
 
 def test_csv_has_a_header_and_every_sale_and_defuses_formulas(monkeypatch):
-    monkeypatch.setattr(sales, "CSV_CHUNK", 2)  # several keyset pages
+    monkeypatch.setattr(csv_export, "CHUNK", 2)  # several keyset pages
     vendor = make_vendor()
     agent = make_agent(vendor, name="=HYPERLINK(\"x\")", price_cents=1000)
     when = datetime(2026, 3, 1, tzinfo=UTC)

@@ -8,6 +8,7 @@ from pydantic import TypeAdapter
 
 from marketplace.api.catalog import TOTAL_HEADER, json_list
 from marketplace.api.deps import OptionalUser
+from marketplace.api.exports import csv_download
 from marketplace.models.admin_reads import CommissionPublic, DayPointPublic, SalesSummaryPublic, WeekPointPublic
 from marketplace.services import money
 from marketplace.services.admin import sales, stats
@@ -49,22 +50,16 @@ def commissions(user: OptionalUser, limit: int = Query(10), offset: int = Query(
     return json_list([_commission(r) for r in rows], COMMISSIONS, total)
 
 
-def _csv(lines: object, filename: str) -> StreamingResponse:
-    return StreamingResponse(lines, media_type="text/csv; charset=utf-8",
-                             headers={"Content-Disposition": f'attachment; filename="{filename}"',
-                                      "Cache-Control": "no-store"})
-
-
 @router.get("/commissions.csv", response_class=StreamingResponse)
 def commissions_csv(user: OptionalUser) -> StreamingResponse:
     """Every commission entry, the JSON's fields and values."""
-    return _csv(sales.commissions_csv(actor=user), "commissions.csv")
+    return csv_download(sales.commissions_csv(actor=user), "commissions.csv")
 
 
 @router.get("/sales.csv", response_class=StreamingResponse)
 def sales_csv(user: OptionalUser) -> StreamingResponse:
     """Every completed sale with its full snapshot (vendor, currency, rate, USD amounts, split or direct)."""
-    return _csv(sales.sales_csv(actor=user), "sales.csv")
+    return csv_download(sales.sales_csv(actor=user), "sales.csv")
 
 
 @router.get("/stats/daily", response_model=list[DayPointPublic])

@@ -6,21 +6,17 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
-from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
 from marketplace.pages.admin.widgets import (
     action_buttons,
-    admin_card,
     confirm_dialog,
     detail,
     details_dialog,
-    pager,
-    search_box,
-    table,
-    table_skeleton,
+    row_button,
+    table_tab,
 )
+from marketplace.state.admin.agents import DELETE_AGENT, AgentView
 from marketplace.state.admin.agents import AgentsState as G
-from marketplace.state.admin.agents import AgentView
 
 
 def _status(agent: AgentView) -> rx.Component:
@@ -34,7 +30,7 @@ def _status(agent: AgentView) -> rx.Component:
 
 def _approve_button(agent_id: Var[str], *, size: str = "1", variant: str = "soft", **props: object) -> rx.Component:
     return rx.button(rx.cond(G.busy == agent_id, rx.spinner(size="1"), rx.icon("check", size=14)), "Approve",
-                     size=size, color_scheme="green", variant=variant, on_click=G.approve(agent_id),
+                     size=size, color_scheme="green", variant=variant, on_click=G.act("approve", agent_id),
                      disabled=G.busy != "", **props)
 
 
@@ -47,11 +43,10 @@ def _row(agent: AgentView) -> rx.Component:
         rx.table.cell(rx.text(f"★ {agent.rating} ({agent.review_count})", white_space="nowrap")),
         rx.table.cell(rx.text(agent.created, white_space="nowrap")),
         rx.table.cell(action_buttons(
-            rx.button(rx.icon("eye", size=14), "View", size="1", variant="soft", on_click=G.view(agent.id),
-                      class_name="view-agent"),
+            row_button("View", "eye", G.view(agent.id), "view-agent"),
             rx.cond(agent.status == "pending", _approve_button(agent.id, class_name="approve-agent")),
-            rx.button(rx.icon("trash-2", size=14), "Delete", size="1", variant="soft", color_scheme="red",
-                      on_click=G.ask_delete(agent.id), class_name="delete-agent"),
+            row_button("Delete", "trash-2", G.ask("delete", agent.id, agent.name), "delete-agent",
+                       color_scheme="red"),
         )),
         class_name="agent-row", data_id=agent.id, data_name=agent.name,
     )
@@ -80,34 +75,15 @@ def _details() -> rx.Component:
         detail("Created", a.created),
         spacing="3", width="100%",
     )
-    return details_dialog("Agent Details", body, open=G.view_open, on_open_change=G.set_view_open,
+    return details_dialog("Agent Details", body, open=G.details_open, on_open_change=G.set_details_open,
                           footer=rx.cond(a.status == "pending", _approve_button(a.id, size="2", variant="solid",
                                                                                 id="approve-agent-now")),
                           element_id="agent-details")
 
 
 def agents_tab() -> rx.Component:
-    """Mounted when the tab opens; mounting loads the first page."""
-    listing = rx.cond(
-        G.loading, table_skeleton(),
-        rx.cond(
-            G.total == 0,
-            empty_state("bot", rx.cond(G.search != "", "No agents match your search", "No agents in the system yet"),
-                        element_id="agents-empty"),
-            rx.vstack(
-                table(["Name", "Vendor", "Price", "Status", "Rating", "Created", "Actions"], G.rows, _row,
-                      min_width="860px", element_id="agents-table"),
-                pager(G, "agents-pager"),
-                spacing="3", width="100%",
-            ),
-        ),
-    )
-    return rx.box(
-        admin_card("Agents", listing, icon="bot", element_id="agents-card",
-                   action=search_box(G, "Search agents", "agents-search")),
-        _details(),
-        confirm_dialog(open=G.confirm_id != "", title="Delete agent", text="This action cannot be undone.",
-                       name=G.confirm_name, confirm_label="Delete", on_confirm=G.delete, on_cancel=G.cancel_delete,
-                       busy=G.busy != "", element_id="delete-agent-dialog"),
-        width="100%", on_mount=G.on_open,
+    return table_tab(
+        G, "agents", "Agents", "bot", ["Name", "Vendor", "Price", "Status", "Rating", "Created", "Actions"], _row,
+        min_width="860px", empty="No agents in the system yet", searched="No agents match your search",
+        dialogs=(_details(), confirm_dialog(G, "delete", DELETE_AGENT, element_id="delete-agent-dialog")),
     )

@@ -158,10 +158,10 @@ def _rankings() -> rx.Component:
 
 
 def analytics_tab() -> rx.Component:
-    """The shell calls AnalyticsState.on_open when this tab opens."""
-    return rx.cond(
+    """Mounted when the tab opens; mounting reads the figures."""
+    return rx.box(rx.cond(
         S.loading,
         rx.vstack(section_spinner("analytics-loading"), rx.text("Loading analytics...", color_scheme="gray"),
                   align="center", width="100%"),
         rx.vstack(_summary(), _reports(), _rankings(), spacing="4", width="100%", id="admin-analytics"),
-    )
+    ), width="100%", on_mount=S.on_open)

@@ -5,15 +5,9 @@ from __future__ import annotations
 import reflex as rx
 
 from marketplace.components.empty_state import empty_state
-from marketplace.components.spinner import skeleton_block
-from marketplace.state.admin.applications import ApplicationCard
+from marketplace.pages.admin.widgets import card_list, confirm_dialog, decision_buttons, details_dialog, fact
+from marketplace.state.admin.applications import REJECT, ApplicationCard
 from marketplace.state.admin.applications import ApplicationsState as A
-
-REJECT_PROMPT = "Are you sure you want to reject this vendor application?"
-
-
-def _fact(label: str, value: rx.Component | rx.Var | str, **props: object) -> rx.Component:
-    return rx.data_list.item(rx.data_list.label(label, min_width="9em"), rx.data_list.value(value, **props))
 
 
 def _pending_badge() -> rx.Component:
@@ -21,54 +15,35 @@ def _pending_badge() -> rx.Component:
 
 
 def _buttons(card: ApplicationCard, *, in_dialog: bool) -> rx.Component:
-    busy = A.busy != ""
-    approve_label, reject_label = ("Approve Application", "Reject Application") if in_dialog else ("Approve", "Reject")
-    return rx.flex(
-        *([] if in_dialog else [
-            rx.button(rx.icon("eye", size=16), "View Full Details", variant="outline",
-                      on_click=A.show_details(card.user_id), class_name="view-application"),
-        ]),
-        rx.button(rx.cond(A.busy == card.user_id, rx.spinner(size="2"), rx.icon("check", size=16)), approve_label,
-                  color_scheme="green", on_click=A.approve(card.user_id), disabled=busy,
-                  class_name="approve-application"),
-        rx.button(rx.icon("x", size=16), reject_label, color_scheme="red", variant="soft",
-                  on_click=A.ask_reject(card.user_id), disabled=busy, class_name="reject-application"),
-        spacing="2", wrap="wrap", justify="end" if in_dialog else "start",
-    )
+    labels = ("Approve Application", "Reject Application") if in_dialog else ("Approve", "Reject")
+    return decision_buttons(A, card.id, card.business_name, "application", in_dialog=in_dialog, labels=labels)
 
 
-def _details(card: ApplicationCard) -> rx.Component:
-    return rx.dialog.root(
-        rx.dialog.content(
-            rx.dialog.title(card.business_name),
-            rx.dialog.description("Vendor application details", size="2", color_scheme="gray"),
-            rx.vstack(
-                rx.data_list.root(
-                    _fact("Applicant", card.applicant, class_name="applicant-name"),
-                    _fact("Email", card.email, class_name="applicant-email"),
-                    _fact("Username", card.username),
-                    _fact("Business name", card.business_name),
-                    _fact("Website", rx.cond(card.website != "",
-                                             rx.link(card.website, href=card.website, is_external=True),
-                                             rx.text("Not provided", color_scheme="gray"))),
-                    _fact("Application date", card.applied_at, class_name="application-date"),
-                    _fact("Status", _pending_badge()),
-                    orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
-                ),
-                rx.vstack(
-                    rx.text("Business description", size="2", weight="bold"),
-                    rx.text(rx.cond(card.business_description != "", card.business_description,
-                                    "No description provided."),
-                            size="2", color_scheme="gray", white_space="pre-wrap"),
-                    spacing="1", width="100%",
-                ),
-                _buttons(card, in_dialog=True),
-                spacing="4", width="100%", padding_top="0.75em",
-            ),
-            max_width="560px", id="application-details",
+def _details() -> rx.Component:
+    card = A.viewing
+    body = rx.vstack(
+        rx.data_list.root(
+            fact("Applicant", card.applicant, class_name="applicant-name"),
+            fact("Email", card.email, class_name="applicant-email"),
+            fact("Username", card.username),
+            fact("Business name", card.business_name),
+            fact("Website", rx.cond(card.website != "", rx.link(card.website, href=card.website, is_external=True),
+                                    rx.text("Not provided", color_scheme="gray"))),
+            fact("Application date", card.applied_at, class_name="application-date"),
+            fact("Status", _pending_badge()),
+            orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
-        open=A.details_id == card.user_id, on_open_change=A.details_open_change,
+        rx.vstack(
+            rx.text("Business description", size="2", weight="bold"),
+            rx.text(rx.cond(card.business_description != "", card.business_description, "No description provided."),
+                    size="2", color_scheme="gray", white_space="pre-wrap"),
+            spacing="1", width="100%",
+        ),
+        spacing="4", width="100%", padding_top="0.75em",
     )
+    return details_dialog(card.business_name, body, open=A.details_open, on_open_change=A.set_details_open,
+                          footer=_buttons(card, in_dialog=True), description="Vendor application details",
+                          element_id="application-details")
 
 
 def _card(card: ApplicationCard) -> rx.Component:
@@ -94,50 +69,15 @@ def _card(card: ApplicationCard) -> rx.Component:
                             word_break="break-all")),
             rx.text(f"{card.applicant} · {card.email}", size="1", color_scheme="gray", word_break="break-all"),
             _buttons(card, in_dialog=False),
-            _details(card),
             spacing="3", width="100%",
         ),
-        width="100%", class_name="application-card", data_user=card.user_id, data_business=card.business_name,
-    )
-
-
-def _reject_prompt() -> rx.Component:
-    return rx.alert_dialog.root(
-        rx.alert_dialog.content(
-            rx.alert_dialog.title("Reject application"),
-            rx.alert_dialog.description(REJECT_PROMPT, id="reject-application-prompt"),
-            rx.cond(A.confirm_name != "", rx.text(A.confirm_name, weight="bold", size="2", padding_top="0.5em")),
-            rx.flex(
-                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray")),
-                rx.button(rx.cond(A.busy != "", rx.spinner(size="2"), rx.icon("x", size=16)), "Reject",
-                          color_scheme="red", on_click=A.reject, disabled=A.busy != "",
-                          id="confirm-reject-application"),
-                spacing="3", justify="end", padding_top="1em",
-            ),
-            max_width="440px",
-        ),
-        open=A.confirm_id != "", on_open_change=A.confirm_open_change,
-    )
-
-
-def _list() -> rx.Component:
-    return rx.cond(
-        A.items.length() == 0,
-        empty_state("inbox", "No pending applications", "All vendor applications have been processed",
-                    element_id="applications-empty"),
-        rx.vstack(
-            rx.grid(rx.foreach(A.items, _card), columns=rx.breakpoints(initial="1", md="2"), spacing="4",
-                    width="100%"),
-            rx.cond(A.more,
-                    rx.button(f"Show more ({A.items.length()} of {A.total})", variant="soft", on_click=A.load_more,
-                              id="more-applications")),
-            spacing="4", width="100%", align="center",
-        ),
+        width="100%", class_name="application-card", data_user=card.id, data_business=card.business_name,
     )
 
 
 def applications_tab() -> rx.Component:
-    """The shell calls ApplicationsState.on_open when this tab opens."""
+    empty = empty_state("inbox", "No pending applications", "All vendor applications have been processed",
+                        element_id="applications-empty")
     return rx.vstack(
         rx.heading(
             "Pending Vendor Applications ",
@@ -145,10 +85,9 @@ def applications_tab() -> rx.Component:
                                          id="applications-total")),
             size="5",
         ),
-        rx.cond(A.loading,
-                rx.grid(skeleton_block("9em"), skeleton_block("9em"), columns=rx.breakpoints(initial="1", md="2"),
-                        spacing="4", width="100%", id="applications-loading"),
-                _list()),
-        _reject_prompt(),
-        spacing="4", width="100%", id="admin-applications",
+        card_list(A, "applications", _card, empty),
+        _details(),
+        confirm_dialog(A, "reject", REJECT, element_id="reject-application-dialog",
+                       confirm_id="confirm-reject-application", icon="x"),
+        spacing="4", width="100%", id="admin-applications", on_mount=A.on_open,
     )

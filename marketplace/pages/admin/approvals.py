@@ -7,33 +7,20 @@ from reflex.vars import Var
 
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
-from marketplace.components.spinner import skeleton_block
 from marketplace.components.tabs import TabSpec, tab_view
-from marketplace.state.admin.approvals import ApprovalsState as P
-from marketplace.state.admin.approvals import PendingCard, ReviewedCard
+from marketplace.pages.admin.widgets import card_list, decision_buttons, details_dialog, fact, reason_dialog
+from marketplace.state.admin.approvals import REJECT, PendingCard, ReviewedCard
+from marketplace.state.admin.approvals import ApprovedAgentsState as AP
+from marketplace.state.admin.approvals import PendingAgentsState as P
+from marketplace.state.admin.approvals import RejectedAgentsState as RJ
 
-GRID = {"columns": rx.breakpoints(initial="1", md="2"), "spacing": "4", "width": "100%"}
 REJECT_NOTE = "This message will be sent to the vendor as a notification"
-
-
-def _fact(label: str, value: rx.Component | Var | str, **props: object) -> rx.Component:
-    return rx.data_list.item(rx.data_list.label(label, min_width="8em"), rx.data_list.value(value, **props))
 
 
 def _meta(icon: str, text: Var | str, **props: object) -> rx.Component:
     return rx.hstack(rx.icon(icon, size=14, color="var(--gray-10)", flex_shrink="0"),
                      rx.text(text, size="2", color_scheme="gray", **props), spacing="1", align="center",
                      min_width="0")
-
-
-def _more(which: str, shown: Var, total: Var) -> rx.Component:
-    return rx.cond(shown.length() < total,
-                   rx.button(f"Show more ({shown.length()} of {total})", variant="soft",
-                             on_click=P.load_more(which), id=f"more-{which}"))
-
-
-def _loading() -> rx.Component:
-    return rx.grid(skeleton_block("10em"), skeleton_block("10em"), **GRID)
 
 
 # --- pending ------------------------------------------------------------------------------------------------
@@ -65,31 +52,15 @@ def _changes(card: PendingCard) -> rx.Component:
     ))
 
 
-def _decide_buttons(card: PendingCard, *, in_dialog: bool) -> rx.Component:
-    busy = P.busy != ""
-    return rx.flex(
-        *([] if in_dialog else [
-            rx.button(rx.icon("eye", size=16), "View Full Details", variant="outline",
-                      on_click=P.show_details(card.agent_id), class_name="view-agent"),
-        ]),
-        rx.button(rx.cond(P.busy == card.agent_id, rx.spinner(size="2"), rx.icon("check", size=16)), "Approve",
-                  color_scheme="green", on_click=P.approve(card.agent_id), disabled=busy,
-                  class_name="approve-agent"),
-        rx.button(rx.icon("x", size=16), "Reject", color_scheme="red", variant="soft",
-                  on_click=P.open_reject(card.agent_id, card.name), disabled=busy, class_name="reject-agent"),
-        spacing="2", wrap="wrap", justify="end" if in_dialog else "start",
-    )
-
-
 def _vendor_block(card: PendingCard) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(rx.icon("store", size=16, color="var(--accent-9)"),
                       rx.text("Vendor Information", weight="bold", size="2"), spacing="2", align="center"),
             rx.data_list.root(
-                _fact("Username", card.vendor_username, class_name="vendor-username"),
-                _fact("Email", rx.cond(card.vendor_email != "", card.vendor_email, "—"), class_name="vendor-email"),
-                _fact("Vendor ID", rx.code(rx.cond(card.vendor_id != "", card.vendor_id, "—"), size="1")),
+                fact("Username", card.vendor_username, class_name="vendor-username"),
+                fact("Email", rx.cond(card.vendor_email != "", card.vendor_email, "—"), class_name="vendor-email"),
+                fact("Vendor ID", rx.code(rx.cond(card.vendor_id != "", card.vendor_id, "—"), size="1")),
                 orientation=rx.breakpoints(initial="vertical", sm="horizontal"), size="2",
             ),
             spacing="2", width="100%",
@@ -98,44 +69,39 @@ def _vendor_block(card: PendingCard) -> rx.Component:
     )
 
 
-def _details(card: PendingCard) -> rx.Component:
-    return rx.dialog.root(
-        rx.dialog.content(
-            rx.dialog.title(card.name),
-            rx.dialog.description(rx.cond(card.is_revision, "Changes to a live agent, waiting for review",
-                                          "New agent, waiting for review"), size="2", color_scheme="gray"),
-            rx.vstack(
-                rx.cond(card.image_url != "", agent_image(card.image_url, height="180px", alt=card.name)),
-                _changes(card),
-                rx.data_list.root(
-                    _fact("Price", card.price, class_name="detail-price"),
-                    _fact("Category", card.category),
-                    _fact("Short description", card.short_description),
-                    _fact("Tags", rx.cond(card.tags.length() > 0,
-                                          rx.hstack(rx.foreach(card.tags, lambda t: rx.badge(t, variant="soft")),
-                                                    spacing="1", wrap="wrap"),
-                                          rx.text("No tags", color_scheme="gray"))),
-                    _fact("Demo", rx.cond(card.demo_url != "",
-                                          rx.link(card.demo_url, href=card.demo_url, is_external=True,
-                                                  word_break="break-all"),
-                                          rx.text("No demo", color_scheme="gray"))),
-                    _fact("Files", f"{card.file_count} file(s)"),
-                    _fact("Submitted", card.submitted_at),
-                    orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
-                ),
-                rx.vstack(
-                    rx.text("Description", size="2", weight="bold"),
-                    rx.text(card.description, size="2", color_scheme="gray", white_space="pre-wrap"),
-                    spacing="1", width="100%",
-                ),
-                _vendor_block(card),
-                _decide_buttons(card, in_dialog=True),
-                spacing="4", width="100%", padding_top="0.75em",
-            ),
-            max_width="640px", id="agent-details",
+def _details() -> rx.Component:
+    card = P.viewing
+    body = rx.vstack(
+        rx.cond(card.image_url != "", agent_image(card.image_url, height="180px", alt=card.name)),
+        _changes(card),
+        rx.data_list.root(
+            fact("Price", card.price, class_name="detail-price"),
+            fact("Category", card.category),
+            fact("Short description", card.short_description),
+            fact("Tags", rx.cond(card.tags.length() > 0,
+                                 rx.hstack(rx.foreach(card.tags, lambda t: rx.badge(t, variant="soft")), spacing="1",
+                                           wrap="wrap"),
+                                 rx.text("No tags", color_scheme="gray"))),
+            fact("Demo", rx.cond(card.demo_url != "",
+                                 rx.link(card.demo_url, href=card.demo_url, is_external=True, word_break="break-all"),
+                                 rx.text("No demo", color_scheme="gray"))),
+            fact("Files", f"{card.file_count} file(s)"),
+            fact("Submitted", card.submitted_at),
+            orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
-        open=P.details_id == card.agent_id, on_open_change=P.details_open_change,
+        rx.vstack(
+            rx.text("Description", size="2", weight="bold"),
+            rx.text(card.description, size="2", color_scheme="gray", white_space="pre-wrap"),
+            spacing="1", width="100%",
+        ),
+        _vendor_block(card),
+        spacing="4", width="100%", padding_top="0.75em",
     )
+    return details_dialog(card.name, body, open=P.details_open, on_open_change=P.set_details_open,
+                          footer=decision_buttons(P, card.id, card.name, "agent", in_dialog=True),
+                          description=rx.cond(card.is_revision, "Changes to a live agent, waiting for review",
+                                              "New agent, waiting for review"),
+                          element_id="agent-details")
 
 
 def _pending_card(card: PendingCard) -> rx.Component:
@@ -165,24 +131,18 @@ def _pending_card(card: PendingCard) -> rx.Component:
                                       align="center"),
                             href=card.demo_url, is_external=True, class_name="agent-demo")),
             _changes(card),
-            _decide_buttons(card, in_dialog=False),
-            _details(card),
+            decision_buttons(P, card.id, card.name, "agent", in_dialog=False),
             spacing="3", width="100%",
         ),
-        width="100%", class_name="pending-agent", data_agent=card.name, data_id=card.agent_id,
+        width="100%", class_name="pending-agent", data_agent=card.name, data_id=card.id,
         data_kind=rx.cond(card.is_revision, "revision", "agent"),
     )
 
 
 def _pending() -> rx.Component:
-    return rx.cond(
-        P.loading, _loading(),
-        rx.cond(P.pending.length() == 0,
-                empty_state("circle-check", "No pending agents", "All agent submissions have been reviewed",
-                            element_id="pending-empty"),
-                rx.vstack(rx.grid(rx.foreach(P.pending, _pending_card), **GRID),
-                          _more("pending", P.pending, P.pending_total), spacing="4", width="100%", align="center")),
-    )
+    empty = empty_state("circle-check", "No pending agents", "All agent submissions have been reviewed",
+                        element_id="pending-empty")
+    return card_list(P, "pending", _pending_card, empty)
 
 
 # --- approved and rejected ----------------------------------------------------------------------------------
@@ -218,69 +178,34 @@ def _reviewed_card(card: ReviewedCard, *, rejected: bool) -> rx.Component:
     )
 
 
-def _reviewed(which: str, cards: Var, total: Var, empty: str, icon: str) -> rx.Component:
+def _reviewed(state: type[AP] | type[RJ], which: str, empty: str, icon: str) -> rx.Component:
     rejected = which == "rejected"
-    return rx.cond(
-        P.loading, _loading(),
-        rx.cond(cards.length() == 0,
-                empty_state(icon, empty, element_id=f"{which}-empty"),
-                rx.vstack(rx.grid(rx.foreach(cards, lambda c: _reviewed_card(c, rejected=rejected)), **GRID),
-                          _more(which, cards, total), spacing="4", width="100%", align="center")),
-    )
-
-
-# --- the Reject Agent dialog ------------------------------------------------------------------------------
-
-
-def _reject_dialog() -> rx.Component:
-    return rx.dialog.root(
-        rx.dialog.content(
-            rx.dialog.title("Reject Agent"),
-            rx.dialog.description(
-                rx.text("You are rejecting ", rx.text(P.reject_name, weight="bold", as_="span", id="reject-agent-name"),
-                        ". The vendor can change it and submit it again.", size="2"),
-            ),
-            rx.form(
-                rx.vstack(
-                    rx.text("Rejection Reason", as_="label", html_for="rejection-reason", size="2",
-                            weight="medium"),
-                    rx.text_area(id="rejection-reason", name="reason", rows="4", value=P.reason,
-                                 on_change=P.set_reason, placeholder="What should the vendor change?",
-                                 width="100%", max_length=2000),
-                    rx.text(REJECT_NOTE, size="1", color_scheme="gray", id="reject-note"),
-                    rx.flex(
-                        rx.dialog.close(rx.button("Cancel", type="button", variant="soft", color_scheme="gray",
-                                                  id="cancel-reject")),
-                        rx.button(rx.cond(P.busy != "", rx.spinner(size="2"), rx.icon("x", size=16)), "Reject Agent",
-                                  type="submit", color_scheme="red", disabled=P.busy != "", id="confirm-reject-agent"),
-                        spacing="3", justify="end", width="100%",
-                    ),
-                    spacing="2", width="100%", padding_top="1em",
-                ),
-                on_submit=P.reject, reset_on_submit=False, width="100%",
-            ),
-            max_width="480px", id="reject-agent-dialog",
-        ),
-        open=P.reject_id != "", on_open_change=P.reject_open_change,
-    )
+    return card_list(state, which, lambda card: _reviewed_card(card, rejected=rejected),
+                     empty_state(icon, empty, element_id=f"{which}-empty"))
 
 
 SUBTABS = [
-    TabSpec("pending", "Pending Approvals", P.pending_total, _pending, icon="clock"),
-    TabSpec("approved", "Approved Agents", P.approved_total,
-            lambda: _reviewed("approved", P.approved, P.approved_total, "No approved agents", "circle-check"),
-            icon="circle-check"),
-    TabSpec("rejected", "Rejected Agents", P.rejected_total,
-            lambda: _reviewed("rejected", P.rejected, P.rejected_total, "No rejected agents", "circle-x"),
-            icon="circle-x"),
+    TabSpec("pending", "Pending Approvals", P.total, _pending, icon="clock"),
+    TabSpec("approved", "Approved Agents", AP.total,
+            lambda: _reviewed(AP, "approved", "No approved agents", "circle-check"), icon="circle-check"),
+    TabSpec("rejected", "Rejected Agents", RJ.total,
+            lambda: _reviewed(RJ, "rejected", "No rejected agents", "circle-x"), icon="circle-x"),
 ]
 
 
 def approvals_tab() -> rx.Component:
-    """The shell calls ApprovalsState.on_open when this tab opens."""
+    """Opening the tab reads all three lists, so every sub-tab label carries its count."""
+    reject = reason_dialog(
+        P, "reject", REJECT,
+        rx.text("You are rejecting ", rx.text(P.asking_name, weight="bold", as_="span", id="reject-agent-name"),
+                ". The vendor can change it and submit it again.", size="2"),
+        label="Rejection Reason", note=REJECT_NOTE, placeholder="What should the vendor change?",
+        field_id="rejection-reason", element_id="reject-agent-dialog", confirm_id="confirm-reject-agent",
+        cancel_id="cancel-reject")
     return rx.vstack(
         rx.heading("Agent Approvals", size="5"),
         tab_view(SUBTABS, P.subtab, P.set_subtab),
-        _reject_dialog(),
-        spacing="4", width="100%", id="admin-approvals",
+        _details(),
+        reject,
+        spacing="4", width="100%", id="admin-approvals", on_mount=[P.on_open, AP.on_open, RJ.on_open],
     )

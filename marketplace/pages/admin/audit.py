@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace.components.empty_state import empty_state
-from marketplace.pages.admin.widgets import admin_card, pager, table, table_skeleton
+from marketplace.pages.admin.widgets import table_tab
 from marketplace.state.admin.audit import AuditState as L
 from marketplace.state.admin.audit import AuditView
 
@@ -22,20 +21,6 @@ def _row(entry: AuditView) -> rx.Component:
 
 
 def audit_tab() -> rx.Component:
-    """Mounted when the tab opens; mounting loads the newest page."""
-    listing = rx.cond(
-        L.loading, table_skeleton(),
-        rx.cond(
-            L.total == 0,
-            empty_state("scroll-text", "No admin actions recorded yet",
-                        "Approvals, rejections, deletions and setting changes appear here.", element_id="audit-empty"),
-            rx.vstack(
-                table(["Time", "Actor", "Action", "Target", "Details"], L.rows, _row, min_width="860px",
-                      element_id="audit-table"),
-                pager(L, "audit-pager"),
-                spacing="3", width="100%",
-            ),
-        ),
-    )
-    return rx.box(admin_card("Audit Log", listing, icon="scroll-text", element_id="audit-card"), width="100%",
-                  on_mount=L.on_open)
+    return table_tab(L, "audit", "Audit Log", "scroll-text", ["Time", "Actor", "Action", "Target", "Details"], _row,
+                     min_width="860px", empty="No admin actions recorded yet",
+                     empty_text="Approvals, rejections, deletions and setting changes appear here.")

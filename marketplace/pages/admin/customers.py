@@ -1,45 +1,46 @@
-"""The Customers tab of /admin: search, the table (Name, Email, Username, Role, Joined, Actions), paging, the
-Customer Details dialog and the delete confirmation."""
+"""The Customers and Vendors tabs of /admin: search, the tables, paging, the details dialogs (Vendors: Approve
+Now) and the delete confirmations."""
 
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import Var
 
 from marketplace.components.badges import role_badge
-from marketplace.components.empty_state import empty_state
 from marketplace.pages.admin.widgets import (
     action_buttons,
-    admin_card,
     confirm_dialog,
     detail,
     details_dialog,
-    pager,
-    search_box,
-    table,
-    table_skeleton,
+    row_button,
+    table_tab,
 )
+from marketplace.state.admin.customers import DELETE_USER, DELETE_VENDOR, PersonView
 from marketplace.state.admin.customers import CustomersState as C
-from marketplace.state.admin.customers import PersonView
+from marketplace.state.admin.customers import VendorsState as V
 
 
-def _row(person: PersonView) -> rx.Component:
+def _actions(state: type[C] | type[V], person: PersonView, kind: str) -> rx.Component:
+    return action_buttons(
+        row_button("View", "eye", state.view(person.id), f"view-{kind}"),
+        row_button("Delete", "trash-2", state.ask("delete", person.id, person.name), f"delete-{kind}",
+                   color_scheme="red"),
+    )
+
+
+def _customer(person: PersonView) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.text(person.name, weight="medium", white_space="nowrap")),
         rx.table.cell(person.email),
         rx.table.cell(person.username),
         rx.table.cell(role_badge(person.role)),
         rx.table.cell(rx.text(person.joined, white_space="nowrap")),
-        rx.table.cell(action_buttons(
-            rx.button(rx.icon("eye", size=14), "View", size="1", variant="soft", on_click=C.view(person.id),
-                      class_name="view-customer"),
-            rx.button(rx.icon("trash-2", size=14), "Delete", size="1", variant="soft", color_scheme="red",
-                      on_click=C.ask_delete(person.id), class_name="delete-customer"),
-        )),
+        rx.table.cell(_actions(C, person, "customer")),
         class_name="customer-row", data_username=person.username, data_id=person.id,
     )
 
 
-def _details() -> rx.Component:
+def _customer_details() -> rx.Component:
     p = C.viewing
     body = rx.vstack(
         rx.cond(p.image_url != "", rx.avatar(src=p.image_url, fallback=p.name[:1], size="6", radius="full")),
@@ -50,33 +51,60 @@ def _details() -> rx.Component:
         detail("Member since", p.joined),
         spacing="3", width="100%",
     )
-    return details_dialog("Customer Details", body, open=C.view_open, on_open_change=C.set_view_open,
+    return details_dialog("Customer Details", body, open=C.details_open, on_open_change=C.set_details_open,
                           element_id="customer-details")
 
 
 def customers_tab() -> rx.Component:
-    """Mounted when the tab opens; mounting loads the first page."""
-    listing = rx.cond(
-        C.loading, table_skeleton(),
-        rx.cond(
-            C.total == 0,
-            empty_state("users", rx.cond(C.search != "", "No customers match your search",
-                                         "No customers registered yet"), element_id="customers-empty"),
-            rx.vstack(
-                table(["Name", "Email", "Username", "Role", "Joined", "Actions"], C.rows, _row, min_width="760px",
-                      element_id="customers-table"),
-                pager(C, "customers-pager"),
-                spacing="3", width="100%",
-            ),
-        ),
+    return table_tab(
+        C, "customers", "Customers", "users", ["Name", "Email", "Username", "Role", "Joined", "Actions"], _customer,
+        min_width="760px", empty="No customers registered yet", searched="No customers match your search",
+        dialogs=(_customer_details(), confirm_dialog(C, "delete", DELETE_USER, element_id="delete-customer-dialog")),
     )
-    return rx.box(
-        admin_card("Customers", listing, icon="users", element_id="customers-card",
-                   action=search_box(C, "Search customers", "customers-search")),
-        _details(),
-        confirm_dialog(open=C.confirm_id != "", title="Delete customer",
-                       text="Are you sure you want to delete this customer? This action cannot be undone.",
-                       name=C.confirm_name, confirm_label="Delete", on_confirm=C.delete, on_cancel=C.cancel_delete,
-                       busy=C.busy, element_id="delete-customer-dialog"),
-        width="100%", on_mount=C.on_open,
+
+
+def _vendor_status(approved: Var[bool]) -> rx.Component:
+    return rx.cond(approved,
+                   rx.badge(rx.icon("circle-check", size=12), "Approved", color_scheme="green"),
+                   rx.badge(rx.icon("clock", size=12), "Pending", color_scheme="amber"))
+
+
+def _vendor(vendor: PersonView) -> rx.Component:
+    return rx.table.row(
+        rx.table.cell(rx.text(vendor.name, weight="medium", white_space="nowrap")),
+        rx.table.cell(vendor.email),
+        rx.table.cell(_vendor_status(vendor.approved)),
+        rx.table.cell(vendor.agent_count),
+        rx.table.cell(rx.text(vendor.joined, white_space="nowrap")),
+        rx.table.cell(_actions(V, vendor, "vendor")),
+        class_name="vendor-row", data_username=vendor.username, data_id=vendor.id,
+    )
+
+
+def _vendor_details() -> rx.Component:
+    v = V.viewing
+    body = rx.vstack(
+        detail("Name", v.name),
+        detail("Email", v.email),
+        detail("Username", v.username),
+        detail("Approval status", rx.hstack(_vendor_status(v.approved), spacing="2")),
+        detail("Agents published", rx.text(v.agent_count, size="2", id="vendor-agent-count")),
+        detail("Member since", v.joined),
+        spacing="3", width="100%",
+    )
+    approve = rx.cond(
+        ~v.approved,
+        rx.button(rx.cond(V.busy != "", rx.spinner(size="1"), rx.icon("check", size=14)), "Approve Now",
+                  color_scheme="green", on_click=V.act("approve", v.id), disabled=V.busy != "",
+                  id="approve-vendor-now"),
+    )
+    return details_dialog("Vendor Details", body, open=V.details_open, on_open_change=V.set_details_open,
+                          footer=approve, element_id="vendor-details")
+
+
+def vendors_tab() -> rx.Component:
+    return table_tab(
+        V, "vendors", "Vendors", "store", ["Name", "Email", "Status", "Agents", "Joined", "Actions"], _vendor,
+        min_width="720px", empty="No vendors registered yet", searched="No vendors match your search",
+        dialogs=(_vendor_details(), confirm_dialog(V, "delete", DELETE_VENDOR, element_id="delete-vendor-dialog")),
     )

@@ -5,25 +5,20 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
-from marketplace.components.spinner import skeleton_block
-from marketplace.pages.admin.widgets import admin_card, figure, rate_editor
-from marketplace.state.admin.overview import OverviewState as O
+from marketplace.pages.admin.widgets import admin_card, rate_figure, summary_figure
+from marketplace.state.admin.commission import OverviewState as O
 from marketplace.state.admin.page import AdminState as A
-
-
-def _value(value: Var, element_id: str) -> rx.Component:
-    return rx.cond(O.loading, skeleton_block("1.2em", "5em"), rx.text(value, weight="bold", id=element_id))
 
 
 def _statistics() -> rx.Component:
     return admin_card(
         "Platform Statistics",
         rx.vstack(
-            figure("Total Revenue", _value(O.total_revenue, "overview-total-revenue")),
-            figure("Admin Commission", _value(O.admin_commission, "overview-admin-commission")),
-            figure("Vendor Earnings", _value(O.vendor_earnings, "overview-vendor-earnings")),
-            figure("Commission Rate", rx.cond(O.loading, skeleton_block("1.2em", "4em"), rate_editor(O))),
-            figure("Total Sales", _value(O.total_sales, "overview-total-sales")),
+            summary_figure(O, "Total Revenue", O.total_revenue, "overview-total-revenue"),
+            summary_figure(O, "Admin Commission", O.admin_commission, "overview-admin-commission"),
+            summary_figure(O, "Vendor Earnings", O.vendor_earnings, "overview-vendor-earnings"),
+            rate_figure(O),
+            summary_figure(O, "Total Sales", O.total_sales, "overview-total-sales"),
             spacing="0", width="100%",
         ),
         icon="chart-no-axes-combined", element_id="platform-statistics",

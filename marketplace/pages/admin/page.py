@@ -1,7 +1,7 @@
 """/admin: title, the four summary cards, and the tab bar over every admin tab, for admins only.
 
 One tab spec drives the labels (with counts), the `?tab=` addresses and the panels; each panel loads its own
-data when it mounts (the four moderation and analytics tabs load through their states' `on_open`).
+data when it mounts (through its state's `on_open`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
-from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.layout import container, page_frame
 from marketplace.components.spinner import section_spinner
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.admin.agents import agents_tab
@@ -17,37 +17,22 @@ from marketplace.pages.admin.analytics import analytics_tab
 from marketplace.pages.admin.applications import applications_tab
 from marketplace.pages.admin.approvals import approvals_tab
 from marketplace.pages.admin.audit import audit_tab
-from marketplace.pages.admin.customers import customers_tab
+from marketplace.pages.admin.customers import customers_tab, vendors_tab
 from marketplace.pages.admin.overview import overview_tab
 from marketplace.pages.admin.sales import sales_tab
 from marketplace.pages.admin.stats import stats_tab
-from marketplace.pages.admin.vendors import vendors_tab
-from marketplace.state.admin.analytics import AnalyticsState
-from marketplace.state.admin.applications import ApplicationsState
-from marketplace.state.admin.approvals import ApprovalsState
-from marketplace.state.admin.page import ADMIN_ONLY_MESSAGE, ADMIN_ONLY_TITLE
+from marketplace.pages.admin.widgets import denied_card
 from marketplace.state.admin.page import AdminState as A
-from marketplace.state.admin.stats import StatsState
-
-
-def _opened(render: object, state: type[rx.State]) -> object:
-    """A tab whose state loads through `on_open` when the panel mounts."""
-    def tab() -> rx.Component:
-        return rx.box(render(), width="100%", on_mount=state.on_open)  # type: ignore[attr-defined,operator]
-    return tab
-
 
 TABS = [
     TabSpec("overview", "Overview", None, overview_tab, icon="layout-dashboard"),
     TabSpec("customers", "Customers", None, customers_tab, icon="users"),
     TabSpec("vendors", "Vendors", None, vendors_tab, icon="store"),
     TabSpec("agents", "Agents", None, agents_tab, icon="bot"),
-    TabSpec("vendor-applications", "Applications", A.pending_applications,
-            _opened(applications_tab, ApplicationsState), icon="file-user"),
-    TabSpec("agent-approvals", "Approvals", A.pending_agents, _opened(approvals_tab, ApprovalsState),
-            icon="clipboard-check"),
-    TabSpec("analytics", "Analytics", None, _opened(analytics_tab, AnalyticsState), icon="chart-pie"),
-    TabSpec("stats", "Stats", None, _opened(stats_tab, StatsState), icon="chart-line"),
+    TabSpec("vendor-applications", "Applications", A.pending_applications, applications_tab, icon="file-user"),
+    TabSpec("agent-approvals", "Approvals", A.pending_agents, approvals_tab, icon="clipboard-check"),
+    TabSpec("analytics", "Analytics", None, analytics_tab, icon="chart-pie"),
+    TabSpec("stats", "Stats", None, stats_tab, icon="chart-line"),
     TabSpec("sales", "Sales & Commissions", None, sales_tab, icon="dollar-sign"),
     TabSpec("audit", "Audit Log", None, audit_tab, icon="scroll-text"),
 ]
@@ -98,11 +83,6 @@ def _admin_area() -> rx.Component:
     )
 
 
-def _denied() -> rx.Component:
-    return notice_card("shield-alert", ADMIN_ONLY_TITLE, ADMIN_ONLY_MESSAGE, rx.spinner(size="2"),
-                       card_id="admin-denied")
-
-
 def admin_page() -> rx.Component:
-    return page_frame(rx.match(A.mode, ("denied", _denied()), ("admin", _admin_area()),
+    return page_frame(rx.match(A.mode, ("denied", denied_card()), ("admin", _admin_area()),
                                section_spinner("admin-loading")))

@@ -4,27 +4,22 @@ Recent Commission Earnings (10 rows, then a line counting the rest), with the CS
 from __future__ import annotations
 
 import reflex as rx
-from reflex.vars import Var
 
 from marketplace.components.empty_state import empty_state
-from marketplace.components.spinner import skeleton_block
-from marketplace.pages.admin.widgets import admin_card, figure, rate_editor, table, table_skeleton
+from marketplace.pages.admin.widgets import admin_card, rate_figure, summary_figure, table, table_skeleton
 from marketplace.state.admin.sales import CommissionView
 from marketplace.state.admin.sales import SalesState as S
-
-
-def _value(value: Var, element_id: str, **props: object) -> rx.Component:
-    return rx.cond(S.loading, skeleton_block("1.2em", "5em"), rx.text(value, weight="bold", id=element_id, **props))
 
 
 def _overview() -> rx.Component:
     return admin_card(
         "Sales Overview",
         rx.vstack(
-            figure("Total Platform Revenue", _value(S.total_revenue, "sales-total-revenue")),
-            figure("Your Commission", _value(S.your_commission, "sales-your-commission", color="var(--green-11)")),
-            figure("Vendor Earnings", _value(S.vendor_earnings, "sales-vendor-earnings")),
-            figure("Total Sales", _value(S.total_sales, "sales-total-sales")),
+            summary_figure(S, "Total Platform Revenue", S.total_revenue, "sales-total-revenue"),
+            summary_figure(S, "Your Commission", S.admin_commission, "sales-your-commission",
+                           color="var(--green-11)"),
+            summary_figure(S, "Vendor Earnings", S.vendor_earnings, "sales-vendor-earnings"),
+            summary_figure(S, "Total Sales", S.total_sales, "sales-total-sales"),
             spacing="0", width="100%",
         ),
         icon="dollar-sign", element_id="sales-overview",
@@ -35,10 +30,10 @@ def _split() -> rx.Component:
     return admin_card(
         "Commission Split Analytics",
         rx.vstack(
-            figure("Split Payment Success Rate", _value(S.split_rate, "split-rate")),
-            figure("Split Payments", _value(S.split_payments, "split-payments")),
-            figure("Direct Payments", _value(S.direct_payments, "direct-payments")),
-            figure("Vendor Payouts", _value(S.vendor_payouts, "vendor-payouts")),
+            summary_figure(S, "Split Payment Success Rate", S.split_rate, "split-rate"),
+            summary_figure(S, "Split Payments", S.split_payments, "split-payments"),
+            summary_figure(S, "Direct Payments", S.direct_payments, "direct-payments"),
+            summary_figure(S, "Vendor Payouts", S.vendor_payouts, "vendor-payouts"),
             spacing="0", width="100%",
         ),
         icon="split", element_id="split-analytics",
@@ -49,7 +44,7 @@ def _settings() -> rx.Component:
     return admin_card(
         "Commission Settings",
         rx.vstack(
-            figure("Commission Rate", rx.cond(S.loading, skeleton_block("1.2em", "4em"), rate_editor(S))),
+            rate_figure(S),
             rx.text("Platform commission on each sale", size="1", color_scheme="gray", id="commission-note"),
             rx.link("More platform settings", href="/admin/settings", size="1"),
             spacing="2", width="100%",

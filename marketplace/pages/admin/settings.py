@@ -5,9 +5,9 @@ from __future__ import annotations
 import reflex as rx
 
 from marketplace.components.forms import field
-from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.layout import container, page_frame
 from marketplace.components.spinner import skeleton_block
-from marketplace.state.admin.page import ADMIN_ONLY_MESSAGE, ADMIN_ONLY_TITLE
+from marketplace.pages.admin.widgets import denied_card
 from marketplace.state.admin.settings import AdminSettingsState as S
 
 
@@ -110,11 +110,6 @@ def _loading() -> rx.Component:
     )
 
 
-def _denied() -> rx.Component:
-    return notice_card("shield-alert", ADMIN_ONLY_TITLE, ADMIN_ONLY_MESSAGE, rx.spinner(size="2"),
-                       card_id="admin-denied")
-
-
 def _settings() -> rx.Component:
     return container(
         rx.vstack(
@@ -128,4 +123,4 @@ def _settings() -> rx.Component:
 
 
 def admin_settings_page() -> rx.Component:
-    return page_frame(rx.match(S.mode, ("denied", _denied()), ("ready", _settings()), _loading()))
+    return page_frame(rx.match(S.mode, ("denied", denied_card()), ("ready", _settings()), _loading()))

@@ -7,6 +7,7 @@ from reflex.vars import Var
 
 from marketplace.components.empty_state import empty_state
 from marketplace.components.spinner import skeleton_block
+from marketplace.pages.admin.widgets import admin_card
 from marketplace.state.admin.stats import DAYS, WEEKS
 from marketplace.state.admin.stats import StatsState as S
 
@@ -27,16 +28,8 @@ def _figure(label: str, value: Var, caption: str, key: str) -> rx.Component:
 
 
 def _card(title: str, icon: str, body: rx.Component, element_id: str) -> rx.Component:
-    return rx.card(
-        rx.vstack(
-            rx.hstack(rx.icon(icon, size=18, color="var(--accent-9)", flex_shrink="0"), rx.heading(title, size="4"),
-                      align="center",
-                      spacing="2"),
-            rx.cond(S.loading, skeleton_block(f"{CHART_HEIGHT}px"), body),
-            spacing="4", width="100%",
-        ),
-        width="100%", id=element_id,
-    )
+    return admin_card(title, rx.cond(S.loading, skeleton_block(f"{CHART_HEIGHT}px"), body), icon=icon,
+                      element_id=element_id)
 
 
 def _sales_chart() -> rx.Component:
@@ -86,7 +79,7 @@ def _signups_chart() -> rx.Component:
 
 
 def stats_tab() -> rx.Component:
-    """The shell calls StatsState.on_open when this tab opens."""
+    """Mounted when the tab opens; mounting reads both series."""
     return rx.vstack(
         rx.grid(
             _figure("Revenue", S.revenue, f"Last {DAYS} days", "revenue"),
@@ -97,5 +90,5 @@ def stats_tab() -> rx.Component:
         ),
         _sales_chart(),
         _signups_chart(),
-        spacing="4", width="100%", id="admin-stats",
+        spacing="4", width="100%", id="admin-stats", on_mount=S.on_open,
     )

@@ -12,27 +12,25 @@ connected accounts); on a direct payment the platform holds the vendor's share.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import and_, func, or_
+from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace.db import session_scope
 from marketplace.models import Order, OrderDayTotal, OrderStatus, User
-from marketplace.services import money, platform
+from marketplace.services import csv_export, money, platform
 from marketplace.services.admin import search as text_search
+from marketplace.services.csv_export import cell
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
-from marketplace.services.vendor.sales import _cell, to_usd
+from marketplace.services.vendor.sales import to_usd
 
 MAX_OFFSET = 1_000_000
-CSV_CHUNK = 1000
 COMMISSION_HEADER = ("orderId", "agentName", "saleAmount", "commissionSplitEnabled", "commissionAmount",
                      "vendorAmount", "customerEmail", "createdAt", "currency", "chargedAmount", "commissionRate")
 SALES_HEADER = ("order_id", "created_at", "agent_id", "agent", "vendor", "customer_email", "currency",
@@ -147,42 +145,11 @@ def _bool(value: bool) -> str:
 
 def _commission_line(r: CommissionRow) -> tuple[Any, ...]:
     """The entry's values as the JSON shows them (money as '29.99', booleans as true/false)."""
-    return (r.order_id, _cell(r.agent_name), money.format_cents(r.sale_amount_cents),
+    return (r.order_id, cell(r.agent_name), money.format_cents(r.sale_amount_cents),
             _bool(r.commission_split_enabled), money.format_cents(r.commission_amount_cents),
-            money.format_cents(r.vendor_amount_cents), _cell(r.customer_email),
+            money.format_cents(r.vendor_amount_cents), cell(r.customer_email),
             r.created_at.astimezone(UTC).isoformat(), r.currency, money.format_cents(r.charged_amount_cents),
             money.format_percent(r.commission_rate))
-
-
-def _chunks(columns: tuple[Any, ...]) -> Iterator[list[Any]]:
-    """Every completed order, newest first, in keyset pages of CSV_CHUNK over (created_at, id), each read in
-    its own short transaction so memory stays flat and no transaction stays open while the client reads.
-    `columns` start with Order.id; Order.created_at is among them."""
-    created = next(i for i, column in enumerate(columns) if column is Order.created_at)
-    after: tuple[datetime, str] | None = None
-    while True:
-        query = select(*columns).where(_COMPLETED)
-        if after is not None:
-            query = query.where(or_(Order.created_at < after[0],
-                                    and_(Order.created_at == after[0], Order.id < after[1])))
-        with session_scope() as session:
-            rows = session.exec(query.order_by(Order.created_at.desc(), Order.id.desc()).limit(CSV_CHUNK)).all()
-        if not rows:
-            return
-        yield list(rows)
-        after = (rows[-1][created], rows[-1][0])
-
-
-def _lines(header: tuple[str, ...], chunks: Iterator[list[tuple[Any, ...]]]) -> Iterator[str]:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(header)
-    yield out.getvalue()
-    for chunk in chunks:
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\r\n")
-        writer.writerows(chunk)
-        yield out.getvalue()
 
 
 def commissions_csv(*, actor: User | None) -> Iterator[str]:
@@ -190,12 +157,8 @@ def commissions_csv(*, actor: User | None) -> Iterator[str]:
 
     The permission is checked now, so a refused caller gets its error before any response starts."""
     require_admin(actor)
-
-    def entries() -> Iterator[list[tuple[Any, ...]]]:
-        for chunk in _chunks(_ROW_COLUMNS):
-            yield [_commission_line(_row(r)) for r in chunk]
-
-    return _lines(COMMISSION_HEADER, entries())
+    pages = csv_export.order_pages(_ROW_COLUMNS, _COMPLETED)
+    return csv_export.lines(COMMISSION_HEADER, ([_commission_line(_row(r)) for r in page] for page in pages))
 
 
 _SALE_COLUMNS = (Order.id, Order.created_at, Order.agent_id, Order.agent_name, Order.vendor_id,
@@ -210,17 +173,17 @@ def sales_csv(*, actor: User | None) -> Iterator[str]:
     require_admin(actor)
 
     def sales() -> Iterator[list[tuple[Any, ...]]]:
-        for chunk in _chunks(_SALE_COLUMNS):
+        for chunk in csv_export.order_pages(_SALE_COLUMNS, _COMPLETED):
             vendor_ids = {r[4] for r in chunk if r[4]}
             with session_scope() as session:
                 names = dict(session.exec(select(User.id, User.username).where(User.id.in_(vendor_ids))).all())
             yield [(
-                order_id, created.astimezone(UTC).isoformat(), agent_id or "", _cell(agent), _cell(names.get(vid, "")),
-                _cell(email), currency.upper(), money.format_cents(total), money.format_rate(Decimal(rate)),
+                order_id, created.astimezone(UTC).isoformat(), agent_id or "", cell(agent), cell(names.get(vid, "")),
+                cell(email), currency.upper(), money.format_cents(total), money.format_rate(Decimal(rate)),
                 money.format_cents(to_usd(total, currency, rate)), money.format_percent(Decimal(commission)),
                 money.format_cents(to_usd(fee, currency, rate)), money.format_cents(to_usd(vendor, currency, rate)),
-                "split" if is_split else "direct", _cell(reason), intent,
+                "split" if is_split else "direct", cell(reason), intent,
             ) for (order_id, created, agent_id, agent, vid, email, currency, total, rate, commission, fee, vendor,
                    is_split, reason, intent) in chunk]
 
-    return _lines(SALES_HEADER, sales())
+    return csv_export.lines(SALES_HEADER, sales())

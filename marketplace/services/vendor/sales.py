@@ -15,25 +15,23 @@ Rules (ARCHITECTURE.md, "Vendor and admin decisions"):
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Date, and_, case, cast, func, or_
+from sqlalchemy import Date, and_, case, cast, func
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentStatus, Order, OrderStatus, User
-from marketplace.services import money, platform
+from marketplace.services import csv_export, money, platform
+from marketplace.services.csv_export import cell
 from marketplace.services.errors import InvalidParameter
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_vendor
 
-CSV_CHUNK = 1000
 PERIODS = {"day": 30, "month": 12}
 CSV_HEADER = ("order_id", "created_at", "agent", "customer_email", "currency", "total_amount", "price_usd",
               "vendor_earnings", "platform_fee", "commission_rate", "payment", "split_block_reason",
@@ -224,24 +222,12 @@ def earnings_series(*, actor: User | None, period: str, now: datetime | None = N
     ]
 
 
-def _cell(value: str | None) -> str:
-    """Text as a CSV cell that a spreadsheet will not run as a formula."""
-    text = value or ""
-    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-def _csv_line(values: tuple[Any, ...]) -> str:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\r\n").writerow(values)
-    return out.getvalue()
-
-
 def _csv_row(sale: SaleRecord) -> tuple[Any, ...]:
-    return (sale.order_id, sale.created_at.astimezone(UTC).isoformat(), _cell(sale.agent_name),
-            _cell(sale.customer_email), sale.currency.upper(), money.format_cents(sale.total_amount_cents),
+    return (sale.order_id, sale.created_at.astimezone(UTC).isoformat(), cell(sale.agent_name),
+            cell(sale.customer_email), sale.currency.upper(), money.format_cents(sale.total_amount_cents),
             money.format_cents(sale.price_usd_cents), money.format_cents(sale.vendor_earnings_cents),
             money.format_cents(sale.platform_fee_cents), money.format_percent(Decimal(sale.commission_rate)),
-            "split" if sale.split else "direct", _cell(sale.split_block_reason),
+            "split" if sale.split else "direct", cell(sale.split_block_reason),
             money.format_rate(Decimal(sale.exchange_rate)), sale.payment_intent_id)
 
 
@@ -249,29 +235,8 @@ def sales_csv(*, actor: User | None) -> Iterator[str]:
     """Every completed sale of the vendor as CSV text, newest first, streamed in chunks.
 
     The permission is checked now (not on first read), so a refused caller gets its error before any
-    response starts. Rows are read in keyset pages of CSV_CHUNK over (created_at, id), each page in its own
-    short transaction, so memory stays flat and no transaction stays open while the client reads.
+    response starts; services/csv_export.py pages the orders.
     """
     vendor = require_vendor(actor)
-
-    def lines() -> Iterator[str]:
-        yield _csv_line(CSV_HEADER)
-        after: tuple[datetime, str] | None = None
-        while True:
-            query = select(*_SALE_COLUMNS).where(*_completed(vendor.id))
-            if after is not None:
-                query = query.where(or_(Order.created_at < after[0],
-                                        and_(Order.created_at == after[0], Order.id < after[1])))
-            with session_scope() as session:
-                rows = session.exec(query.order_by(Order.created_at.desc(), Order.id.desc()).limit(CSV_CHUNK)).all()
-            if not rows:
-                return
-            out = io.StringIO()
-            writer = csv.writer(out, lineterminator="\r\n")
-            for row in rows:
-                writer.writerow(_csv_row(_sale(row)))
-            yield out.getvalue()
-            last = rows[-1]
-            after = (last[4], last[0])
-
-    return lines()
+    pages = csv_export.order_pages(_SALE_COLUMNS, *_completed(vendor.id))
+    return csv_export.lines(CSV_HEADER, ([_csv_row(_sale(row)) for row in page] for page in pages))

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import ClassVar
 from zoneinfo import ZoneInfo
-
-import reflex as rx
 
 from marketplace.models import User
 from marketplace.services import images, money
 from marketplace.services.admin import catalog as admin_catalog
 from marketplace.services.admin import deletion, moderation
-from marketplace.state.admin.page import AdminState, admin_failed
-from marketplace.state.admin.paging import PagedTable
+from marketplace.state.admin.listing import Action, AdminList
+from marketplace.state.admin.page import AdminState
 from marketplace.state.display import format_day
 
 STATUS_LABELS = {"approved": "Approved", "rejected": "Rejected"}  # anything else waits: Pending
+# The moderation service's approve: the agent goes live (409 without files -> the spec's failure).
+APPROVE_AGENT = Action(moderation.approve, "agent_id",
+                       ("Agent approved", "The agent has been approved and is now live."), "Failed to approve agent.")
+# Soft: the agent leaves the catalogue, buyers keep their downloads.
+DELETE_AGENT = Action(deletion.delete_agent, "agent_id", ("Agent deleted", "The agent has been successfully deleted."),
+                      "Failed to delete agent.", title="Delete agent", confirm="This action cannot be undone.",
+                      label="Delete")
 
 
 @dataclass
@@ -51,80 +55,13 @@ def agent_view(row: admin_catalog.AdminAgentRow, zone: ZoneInfo) -> AgentView:
     )
 
 
-class AgentsState(PagedTable, AdminState):
+class AgentsState(AdminList, AdminState):
     rows: list[AgentView] = []
     viewing: AgentView = AgentView()
-    view_open: bool = False
-    confirm_id: str = ""
-    confirm_name: str = ""
-    busy: str = ""  # id of the agent being approved or deleted
+    _actions: ClassVar = {"approve": APPROVE_AGENT, "delete": DELETE_AGENT}
 
-    def _fetch(self, user: User | None, *, limit: int, offset: int, search: str) -> tuple[int, int]:
+    @staticmethod
+    def _fetch(user: User | None, *, limit: int, offset: int, search: str,
+               zone: ZoneInfo) -> tuple[list[AgentView], int]:
         found, total = admin_catalog.list_agents(actor=user, limit=limit, offset=offset, search=search or None)
-        self.rows = [agent_view(row, self._zone()) for row in found]
-        return len(found), total
-
-    def _find(self, agent_id: str) -> AgentView | None:
-        return next((row for row in self.rows if row.id == agent_id), None)
-
-    @rx.event
-    def view(self, agent_id: str) -> None:
-        found = self._find(agent_id)
-        if found is not None:
-            self.viewing = found
-            self.view_open = True
-
-    @rx.event
-    def set_view_open(self, value: bool) -> None:
-        self.view_open = value
-
-    @rx.event
-    def ask_delete(self, agent_id: str) -> None:
-        found = self._find(agent_id)
-        if found is not None:
-            self.confirm_id, self.confirm_name = found.id, found.name
-
-    @rx.event
-    def cancel_delete(self) -> None:
-        if not self.busy:
-            self.confirm_id = self.confirm_name = ""
-
-    @rx.event
-    def approve(self, agent_id: str) -> Iterator[Any]:
-        """The moderation service's approve: the agent goes live (409 without files -> the spec's failure)."""
-        if self.busy:
-            return
-        self.busy = agent_id
-        yield
-        try:
-            moderation.approve(actor=self.current_user(), agent_id=agent_id)
-        except Exception as error:
-            self.busy = ""
-            yield admin_failed(error, "Failed to approve agent.")
-            return
-        self.busy = ""
-        self.view_open = False
-        yield rx.toast.success("Agent approved", description="The agent has been approved and is now live.")
-        self.refresh_counts_quietly()
-        yield self._read()
-
-    @rx.event
-    def delete(self) -> Iterator[Any]:
-        """DELETE the agent (soft: it leaves the catalogue, buyers keep their downloads)."""
-        if self.busy or not self.confirm_id:
-            return
-        self.busy = self.confirm_id
-        yield
-        try:
-            deletion.delete_agent(actor=self.current_user(), agent_id=self.confirm_id)
-        except Exception as error:
-            self.busy = ""
-            self.confirm_id = self.confirm_name = ""
-            yield admin_failed(error, "Failed to delete agent.")
-            return
-        self.busy = ""
-        self.confirm_id = self.confirm_name = ""
-        self.view_open = False
-        yield rx.toast.success("Agent deleted", description="The agent has been successfully deleted.")
-        self.refresh_counts_quietly()
-        yield self._read()
+        return [agent_view(row, zone) for row in found], total

@@ -6,21 +6,21 @@ figures into text and the links each ranking item opens.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 import reflex as rx
 
+from marketplace.models import User
 from marketplace.services import money
 from marketplace.services.admin import analytics, reports
 from marketplace.services.errors import DomainError
+from marketplace.state import blocking
 from marketplace.state.admin.page import AdminState, admin_failed
 from marketplace.state.display import format_day, time_zone
 
-LOG = logging.getLogger(__name__)
 RANKING = 5
 REPORT_MOVES = {"reviewed": "The report has been marked as reviewed.", "resolved": "The report has been resolved."}
 REPORT_FAILED = "Failed to update report."
@@ -64,6 +64,12 @@ def _report_type(kind: str) -> str:
     return kind.replace("_", " ").capitalize() if kind else "Report"
 
 
+def _figures(user: User | None) -> tuple[analytics.Analytics, list, list, list, list]:
+    return (analytics.overview(actor=user), analytics.most_bought(actor=user, limit=RANKING),
+            analytics.most_saved(actor=user, limit=RANKING), analytics.most_viewed(actor=user, limit=RANKING),
+            analytics.top_categories(actor=user, limit=RANKING))
+
+
 class AnalyticsState(AdminState):
     loading: bool = True
     # vendor applications
@@ -91,20 +97,15 @@ class AnalyticsState(AdminState):
     busy: str = ""  # report being moved
 
     @rx.event
-    def on_open(self) -> Iterator[Any]:
+    async def on_open(self) -> AsyncIterator[Any]:
         """The tab opened: read the figures."""
         self.loading = True
         yield
-        yield self._refresh()
+        yield await self._refresh()
 
-    def _refresh(self) -> Any:
-        user = self.current_user()
+    async def _refresh(self) -> Any:
         try:
-            overview = analytics.overview(actor=user)
-            bought = analytics.most_bought(actor=user, limit=RANKING)
-            saved = analytics.most_saved(actor=user, limit=RANKING)
-            viewed = analytics.most_viewed(actor=user, limit=RANKING)
-            categories = analytics.top_categories(actor=user, limit=RANKING)
+            overview, bought, saved, viewed, categories = await blocking.run(_figures, await self.viewer())
         except DomainError as error:
             self.loading = False
             return admin_failed(error)
@@ -153,20 +154,19 @@ class AnalyticsState(AdminState):
             for r in customer.recent_reports]
 
     @rx.event
-    def set_report_status(self, report_id: str, status: str) -> Iterator[Any]:
+    async def set_report_status(self, report_id: str, status: str) -> AsyncIterator[Any]:
         """Mark Reviewed / Resolve: the service decides which moves are allowed."""
         if self.busy or status not in REPORT_MOVES:
             return
         self.busy = report_id
         yield
         try:
-            reports.set_report_status(actor=self.current_user(), report_id=report_id, status=status)
-        except Exception as error:  # a refusal shows its reason; anything else is logged
-            if not isinstance(error, DomainError):
-                LOG.exception("report status change failed")
+            await blocking.run(reports.set_report_status, actor=await self.viewer(), report_id=report_id,
+                               status=status)
+        except Exception as error:  # a refusal shows its reason; anything else is logged by admin_failed
             self.busy = ""
             yield admin_failed(error, REPORT_FAILED)
             return
         self.busy = ""
         yield rx.toast("Report updated", description=REPORT_MOVES[status])
-        yield self._refresh()
+        yield await self._refresh()

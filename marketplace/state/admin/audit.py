@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from marketplace.models import User
 from marketplace.services.admin import audit
+from marketplace.state.admin.listing import AdminList
 from marketplace.state.admin.page import AdminState
-from marketplace.state.admin.paging import PagedTable
 from marketplace.state.display import format_day_time
 
 
@@ -27,13 +28,13 @@ def _details(details: dict[str, Any]) -> str:
     return " · ".join(f"{key}: {value}" for key, value in details.items() if value not in (None, ""))
 
 
-class AuditState(PagedTable, AdminState):
+class AuditState(AdminList, AdminState):
     rows: list[AuditView] = []
 
-    def _fetch(self, user: User | None, *, limit: int, offset: int, search: str) -> tuple[int, int]:
+    @staticmethod
+    def _fetch(user: User | None, *, limit: int, offset: int, search: str,
+               zone: ZoneInfo) -> tuple[list[AuditView], int]:
         found, total = audit.list_entries(actor=user, limit=limit, offset=offset)
-        zone = self._zone()
-        self.rows = [AuditView(id=e.id, time=format_day_time(e.created_at, zone), actor=e.actor_username,
-                               action=e.action, target=f"{e.target_type} {e.target_id}".strip(),
-                               details=_details(e.details)) for e in found]
-        return len(found), total
+        return [AuditView(id=e.id, time=format_day_time(e.created_at, zone), actor=e.actor_username, action=e.action,
+                          target=f"{e.target_type} {e.target_id}".strip(), details=_details(e.details))
+                for e in found], total

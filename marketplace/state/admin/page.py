@@ -10,12 +10,14 @@ import logging
 
 import reflex as rx
 
+from marketplace.models import User
 from marketplace.services import money
 from marketplace.services.admin import applications, moderation, people
 from marketplace.services.admin import catalog as admin_catalog
 from marketplace.services.admin import sales as admin_sales
 from marketplace.services.errors import DomainError, Forbidden, Unauthorized
 from marketplace.services.permissions import require_admin
+from marketplace.state import blocking
 from marketplace.state.display import BROWSER_TIME_ZONE_JS, logged_out_again, time_zone
 from marketplace.state.session import SessionState, toast_on_load
 
@@ -65,11 +67,24 @@ def admin_failed(error: Exception, failure: str = "") -> rx.event.EventSpec | li
     return rx.toast.error("Error", description=failure_text(error, failure))
 
 
+Counts = tuple[int, int, int, int, int, int, int]
+
+
+def _counts(user: User | None) -> Counts:
+    """The summary cards and the Applications / Approvals / Approved Agents counts, all from the services
+    (role vendor implies isVendorApproved, services/users.py, so all vendors are the active ones)."""
+    return (people.list_customers(actor=user, limit=1)[1], people.list_vendors(actor=user, limit=1)[1],
+            admin_catalog.list_agents(actor=user, limit=1)[1],
+            admin_catalog.list_agents(actor=user, limit=1, status="approved")[1],
+            admin_sales.summary(actor=user).admin_earnings_cents,
+            applications.list_applications(actor=user, limit=1)[1], moderation.list_pending(actor=user, limit=1)[1])
+
+
 class AdminState(SessionState):
     """The admin area for the current user. Tab substates inherit from it and refresh its counts after writes."""
 
     mode: str = "loading"  # loading | denied | admin
-    viewer: str = ""  # the user id the admin check passed for
+    viewer_id: str = ""  # the user id the admin check passed for
     tab: str = "overview"
     time_zone: str = "UTC"
     total_customers: int = 0
@@ -85,44 +100,37 @@ class AdminState(SessionState):
         tab = self.router.url.query_parameters.get("tab", "")
         self.tab = tab if tab in TABS else "overview"
         if not self.signed_in:
-            self.mode, self.viewer = "denied", ""
+            self.mode, self.viewer_id = "denied", ""
             return admin_only(on_load=True)
-        if self.viewer != self.user_id:  # someone else (or nobody yet) passed the check: start over
+        if self.viewer_id != self.user_id:  # someone else (or nobody yet) passed the check: start over
             self.mode = "loading"
         return rx.call_script(VIEW_JS, callback=AdminState.load_view)
 
     @rx.event
-    def load_view(self, view: list[str]) -> list[rx.event.EventSpec] | None:
+    async def load_view(self, view: list[str]) -> list[rx.event.EventSpec] | None:
         zone_name, tab = [*view, "", ""][:2] if isinstance(view, list) else ("", "")
         self.time_zone = time_zone(zone_name).key
         self.tab = tab if tab in TABS else "overview"
-        user = self.current_user()
+        user = await self.viewer()
         try:
             require_admin(user)
-            self.refresh_counts()
+            self._show_counts(await blocking.run(_counts, user))
         except (Unauthorized, Forbidden):  # a callback: the toaster is mounted, the toast can go straight out
-            self.mode, self.viewer = "denied", ""
+            self.mode, self.viewer_id = "denied", ""
             return admin_only()
-        self.viewer = user.id if user else ""
+        self.viewer_id = user.id if user else ""
         self.mode = "admin"
         return [rx.call_script(SHOW_ACTIVE_TAB)]
 
-    def refresh_counts(self) -> None:
-        """The summary cards and the Applications / Approvals / Approved Agents counts, all from the services."""
-        user = self.current_user()
-        _, self.total_customers = people.list_customers(actor=user, limit=1)
-        # role vendor implies isVendorApproved (services/users.py), so all vendors are the active ones
-        _, self.active_vendors = people.list_vendors(actor=user, limit=1)
-        _, self.total_agents = admin_catalog.list_agents(actor=user, limit=1)
-        _, self.approved_agents = admin_catalog.list_agents(actor=user, limit=1, status="approved")
-        self.admin_earnings = money.format_amount(admin_sales.summary(actor=user).admin_earnings_cents, "usd")
-        _, self.pending_applications = applications.list_applications(actor=user, limit=1)
-        _, self.pending_agents = moderation.list_pending(actor=user, limit=1)
+    def _show_counts(self, counts: Counts) -> None:
+        (self.total_customers, self.active_vendors, self.total_agents, self.approved_agents, earnings,
+         self.pending_applications, self.pending_agents) = counts
+        self.admin_earnings = money.format_amount(earnings, "usd")
 
-    def refresh_counts_quietly(self) -> None:
+    async def refresh_counts_quietly(self) -> None:
         """After a write: the counts follow, and a failure to read them never hides the write's own toast."""
         try:
-            self.refresh_counts()
+            self._show_counts(await blocking.run(_counts, await self.viewer()))
         except Exception:
             LOG.exception("admin counts not refreshed")
 

@@ -1,21 +1,22 @@
 """/admin/settings: the commission rate and the checkout currency with its USD to EUR rate (admins only).
 
-Values are read and written through services/platform.py, which validates and normalises them; this state
-only checks what the spec asks the page itself to check (a commission value must be a number) and turns
+Values are read and written through services/platform.py, which validates and normalises them; the commission
+rate is stored the way the admin tabs' editor stores it (state/admin/commission.store_rate), and this state turns
 the answers into the spec's toasts.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import reflex as rx
 
-from marketplace.services import platform
+from marketplace.services import money, platform
 from marketplace.services.errors import DomainError, Forbidden, Invalid, Unauthorized
-from marketplace.state.admin.commission import COMMISSION_FAILED, COMMISSION_SAVED, INVALID_VALUE, RATE_DESCRIPTION
+from marketplace.state import blocking
+from marketplace.state.admin.commission import INVALID_VALUE, store_rate
 from marketplace.state.admin.page import admin_only
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
@@ -26,15 +27,6 @@ LOG = logging.getLogger(__name__)
 PAYMENT_SAVED = ("Payment settings updated", "Checkout currency and exchange rate have been saved.")
 PAYMENT_FAILED = ("Error", "Failed to update payment settings.")
 CURRENCIES = ("usd", "eur")
-FIELDS = {"commissionRate": "commission_rate", "usdToEurRate": "usd_to_eur_rate"}
-
-
-def is_number(text: str) -> bool:
-    """What the page checks before sending a commission rate: non-empty and numeric (bounds are the server's)."""
-    try:
-        return float(text.strip()) == float(text.strip())  # NaN is not a number here
-    except ValueError:
-        return False
 
 
 def failure_toast(error: Exception, *, invalid: tuple[str, str], failed: tuple[str, str]) -> tuple[str, str]:
@@ -58,11 +50,10 @@ class AdminSettingsState(SessionState):
     saving_payment: bool = False
 
     @rx.event
-    def on_load(self) -> list[rx.event.EventSpec] | None:
+    async def on_load(self) -> list[rx.event.EventSpec] | None:
         self.reset()
-        user = self.current_user()
         try:
-            settings = platform.list_settings(actor=user)
+            settings = await blocking.run(platform.list_settings, actor=await self.viewer())
         except (Unauthorized, Forbidden):
             self.mode = "denied"
             return admin_only(on_load=True)
@@ -100,42 +91,35 @@ class AdminSettingsState(SessionState):
         return None
 
     @rx.event
-    def save_commission(self, form: dict | None = None) -> Iterator[Any]:
+    async def save_commission(self, form: dict | None = None) -> AsyncIterator[Any]:
         take_submitted(self, form, {"commissionRate": "commission_rate"})
         if self.saving_commission:
-            return
-        if not is_number(self.commission_rate):
-            yield rx.toast.error(INVALID_VALUE[0], description=INVALID_VALUE[1])
             return
         self.saving_commission = True
         yield
         try:
-            row = platform.set_commission_rate(actor=self.current_user(), value=f"{self.commission_rate.strip()}%",
-                                               description=RATE_DESCRIPTION)
-        except Exception as error:  # every failure becomes a toast; unexpected ones are logged
-            self.saving_commission = False
-            if not isinstance(error, DomainError):
-                LOG.exception("commission rate update failed")
-            title, description = failure_toast(error, invalid=INVALID_VALUE, failed=COMMISSION_FAILED)
-            yield self._refused(error) or rx.toast.error(title, description=description)
-            return
+            stored, toast = await store_rate(await self.viewer(), self.commission_rate)
+        except (Unauthorized, Forbidden) as error:
+            stored, toast = None, self._refused(error)
         self.saving_commission = False
-        self._show({platform.COMMISSION_RATE: row.value})
-        yield rx.toast.success(COMMISSION_SAVED[0], description=COMMISSION_SAVED[1])
+        if stored is not None:
+            self._show({platform.COMMISSION_RATE: stored.value})
+        yield toast
 
     @rx.event
-    def save_payment(self, form: dict | None = None) -> Iterator[Any]:
+    async def save_payment(self, form: dict | None = None) -> AsyncIterator[Any]:
         take_submitted(self, form, {"usdToEurRate": "usd_to_eur_rate"})
         if self.saving_payment:
             return
         self.saving_payment = True
         yield
-        user = self.current_user()
+        user = await self.viewer()
         try:
             # The rate first: if it is refused, the currency is left as it was.
-            rate = platform.update_setting(actor=user, key=platform.USD_TO_EUR_RATE, value=self.usd_to_eur_rate)
-            currency = platform.update_setting(actor=user, key=platform.CHECKOUT_CURRENCY,
-                                               value=self.checkout_currency)
+            rate = await blocking.run(platform.update_setting, actor=user, key=platform.USD_TO_EUR_RATE,
+                                      value=self.usd_to_eur_rate)
+            currency = await blocking.run(platform.update_setting, actor=user, key=platform.CHECKOUT_CURRENCY,
+                                          value=self.checkout_currency)
         except Exception as error:  # every failure becomes a toast; unexpected ones are logged
             self.saving_payment = False
             if not isinstance(error, DomainError):
@@ -157,9 +141,4 @@ class AdminSettingsState(SessionState):
 
     @rx.var
     def vendor_share(self) -> str:
-        """'80%' for a 20% commission: what a vendor keeps of a split sale."""
-        try:
-            rate = float(self.stored_commission.rstrip("%"))
-        except ValueError:
-            return ""
-        return f"{100 - rate:g}%"
+        return money.vendor_share(self.stored_commission)

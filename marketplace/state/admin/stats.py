@@ -6,7 +6,7 @@ the charts (dollars as floats, for drawing only) and sums them for the headline 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from datetime import date
 from typing import Any
 
@@ -15,6 +15,7 @@ import reflex as rx
 from marketplace.services import money
 from marketplace.services.admin import stats
 from marketplace.services.errors import DomainError
+from marketplace.state import blocking
 from marketplace.state.admin.page import AdminState, admin_failed
 
 DAYS = 30
@@ -37,14 +38,14 @@ class StatsState(AdminState):
     has_signups: bool = False
 
     @rx.event
-    def on_open(self) -> Iterator[Any]:
+    async def on_open(self) -> AsyncIterator[Any]:
         """The tab opened: read both series."""
         self.loading = True
         yield
-        user = self.current_user()
+        user = await self.viewer()
         try:
-            days = stats.daily_sales(actor=user, days=DAYS)
-            weeks = stats.weekly_signups(actor=user, weeks=WEEKS)
+            days = await blocking.run(stats.daily_sales, actor=user, days=DAYS)
+            weeks = await blocking.run(stats.weekly_signups, actor=user, weeks=WEEKS)
         except DomainError as error:
             self.loading = False
             yield admin_failed(error)
