@@ -7,7 +7,6 @@ audit log in the same transaction.
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 
 from marketplace.db import session_scope
@@ -17,6 +16,7 @@ from marketplace.services import money
 from marketplace.services.admin import audit
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.permissions import require_admin
+from marketplace.services.text import bounded_number
 
 COMMISSION_RATE = "commissionRate"
 CHECKOUT_CURRENCY = "checkoutCurrency"
@@ -36,20 +36,18 @@ def get_setting(key: str) -> str:
 
 
 INVALID_COMMISSION = "Please enter a valid number for commission rate"
-# 0-100 with at most 2 decimals, an optional percent sign ("15", "15.5%", " 20 % "); no sign, no exponent.
-_PERCENT = re.compile(r"\s*(\d{1,3}(?:\.\d{1,2})?)\s*%?\s*")
+INVALID_RATE = (f"Exchange rate must be a number from {money.MIN_RATE} to {money.MAX_RATE} "
+                "with at most 4 decimals")
 
 
 def _parse_percent(value: str) -> Decimal:
-    """'15.5%' -> Decimal('15.50'); anything else (empty, letters, negative, over 100, 3 decimals) is refused
-    with the one message the spec gives for a bad commission value."""
-    match = _PERCENT.fullmatch(value or "")
-    if match is None:
+    """'15.5%' -> Decimal('15.50'): 0 to 100 with at most 2 decimals, the percent sign optional; anything else is
+    refused with the one message the spec gives for a bad commission value."""
+    text = (value or "").strip()
+    rate = bounded_number(text.removesuffix("%"), low=Decimal(0), high=Decimal(100), places=2)
+    if rate is None:
         raise Invalid(INVALID_COMMISSION, field="value")
-    rate = Decimal(match.group(1))
-    if rate > 100:
-        raise Invalid(INVALID_COMMISSION, field="value")
-    return rate.quantize(Decimal("0.01"))
+    return rate.quantize(money.PERCENT_QUANTUM)
 
 
 def commission_rate() -> Decimal:
@@ -71,7 +69,7 @@ def _normalise_currency(value: str) -> str:
 def _normalise_rate(value: str) -> str:
     rate = money.parse_rate(value)
     if rate is None:
-        raise Invalid("Exchange rate must be a positive number with at most 4 decimals", field="value")
+        raise Invalid(INVALID_RATE, field="value")
     return money.format_rate(rate)
 
 
