@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from marketplace.db import session_scope
+from sqlalchemy.dialects import postgresql, sqlite
+
+from marketplace.db import is_postgres, session_scope
 from marketplace.models import PlatformSetting, User
 from marketplace.models.base import utcnow
 from marketplace.services import money
 from marketplace.services.admin import audit
+from marketplace.services.decisions import claim
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.permissions import require_admin
 from marketplace.services.text import bounded_number
@@ -94,19 +97,28 @@ def list_settings(*, actor: User | None) -> list[PlatformSetting]:
 
 
 def update_setting(*, actor: User | None, key: str, value: str, description: str | None = None) -> PlatformSetting:
-    """Validate and store one setting (admins only); later checkouts and sales use the new value."""
+    """Validate and store one setting (admins only); later checkouts and sales use the new value.
+
+    Changes sent at the same moment are all applied, one after the other, in the order they take the row: the
+    row is claimed (a write, which holds SQLite's write lock or PostgreSQL's row lock until commit) before the old
+    value is read, so each audit entry's `from` is the `to` of the change before it. No change loses, so none
+    answers 409 and none needs a retry."""
     admin = require_admin(actor)
     normalise = _NORMALISERS.get(key)
     if normalise is None:
         raise NotFound("Unknown setting")
     normalised = normalise(value)
     with session_scope() as session:
+        default, default_description = DEFAULTS[key]
+        dialect = postgresql if is_postgres() else sqlite
+        session.execute(dialect.insert(PlatformSetting).values(key=key, value=default, description=default_description)
+                        .on_conflict_do_nothing())  # the first change of a setting finds a row to claim
+        claim(session, PlatformSetting, PlatformSetting.key == key, values={"updated_at": utcnow()},
+              conflict="Unknown setting")
         row = session.get(PlatformSetting, key)
-        before = row.value if row else DEFAULTS[key][0]
-        row = row or PlatformSetting(key=key, value=normalised)
+        before = row.value
         row.value = normalised
-        row.description = description or row.description or DEFAULTS[key][1]
-        row.updated_at = utcnow()
+        row.description = description or row.description or default_description
         session.add(row)
         audit.record(session, actor=admin, action="setting.update", target_type="setting", target_id=key,
                      details={"from": before, "to": normalised})
