@@ -87,3 +87,5 @@ def test_every_operation_documents_the_error_answers():
                     missing.append((method, path, status))
     assert missing == []
     assert set(document["components"]["schemas"]["ErrorOut"]["properties"]) == {"message", "field"}
+    assert document["paths"]["/api/login"]["post"]["responses"]["429"]["headers"]["Retry-After"]["schema"] == {
+        "type": "integer", "minimum": 1}
