@@ -46,6 +46,7 @@ TOO_MANY_TAGS = "Maximum 5 tags allowed to prevent spam"
 TAG_TOO_LONG = f"Each tag must be at most {MAX_TAG} characters"
 CONTROL_CHARACTERS = NOT_ALLOWED
 
+
 @dataclass(frozen=True)
 class AgentDraft:
     """What the vendor typed; nothing checked yet. `price` is the text of a number ("29.99")."""
