@@ -21,7 +21,7 @@ from marketplace.api import demo_images as demo_image_routes
 from marketplace.api import engagement as engagement_routes
 from marketplace.api import notifications as notification_routes
 from marketplace.api import oauth as oauth_routes
-from marketplace.api import page_serving, security
+from marketplace.api import page_serving, routing, security
 from marketplace.api import purchases as purchase_routes
 from marketplace.api import settings as settings_routes
 from marketplace.api import uploads as upload_routes
@@ -76,9 +76,7 @@ def create_api() -> FastAPI:
     for router in routers:
         api.include_router(router, responses=ERROR_RESPONSES)
 
-    @api.api_route("/api/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"], include_in_schema=False)
-    async def _unknown(path: str) -> JSONResponse:
-        return JSONResponse({"message": f"No API route /api/{path}"}, status_code=404)
+    routing.route_every_method(api)
 
     api.add_middleware(SessionMiddleware, secret_key=settings.secret_key, session_cookie="mp_oauth",
                        same_site="lax", https_only=settings.secure_cookies, max_age=600)

@@ -44,8 +44,10 @@ def login(body: LoginIn, request: Request, response: Response) -> UserPublic:
     return UserPublic.of(user)
 
 
-@router.get("/login", include_in_schema=False)
+@router.get("/login", status_code=302, response_class=RedirectResponse,
+            responses={302: {"description": "To the sign-in page (/login)"}})
 def login_page() -> RedirectResponse:
+    """A link or a typed address that lands on the API's sign-in path goes to the sign-in page."""
     return RedirectResponse("/login", status_code=302)
 
 

@@ -13,8 +13,12 @@ class ErrorOut(BaseModel):
     field: str | None = None  # the request field the message is about, when there is one
 
 
-def _error(description: str) -> dict[str, Any]:
-    return {"model": ErrorOut, "description": description}
+def _error(description: str, **extra: Any) -> dict[str, Any]:
+    return {"model": ErrorOut, "description": description, **extra}
+
+
+RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before trying again",
+                               "schema": {"type": "integer", "minimum": 1}}}
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -24,5 +28,5 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     404: _error("No such record (or not visible to the caller), or demo-only with demo mode off"),
     409: _error("Conflicts with the current state (already done, still in use, ...)"),
     422: _error("A parameter or body field is missing, malformed or out of range"),
-    429: _error("Too many requests from this address or for this account; see Retry-After"),
+    429: _error("Too many requests from this address or for this account; see Retry-After", headers=RETRY_AFTER),
 }

@@ -7,11 +7,14 @@ vendor gets the rest, so fee + vendor amount always equals the amount charged (2
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal
+
+from marketplace.services.text import bounded_number
 
 SUPPORTED_CURRENCIES = ("usd", "eur")
 CURRENCY_SYMBOLS = {"usd": "$", "eur": "€"}
 RATE_QUANTUM = Decimal("0.0001")
+MIN_RATE, MAX_RATE = RATE_QUANTUM, Decimal(1000)  # a sane exchange rate: 1 USD buys 0.0001 to 1000 units
 PERCENT_QUANTUM = Decimal("0.01")
 
 
@@ -52,14 +55,8 @@ def format_percent(rate: Decimal) -> str:
 
 
 def parse_rate(value: str) -> Decimal | None:
-    """A positive exchange rate with at most 4 decimals, or None."""
-    try:
-        rate = Decimal(value.strip())
-    except (InvalidOperation, AttributeError):
-        return None
-    if not rate.is_finite() or rate <= 0 or rate != rate.quantize(RATE_QUANTUM):
-        return None
-    return rate
+    """An exchange rate from 0.0001 to 1000 with at most 4 decimals, or None."""
+    return bounded_number(value, low=MIN_RATE, high=MAX_RATE, places=4)
 
 
 def format_amount(cents: int, currency: str) -> str:

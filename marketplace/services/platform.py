@@ -7,16 +7,19 @@ audit log in the same transaction.
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 
-from marketplace.db import session_scope
+from sqlalchemy.dialects import postgresql, sqlite
+
+from marketplace.db import is_postgres, session_scope
 from marketplace.models import PlatformSetting, User
 from marketplace.models.base import utcnow
 from marketplace.services import money
 from marketplace.services.admin import audit
+from marketplace.services.decisions import claim
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.permissions import require_admin
+from marketplace.services.text import bounded_number
 
 COMMISSION_RATE = "commissionRate"
 CHECKOUT_CURRENCY = "checkoutCurrency"
@@ -36,20 +39,18 @@ def get_setting(key: str) -> str:
 
 
 INVALID_COMMISSION = "Please enter a valid number for commission rate"
-# 0-100 with at most 2 decimals, an optional percent sign ("15", "15.5%", " 20 % "); no sign, no exponent.
-_PERCENT = re.compile(r"\s*(\d{1,3}(?:\.\d{1,2})?)\s*%?\s*")
+INVALID_RATE = (f"Exchange rate must be a number from {money.MIN_RATE} to {money.MAX_RATE} "
+                "with at most 4 decimals")
 
 
 def _parse_percent(value: str) -> Decimal:
-    """'15.5%' -> Decimal('15.50'); anything else (empty, letters, negative, over 100, 3 decimals) is refused
-    with the one message the spec gives for a bad commission value."""
-    match = _PERCENT.fullmatch(value or "")
-    if match is None:
+    """'15.5%' -> Decimal('15.50'): 0 to 100 with at most 2 decimals, the percent sign optional; anything else is
+    refused with the one message the spec gives for a bad commission value."""
+    text = (value or "").strip()
+    rate = bounded_number(text.removesuffix("%"), low=Decimal(0), high=Decimal(100), places=2)
+    if rate is None:
         raise Invalid(INVALID_COMMISSION, field="value")
-    rate = Decimal(match.group(1))
-    if rate > 100:
-        raise Invalid(INVALID_COMMISSION, field="value")
-    return rate.quantize(Decimal("0.01"))
+    return rate.quantize(money.PERCENT_QUANTUM)
 
 
 def commission_rate() -> Decimal:
@@ -71,7 +72,7 @@ def _normalise_currency(value: str) -> str:
 def _normalise_rate(value: str) -> str:
     rate = money.parse_rate(value)
     if rate is None:
-        raise Invalid("Exchange rate must be a positive number with at most 4 decimals", field="value")
+        raise Invalid(INVALID_RATE, field="value")
     return money.format_rate(rate)
 
 
@@ -96,19 +97,28 @@ def list_settings(*, actor: User | None) -> list[PlatformSetting]:
 
 
 def update_setting(*, actor: User | None, key: str, value: str, description: str | None = None) -> PlatformSetting:
-    """Validate and store one setting (admins only); later checkouts and sales use the new value."""
+    """Validate and store one setting (admins only); later checkouts and sales use the new value.
+
+    Changes sent at the same moment are all applied, one after the other, in the order they take the row: the
+    row is claimed (a write, which holds SQLite's write lock or PostgreSQL's row lock until commit) before the old
+    value is read, so each audit entry's `from` is the `to` of the change before it. No change loses, so none
+    answers 409 and none needs a retry."""
     admin = require_admin(actor)
     normalise = _NORMALISERS.get(key)
     if normalise is None:
         raise NotFound("Unknown setting")
     normalised = normalise(value)
     with session_scope() as session:
+        default, default_description = DEFAULTS[key]
+        dialect = postgresql if is_postgres() else sqlite
+        session.execute(dialect.insert(PlatformSetting).values(key=key, value=default, description=default_description)
+                        .on_conflict_do_nothing())  # the first change of a setting finds a row to claim
+        claim(session, PlatformSetting, PlatformSetting.key == key, values={"updated_at": utcnow()},
+              conflict="Unknown setting")
         row = session.get(PlatformSetting, key)
-        before = row.value if row else DEFAULTS[key][0]
-        row = row or PlatformSetting(key=key, value=normalised)
+        before = row.value
         row.value = normalised
-        row.description = description or row.description or DEFAULTS[key][1]
-        row.updated_at = utcnow()
+        row.description = description or row.description or default_description
         session.add(row)
         audit.record(session, actor=admin, action="setting.update", target_type="setting", target_id=key,
                      details={"from": before, "to": normalised})

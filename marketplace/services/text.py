@@ -5,10 +5,13 @@ invalid Unicode). The API's request models and every service validator use that 
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
+
 from marketplace.models.text import has_forbidden
 from marketplace.services.errors import Invalid, InvalidParameter
 
-__all__ = ["NOT_ALLOWED", "check_text", "form_error", "has_forbidden", "is_digits"]
+__all__ = ["NOT_ALLOWED", "bounded_number", "check_text", "form_error", "has_forbidden", "is_digits", "plain_number"]
 
 NOT_ALLOWED = "{label} contains characters that are not allowed"
 
@@ -24,6 +27,28 @@ def is_digits(value: str) -> bool:
     """ASCII digits only. `str.isdigit()` is also true for "²" (which `int()` refuses) and "٣" (which it reads as
     3): a number typed into a URL or a form must be plain 0-9."""
     return value.isascii() and value.isdigit()
+
+
+MAX_NUMBER_TEXT = 32
+_PLAIN_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
+
+
+def plain_number(value: str) -> Decimal | None:
+    """A number as a person types it: ASCII digits with at most one decimal point ("15", "0.92", ".5"), spaces
+    around ignored; None for anything else. `Decimal()` alone also reads signs, exponents ("1e30", whose
+    rounding then overflows), "_" separators, "NaN", "Infinity" and other scripts' digits (Arabic-Indic "15" as 15)."""
+    text = value.strip()
+    if len(text) > MAX_NUMBER_TEXT or not _PLAIN_NUMBER.fullmatch(text):
+        return None
+    return Decimal(text)
+
+
+def bounded_number(value: str, *, low: Decimal, high: Decimal, places: int) -> Decimal | None:
+    """`plain_number` from `low` to `high` with at most `places` decimals, or None."""
+    number = plain_number(value)
+    if number is None or not low <= number <= high or number != round(number, places):
+        return None
+    return number
 
 
 def form_error(field: str, message: str) -> Invalid:

@@ -53,16 +53,21 @@ def test_admin_lists_defaults_then_changes_each_setting(client, login, admin):
     assert str(platform.commission_rate()) == "25.00"
 
 
+RATE = "Exchange rate must be a number from 0.0001 to 1000 with at most 4 decimals"
+COMMISSION = "Please enter a valid number for commission rate"
+ARABIC_INDIC_15 = "\u0661\u0665"
+FULL_WIDTH_15 = "\uff11\uff15"
+
+
 @pytest.mark.parametrize(("key", "value", "message"), [
     ("checkoutCurrency", "gbp", "Checkout currency must be usd or eur"),
     ("checkoutCurrency", "", "Checkout currency must be usd or eur"),
-    ("usdToEurRate", "0", "Exchange rate must be a positive number with at most 4 decimals"),
-    ("usdToEurRate", "-0.92", "Exchange rate must be a positive number with at most 4 decimals"),
-    ("usdToEurRate", "0.92001", "Exchange rate must be a positive number with at most 4 decimals"),
-    ("usdToEurRate", "NaN", "Exchange rate must be a positive number with at most 4 decimals"),
-    ("usdToEurRate", "abc", "Exchange rate must be a positive number with at most 4 decimals"),
-    ("commissionRate", "abc", "Please enter a valid number for commission rate"),
-    ("commissionRate", "101%", "Please enter a valid number for commission rate"),
+    *[("usdToEurRate", value, RATE) for value in (
+        "0", "-0.92", "0.92001", "0.00001", "1000.0001", "1001", "1e30", "1e-4", "1E2", "1_000", "+0.92", "NaN",
+        "Infinity", "abc", "", ".", "0.9.2", ARABIC_INDIC_15, FULL_WIDTH_15, "9" * 40)],
+    *[("commissionRate", value, COMMISSION) for value in (
+        "abc", "101%", "100.01", "-5", "+15", "15.555", "1e1", "1e-4", "1_0", "NaN", "%", "", "15%%",
+        ARABIC_INDIC_15, f"{ARABIC_INDIC_15}%", FULL_WIDTH_15)],
 ])
 def test_invalid_values_get_400_and_keep_the_old_value(client, login, admin, key, value, message):
     login(admin)
@@ -71,6 +76,18 @@ def test_invalid_values_get_400_and_keep_the_old_value(client, login, admin, key
     assert response.status_code == 400
     assert response.json() == {"message": message, "field": "value"}
     assert platform.get_setting(key) == before
+
+
+@pytest.mark.parametrize(("key", "value", "stored"), [
+    ("usdToEurRate", "0.0001", "0.0001"), ("usdToEurRate", "1000", "1000.0000"), ("usdToEurRate", " 1.5 ", "1.5000"),
+    ("usdToEurRate", ".5", "0.5000"), ("commissionRate", "0", "0%"), ("commissionRate", "100%", "100%"),
+    ("commissionRate", " 12.50 % ", "12.5%"), ("commissionRate", "015", "15%"),
+])
+def test_the_edges_of_each_range_are_taken(client, login, admin, key, value, stored):
+    login(admin)
+    response = client.put(f"/api/admin/settings/{key}", json={"value": value})
+    assert (response.status_code, response.json()["value"]) == (200, stored), response.text
+    assert platform.get_setting(key) == stored
 
 
 def test_unknown_key_is_404_and_missing_value_is_422(client, login, admin):

@@ -93,7 +93,7 @@ def test_admin_changes_commission_and_checkout_currency(page: Page, defaults_bac
 
     page.fill("#usdToEurRate", "0.12345")
     page.click("#save-payment")
-    expect_toast(page, "Invalid value", "Exchange rate must be a positive number with at most 4 decimals")
+    expect_toast(page, "Invalid value", "Exchange rate must be a number from 0.0001 to 1000 with at most 4 decimals")
     assert _settings(page)["usdToEurRate"] == "0.9300"
 
     # What is stored is what a fresh visit shows.

@@ -24,6 +24,18 @@ def test_pages_and_api_carry_the_security_headers(app_server: str) -> None:
     assert httpx.get(f"{app_server}/api/stats").headers["cache-control"] == "no-store"
 
 
+def test_every_method_on_the_api_gets_a_json_answer_not_a_page(app_server: str) -> None:
+    """Reflex mounts its pages after the API's routes: an `/api` method or path no route has is still the API's
+    JSON 405 (with `Allow`) or 404, never the pages' answer."""
+    for method in ("TRACE", "OPTIONS", "HEAD", "PUT"):
+        wrong_method = httpx.request(method, f"{app_server}/api/stats", headers={"Origin": app_server})
+        assert (wrong_method.status_code, wrong_method.headers["allow"]) == (405, "GET"), method
+        assert wrong_method.headers["content-type"] == "application/json", method
+        nowhere = httpx.request(method, f"{app_server}/api/nope", headers={"Origin": app_server})
+        assert nowhere.status_code == 404, method
+        assert nowhere.headers["content-type"] == "application/json", method
+
+
 def test_pages_answer_at_their_address_without_a_redirect(app_server: str) -> None:
     """Starlette's static files would send `/agents` to `/agents/` (a round trip, and a Location built from the
     Host header): the page is served where it was asked for, its HTML revalidated on every visit."""

@@ -7,9 +7,8 @@ Every error is `Invalid(message, field=<draft field, snake_case>)`.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from sqlmodel import Session
 
@@ -17,7 +16,7 @@ from marketplace.models import Category
 from marketplace.services import money
 from marketplace.services.errors import Invalid, InvalidParameter
 from marketplace.services.images import MAX_URL, is_web_url  # agents.image_url / demo_url
-from marketplace.services.text import NOT_ALLOWED, has_forbidden, is_digits
+from marketplace.services.text import NOT_ALLOWED, has_forbidden, is_digits, plain_number
 
 MAX_NAME = 200  # agents.name
 MAX_SHORT_DESCRIPTION = 500  # agents.short_description
@@ -46,8 +45,6 @@ IMAGE_URL_INVALID = "Image URL must be a valid http(s) URL"
 TOO_MANY_TAGS = "Maximum 5 tags allowed to prevent spam"
 TAG_TOO_LONG = f"Each tag must be at most {MAX_TAG} characters"
 CONTROL_CHARACTERS = NOT_ALLOWED
-
-_PRICE = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 
 
 @dataclass(frozen=True)
@@ -97,18 +94,14 @@ def _text(value: str | None, *, field_name: str, label: str, required: str, too_
 
 
 def parse_price(value: str | int | float | None) -> int:
-    """'29.99' -> 2999: a number >= 0 with at most 2 decimals, at most 100000.00."""
+    """'29.99' -> 2999: plain digits (`text.plain_number`), at most 2 decimals, at most 100000.00."""
     text = str(value).strip() if value is not None else ""
     if not text:
         raise Invalid(PRICE_REQUIRED, field="price")
-    if len(text) > MAX_PRICE_TEXT or not _PRICE.match(text):
-        raise Invalid(PRICE_INVALID, field="price")
-    try:
-        amount = Decimal(text)
-    except InvalidOperation as error:  # pragma: no cover - the pattern admits only decimals
-        raise Invalid(PRICE_INVALID, field="price") from error
-    if amount < 0:
-        raise Invalid(PRICE_NEGATIVE, field="price")
+    amount = plain_number(text) if len(text) <= MAX_PRICE_TEXT else None
+    if amount is None:
+        negative = text.startswith("-") and plain_number(text[1:]) is not None
+        raise Invalid(PRICE_NEGATIVE if negative else PRICE_INVALID, field="price")
     if amount != amount.quantize(Decimal("0.01")):
         raise Invalid(PRICE_DECIMALS, field="price")
     cents = money.round_half_up(amount * 100)
