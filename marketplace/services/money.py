@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from marketplace.services.text import bounded_number
+from marketplace.services.text import bounded_number, plain_number
 
 SUPPORTED_CURRENCIES = ("usd", "eur")
 CURRENCY_SYMBOLS = {"usd": "$", "eur": "€"}
@@ -99,8 +99,5 @@ def split_label(commission_percent: Decimal) -> str:
 def vendor_share(commission: str) -> str:
     """What a vendor keeps of a split sale at a commission setting: '20%' -> '80%', '15.5%' -> '84.5%'; ''
     when the setting is not a percentage."""
-    try:
-        platform_share = Decimal(commission.strip().rstrip("%"))
-    except InvalidOperation:
-        return ""
-    return f"{_plain_percent(Decimal(100) - platform_share)}%" if platform_share.is_finite() else ""
+    platform_share = plain_number(commission.strip().removesuffix("%"))
+    return "" if platform_share is None else f"{_plain_percent(Decimal(100) - platform_share)}%"
