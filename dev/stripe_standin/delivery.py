@@ -46,8 +46,10 @@ _collector: ContextVar[list[Any] | None] = ContextVar("event_collector", default
 
 
 def _ordering_key(event: Any) -> str:
+    """The lane an event is delivered in: its customer's (also the one a detach just removed), else its
+    payment's, else its object's."""
     obj = event.data.get("object") or {}
-    customer = obj.get("customer")
+    customer = obj.get("customer") or (event.data.get("previous_attributes") or {}).get("customer")
     if isinstance(customer, dict):
         customer = customer.get("id")
     if obj.get("object") == "customer":
