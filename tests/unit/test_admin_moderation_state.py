@@ -63,5 +63,5 @@ def test_reviewed_card_shows_the_decision_date_and_reason():
 
 def test_ranking_texts_and_links():
     assert (_count(1, "sale", "sales"), _count(3, "sale", "sales")) == ("1 sale", "3 sales")
-    assert _category_href(7) == "/agents?category=7"
+    assert _category_href("code-review") == "/agents?category=code-review"
     assert (_report_type("broken"), _report_type("")) == ("Broken", "Report")

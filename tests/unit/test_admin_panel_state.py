@@ -21,7 +21,8 @@ BERLIN = ZoneInfo("Europe/Berlin")
 
 def _person(**fields: object) -> PersonRow:
     values: dict = dict(id="u1", first_name="Ada", last_name="Lovelace", email="ada@x.test", username="ada",
-                        role="user", is_vendor_approved=False, created_at=WHEN, profile_image_url=None, agent_count=0)
+                        role="user", is_vendor_approved=False, created_at=WHEN, profile_image_url=None, agent_count=0,
+                        published_count=0)
     values.update(fields)
     return PersonRow(**values)
 

@@ -26,9 +26,9 @@ from marketplace.state.admin.page import AdminState as A
 
 TABS = [
     TabSpec("overview", "Overview", None, overview_tab, icon="layout-dashboard"),
-    TabSpec("customers", "Customers", None, customers_tab, icon="users"),
-    TabSpec("vendors", "Vendors", None, vendors_tab, icon="store"),
-    TabSpec("agents", "Agents", None, agents_tab, icon="bot"),
+    TabSpec("customers", "Customers", A.total_customers, customers_tab, icon="users"),
+    TabSpec("vendors", "Vendors", A.active_vendors, vendors_tab, icon="store"),
+    TabSpec("agents", "Agents", A.total_agents, agents_tab, icon="bot"),
     TabSpec("vendor-applications", "Applications", A.pending_applications, applications_tab, icon="file-user"),
     TabSpec("agent-approvals", "Approvals", A.pending_agents, approvals_tab, icon="clipboard-check"),
     TabSpec("analytics", "Analytics", None, analytics_tab, icon="chart-pie"),

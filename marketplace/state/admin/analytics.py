@@ -55,9 +55,9 @@ def _agent_href(agent_id: str) -> str:
     return f"/agents/{agent_id}"
 
 
-def _category_href(category_id: int | str) -> str:
-    """The browse page takes a category id or slug (state/catalog.BrowseState._resolve_category)."""
-    return f"/agents?{urlencode({'category': category_id})}"
+def _category_href(slug: str) -> str:
+    """The category's address as the catalogue writes it (pages/categories.py): by slug, not by id."""
+    return f"/agents?{urlencode({'category': slug})}"
 
 
 def _report_type(kind: str) -> str:
@@ -125,7 +125,7 @@ class AnalyticsState(AdminState):
             for n, r in enumerate(viewed, 1)]
         self.top_categories = [
             RankItem(rank=n, name=r.category_name, detail=r.category_emoji or "📁",
-                     count=_count(r.agent_count, "agent", "agents"), extra="", href=_category_href(r.category_id))
+                     count=_count(r.agent_count, "agent", "agents"), extra="", href=_category_href(r.category_slug))
             for n, r in enumerate(categories, 1)]
         self.loading = False
         return None
