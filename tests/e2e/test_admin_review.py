@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -126,3 +127,51 @@ def test_overview_rows_tab_counts_one_tab_row_and_published_agents(page: Page, v
     date = newest.locator("td").last
     assert date.evaluate("cell => cell.scrollWidth <= cell.clientWidth"), "the date is cut off"
     shot(page, "admin-review-commissions")
+
+
+# --- item: approving with eyes open: the files and every changed field ------------------------------------------
+
+
+def test_admin_sees_and_downloads_the_files_and_every_changed_field(page: Page, vendor: httpx.Client,
+                                                                   app_server: str) -> None:
+    name = unique("Files In View ")
+    agent_id = _create_agent(vendor, name)
+    _attach(vendor, agent_id, "README.md", b"# Read me\n\nHow to run it.\n" * 40, "text/markdown")
+
+    sign_in(page, "admin", "admin123", api=True)
+    open_page(page, "/admin?tab=agent-approvals")
+    card = page.locator(f".pending-agent[data-id='{agent_id}']")
+    card.locator(".view-agent").click()
+    files = page.locator("#agent-details #review-files")
+    expect(files.locator(".review-file-name")).to_have_text(["agent.py", "README.md"])
+    expect(files.locator(".review-file-size")).to_have_text(["43 B", "1.0 KB"])
+    expect(files.locator(".review-file-type")).to_have_text(["Checked: text/x-python", "Checked: text/markdown"])
+    shot(page, "admin-review-files")
+    with page.expect_download() as fetched:
+        files.locator(".review-file-download").nth(1).click()
+    download = fetched.value
+    assert download.suggested_filename == "README.md"
+    assert Path(download.path()).read_bytes() == b"# Read me\n\nHow to run it.\n" * 40
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(files.locator(".review-file-download").first).to_be_in_viewport()
+    _fits_sideways(page, "#agent-details")
+    shot(page, "admin-review-files-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.keyboard.press("Escape")
+
+    # Once live, a change waits as a revision that shows each field's live and proposed value.
+    card.locator(".approve-agent").click()
+    expect(card).to_have_count(0)
+    draft = vendor.get(f"/api/vendor/agents/{agent_id}").json()
+    changed = vendor.put(f"/api/vendor/agents/{agent_id}", json={**draft, "price": "24.50", "name": f"{name} Pro",
+                                                                  "tags": ["e2e", "files"]})
+    assert changed.status_code == 200, changed.text
+    open_page(page, "/admin?tab=agent-approvals")
+    revision = page.locator(f".pending-agent[data-id='{agent_id}']")
+    expect(revision.locator(".changed-field")).to_have_text([
+        f"Name: {name} → {name} Pro", "Price: $19.00 per month → $24.50 per month", "Tags: e2e → e2e, files"])
+    revision.locator(".view-agent").click()
+    expect(page.locator("#agent-details .changed-field")).to_have_count(3)
+    expect(page.locator("#agent-details .review-file-name")).to_have_text(["agent.py", "README.md"])
+    shot(page, "admin-review-revision")
+    assert httpx.get(f"{app_server}/api/agents/{agent_id}").json()["name"] == name  # the live listing stays
