@@ -16,7 +16,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import PASSWORD, api_client, open_page, same_origin, shot, sign_in, unique
+from tests.e2e.helpers import PASSWORD, api_client, expect_toast, open_page, same_origin, shot, sign_in, unique
 
 
 @pytest.fixture
@@ -175,3 +175,48 @@ def test_admin_sees_and_downloads_the_files_and_every_changed_field(page: Page, 
     expect(page.locator("#agent-details .review-file-name")).to_have_text(["agent.py", "README.md"])
     shot(page, "admin-review-revision")
     assert httpx.get(f"{app_server}/api/agents/{agent_id}").json()["name"] == name  # the live listing stays
+
+
+# --- item: reports in a list of their own, by status, with both moves --------------------------------------------
+
+
+def test_reports_have_their_own_list_with_status_filters_and_both_moves(page: Page, app_server: str) -> None:
+    agent = httpx.get(f"{app_server}/api/agents", params={"limit": 1}).json()[0]
+    reason = unique("Asks for my password ")
+    with api_client(app_server) as reporter:
+        name = unique("reporter")
+        assert reporter.post("/api/register", json={"username": name, "email": f"{name}@example.com",
+                                                    "password": PASSWORD}).status_code == 201
+        answer = reporter.post(f"/api/agents/{agent['id']}/report", json={
+            "reportType": "inappropriate", "reason": reason, "description": "It opens a login form."})
+        assert answer.status_code == 201, answer.text
+
+    sign_in(page, "admin", "admin123", api=True)
+    open_page(page, "/admin?tab=analytics")
+    page.click("#all-reports")  # the analytics card leads to the whole list
+    expect(page).to_have_url(re.compile(r"\?tab=reports$"))
+    expect(page.locator("#tab-reports .tab-count").first).to_have_text(re.compile(r"^[1-9]\d*$"))
+    row = page.locator(".report-row").filter(has_text=reason)
+    expect(row.locator(".report-status")).to_have_text("Pending")
+    expect(row.get_by_text("It opens a login form.")).to_be_visible()
+    expect(row.get_by_role("link", name=agent["name"])).to_have_attribute("href", f"/agents/{agent['id']}")
+    shot(page, "admin-reports-pending")
+
+    row.locator(".mark-reviewed").click()
+    expect_toast(page, "Report updated", "The report has been marked as reviewed.")
+    expect(row).to_have_count(0)  # it left the Pending list...
+    page.get_by_role("radio", name="Reviewed").click()
+    expect(row.locator(".report-status")).to_have_text("Reviewed")  # ...for the Reviewed one
+    expect(row.locator(".mark-reviewed")).to_have_count(0)
+    shot(page, "admin-reports-reviewed")
+
+    row.locator(".resolve-report").click()
+    expect_toast(page, "Report updated", "The report has been resolved.")
+    expect(row).to_have_count(0)
+    page.get_by_role("radio", name="Resolved").click()
+    expect(row.locator(".report-status")).to_have_text("Resolved")
+    expect(row.locator("button")).to_have_count(0)  # nothing moves a resolved report
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator("#reports-status")).to_be_in_viewport()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the page scrolls sideways"
+    shot(page, "admin-reports-phone")

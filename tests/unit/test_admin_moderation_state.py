@@ -8,9 +8,10 @@ from zoneinfo import ZoneInfo
 from marketplace.services.admin.catalog import AdminAgentRow
 from marketplace.services.admin.moderation import FieldChange, FileInfo, PendingItem, VendorInfo
 from marketplace.services.errors import Conflict, NotFound
-from marketplace.state.admin.analytics import _category_href, _count, _report_type
+from marketplace.state.admin.analytics import _category_href, _count
 from marketplace.state.admin.approvals import _pending_card, _reviewed_card
 from marketplace.state.admin.page import failure_text
+from marketplace.state.admin.reports import report_type
 
 WHEN = datetime(2025, 1, 5, 15, 4, tzinfo=UTC)
 UTC_ZONE = ZoneInfo("UTC")
@@ -71,4 +72,4 @@ def test_reviewed_card_shows_the_decision_date_and_reason():
 def test_ranking_texts_and_links():
     assert (_count(1, "sale", "sales"), _count(3, "sale", "sales")) == ("1 sale", "3 sales")
     assert _category_href("code-review") == "/agents?category=code-review"
-    assert (_report_type("broken"), _report_type("")) == ("Broken", "Report")
+    assert (report_type("broken"), report_type("")) == ("Broken", "Report")
