@@ -72,9 +72,9 @@ class ReportsState(AdminList, AdminState):
         return EMPTY.get(self.status, "No reports")
 
     @rx.event
-    async def set_status(self, value: str) -> Any:
-        """The status filter: its first page."""
-        if value not in STATUS_LABELS or value == self.status:
+    async def set_status(self, value: str | list[str]) -> Any:
+        """The status filter (a segmented control: one value): its first page."""
+        if not isinstance(value, str) or value not in STATUS_LABELS or value == self.status:
             return None
         self.status, self.offset, self.loading = value, 0, True
         return await self._read()
