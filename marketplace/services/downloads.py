@@ -1,4 +1,5 @@
-"""Agent downloads: the agent's current approved files in one zip, for its buyers, its vendor and admins.
+"""Agent downloads: the agent's current approved files in one zip, for its buyers, its vendor and admins; and one
+file of a submission as its vendor attached it, for an admin deciding on it (`submitted_file`).
 
 The zip is built while it is sent (zipstream-ng), each file read from storage in chunks, so memory stays
 constant whatever the files' sizes. Files that are already compressed (archives, PDF) are stored as they
@@ -22,7 +23,7 @@ from marketplace.models import Agent, AgentDownload, AgentFile, Purchase, Role, 
 from marketplace.services.errors import Forbidden, NotFound
 from marketplace.services.filenames import entry_name
 from marketplace.services.filetypes import COMPRESSED_KINDS, COMPRESSED_TYPES, kind_of_name
-from marketplace.services.permissions import require_user
+from marketplace.services.permissions import require_admin, require_user
 
 NO_ACCESS = "You don't have access to download this file."
 NOT_FOUND = "File not found."
@@ -105,3 +106,31 @@ def agent_archive(*, actor: User | None, agent_id: str) -> Archive:
                    size=size, compress_type=compress_type)
     return Archive(filename=archive_name(name), chunks=iter(stream), size=len(stream) if sized else None,
                    version=version)
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """One stored file to send as it is: iterate `chunks` once."""
+
+    filename: str
+    chunks: Iterator[bytes]
+    size: int
+
+
+def submitted_file(*, actor: User | None, file_id: str) -> StoredFile:
+    """One file of an agent (any version: a pending agent's or revision's files are in no buyer's zip yet), for
+    an admin reviewing the submission. Admins only; an unknown id, a deleted agent or a missing object is 404."""
+    require_admin(actor)
+    found = None
+    if file_id and len(file_id) <= 64:
+        with session_scope() as session:
+            found = session.exec(select(AgentFile.storage_key, AgentFile.filename)
+                                 .join(Agent, Agent.id == AgentFile.agent_id)
+                                 .where(AgentFile.id == file_id, Agent.deleted_at.is_(None))).first()
+    if found is None:
+        raise NotFound(NOT_FOUND)
+    key, filename = found
+    size = get_storage().head(key)
+    if size is None:
+        raise NotFound(NOT_FOUND)
+    return StoredFile(filename=entry_name(filename), chunks=_chunks(key), size=size)

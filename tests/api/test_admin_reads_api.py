@@ -171,3 +171,30 @@ def test_analytics_rankings_and_stats(client, login):
     weekly = client.get("/api/admin/stats/weekly?weeks=2").json()
     assert len(weekly) == 2 and set(weekly[-1]) == {"weekStart", "users", "agents"} and weekly[-1]["agents"] == 1
     assert client.get("/api/admin/stats/daily?days=0").status_code == 422
+
+
+def test_an_admin_downloads_one_file_of_a_submission_as_it_was_attached(client, login):
+    from tests.factories import store_agent_file
+
+    vendor = make_vendor()
+    pending = make_agent(vendor, status=AgentStatus.PENDING)
+    stored = store_agent_file(pending, b"<script>alert(1)</script>\n", filename="r\u00e9sum\u00e9 notes.txt")
+    path = f"/api/admin/agent-files/{stored.id}"
+    assert client.get(path).status_code == 401
+    for user in (make_user(), vendor):  # not even the vendor who attached it: its own files are in its zip
+        login(user)
+        assert client.get(path).status_code == 403
+    login(make_admin())
+    response = client.get(path)
+    assert response.status_code == 200 and response.content == b"<script>alert(1)</script>\n"
+    assert response.headers["content-type"] == "application/octet-stream"  # never rendered by the browser
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["content-disposition"] == (
+        "attachment; filename=\"r_sum_ notes.txt\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20notes.txt")
+    for bad in ("nope", "x" * 65, "0" * 32):
+        answer = client.get(f"/api/admin/agent-files/{bad}")
+        assert answer.status_code == 404 and answer.json() == {"message": "File not found."}, bad
+    assert client.get("/api/admin/agent-files/..%2F..%2Fetc%2Fpasswd").status_code == 404  # no such route
+    assert client.get("/api/admin/agent-files/%00").status_code == 422  # control characters: refused early
+    gone = store_agent_file(make_agent(vendor, status=AgentStatus.PENDING, deleted_at=utcnow()))
+    assert client.get(f"/api/admin/agent-files/{gone.id}").status_code == 404  # a deleted agent's

@@ -253,6 +253,8 @@ _row("POST", "/api/admin/agents/{agent_id}/reject", _ADMIN, Call(path={"agent_id
 _row("DELETE", "/api/admin/agents/{agent_id}", (401, 403, 403, 403, 204), Call(path={"agent_id": World.fresh_agent}))
 _row("PUT", "/api/admin/reports/{report_id}", _ADMIN,
      Call(path={"report_id": World.fresh_report}, body={"status": "resolved"}))
+# One file of a submission for the admin deciding on it (bad ids and content: tests/api/test_admin_reads_api.py).
+_row("GET", "/api/admin/agent-files/{file_id}", _ADMIN, Call(path={"file_id": World.fresh_file}))
 _row("DELETE", "/api/admin/users/{user_id}", (401, 403, 403, 403, 204),
      Call(path={"user_id": lambda w: factories.make_user().id}))
 

@@ -170,6 +170,18 @@ def test_one_report_move_of_many_at_once(live_api: LiveApi, round_: int):
 
 
 @rounds
+def test_one_mark_reviewed_then_one_resolve_of_many_at_once(live_api: LiveApi, round_: int):
+    """The Reports tab's two moves, each raced: one request moves the report, the others answer 409."""
+    admin = live_api.signed_in(factories.make_admin().username)
+    report = factories.make_report(factories.make_agent(factories.make_vendor()))
+    for status in ("reviewed", "resolved"):
+        _winner(fire([partial(admin.put, f"/api/admin/reports/{report.id}", json={"status": status})] * 5))
+        with db.session_scope() as session:
+            assert session.get(Report, report.id).status == status
+    assert _audit(report.id) == ["report.status", "report.status"]
+
+
+@rounds
 def test_a_vendor_edit_at_the_moment_of_approval_never_undoes_it(live_api: LiveApi, round_: int):
     """The edit lands before the decision (the admin approves the edited agent), goes to a revision after it,
     or is refused (409): never an agent back in review that its vendor was just told is live."""

@@ -213,3 +213,26 @@ def test_weekly_signups_monday_weeks_with_zeros():
     assert sum(p.users for p in points) == 3 and sum(p.agents for p in points) == 1
     with pytest.raises(InvalidParameter):
         stats.weekly_signups(actor=admin, weeks=0)
+
+
+def test_reports_are_listed_by_status_newest_first_with_their_moves():
+    admin, agent = make_admin(), make_agent(make_vendor(), name="Flagged")
+    old = make_report(agent, created_at=ago(days=2), reason="Old")
+    new = make_report(agent, created_at=ago(days=1), reason="New", description="Details")
+    done = make_report(agent, status="resolved")
+    rows, total = reports.list_reports(actor=admin, status="pending")
+    assert total == 2 and [r.id for r in rows] == [new.id, old.id]
+    assert (rows[0].reason, rows[0].description, rows[0].agent_name) == ("New", "Details", "Flagged")
+    page, total = reports.list_reports(actor=admin, status="pending", limit=1, offset=1)
+    assert [r.id for r in page] == [old.id] and total == 2
+    reports.set_report_status(actor=admin, report_id=new.id, status="reviewed")
+    assert [r.id for r in reports.list_reports(actor=admin, status="reviewed")[0]] == [new.id]
+    assert [r.id for r in reports.list_reports(actor=admin, status="resolved")[0]] == [done.id]
+    assert (reports.moves("pending"), reports.moves("reviewed"), reports.moves("resolved")) == (
+        ["reviewed", "resolved"], ["resolved"], [])
+    with pytest.raises(InvalidParameter):
+        reports.list_reports(actor=admin, status="open")
+    with pytest.raises(Forbidden):
+        reports.list_reports(actor=make_user(), status="pending")
+    with pytest.raises(Unauthorized):
+        reports.list_reports(actor=None, status="pending")

@@ -6,11 +6,12 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from marketplace.services.admin.catalog import AdminAgentRow
-from marketplace.services.admin.moderation import PendingItem, VendorInfo
+from marketplace.services.admin.moderation import FieldChange, FileInfo, PendingItem, VendorInfo
 from marketplace.services.errors import Conflict, NotFound
-from marketplace.state.admin.analytics import _category_href, _count, _report_type
+from marketplace.state.admin.analytics import _category_href, _count
 from marketplace.state.admin.approvals import _pending_card, _reviewed_card
 from marketplace.state.admin.page import failure_text
+from marketplace.state.admin.reports import report_type
 
 WHEN = datetime(2025, 1, 5, 15, 4, tzinfo=UTC)
 UTC_ZONE = ZoneInfo("UTC")
@@ -47,10 +48,17 @@ def test_pending_card_of_a_new_agent_and_of_a_revision():
         "$29.99 per month", "Productivity", "vendor", False)
     assert card.submitted == "Jan 5, 2025" and card.submitted_at == "Jan 5, 2025 • 4:04 PM"  # local time
     revision = _pending_card(_item(kind="revision", revision_id="r1", price_cents=0, category_name=None, vendor=None,
-                                   changed_fields=["price_cents", "tags"], files_added=["new.py"],
-                                   files_removed=["old.py"]), UTC_ZONE)
+                                   changed_fields=["price_cents", "tags", "demo_url"], files_added=["new.py"],
+                                   files_removed=["old.py"],
+                                   field_changes=[FieldChange("price_cents", 1900, 0),
+                                                  FieldChange("tags", ["mail"], []),
+                                                  FieldChange("demo_url", None, "https://demo.test")],
+                                   files=[FileInfo("f1", "new.py", 1536, "text/x-python")]), UTC_ZONE)
     assert (revision.price, revision.category, revision.vendor_username) == ("Free", "Uncategorized", "Unknown")
-    assert revision.is_revision and revision.changed == ["Price", "Tags"]
+    assert revision.is_revision and [(c.label, c.old, c.new) for c in revision.changes] == [
+        ("Price", "$19.00 per month", "Free"), ("Tags", "mail", "No tags"), ("Demo URL", "—", "https://demo.test")]
+    assert [(f.name, f.size, f.checked_type, f.href) for f in revision.files] == [
+        ("new.py", "1.5 KB", "text/x-python", "/api/admin/agent-files/f1")]
     assert (revision.files_added, revision.files_removed) == (["new.py"], ["old.py"])
 
 
@@ -63,5 +71,5 @@ def test_reviewed_card_shows_the_decision_date_and_reason():
 
 def test_ranking_texts_and_links():
     assert (_count(1, "sale", "sales"), _count(3, "sale", "sales")) == ("1 sale", "3 sales")
-    assert _category_href(7) == "/agents?category=7"
-    assert (_report_type("broken"), _report_type("")) == ("Broken", "Report")
+    assert _category_href("code-review") == "/agents?category=code-review"
+    assert (report_type("broken"), report_type("")) == ("Broken", "Report")

@@ -21,7 +21,8 @@ BERLIN = ZoneInfo("Europe/Berlin")
 
 def _person(**fields: object) -> PersonRow:
     values: dict = dict(id="u1", first_name="Ada", last_name="Lovelace", email="ada@x.test", username="ada",
-                        role="user", is_vendor_approved=False, created_at=WHEN, profile_image_url=None, agent_count=0)
+                        role="user", is_vendor_approved=False, created_at=WHEN, profile_image_url=None, agent_count=0,
+                        published_count=0)
     values.update(fields)
     return PersonRow(**values)
 
@@ -45,7 +46,7 @@ def _commission(**fields: object) -> CommissionRow:
 
 def test_every_spec_tab_and_the_audit_log_have_an_address():
     assert TABS == ("overview", "customers", "vendors", "agents", "vendor-applications", "agent-approvals",
-                    "analytics", "stats", "sales", "audit")
+                    "reports", "analytics", "stats", "sales", "audit")
 
 
 def test_person_row_names_and_local_join_date():

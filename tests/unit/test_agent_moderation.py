@@ -128,6 +128,10 @@ def test_pending_list_has_new_agents_and_revisions_with_what_changed():
     assert (revision.agent_id, revision.name, revision.category_name, revision.file_count) == (
         live.id, "Live 2", "Coding", 1)
     assert revision.changed_fields == ["name", "category_id"]
+    assert [(c.field, c.old, c.new) for c in revision.field_changes] == [
+        ("name", "Live", "Live 2"), ("category_id", "Writing", "Coding")]  # a category by its name
+    assert [(f.filename, f.size_bytes) for f in revision.files] == [("kept.md", 6)]  # the version under review
+    assert [f.id for f in first.files] == [f.id for f in _files(new.id, 1)] and len(first.files) == 1
     assert (revision.files_added, revision.files_removed) == ([], ["dropped.txt"])
     assert [f.storage_key for f in _files(live.id, 1)].count(kept) == 1  # the live files are untouched
     page, total = moderation.list_pending(actor=admin, limit=1, offset=1)

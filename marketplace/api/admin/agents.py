@@ -3,7 +3,10 @@ deletes (services/admin/deletion)."""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import APIRouter, Body, Query, Response
+from fastapi.responses import StreamingResponse
 from pydantic import TypeAdapter
 
 from marketplace.api.catalog import TOTAL_HEADER, json_list
@@ -15,7 +18,7 @@ from marketplace.models.submissions import (
     PendingVendorPublic,
     RejectIn,
 )
-from marketplace.services import money
+from marketplace.services import downloads, money
 from marketplace.services.admin import deletion, moderation
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
@@ -71,3 +74,16 @@ def delete_agent(agent_id: str, user: OptionalUser) -> Response:
     """Soft delete: the agent leaves the catalogue; orders, purchases and buyers' downloads stay."""
     deletion.delete_agent(actor=user, agent_id=agent_id)
     return Response(status_code=204)
+
+
+@router.get("/agent-files/{file_id}", response_class=StreamingResponse,
+            responses={200: {"content": {"application/octet-stream": {}}}})
+def agent_file(file_id: str, user: OptionalUser) -> StreamingResponse:
+    """One file of a submission as its vendor attached it, for the admin deciding on it: always a download
+    (never shown inline, whatever it holds)."""
+    found = downloads.submitted_file(actor=user, file_id=file_id)
+    plain = found.filename.encode("ascii", "replace").decode().replace('"', "_").replace("?", "_")
+    disposition = f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(found.filename)}"
+    headers = {"Content-Disposition": disposition, "Content-Length": str(found.size), "Cache-Control": "no-store",
+               "X-Content-Type-Options": "nosniff"}
+    return StreamingResponse(found.chunks, media_type="application/octet-stream", headers=headers)

@@ -102,6 +102,8 @@ def _reports() -> rx.Component:
         rx.cond(S.recent_reports.length() == 0,
                 rx.text("No reports waiting for review", size="2", color_scheme="gray", id="reports-empty"),
                 rx.box(rx.foreach(S.recent_reports, _report), width="100%")),
+        rx.button("All reports, by status", rx.icon("arrow-right", size=14), variant="ghost", size="1",
+                  on_click=S.set_tab("reports"), id="all-reports"),
         element_id="recent-reports", color="var(--amber-9)",
     )
 

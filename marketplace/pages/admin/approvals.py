@@ -9,7 +9,7 @@ from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.admin.widgets import card_list, decision_buttons, details_dialog, fact, reason_dialog
-from marketplace.state.admin.approvals import REJECT, PendingCard, ReviewedCard
+from marketplace.state.admin.approvals import REJECT, ChangeView, FileView, PendingCard, ReviewedCard
 from marketplace.state.admin.approvals import ApprovedAgentsState as AP
 from marketplace.state.admin.approvals import PendingAgentsState as P
 from marketplace.state.admin.approvals import RejectedAgentsState as RJ
@@ -26,8 +26,20 @@ def _meta(icon: str, text: Var | str, **props: object) -> rx.Component:
 # --- pending ------------------------------------------------------------------------------------------------
 
 
+def _change(change: ChangeView) -> rx.Component:
+    """'Price: $19.00 per month -> $24.00 per month', the live value struck through."""
+    return rx.text(
+        rx.text(change.label, ": ", weight="bold", as_="span"),
+        rx.text(change.old, as_="span", color="var(--red-11)", text_decoration="line-through",
+                class_name="change-old"),
+        rx.text(" → ", as_="span", aria_label="becomes"),
+        rx.text(change.new, as_="span", color="var(--green-11)", class_name="change-new"),
+        size="1", white_space="pre-wrap", word_break="break-word", class_name="changed-field",
+    )
+
+
 def _changes(card: PendingCard) -> rx.Component:
-    """What a revision of a live agent changes: fields, files added, files removed."""
+    """What a revision of a live agent changes: every field (old -> new), files added, files removed."""
     def names(items: Var, icon: str, color: str, label: str, class_name: str) -> rx.Component:
         return rx.cond(items.length() > 0, rx.hstack(
             rx.text(label, size="1", weight="bold"),
@@ -40,16 +52,48 @@ def _changes(card: PendingCard) -> rx.Component:
         rx.callout.icon(rx.icon("git-compare", size=16)),
         rx.vstack(
             rx.text("Changes to the live listing", size="2", weight="bold"),
-            names(card.changed, "pencil", "blue", "Fields:", "changed-field"),
+            rx.foreach(card.changes, _change),
             names(card.files_added, "plus", "green", "Files added:", "file-added"),
             names(card.files_removed, "minus", "red", "Files removed:", "file-removed"),
-            rx.cond((card.changed.length() == 0) & (card.files_added.length() == 0)
+            rx.cond((card.changes.length() == 0) & (card.files_added.length() == 0)
                     & (card.files_removed.length() == 0),
                     rx.text("No visible differences (resubmitted as it is).", size="1", color_scheme="gray")),
             spacing="1", width="100%",
         ),
         color_scheme="blue", size="1", width="100%", class_name="revision-changes",
     ))
+
+
+def _file(file: FileView) -> rx.Component:
+    """A file under review: name, size, the type its content was found to be, and the admin's download."""
+    return rx.hstack(
+        rx.icon("file", size=16, color="var(--gray-10)", flex_shrink="0"),
+        rx.vstack(
+            rx.text(file.name, size="2", weight="medium", word_break="break-all", class_name="review-file-name"),
+            rx.hstack(
+                rx.text(file.size, size="1", color_scheme="gray", class_name="review-file-size"),
+                rx.badge(rx.icon("shield-check", size=11), "Checked: ", file.checked_type, color_scheme="green",
+                         variant="soft", size="1", class_name="review-file-type",
+                         title="The type its content was found to be when it was attached"),
+                spacing="2", align="center", wrap="wrap",
+            ),
+            spacing="0", min_width="0", flex="1",
+        ),
+        rx.el.a(rx.button(rx.icon("download", size=14), "Download", size="1", variant="soft"),
+                href=file.href, download="", class_name="review-file-download",
+                reload_document=True),  # a Reflex <a> routes client-side: let the browser fetch the file
+        align="center", spacing="2", width="100%", padding_y="0.4em", border_bottom="1px solid var(--gray-a3)",
+        class_name="review-file",
+    )
+
+
+def _files(card: PendingCard) -> rx.Component:
+    return rx.vstack(
+        rx.text("Files (", card.file_count, ")", size="2", weight="bold"),
+        rx.cond(card.files.length() > 0, rx.foreach(card.files, _file),
+                rx.text("No files attached: this agent cannot be approved yet.", size="2", color="var(--red-11)")),
+        spacing="1", width="100%", id="review-files",
+    )
 
 
 def _vendor_block(card: PendingCard) -> rx.Component:
@@ -85,7 +129,6 @@ def _details() -> rx.Component:
             fact("Demo", rx.cond(card.demo_url != "",
                                  rx.link(card.demo_url, href=card.demo_url, is_external=True, word_break="break-all"),
                                  rx.text("No demo", color_scheme="gray"))),
-            fact("Files", f"{card.file_count} file(s)"),
             fact("Submitted", card.submitted_at),
             orientation=rx.breakpoints(initial="vertical", sm="horizontal"),
         ),
@@ -94,6 +137,7 @@ def _details() -> rx.Component:
             rx.text(card.description, size="2", color_scheme="gray", white_space="pre-wrap"),
             spacing="1", width="100%",
         ),
+        _files(card),
         _vendor_block(card),
         spacing="4", width="100%", padding_top="0.75em",
     )

@@ -88,7 +88,7 @@ def _vendor_details() -> rx.Component:
         detail("Email", v.email),
         detail("Username", v.username),
         detail("Approval status", rx.hstack(_vendor_status(v.approved), spacing="2")),
-        detail("Agents published", rx.text(v.agent_count, size="2", id="vendor-agent-count")),
+        detail("Agents published", rx.text(v.published_count, size="2", id="vendor-agent-count")),
         detail("Member since", v.joined),
         spacing="3", width="100%",
     )

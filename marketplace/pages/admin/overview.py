@@ -6,6 +6,7 @@ import reflex as rx
 from reflex.vars import Var
 
 from marketplace.pages.admin.widgets import admin_card, rate_figure, summary_figure
+from marketplace.state.admin.approvals import PendingAgentsState as P
 from marketplace.state.admin.commission import OverviewState as O
 from marketplace.state.admin.page import AdminState as A
 
@@ -25,7 +26,8 @@ def _statistics() -> rx.Component:
     )
 
 
-def _pending_row(label: str, count: Var[int], tab: str, icon: str) -> rx.Component:
+def _pending_row(label: str, count: Var[int], tab: str, icon: str, subtab: str = "") -> rx.Component:
+    """A row opening its tab (and, on Approvals, the sub-tab it counts)."""
     return rx.hstack(
         rx.icon(icon, size=16, color="var(--gray-10)"),
         rx.text(label, size="2"),
@@ -33,7 +35,8 @@ def _pending_row(label: str, count: Var[int], tab: str, icon: str) -> rx.Compone
         rx.text(count, weight="bold", color=rx.cond(count > 0, "var(--red-11)", "var(--gray-11)"),
                 class_name="pending-count", data_red=rx.cond(count > 0, "true", "false")),
         rx.icon("chevron-right", size=16, color="var(--gray-9)"),
-        on_click=A.set_tab(tab), role="button", cursor="pointer", width="100%", align="center", spacing="2",
+        on_click=[P.set_subtab(subtab), A.set_tab(tab)] if subtab else A.set_tab(tab), role="button",
+        cursor="pointer", width="100%", align="center", spacing="2",
         padding="0.6em", border_radius="var(--radius-2)", _hover={"background": "var(--gray-a3)"},
         id=f"pending-{tab}-{label.lower().replace(' ', '-')}", class_name="pending-action",
     )
@@ -44,8 +47,8 @@ def _pending_actions() -> rx.Component:
         "Pending Actions",
         rx.vstack(
             _pending_row("Vendor Applications", A.pending_applications, "vendor-applications", "store"),
-            _pending_row("Agent Approvals", A.pending_agents, "agent-approvals", "clipboard-check"),
-            _pending_row("Approved Agents", A.approved_agents, "agent-approvals", "circle-check"),
+            _pending_row("Agent Approvals", A.pending_agents, "agent-approvals", "clipboard-check", "pending"),
+            _pending_row("Approved Agents", A.approved_agents, "agent-approvals", "circle-check", "approved"),
             spacing="1", width="100%",
         ),
         icon="bell-ring", element_id="pending-actions",

@@ -19,6 +19,7 @@ from marketplace.pages.admin.approvals import approvals_tab
 from marketplace.pages.admin.audit import audit_tab
 from marketplace.pages.admin.customers import customers_tab, vendors_tab
 from marketplace.pages.admin.overview import overview_tab
+from marketplace.pages.admin.reports import reports_tab
 from marketplace.pages.admin.sales import sales_tab
 from marketplace.pages.admin.stats import stats_tab
 from marketplace.pages.admin.widgets import denied_card
@@ -26,11 +27,12 @@ from marketplace.state.admin.page import AdminState as A
 
 TABS = [
     TabSpec("overview", "Overview", None, overview_tab, icon="layout-dashboard"),
-    TabSpec("customers", "Customers", None, customers_tab, icon="users"),
-    TabSpec("vendors", "Vendors", None, vendors_tab, icon="store"),
-    TabSpec("agents", "Agents", None, agents_tab, icon="bot"),
+    TabSpec("customers", "Customers", A.total_customers, customers_tab, icon="users"),
+    TabSpec("vendors", "Vendors", A.active_vendors, vendors_tab, icon="store"),
+    TabSpec("agents", "Agents", A.total_agents, agents_tab, icon="bot"),
     TabSpec("vendor-applications", "Applications", A.pending_applications, applications_tab, icon="file-user"),
     TabSpec("agent-approvals", "Approvals", A.pending_agents, approvals_tab, icon="clipboard-check"),
+    TabSpec("reports", "Reports", A.pending_reports, reports_tab, icon="flag"),
     TabSpec("analytics", "Analytics", None, analytics_tab, icon="chart-pie"),
     TabSpec("stats", "Stats", None, stats_tab, icon="chart-line"),
     TabSpec("sales", "Sales & Commissions", None, sales_tab, icon="dollar-sign"),

@@ -63,7 +63,8 @@ def _row(entry: CommissionView) -> rx.Component:
         rx.table.cell(kind),
         rx.table.cell(rx.text(entry.commission, weight="bold", color="var(--green-11)")),
         rx.table.cell(entry.vendor_payout),
-        rx.table.cell(entry.customer),
+        rx.table.cell(rx.text(entry.customer, title=entry.customer, max_width="14em", overflow="hidden",
+                              text_overflow="ellipsis", white_space="nowrap", class_name="commission-customer")),
         rx.table.cell(rx.text(entry.date, white_space="nowrap")),
         class_name="commission-row", data_order=entry.order_id,
     )

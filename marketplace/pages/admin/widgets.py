@@ -189,15 +189,15 @@ def card_list(state: Any, key: str, render: Callable[[Any], rx.Component], empty
 
 
 def table_tab(state: Any, key: str, title: str, icon: str, headers: list[str], row: Callable[[Any], rx.Component],
-              *, min_width: str, empty: str, empty_text: str = "", searched: str = "",
-              dialogs: tuple[rx.Component, ...] = ()) -> rx.Component:
-    """A table tab of /admin as a declaration: card, search (when `searched` names the no-match text), table,
-    pager, dialogs; ids are derived from `key` ('customers' -> #customers-table, #customers-pager...).
-    Mounting the tab loads its first page."""
+              *, min_width: str, empty: str | Var[str], empty_text: str = "", searched: str = "",
+              dialogs: tuple[rx.Component, ...] = (), filters: rx.Component | None = None) -> rx.Component:
+    """A table tab of /admin as a declaration: card, search (when `searched` names the no-match text) or
+    `filters` in its header, table, pager, dialogs; ids are derived from `key` ('customers' -> #customers-table,
+    #customers-pager...). Mounting the tab loads its first page."""
     title_when_empty = rx.cond(state.search != "", searched, empty) if searched else empty
     body = listing(state, key, table(headers, state.rows, row, min_width=min_width, element_id=f"{key}-table"),
                    empty_state(icon, title_when_empty, empty_text, element_id=f"{key}-empty"), table_skeleton())
-    search = search_box(state, f"Search {key}", f"{key}-search") if searched else None
+    search = search_box(state, f"Search {key}", f"{key}-search") if searched else filters
     return rx.box(admin_card(title, body, icon=icon, element_id=f"{key}-card", action=search), *dialogs,
                   width="100%", on_mount=state.on_open)
 

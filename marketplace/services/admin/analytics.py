@@ -101,6 +101,7 @@ class CategoryRow:
     category_id: int
     category_name: str
     category_emoji: str
+    category_slug: str  # its address in the catalogue (/agents?category={slug})
     agent_count: int  # live agents
 
 
@@ -189,9 +190,9 @@ def top_categories(*, actor: User | None, limit: int = 5) -> list[CategoryRow]:
     live = func.sum(COUNTS.c.live_count).label("live")
     with session_scope() as session:
         rows = session.exec(
-            select(Category.id, Category.name, Category.emoji, live)
+            select(Category.id, Category.name, Category.emoji, Category.slug, live)
             .join(COUNTS, COUNTS.c.category_id == Category.id)
-            .group_by(Category.id, Category.name, Category.emoji).having(live > 0)
+            .group_by(Category.id, Category.name, Category.emoji, Category.slug).having(live > 0)
             .order_by(live.desc(), Category.name, Category.id).limit(limit)).all()
-    return [CategoryRow(category_id=i, category_name=n, category_emoji=e or "", agent_count=int(c))
-            for i, n, e, c in rows]
+    return [CategoryRow(category_id=i, category_name=n, category_emoji=e or "", category_slug=s, agent_count=int(c))
+            for i, n, e, s, c in rows]

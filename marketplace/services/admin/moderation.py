@@ -70,6 +70,25 @@ class VendorInfo:
 
 
 @dataclass(frozen=True)
+class FileInfo:
+    """A file under review: `content_type` is the type its content was found to be when it was attached."""
+
+    id: str
+    filename: str
+    size_bytes: int
+    content_type: str
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """A revision's field, live value -> proposed value (a category by its name, tags as a list)."""
+
+    field: str
+    old: Any
+    new: Any
+
+
+@dataclass(frozen=True)
 class PendingItem:
     """A new agent (`kind` "agent") or a revision of a live one ("revision"), with the values it proposes."""
 
@@ -91,6 +110,8 @@ class PendingItem:
     changed_fields: list[str] = field(default_factory=list)  # revisions: what differs from the live listing
     files_added: list[str] = field(default_factory=list)  # revisions: file names
     files_removed: list[str] = field(default_factory=list)
+    files: list[FileInfo] = field(default_factory=list)  # of the version under review
+    field_changes: list[FieldChange] = field(default_factory=list)  # revisions: `changed_fields`, old -> new
 
 
 @dataclass(frozen=True)
@@ -156,7 +177,7 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
             Category.id.in_({c for c in changed_categories if isinstance(c, int)} | {
                 a.category_id for _, a, *_ in revision_rows if a.category_id is not None}))).all())
         items = [_agent_item(agent, VendorInfo(vid, vname, vmail) if vid else None, category, tags[agent.id],
-                             len(files[(agent.id, agent.current_version)]))
+                             files[(agent.id, agent.current_version)])
                  for agent, vid, vname, vmail, category in agent_rows]
         for revision, agent, vid, vname, vmail in revision_rows:
             items.append(_revision_item(revision, agent, VendorInfo(vid, vname, vmail) if vid else None,
@@ -166,13 +187,18 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
     return items[offset:window], total
 
 
+def _file_infos(rows: list[AgentFile]) -> list[FileInfo]:
+    return [FileInfo(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type)
+            for f in rows]
+
+
 def _agent_item(agent: Agent, vendor: VendorInfo | None, category: str | None, tags: list[str],
-                file_count: int) -> PendingItem:
+                files: list[AgentFile]) -> PendingItem:
     return PendingItem(kind="agent", agent_id=agent.id, revision_id=None, name=agent.name,
                        short_description=agent.short_description, description=agent.description,
                        price_cents=agent.price_cents, demo_url=agent.demo_url, image_url=agent.image_url, tags=tags,
                        category_id=agent.category_id, category_name=category, vendor=vendor,
-                       submitted_at=agent.updated_at, file_count=file_count)
+                       submitted_at=agent.updated_at, file_count=len(files), files=_file_infos(files))
 
 
 def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | None, tags: list[str],
@@ -185,14 +211,21 @@ def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | N
 
     live_keys, new_keys = {f.storage_key for f in live_files}, {f.storage_key for f in new_files}
     category_id = value("category_id")
+    changed = revisions.changed_fields(agent, tags, changes)
+
+    def shown(name: str, raw: Any) -> Any:
+        return category_names.get(raw) if name == "category_id" and raw is not None else raw
+
+    field_changes = [FieldChange(field=name, old=shown(name, tags if name == "tags" else getattr(agent, name)),
+                                 new=shown(name, changes[name])) for name in changed]
     return PendingItem(
         kind="revision", agent_id=agent.id, revision_id=revision.id, name=value("name"),
         short_description=value("short_description"), description=value("description"),
         price_cents=value("price_cents"), demo_url=value("demo_url"), image_url=value("image_url"),
         tags=list(changes.get("tags", tags)), category_id=category_id,
         category_name=category_names.get(category_id) if category_id is not None else None, vendor=vendor,
-        submitted_at=revision.updated_at, file_count=len(new_files),
-        changed_fields=revisions.changed_fields(agent, tags, changes),
+        submitted_at=revision.updated_at, file_count=len(new_files), files=_file_infos(new_files),
+        changed_fields=changed, field_changes=field_changes,
         files_added=[f.filename for f in new_files if f.storage_key not in live_keys] if revision.files_changed else [],
         files_removed=[f.filename for f in live_files if f.storage_key not in new_keys] if revision.files_changed
         else [],

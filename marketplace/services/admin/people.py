@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func
+from sqlalchemy import case, func
 from sqlmodel import select
 
 from marketplace.db import session_scope
-from marketplace.models import Agent, Role, User
+from marketplace.models import Agent, AgentStatus, Role, User
 from marketplace.services.admin import search as text_search
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
@@ -33,6 +33,7 @@ class PersonRow:
     created_at: datetime
     profile_image_url: str | None
     agent_count: int  # agents with this vendorId, not deleted
+    published_count: int  # of those, the live ones (approved): what the vendor has published
 
 
 def _list(role: str, *, actor: User | None, limit: int, offset: int, search: str | None
@@ -50,12 +51,14 @@ def _list(role: str, *, actor: User | None, limit: int, offset: int, search: str
                                 .limit(limit).offset(offset)).all())
         by_id = {u.id: u for u in session.exec(select(User).where(User.id.in_(ids))).all()} if ids else {}
         users = [by_id[i] for i in ids if i in by_id]
-        counts = dict(session.exec(
-            select(Agent.vendor_id, func.count()).where(Agent.vendor_id.in_(ids), Agent.deleted_at.is_(None))
-            .group_by(Agent.vendor_id)).all()) if ids else {}
+        live = func.sum(case((Agent.status == AgentStatus.APPROVED, 1), else_=0))
+        counts = {vendor: (int(n), int(published or 0)) for vendor, n, published in session.exec(
+            select(Agent.vendor_id, func.count(), live).where(Agent.vendor_id.in_(ids), Agent.deleted_at.is_(None))
+            .group_by(Agent.vendor_id)).all()} if ids else {}
     rows = [PersonRow(id=u.id, first_name=u.first_name, last_name=u.last_name, email=u.email, username=u.username,
                       role=u.role, is_vendor_approved=u.is_vendor_approved, created_at=u.created_at,
-                      profile_image_url=u.profile_image_url, agent_count=int(counts.get(u.id, 0)))
+                      profile_image_url=u.profile_image_url, agent_count=counts.get(u.id, (0, 0))[0],
+                      published_count=counts.get(u.id, (0, 0))[1])
             for u in users]
     return rows, int(total)
 

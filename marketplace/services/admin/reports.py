@@ -1,9 +1,11 @@
-"""Admins move customer reports along: pending -> reviewed -> resolved (or pending -> resolved), audit-logged.
+"""Admins list customer reports by status and move them along: pending -> reviewed -> resolved (or pending ->
+resolved), audit-logged.
 
 Each move is a claim (services/decisions.py) on the status it was read in, so of simultaneous moves one wins."""
 
 from __future__ import annotations
 
+from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace.db import session_scope
@@ -12,6 +14,7 @@ from marketplace.services import decisions
 from marketplace.services.admin import audit
 from marketplace.services.admin.analytics import ReportRow, report_row
 from marketplace.services.errors import Conflict, InvalidParameter, NotFound
+from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
 
 MOVES: dict[str, set[str]] = {
@@ -19,6 +22,7 @@ MOVES: dict[str, set[str]] = {
     ReportStatus.REVIEWED: {ReportStatus.RESOLVED},
     ReportStatus.RESOLVED: set(),
 }
+STATUSES = (ReportStatus.PENDING, ReportStatus.REVIEWED, ReportStatus.RESOLVED)
 MOVED_MEANWHILE = "This report was moved by another request at the same moment. Reload to see its status."
 
 
@@ -44,3 +48,22 @@ def set_report_status(*, actor: User | None, report_id: str, status: object) -> 
                      details={"from": before, "to": wanted, "agentId": report.agent_id})
         agent_name = session.exec(select(Agent.name).where(Agent.id == report.agent_id)).first() or ""
     return report_row(report, agent_name)
+
+
+def list_reports(*, actor: User | None, status: str, limit: int = 20, offset: int = 0) -> tuple[list[ReportRow], int]:
+    """The reports in one status (pending, reviewed or resolved), newest first, with their number on all pages."""
+    require_admin(actor)
+    check_page(limit=limit, offset=offset)
+    if status not in STATUSES:
+        raise InvalidParameter("status must be pending, reviewed or resolved", field="status")
+    with session_scope() as session:
+        total = session.exec(select(func.count()).select_from(Report).where(Report.status == status)).one()
+        rows = session.exec(select(Report, Agent.name).join(Agent, Agent.id == Report.agent_id)
+                            .where(Report.status == status).order_by(Report.created_at.desc(), Report.id.desc())
+                            .limit(limit).offset(offset)).all()
+    return [report_row(report, name) for report, name in rows], int(total)
+
+
+def moves(status: str) -> list[str]:
+    """Where a report in `status` may go next (none once resolved)."""
+    return sorted(MOVES.get(status, set()), key=STATUSES.index)

@@ -15,15 +15,15 @@ import reflex as rx
 
 from marketplace.models import User
 from marketplace.services import money
-from marketplace.services.admin import analytics, reports
+from marketplace.services.admin import analytics
 from marketplace.services.errors import DomainError
 from marketplace.state import blocking
 from marketplace.state.admin.page import AdminState, admin_failed
+from marketplace.state.admin.reports import RESOLVE, REVIEW, report_type
 from marketplace.state.display import format_day, time_zone
 
 RANKING = 5
-REPORT_MOVES = {"reviewed": "The report has been marked as reviewed.", "resolved": "The report has been resolved."}
-REPORT_FAILED = "Failed to update report."
+REPORT_MOVES = {"reviewed": REVIEW, "resolved": RESOLVE}
 
 
 @dataclass
@@ -55,13 +55,9 @@ def _agent_href(agent_id: str) -> str:
     return f"/agents/{agent_id}"
 
 
-def _category_href(category_id: int | str) -> str:
-    """The browse page takes a category id or slug (state/catalog.BrowseState._resolve_category)."""
-    return f"/agents?{urlencode({'category': category_id})}"
-
-
-def _report_type(kind: str) -> str:
-    return kind.replace("_", " ").capitalize() if kind else "Report"
+def _category_href(slug: str) -> str:
+    """The category's address as the catalogue writes it (pages/categories.py): by slug, not by id."""
+    return f"/agents?{urlencode({'category': slug})}"
 
 
 def _figures(user: User | None) -> tuple[analytics.Analytics, list, list, list, list]:
@@ -125,7 +121,7 @@ class AnalyticsState(AdminState):
             for n, r in enumerate(viewed, 1)]
         self.top_categories = [
             RankItem(rank=n, name=r.category_name, detail=r.category_emoji or "📁",
-                     count=_count(r.agent_count, "agent", "agents"), extra="", href=_category_href(r.category_id))
+                     count=_count(r.agent_count, "agent", "agents"), extra="", href=_category_href(r.category_slug))
             for n, r in enumerate(categories, 1)]
         self.loading = False
         return None
@@ -148,25 +144,26 @@ class AnalyticsState(AdminState):
         self.reports_total = customer.total_reports
         zone = time_zone(self.time_zone)
         self.recent_reports = [
-            ReportCard(id=str(r.id), type=_report_type(r.report_type), reason=r.reason or "",
+            ReportCard(id=str(r.id), type=report_type(r.report_type), reason=r.reason or "",
                        description=r.description or "", date=format_day(r.created_at, zone),
                        agent_id=r.agent_id or "", agent_name=r.agent_name or "")
             for r in customer.recent_reports]
 
     @rx.event
     async def set_report_status(self, report_id: str, status: str) -> AsyncIterator[Any]:
-        """Mark Reviewed / Resolve: the service decides which moves are allowed."""
-        if self.busy or status not in REPORT_MOVES:
+        """Mark Reviewed / Resolve, the Reports tab's actions: the service decides which moves are allowed."""
+        action = REPORT_MOVES.get(status)
+        if self.busy or action is None:
             return
         self.busy = report_id
         yield
         try:
-            await blocking.run(reports.set_report_status, actor=await self.viewer(), report_id=report_id,
-                               status=status)
+            await blocking.run(action.service, actor=await self.viewer(), report_id=report_id)
         except Exception as error:  # a refusal shows its reason; anything else is logged by admin_failed
             self.busy = ""
-            yield admin_failed(error, REPORT_FAILED)
+            yield admin_failed(error, action.failure)
             return
         self.busy = ""
-        yield rx.toast("Report updated", description=REPORT_MOVES[status])
+        yield rx.toast(action.success[0], description=action.success[1])
+        await self.refresh_counts_quietly()
         yield await self._refresh()

@@ -19,6 +19,7 @@ from marketplace.services.admin import catalog, moderation
 from marketplace.state.admin.listing import Action, AdminList
 from marketplace.state.admin.page import AdminState
 from marketplace.state.display import format_day, format_day_time
+from marketplace.state.vendor.wizard_rows import size_label
 
 SUBTABS = ("pending", "approved", "rejected")
 APPROVE = Action(moderation.approve, "agent_id", ("Agent approved", "The agent has been approved and is now live."),
@@ -31,6 +32,22 @@ REJECT = Action(moderation.reject, "agent_id",
 FIELD_LABELS = {"name": "Name", "short_description": "Short description", "description": "Description",
                 "price_cents": "Price", "category_id": "Category", "demo_url": "Demo URL", "image_url": "Image URL",
                 "tags": "Tags"}
+
+
+@dataclass
+class FileView:
+    id: str = ""
+    name: str = ""
+    size: str = ""  # '1.5 KB'
+    checked_type: str = ""  # the type its content was found to be on attach
+    href: str = ""  # the admin-only download of this one file
+
+
+@dataclass
+class ChangeView:
+    label: str = ""
+    old: str = ""
+    new: str = ""
 
 
 @dataclass
@@ -51,9 +68,10 @@ class PendingCard:
     vendor_username: str = ""
     vendor_email: str = ""
     tags: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)  # revisions: labels of what differs from the live listing
     files_added: list[str] = field(default_factory=list)
     files_removed: list[str] = field(default_factory=list)
+    files: list[FileView] = field(default_factory=list)
+    changes: list[ChangeView] = field(default_factory=list)  # revisions: every changed field, old -> new
 
 
 @dataclass
@@ -72,6 +90,20 @@ def _price(cents: int) -> str:
     return money.price_label(cents, per="month")
 
 
+def _value_text(name: str, value: object) -> str:
+    """A field's value as the admin compares it: prices as money, tags joined, nothing as a dash."""
+    if name == "price_cents" and isinstance(value, int):
+        return _price(value)
+    if name == "tags" and isinstance(value, list):
+        return ", ".join(str(tag) for tag in value) or "No tags"
+    return "—" if value is None or value == "" else str(value)
+
+
+def _file_view(info: moderation.FileInfo) -> FileView:
+    return FileView(id=info.id, name=info.filename, size=size_label(info.size_bytes), checked_type=info.content_type,
+                    href=f"/api/admin/agent-files/{info.id}")
+
+
 def _pending_card(item: moderation.PendingItem, zone: ZoneInfo) -> PendingCard:
     vendor = item.vendor
     return PendingCard(
@@ -82,8 +114,11 @@ def _pending_card(item: moderation.PendingItem, zone: ZoneInfo) -> PendingCard:
         submitted=format_day(item.submitted_at, zone), submitted_at=format_day_time(item.submitted_at, zone),
         file_count=item.file_count, vendor_id=vendor.id if vendor else "",
         vendor_username=vendor.username if vendor else "Unknown", vendor_email=vendor.email if vendor else "",
-        tags=list(item.tags), changed=[FIELD_LABELS.get(name, name) for name in item.changed_fields],
+        tags=list(item.tags),
         files_added=list(item.files_added), files_removed=list(item.files_removed),
+        files=[_file_view(info) for info in item.files],
+        changes=[ChangeView(label=FIELD_LABELS.get(c.field, c.field), old=_value_text(c.field, c.old),
+                            new=_value_text(c.field, c.new)) for c in item.field_changes],
     )
 
 

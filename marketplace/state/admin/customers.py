@@ -34,7 +34,8 @@ class PersonView:
     joined: str = ""
     image_url: str = ""
     approved: bool = False
-    agent_count: int = 0
+    agent_count: int = 0  # every agent of the vendor (the table's Agents column)
+    published_count: int = 0  # the live ones (the details' Agents published)
 
 
 def person_view(row: people.PersonRow, zone: ZoneInfo) -> PersonView:
@@ -42,7 +43,8 @@ def person_view(row: people.PersonRow, zone: ZoneInfo) -> PersonView:
     return PersonView(id=row.id, name=name, email=row.email or "", username=row.username,
                       role=row.role, joined=format_day(row.created_at, zone),
                       image_url=images.displayable_image_url(row.profile_image_url),
-                      approved=bool(row.is_vendor_approved), agent_count=row.agent_count)
+                      approved=bool(row.is_vendor_approved), agent_count=row.agent_count,
+                      published_count=row.published_count)
 
 
 class CustomersState(AdminList, AdminState):

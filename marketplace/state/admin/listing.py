@@ -2,8 +2,9 @@
 row actions declared as data (service, confirmation or reason prompt, toasts).
 
 A tab's state mixes `AdminList` into `AdminState`, declares `rows` and `viewing` with its row view, reads a page
-in `_fetch` and names its actions in `_actions`; every action follows the same steps: busy, the service on a
-worker thread, the toast, the counts, the list again (after a failure too: it usually means the row changed).
+in `_fetch` (with the tab's filters from `_filters`, if it has any) and names its actions in `_actions`; every
+action follows the same steps: busy, the service on a worker thread, the toast, the counts, the list again
+(after a failure too: it usually means the row changed).
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ class AdminList(rx.State, mixin=True):
         """One page of row views and the total on all pages (runs on a worker thread)."""
         raise NotImplementedError
 
+    def _filters(self) -> dict[str, Any]:
+        """More keywords for `_fetch`: the tab's filters (Reports: the status shown)."""
+        return {}
+
     def _followers(self) -> list[Any]:
         """Events of other lists that an action here changes (Approvals: the decided agent moves sub-tab)."""
         return []
@@ -88,7 +93,8 @@ class AdminList(rx.State, mixin=True):
         zone = time_zone(getattr(self, "time_zone", "UTC"))
         try:
             rows, self.total = await blocking.run(self._fetch, await self.viewer(), limit=PAGE_SIZE,
-                                                  offset=self.offset, search=self.search.strip(), zone=zone)
+                                                  offset=self.offset, search=self.search.strip(), zone=zone,
+                                                  **self._filters())
         except DomainError as error:
             self.loading = False
             return admin_failed(error)
