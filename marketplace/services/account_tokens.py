@@ -39,13 +39,28 @@ def issue(session: Session, *, user: User, purpose: TokenPurpose, email: str, li
     return token
 
 
-def consume(session: Session, *, token: str, purpose: TokenPurpose) -> AccountToken:
-    """Mark the token used and return it; unknown, expired, used or other-purpose tokens are all refused
-    alike. The conditional UPDATE makes two concurrent uses of one link end with exactly one winner."""
+def _clean(token: str) -> str:
     token = (token or "").strip()
     if not token or len(token) > MAX_TOKEN_LENGTH:
         raise Invalid(LINK_INVALID, field="token")
-    digest, now = hash_token(token), utcnow()
+    return token
+
+
+def peek(session: Session, *, token: str, purpose: TokenPurpose) -> AccountToken:
+    """The token's row if it would still work now (unused, unexpired, this purpose), without using it:
+    a page can say at once that its link is dead. Refused alike, as `consume` refuses."""
+    row = session.exec(select(AccountToken).where(
+        AccountToken.token_hash == hash_token(_clean(token)), AccountToken.purpose == purpose,
+        AccountToken.used_at.is_(None), AccountToken.expires_at > utcnow())).first()
+    if row is None:
+        raise Invalid(LINK_INVALID, field="token")
+    return row
+
+
+def consume(session: Session, *, token: str, purpose: TokenPurpose) -> AccountToken:
+    """Mark the token used and return it; unknown, expired, used or other-purpose tokens are all refused
+    alike. The conditional UPDATE makes two concurrent uses of one link end with exactly one winner."""
+    digest, now = hash_token(_clean(token)), utcnow()
     used = session.exec(update(AccountToken).where(  # type: ignore[call-overload]
         AccountToken.token_hash == digest, AccountToken.purpose == purpose, AccountToken.used_at.is_(None),
         AccountToken.expires_at > now).values(used_at=now)).rowcount
