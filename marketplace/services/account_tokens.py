@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 from marketplace.config import settings
 from marketplace.models import AccountToken, TokenPurpose, User
 from marketplace.models.base import utcnow
-from marketplace.services import mail, mail_texts
+from marketplace.services import mail, mail_texts, names
 from marketplace.services.errors import Invalid
 
 LINK_INVALID = "This link is invalid or has expired. Please request a new one."
@@ -74,5 +74,5 @@ def send_verification(session: Session, *, user: User, email: str) -> None:
     """Queue a confirmation link for `email` (the account's address, or the new one it asked to use)."""
     hours = settings.email_verification_hours
     token = issue(session, user=user, purpose=TokenPurpose.VERIFY_EMAIL, email=email, lifetime=timedelta(hours=hours))
-    mail.send_after_commit(session, mail_texts.verify_email(to=email, username=user.username, token=token,
+    mail.send_after_commit(session, mail_texts.verify_email(to=email, name=names.greeting_name(user), token=token,
                                                             hours=hours, new_address=email != user.email))

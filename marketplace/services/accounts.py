@@ -16,7 +16,7 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import AccountToken, TokenPurpose, TwoFactorSetup, User
 from marketplace.models.base import utcnow
-from marketplace.services import account_tokens, auth, mail, mail_outbox, mail_texts, ratelimit
+from marketplace.services import account_tokens, auth, mail, mail_outbox, mail_texts, names, ratelimit
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.mail import OutgoingMail
 from marketplace.services.permissions import require_user
@@ -108,7 +108,7 @@ def request_email_change(session: Session, row: User, *, email: str, keep_token:
         raise Conflict(EMAIL_TAKEN, field="email")
     row.pending_email = email
     account_tokens.send_verification(session, user=row, email=email)
-    mail.send_after_commit(session, mail_texts.email_change_notice(to=row.email, username=row.username,
+    mail.send_after_commit(session, mail_texts.email_change_notice(to=row.email, name=names.greeting_name(row),
                                                                    new_email=email))
     auth.end_other_sessions(session, user_id=row.id, keep_token=keep_token)
 
@@ -142,7 +142,8 @@ def compose_reset_link(session: Session, email: str) -> OutgoingMail | None:
     minutes = settings.password_reset_minutes
     token = account_tokens.issue(session, user=row, purpose=TokenPurpose.RESET_PASSWORD, email=row.email,
                                  lifetime=timedelta(minutes=minutes))
-    return mail_texts.password_reset(to=row.email, username=row.username, token=token, minutes=minutes)
+    return mail_texts.password_reset(to=row.email, name=names.greeting_name(row), token=token,
+                                     minutes=minutes)
 
 
 def _reset_account(session: Session, used: AccountToken) -> User:
@@ -196,7 +197,7 @@ def change_password(*, actor: User | None, current_password: str, new_password: 
         row.updated_at = utcnow()
         session.add(row)
         auth.end_other_sessions(session, user_id=row.id, keep_token=keep_token)
-        mail.send_after_commit(session, mail_texts.password_changed(to=row.email, username=row.username))
+        mail.send_after_commit(session, mail_texts.password_changed(to=row.email, name=names.greeting_name(row)))
     return row
 
 
