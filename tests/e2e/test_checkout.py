@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.helpers import TOAST, expect_toast, open_page, phone, same_origin, shot, sign_up
+from tests.e2e.helpers import TOAST, expect_toast, mail_text, open_page, phone, same_origin, shot, sign_up
 
 PROGRESS_STEPS = ["Validating payment...", "Processing payment...", "Completing purchase...", "Purchase successful!"]
 RECORD_CHANGES = """() => {
@@ -316,6 +316,9 @@ def test_euro_checkout_shows_and_charges_euros(page: Page, euro_checkout: None) 
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
     orders = page.request.get("/api/user/orders").json()
     assert len(orders) == 1 and orders[0]["totalAmount"] == "27.59", orders
+    # The receipt greets as the pages and the vendor's sale mail do: by the first name, not the username.
+    receipt = mail_text(page, f"{username}@example.com", "Your receipt: BlogSmith", shot_as="mail-receipt")
+    assert receipt.startswith("Hi Erika,"), receipt
 
 
 def _pay_outside_the_page(page: Page, agent_id: str) -> str:
