@@ -324,7 +324,7 @@ def test_new_vendor_sees_no_grade_then_what_stripe_needs_then_pending_verificati
         expect(page).to_have_url(re.compile(r"/vendor/?\?stripe=return$"))
         expect(page.locator("#payment-state")).to_have_text("Action required")
         expect(page.locator("#requirements-due").get_by_text("Bank account for payouts", exact=True)).to_be_visible()
-        expect(page.locator("#payouts-enabled")).to_have_text("Payouts pending verification")
+        expect(page.locator("#payouts-enabled")).to_have_text("Payouts not enabled yet")
         shot(page, "vendor-stripe-needs-action")
 
         # Details sent, the bank account still being verified: nothing to do, and how long it takes.

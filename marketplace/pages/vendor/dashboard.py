@@ -146,10 +146,10 @@ def _capability(label: str, enabled: Var, off_label: str, element_id: str) -> rx
     )
 
 
-def _capabilities() -> rx.Component:
+def _capabilities(payouts_off: str = "Payouts not enabled yet") -> rx.Component:
     return rx.hstack(
         _capability("Charges", D.charges_enabled, "Charges not enabled yet", "charges-enabled"),
-        _capability("Payouts", D.payouts_enabled, "Payouts pending verification", "payouts-enabled"),
+        _capability("Payouts", D.payouts_enabled, payouts_off, "payouts-enabled"),
         spacing="2", wrap="wrap",
     )
 
@@ -185,7 +185,7 @@ def _payment_setup() -> rx.Component:
                  id="payment-state"),
         rx.text(f"Stripe is verifying the details you sent, {D.verification_wait}. There is nothing you need to do: "
                 "payouts start once it is done.", size="2", color_scheme="gray", id="verification-note"),
-        _capabilities(),
+        _capabilities("Payouts pending verification"),
         spacing="3", align="start",
     )
     ready = rx.vstack(
