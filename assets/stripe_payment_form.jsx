@@ -66,6 +66,15 @@ function PaymentForm({
   const [submitting, setSubmitting] = useState(false);
   const guard = useRef(false);
 
+  // The server's refusal ends the attempt, also one Stripe reported as succeeded (e.g. a second payment that
+  // was refunded): the form is usable again and shows why.
+  useEffect(() => {
+    if (errorMessage) {
+      guard.current = false;
+      setSubmitting(false);
+    }
+  }, [errorMessage]);
+
   const fail = (report, value) => {
     guard.current = false;
     setSubmitting(false);

@@ -234,15 +234,15 @@ def _track_record() -> rx.Component:
     )
     rate_color = rx.match(D.approval_tone, ("green", "var(--green-11)"), ("yellow", "var(--amber-11)"),
                           "var(--red-11)")
-    body = rx.vstack(
-        rx.vstack(
-            rx.cond(D.verified,
-                    rx.badge(rx.icon("badge-check", size=12), "Verified vendor", color_scheme="green", size="2",
-                             id="verified"),
-                    rx.badge("Not verified yet", color_scheme="gray", size="2", id="verified")),
-            rx.text(D.verified_rule, size="1", color_scheme="gray", id="verified-rule"),
-            spacing="1", width="100%",
-        ),
+    verified = rx.vstack(
+        rx.cond(D.verified,
+                rx.badge(rx.icon("badge-check", size=12), "Verified vendor", color_scheme="green", size="2",
+                         id="verified"),
+                rx.badge("Not verified yet", color_scheme="gray", size="2", id="verified")),
+        rx.text(D.verified_rule, size="1", color_scheme="gray", id="verified-rule"),
+        spacing="1", width="100%",
+    )
+    figures = rx.vstack(
         _figure("Submissions", rx.text(D.submissions, weight="bold", id="total-submissions")),
         _figure("Approved", rx.text(D.approved_submissions, weight="bold", id="approved-submissions")),
         _figure("Rejected", rx.text(D.rejected_submissions, weight="bold", id="rejected-submissions")),
@@ -262,7 +262,8 @@ def _track_record() -> rx.Component:
     return _card(
         "Track record",
         rx.cond(D.stats_loading, rx.text("Loading vendor stats...", color_scheme="gray", id="stats-loading"),
-                rx.cond(D.submissions == 0, no_submissions, body)),
+                rx.vstack(verified, rx.cond(D.submissions == 0, no_submissions, figures), spacing="3",
+                          width="100%")),
         icon="award", element_id="track-record",
     )
 
