@@ -6,13 +6,14 @@
  * <script> first, and only then is `loadStripe` from `@stripe/stripe-js/pure` called, which reuses
  * `window.Stripe` (the default `@stripe/stripe-js` entry would fetch js.stripe.com as soon as it is imported).
  *
- * No money and no business decisions here: the button label comes from the server, and the outcome of
- * `confirmPayment` is reported through the callbacks; the server then verifies the PaymentIntent itself.
+ * No money and no business decisions here: the button label and the error above it come from the server, and
+ * the outcome of `confirmPayment` is reported through the callbacks; the server then verifies the PaymentIntent
+ * itself. The error hides as soon as a new attempt starts (the server clears it too).
  */
 import React, { useEffect, useMemo, useRef, useState } from "react";
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
 import { loadStripe } from "@stripe/stripe-js/pure";
-import { Button, Flex, Spinner, Text } from "@radix-ui/themes";
+import { Button, Callout, Flex, Spinner, Text } from "@radix-ui/themes";
 
 const PAYMENT_ELEMENT_OPTIONS = { layout: "accordion" };
 const DEFAULT_APPEARANCE = {
@@ -57,13 +58,22 @@ function getStripe(url, publishableKey) {
 }
 
 function PaymentForm({
-  buttonLabel, disabled, returnUrl, onStart, onSucceeded, onIncomplete, onError, className,
+  buttonLabel, disabled, errorMessage, returnUrl, onStart, onSucceeded, onIncomplete, onError, className,
 }) {
   const stripe = useStripe();
   const elements = useElements();
   const [ready, setReady] = useState(false);
   const [submitting, setSubmitting] = useState(false);
   const guard = useRef(false);
+
+  // The server's refusal ends the attempt, also one Stripe reported as succeeded (e.g. a second payment that
+  // was refunded): the form is usable again and shows why.
+  useEffect(() => {
+    if (errorMessage) {
+      guard.current = false;
+      setSubmitting(false);
+    }
+  }, [errorMessage]);
 
   const fail = (report, value) => {
     guard.current = false;
@@ -115,6 +125,15 @@ function PaymentForm({
           options={PAYMENT_ELEMENT_OPTIONS}
           onReady={() => setReady(true)}
         />
+        {errorMessage && !submitting ? (
+          <Callout.Root color="red" role="alert" id="payment-error" size="1">
+            <Callout.Text>
+              <Text weight="bold">Payment Error</Text>
+              {" "}
+              <span id="payment-error-message">{errorMessage}</span>
+            </Callout.Text>
+          </Callout.Root>
+        ) : null}
         <Button
           type="submit"
           size="3"
@@ -137,6 +156,7 @@ export function StripePaymentForm({
   returnUrl,
   buttonLabel,
   disabled,
+  errorMessage,
   onStart,
   onSucceeded,
   onIncomplete,
@@ -184,6 +204,7 @@ export function StripePaymentForm({
       <PaymentForm
         buttonLabel={buttonLabel}
         disabled={disabled}
+        errorMessage={errorMessage}
         returnUrl={returnUrl}
         onStart={onStart}
         onSucceeded={onSucceeded}

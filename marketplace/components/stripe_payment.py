@@ -33,6 +33,8 @@ class StripePaymentForm(AssetComponent):
     button_label: rx.Var[str]
     # The server's say on whether the button may be pressed (a payment is in flight or done).
     disabled: rx.Var[bool]
+    # The last attempt's refusal, shown above the button ('Payment Error' and the message); empty: none.
+    error_message: rx.Var[str]
     appearance: rx.Var[dict]
 
     # The buyer pressed the button and the confirmation with Stripe has started.

@@ -56,13 +56,14 @@ def reset_password_page() -> rx.Component:
         ),
         on_submit=ResetPasswordState.submit, width="100%", no_validate=True,
     )
-    missing = rx.callout("This link is incomplete. Please request a new one.", icon="triangle-alert",
-                         color_scheme="red")
+    dead = rx.callout(ResetPasswordState.link_message, icon="triangle-alert", color_scheme="red",
+                      id="reset-link-invalid")
     return page_frame(
         auth_card(
             "Choose a new password",
             "At least 6 characters. Setting it signs you out on every device.",
-            rx.cond(ResetPasswordState.token != "", form, missing),
+            rx.match(ResetPasswordState.link_status, ("valid", form), ("invalid", dead),
+                     rx.center(rx.spinner(size="3"), width="100%", id="reset-link-checking")),
             rx.link("Request a new link", href="/forgot-password", size="2"),
         )
     )

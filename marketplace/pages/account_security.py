@@ -87,6 +87,31 @@ def _two_factor() -> rx.Component:
     )
 
 
+def _sign_out_everywhere() -> rx.Component:
+    """Ends every session, this one too: asked first, as a misclick would sign the user out everywhere."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.trigger(
+            rx.button(rx.icon("log-out", size=16), rx.cond(S.signing_out, "Signing out...",
+                                                           "Sign out of all devices"),
+                      color_scheme="red", variant="outline", disabled=S.signing_out, id="sign-out-everywhere"),
+        ),
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Sign out of all devices?"),
+            rx.alert_dialog.description("Every session ends, this one included: you will need to sign in again "
+                                        "on each device."),
+            rx.flex(
+                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray",
+                                                 id="sign-out-everywhere-cancel")),
+                rx.alert_dialog.action(rx.button(rx.icon("log-out", size=14), "Sign out everywhere",
+                                                 color_scheme="red", on_click=S.sign_out_everywhere,
+                                                 id="sign-out-everywhere-confirm")),
+                justify="end", spacing="2", margin_top="1em", wrap="wrap",
+            ),
+            max_width="460px", id="sign-out-everywhere-dialog",
+        ),
+    )
+
+
 def security_card() -> rx.Component:
     return rx.card(
         rx.vstack(
@@ -99,10 +124,7 @@ def security_card() -> rx.Component:
                 rx.heading("Sessions", size="3"),
                 rx.text("Signed in somewhere you no longer use? End every session, this one included.", size="2",
                         color_scheme="gray"),
-                rx.button(rx.icon("log-out", size=16), rx.cond(S.signing_out, "Signing out...",
-                                                               "Sign out of all devices"),
-                          color_scheme="red", variant="outline", on_click=S.sign_out_everywhere,
-                          disabled=S.signing_out, id="sign-out-everywhere"),
+                _sign_out_everywhere(),
                 spacing="2",
             ),
             spacing="4", width="100%",

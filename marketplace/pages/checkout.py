@@ -110,7 +110,15 @@ def payment_progress() -> rx.Component:
     return rx.cond(
         CheckoutState.progress > 0,
         rx.vstack(
-            rx.progress(value=CheckoutState.progress, max=100, size="2", id="payment-progress"),
+            # A plain bar with no fill animation: the fill is the step's share the moment its label shows
+            # (an animated fill lagged behind, 'Purchase successful!' over a bar about 70% full).
+            rx.box(
+                rx.box(width=f"{CheckoutState.progress}%", height="100%", background="var(--accent-9)",
+                       border_radius="inherit", id="payment-progress-fill"),
+                role="progressbar", aria_valuemin=0, aria_valuemax=100, aria_valuenow=CheckoutState.progress,
+                aria_label=CheckoutState.progress_label, width="100%", height="8px", overflow="hidden",
+                border_radius="9999px", background="var(--gray-a4)", id="payment-progress",
+            ),
             rx.text(CheckoutState.progress_label, size="2", color_scheme="gray", id="payment-progress-label"),
             spacing="2", width="100%",
         ),
@@ -130,6 +138,7 @@ def payment_card() -> rx.Component:
                 return_url=SUCCESS_PATH,
                 button_label=CheckoutState.pay_label,
                 disabled=CheckoutState.processing | CheckoutState.redirecting,
+                error_message=CheckoutState.payment_error,
                 on_start=CheckoutState.payment_started,
                 on_succeeded=CheckoutState.payment_succeeded,
                 on_incomplete=CheckoutState.payment_incomplete,

@@ -16,7 +16,7 @@ from sqlmodel import Session, select
 from marketplace.config import settings
 from marketplace.models import AccountToken, TokenPurpose, User
 from marketplace.models.base import utcnow
-from marketplace.services import mail, mail_texts
+from marketplace.services import mail, mail_texts, names
 from marketplace.services.errors import Invalid
 
 LINK_INVALID = "This link is invalid or has expired. Please request a new one."
@@ -39,13 +39,28 @@ def issue(session: Session, *, user: User, purpose: TokenPurpose, email: str, li
     return token
 
 
-def consume(session: Session, *, token: str, purpose: TokenPurpose) -> AccountToken:
-    """Mark the token used and return it; unknown, expired, used or other-purpose tokens are all refused
-    alike. The conditional UPDATE makes two concurrent uses of one link end with exactly one winner."""
+def _clean(token: str) -> str:
     token = (token or "").strip()
     if not token or len(token) > MAX_TOKEN_LENGTH:
         raise Invalid(LINK_INVALID, field="token")
-    digest, now = hash_token(token), utcnow()
+    return token
+
+
+def peek(session: Session, *, token: str, purpose: TokenPurpose) -> AccountToken:
+    """The token's row if it would still work now (unused, unexpired, this purpose), without using it:
+    a page can say at once that its link is dead. Refused alike, as `consume` refuses."""
+    row = session.exec(select(AccountToken).where(
+        AccountToken.token_hash == hash_token(_clean(token)), AccountToken.purpose == purpose,
+        AccountToken.used_at.is_(None), AccountToken.expires_at > utcnow())).first()
+    if row is None:
+        raise Invalid(LINK_INVALID, field="token")
+    return row
+
+
+def consume(session: Session, *, token: str, purpose: TokenPurpose) -> AccountToken:
+    """Mark the token used and return it; unknown, expired, used or other-purpose tokens are all refused
+    alike. The conditional UPDATE makes two concurrent uses of one link end with exactly one winner."""
+    digest, now = hash_token(_clean(token)), utcnow()
     used = session.exec(update(AccountToken).where(  # type: ignore[call-overload]
         AccountToken.token_hash == digest, AccountToken.purpose == purpose, AccountToken.used_at.is_(None),
         AccountToken.expires_at > now).values(used_at=now)).rowcount
@@ -59,5 +74,5 @@ def send_verification(session: Session, *, user: User, email: str) -> None:
     """Queue a confirmation link for `email` (the account's address, or the new one it asked to use)."""
     hours = settings.email_verification_hours
     token = issue(session, user=user, purpose=TokenPurpose.VERIFY_EMAIL, email=email, lifetime=timedelta(hours=hours))
-    mail.send_after_commit(session, mail_texts.verify_email(to=email, username=user.username, token=token,
+    mail.send_after_commit(session, mail_texts.verify_email(to=email, name=names.greeting_name(user), token=token,
                                                             hours=hours, new_address=email != user.email))

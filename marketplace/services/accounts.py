@@ -14,9 +14,9 @@ from sqlmodel import Session, select
 
 from marketplace.config import settings
 from marketplace.db import session_scope
-from marketplace.models import TokenPurpose, TwoFactorSetup, User
+from marketplace.models import AccountToken, TokenPurpose, TwoFactorSetup, User
 from marketplace.models.base import utcnow
-from marketplace.services import account_tokens, auth, mail, mail_outbox, mail_texts, ratelimit
+from marketplace.services import account_tokens, auth, mail, mail_outbox, mail_texts, names, ratelimit
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.mail import OutgoingMail
 from marketplace.services.permissions import require_user
@@ -90,6 +90,17 @@ def verify_email(*, token: str) -> User:
     return row
 
 
+def confirmation_notice(*, confirmed: User, viewer_id: str | None) -> str:
+    """What the confirmation page says: the link confirmed the account it was sent to, which is not
+    necessarily the one signed in on this browser (that one is left as it was)."""
+    if viewer_id and viewer_id == confirmed.id:
+        return f"{confirmed.email} is now confirmed for your account."
+    notice = f"{confirmed.email} is now confirmed for the account '{confirmed.username}'."
+    if viewer_id:
+        notice += " You are signed in with another account, which has not changed."
+    return notice
+
+
 def request_email_change(session: Session, row: User, *, email: str, keep_token: str | None) -> None:
     """Inside a profile update, once `check_current_password` passed: the new address waits in `pending_email`
     until its link is opened; the old address is told; the user's other sessions end."""
@@ -97,7 +108,7 @@ def request_email_change(session: Session, row: User, *, email: str, keep_token:
         raise Conflict(EMAIL_TAKEN, field="email")
     row.pending_email = email
     account_tokens.send_verification(session, user=row, email=email)
-    mail.send_after_commit(session, mail_texts.email_change_notice(to=row.email, username=row.username,
+    mail.send_after_commit(session, mail_texts.email_change_notice(to=row.email, name=names.greeting_name(row),
                                                                    new_email=email))
     auth.end_other_sessions(session, user_id=row.id, keep_token=keep_token)
 
@@ -131,7 +142,24 @@ def compose_reset_link(session: Session, email: str) -> OutgoingMail | None:
     minutes = settings.password_reset_minutes
     token = account_tokens.issue(session, user=row, purpose=TokenPurpose.RESET_PASSWORD, email=row.email,
                                  lifetime=timedelta(minutes=minutes))
-    return mail_texts.password_reset(to=row.email, username=row.username, token=token, minutes=minutes)
+    return mail_texts.password_reset(to=row.email, name=names.greeting_name(row), token=token,
+                                     minutes=minutes)
+
+
+def _reset_account(session: Session, used: AccountToken) -> User:
+    """The account a reset link belongs to, while the link still fits it (the address it went to is the
+    account's address now)."""
+    row = session.get(User, used.user_id)
+    if row is None or row.deleted_at is not None or used.email != row.email:
+        raise Invalid(account_tokens.LINK_INVALID, field="token")
+    return row
+
+
+def check_reset_link(*, token: str) -> None:
+    """Raise Invalid unless the reset link would work now: the page says so when it opens, not after the
+    user chose a password. Nothing is used up."""
+    with session_scope() as session:
+        _reset_account(session, account_tokens.peek(session, token=token, purpose=TokenPurpose.RESET_PASSWORD))
 
 
 def reset_password(*, token: str, password: str) -> User:
@@ -141,10 +169,8 @@ def reset_password(*, token: str, password: str) -> User:
         raise Invalid(problem, field="password")
     new_hash = auth.hash_password(password)
     with session_scope() as session:
-        used = account_tokens.consume(session, token=token, purpose=TokenPurpose.RESET_PASSWORD)
-        row = session.get(User, used.user_id)
-        if row is None or row.deleted_at is not None or used.email != row.email:
-            raise Invalid(account_tokens.LINK_INVALID, field="token")
+        row = _reset_account(session, account_tokens.consume(session, token=token,
+                                                             purpose=TokenPurpose.RESET_PASSWORD))
         row.password_hash = new_hash
         row.email_verified_at = row.email_verified_at or utcnow()
         row.updated_at = utcnow()
@@ -171,7 +197,7 @@ def change_password(*, actor: User | None, current_password: str, new_password: 
         row.updated_at = utcnow()
         session.add(row)
         auth.end_other_sessions(session, user_id=row.id, keep_token=keep_token)
-        mail.send_after_commit(session, mail_texts.password_changed(to=row.email, username=row.username))
+        mail.send_after_commit(session, mail_texts.password_changed(to=row.email, name=names.greeting_name(row)))
     return row
 
 

@@ -1,4 +1,7 @@
-"""The words of every e-mail the marketplace sends (plain text; links built from PUBLIC_URL)."""
+"""The words of every e-mail the marketplace sends (plain text; links built from PUBLIC_URL).
+
+Every mail greets by `name`: `names.greeting_name` of the person, the one rule the pages use too.
+"""
 
 from __future__ import annotations
 
@@ -14,71 +17,71 @@ def url(path: str) -> str:
     return settings.public_url.rstrip("/") + path
 
 
-def verify_email(*, to: str, username: str, token: str, hours: int, new_address: bool) -> OutgoingMail:
+def verify_email(*, to: str, name: str, token: str, hours: int, new_address: bool) -> OutgoingMail:
     why = ("You asked to use this address for your AgentMarket account." if new_address
            else "Welcome to AgentMarket! Please confirm your e-mail address.")
     return OutgoingMail(
         to=to,
         subject="Confirm your e-mail address",
-        text=f"Hi {username},\n\n{why}\n\nOpen this link to confirm it:\n{url('/verify-email?token=' + quote(token))}"
+        text=f"Hi {name},\n\n{why}\n\nOpen this link to confirm it:\n{url('/verify-email?token=' + quote(token))}"
              f"\n\nThe link works once and expires in {hours} hours. If you did not ask for this, ignore this"
              f" e-mail.{SIGNATURE}",
     )
 
 
-def email_change_notice(*, to: str, username: str, new_email: str) -> OutgoingMail:
+def email_change_notice(*, to: str, name: str, new_email: str) -> OutgoingMail:
     return OutgoingMail(
         to=to,
         subject="Your e-mail address is being changed",
-        text=f"Hi {username},\n\nSomeone signed in to your account asked to change its e-mail address to "
+        text=f"Hi {name},\n\nSomeone signed in to your account asked to change its e-mail address to "
              f"{new_email}. The change takes effect once that address is confirmed.\n\nIf this was not you, reset "
              f"your password now:\n{url('/forgot-password')}{SIGNATURE}",
     )
 
 
-def password_reset(*, to: str, username: str, token: str, minutes: int) -> OutgoingMail:
+def password_reset(*, to: str, name: str, token: str, minutes: int) -> OutgoingMail:
     return OutgoingMail(
         to=to,
         subject="Reset your password",
-        text=f"Hi {username},\n\nSomeone (hopefully you) asked to reset the password of your AgentMarket account."
+        text=f"Hi {name},\n\nSomeone (hopefully you) asked to reset the password of your AgentMarket account."
              f"\n\nChoose a new password here:\n{url('/reset-password?token=' + quote(token))}\n\nThe link works"
              f" once and expires in {minutes} minutes. Resetting signs you out on every device. If you did not ask"
              f" for this, ignore this e-mail: your password stays as it is.{SIGNATURE}",
     )
 
 
-def password_changed(*, to: str, username: str) -> OutgoingMail:
+def password_changed(*, to: str, name: str) -> OutgoingMail:
     return OutgoingMail(
         to=to,
         subject="Your password was changed",
-        text=f"Hi {username},\n\nThe password of your AgentMarket account was just changed, and your other "
+        text=f"Hi {name},\n\nThe password of your AgentMarket account was just changed, and your other "
              f"sessions were signed out.\n\nIf this was not you, reset your password now:\n"
              f"{url('/forgot-password')}{SIGNATURE}",
     )
 
 
-def receipt(*, to: str, username: str, agent_name: str, amount: str, currency: str, order_id: str,
+def receipt(*, to: str, name: str, agent_name: str, amount: str, currency: str, order_id: str,
             agent_id: str) -> OutgoingMail:
     return OutgoingMail(
         to=to,
         subject=f"Your receipt: {agent_name}",
-        text=f"Hi {username},\n\nThank you for your purchase.\n\nAgent: {agent_name}\nAmount: {amount} "
+        text=f"Hi {name},\n\nThank you for your purchase.\n\nAgent: {agent_name}\nAmount: {amount} "
              f"{currency.upper()}\nOrder number: {order_id[-8:]} ({order_id})\n\nDownload it here (sign in "
              f"first):\n{url(f'/api/agents/{agent_id}/download')}\n\nYour agents are also in your dashboard:\n"
              f"{url('/dashboard')}{SIGNATURE}",
     )
 
 
-def sale(*, to: str, vendor_name: str, agent_name: str, amount: str, currency: str, order_id: str) -> OutgoingMail:
+def sale(*, to: str, name: str, agent_name: str, amount: str, currency: str, order_id: str) -> OutgoingMail:
     return OutgoingMail(
         to=to,
         subject=f"New sale: {agent_name}",
-        text=f"Hi {vendor_name},\n\nYou made a sale.\n\nAgent: {agent_name}\nAmount: {amount} {currency.upper()}\n"
+        text=f"Hi {name},\n\nYou made a sale.\n\nAgent: {agent_name}\nAmount: {amount} {currency.upper()}\n"
              f"Order number: {order_id[-8:]}\n\nSee your sales:\n{url('/vendor')}{SIGNATURE}",
     )
 
 
-def notice(*, to: str, username: str, title: str, message: str, path: str) -> OutgoingMail:
+def notice(*, to: str, name: str, title: str, message: str, path: str) -> OutgoingMail:
     """An application or agent decision, or an update of a bought agent: the in-app notification by e-mail."""
     return OutgoingMail(to=to, subject=title,
-                        text=f"Hi {username},\n\n{message}\n\n{url(path)}{SIGNATURE}")
+                        text=f"Hi {name},\n\n{message}\n\n{url(path)}{SIGNATURE}")

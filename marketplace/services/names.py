@@ -1,8 +1,11 @@
-"""How the app names people in what it shows: one rule, so the home page, the dashboard, the avatar menu and
-the admin lists never disagree (one said the username while another said 'User'), and role names read as
-English ('an admin', not 'a admin')."""
+"""How the app names people in what it shows and mails: one rule, so the home page, the dashboard, the avatar
+menu, the admin lists and the e-mails never disagree (one said the username while another said 'User', the
+receipt 'Hi customer,' while the sale mail used the first name), and role names read as English ('an admin',
+not 'a admin')."""
 
 from __future__ import annotations
+
+from typing import Protocol
 
 
 def display_name(*, first_name: str | None, last_name: str | None, username: str, short: bool = False) -> str:
@@ -14,6 +17,18 @@ def display_name(*, first_name: str | None, last_name: str | None, username: str
     first, last = (first_name or "").strip(), (last_name or "").strip()
     given = first if short and first else f"{first} {last}".strip()
     return given or username.strip()
+
+
+class Named(Protocol):
+    first_name: str | None
+    last_name: str | None
+    username: str
+
+
+def greeting_name(person: Named) -> str:
+    """The name every greeting uses, on pages and in every e-mail ('Hi Carla,'): the short display name."""
+    return display_name(first_name=person.first_name, last_name=person.last_name, username=person.username,
+                        short=True)
 
 
 # Words that start with a vowel letter but a consonant sound ('a user', 'a unique', 'a one-off').

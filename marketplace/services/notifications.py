@@ -11,7 +11,7 @@ from sqlmodel import Session, delete, select
 
 from marketplace.db import session_scope
 from marketplace.models import Notification, NotificationType, User
-from marketplace.services import mail, mail_texts
+from marketplace.services import mail, mail_texts, names
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_user
@@ -40,9 +40,10 @@ def email_users(session: Session, *, user_ids: list[str], type: str, title: str,
     path = EMAILED.get(NotificationType(type)) if type in TYPES else None
     if path is None or not user_ids:
         return
-    rows = session.exec(select(User.email, User.username).where(User.id.in_(user_ids), User.deleted_at.is_(None)))
-    for email, username in rows.all():
-        mail.send_after_commit(session, mail_texts.notice(to=email, username=username, title=title,
+    rows = session.exec(select(User.email, User.first_name, User.last_name, User.username)
+                        .where(User.id.in_(user_ids), User.deleted_at.is_(None)))
+    for row in rows.all():
+        mail.send_after_commit(session, mail_texts.notice(to=row.email, name=names.greeting_name(row), title=title,
                                                           message=message, path=path))
 
 

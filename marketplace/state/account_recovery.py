@@ -6,6 +6,7 @@ Requests that need the client's address or change the session cookie go through 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 import reflex as rx
@@ -16,6 +17,8 @@ from marketplace.state import blocking
 from marketplace.state.browser import error_message, fetch_api, response_json
 from marketplace.state.forms import FormState, take_submitted
 from marketplace.state.session import SessionState, flash_and_go
+
+RESET_PATH = "/reset-password"
 
 
 class ForgotPasswordState(FormState, rx.State):
@@ -53,11 +56,23 @@ class ResetPasswordState(FormState, rx.State):
     password: str = ""
     confirm_password: str = ""
     submitting: bool = False
+    link_status: str = "checking"  # checking | valid | invalid (no token, unknown, used or expired)
+    link_message: str = ""
 
     @rx.event
-    def on_load(self) -> None:
+    async def on_load(self) -> AsyncIterator[Any]:
+        """The link is checked as the page opens: a dead one says so instead of showing a form that fails."""
         self.reset()
         self.token = self.router.url.query_parameters.get("token", "")
+        yield
+        try:
+            await blocking.run(accounts.check_reset_link, token=self.token)
+        except DomainError as error:
+            self.link_status, self.link_message = "invalid", error.message
+            return
+        self.link_status = "valid"
+        # The token stays in state for the submit; it leaves the address bar (history, screenshots, shoulders).
+        yield rx.call_script(f"window.history.replaceState(null, '', {RESET_PATH!r})")
 
     @rx.event
     def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
@@ -79,9 +94,14 @@ class ResetPasswordState(FormState, rx.State):
     def done(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
         self.submitting = False
         if result.get("ok"):
+            self.token, self.link_status = "", "checking"
             return flash_and_go("Password reset", "Please sign in with your new password.", "/login")
-        if response_json(result).get("field") == "password":
+        answer = response_json(result)
+        if answer.get("field") == "password":
             self.errors = {"password": error_message(result)}
+            return None
+        if answer.get("field") == "token":  # used up meanwhile (another tab): the page says so, as on opening
+            self.link_status, self.link_message = "invalid", error_message(result)
             return None
         return rx.toast.error("Reset failed", description=error_message(result) or "Please try again.")
 
@@ -101,6 +121,6 @@ class VerifyEmailState(SessionState):
             self.verify_status, self.verify_message = "failed", error.message
             return
         self.verify_status = "confirmed"
-        self.verify_message = f"{user.email} is now confirmed for your account."
+        self.verify_message = accounts.confirmation_notice(confirmed=user, viewer_id=self.user_id or None)
         if self.user_id == user.id:
             self._apply(user)

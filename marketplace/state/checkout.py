@@ -1,8 +1,9 @@
 """Checkout and purchase confirmation: a server-priced PaymentIntent, then the purchase recorded on the server.
 
 The Payment Element (components/stripe_payment.py) confirms the payment with Stripe and reports the outcome;
-these handlers turn it into the spec's progress steps and toasts. Nothing the browser reports is trusted:
-`purchases.complete_payment` retrieves the PaymentIntent from Stripe and checks it before recording anything.
+these handlers turn it into the spec's progress steps, and a refusal into the message above the button.
+Nothing the browser reports is trusted: `purchases.complete_payment` retrieves the PaymentIntent from Stripe
+and checks it before recording anything.
 Service calls run on a worker thread (`blocking.run`) so the event loop keeps serving other tabs.
 """
 
@@ -69,6 +70,8 @@ class CheckoutState(rx.State):
     progress_label: str = ""
     processing: bool = False
     redirecting: bool = False
+    # The last payment's refusal, shown above the button (not a toast over it); a new attempt clears it.
+    payment_error: str = ""
     # The order just recorded: the success page is opened with it and shows it only if the server agrees.
     _order_id: str = ""
 
@@ -154,6 +157,7 @@ class CheckoutState(rx.State):
     @rx.event
     def payment_started(self) -> None:
         self.processing = True
+        self.payment_error = ""
         self.progress, self.progress_label = STEP_VALIDATING
 
     @rx.event
@@ -169,23 +173,23 @@ class CheckoutState(rx.State):
             done = await blocking.run(purchases.complete_payment, actor=user,
                                      payment_intent_id=payment_intent_id, agent_id=self.item_id)
         except DomainError as error:
-            yield self._payment_error(error.message)
+            self._payment_error(error.message)
             return
         except Exception:
             log.exception("payment %s could not be recorded", payment_intent_id)
-            yield self._payment_error("")
+            self._payment_error("")
             return
         self.progress, self.progress_label = STEP_COMPLETING
         yield
         yield self._succeeded(done.order.id)
 
     @rx.event
-    def payment_incomplete(self, _status: str) -> rx.event.EventSpec:
-        return self._payment_error(purchases.NOT_SUCCEEDED)
+    def payment_incomplete(self, _status: str) -> None:
+        self._payment_error(purchases.NOT_SUCCEEDED)
 
     @rx.event
-    def payment_failed(self, message: str) -> rx.event.EventSpec:
-        return self._payment_error(message)
+    def payment_failed(self, message: str) -> None:
+        self._payment_error(message)
 
     @rx.event
     def stripe_unavailable(self, message: str) -> rx.event.EventSpec:
@@ -193,10 +197,10 @@ class CheckoutState(rx.State):
         self.error_message = message or CHECKOUT_FAILED
         return rx.toast.error("Checkout Error", description=self.error_message)
 
-    def _payment_error(self, message: str) -> rx.event.EventSpec:
+    def _payment_error(self, message: str) -> None:
         self.processing = self.redirecting = False
         self.progress, self.progress_label = 0, ""
-        return rx.toast.error("Payment Error", description=message or PAYMENT_FAILED)
+        self.payment_error = message or PAYMENT_FAILED
 
     def _succeeded(self, order_id: str) -> rx.event.EventSpec:
         self._order_id = order_id

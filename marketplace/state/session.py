@@ -90,8 +90,7 @@ class SessionState(rx.State):
     @rx.var
     def greeting_name(self) -> str:
         """Who 'Welcome back, ...!' addresses, on the home page and the dashboard alike."""
-        return names.display_name(first_name=self.first_name, last_name=self.last_name, username=self.username,
-                                  short=True)
+        return names.greeting_name(self)
 
     @rx.var
     def initials(self) -> str:

@@ -18,6 +18,7 @@ from marketplace.db import session_scope
 from marketplace.models import AccountToken, User
 from marketplace.models.base import utcnow
 from marketplace.services import accounts
+from marketplace.services.errors import Invalid
 from tests.conftest import browser_client
 from tests.factories import PASSWORD
 
@@ -145,6 +146,45 @@ def test_reset_sets_the_password_once_and_ends_every_session(client, second_devi
     assert client.get("/api/user").json()["emailVerified"] is True  # the link proved the mailbox
     reused = client.post("/api/auth/reset-password", json={"token": token, "password": "another-one"})
     assert reused.status_code == 400 and reused.json()["message"] == accounts.account_tokens.LINK_INVALID
+
+
+def test_a_reset_link_is_checked_without_being_used(client, make_user, mailbox):
+    user = make_user("checker")
+    client.post("/api/auth/forgot-password", json={"email": user.email})
+    token = mailbox.token(user.email, "/reset-password")
+    accounts.check_reset_link(token=token)
+    accounts.check_reset_link(token=f"  {token} ")  # as the reset itself, surrounding blanks do not count
+    assert client.post("/api/auth/reset-password", json={"token": token, "password": NEW_PASSWORD}).status_code == 200
+    for dead in (token, "", "   ", "x" * 500, "not-a-token", None):  # used, missing, absurd, unknown
+        with pytest.raises(Invalid, match="invalid or has expired") as refused:
+            accounts.check_reset_link(token=dead)  # type: ignore[arg-type]
+        assert refused.value.field == "token"
+
+
+def test_a_reset_link_is_dead_once_expired_or_the_address_changed(client, make_user, mailbox):
+    user = make_user("mover")
+    client.post("/api/auth/forgot-password", json={"email": user.email})
+    token = mailbox.token(user.email, "/reset-password")
+    with session_scope() as session:
+        session.exec(update(User).where(User.id == user.id).values(email="elsewhere@example.com"))
+    with pytest.raises(Invalid):
+        accounts.check_reset_link(token=token)
+    with session_scope() as session:
+        session.exec(update(User).where(User.id == user.id).values(email=user.email))
+        session.exec(update(AccountToken).values(expires_at=utcnow() - timedelta(seconds=1)))
+    with pytest.raises(Invalid):
+        accounts.check_reset_link(token=token)
+
+
+def test_the_confirmation_notice_names_the_account_the_link_confirmed(make_user):
+    owner = make_user("owner")
+    assert accounts.confirmation_notice(confirmed=owner, viewer_id=owner.id) == (
+        f"{owner.email} is now confirmed for your account.")
+    assert accounts.confirmation_notice(confirmed=owner, viewer_id=None) == (
+        f"{owner.email} is now confirmed for the account 'owner'.")
+    assert accounts.confirmation_notice(confirmed=owner, viewer_id="someone-else") == (
+        f"{owner.email} is now confirmed for the account 'owner'. "
+        "You are signed in with another account, which has not changed.")
 
 
 def test_an_expired_reset_link_is_refused(client, make_user, mailbox):

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from urllib.parse import urlsplit
 
 import httpx
-from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route, expect
 
 from tests.e2e.conftest import open_page, shot
 
 __all__ = [
-    "DEMO_ADMIN", "PASSWORD", "PHONE", "expect_toast", "mail_link", "open_page", "phone", "shot", "sign_in", "sign_up",
-    "submit_sign_in", "submit_sign_up", "unique",
+    "DEMO_ADMIN", "PASSWORD", "PHONE", "expect_toast", "mail_link", "mail_text", "open_page", "phone", "shot",
+    "sign_in", "sign_up", "submit_sign_in", "submit_sign_up", "unique",
 ]
 
 PASSWORD = "secret123"
@@ -122,10 +122,10 @@ def expect_fits_phone(page: Page, marker: str, name: str) -> None:
     shot(page, name)
 
 
-def mail_link(page: Page, to: str, subject: str, path: str, *, shot_as: str | None = None) -> str:
-    """Read the newest mail to `to` with `subject` on the dev mailbox page (/dev/mail) as the demo admin would
+def _read_mail(page: Page, to: str, subject: str, read: Callable[[Locator], str], shot_as: str | None) -> str:
+    """Find the newest mail to `to` with `subject` on the dev mailbox page (/dev/mail) as the demo admin would
     (the mailbox is for admins), in a browser of its own, refreshing until the app's outbox sender has sent it;
-    returns its link to `path` (e.g. '/reset-password'). `shot_as` keeps a screenshot of the mailbox."""
+    `read` takes what the test needs from it. `shot_as` keeps a screenshot of the mailbox."""
     assert page.context.browser is not None
     admin = page.context.browser.new_context(base_url=same_origin(page)["Origin"],
                                              viewport={"width": 1280, "height": 900})
@@ -143,12 +143,23 @@ def mail_link(page: Page, to: str, subject: str, path: str, *, shot_as: str | No
         expect(message).to_be_visible()
         if shot_as:
             shot(mailbox, shot_as)
-        link = message.locator("a.mail-link", has_text=path).first
-        href = link.get_attribute("href")
-        assert href and path in href, f"no {path} link in the mail to {to}"
-        return href
+        return read(message)
     finally:
         admin.close()
+
+
+def mail_link(page: Page, to: str, subject: str, path: str, *, shot_as: str | None = None) -> str:
+    """The link to `path` (e.g. '/reset-password') in the newest mail to `to` with `subject` (see `_read_mail`)."""
+    def link(message: Locator) -> str:
+        href = message.locator("a.mail-link", has_text=path).first.get_attribute("href")
+        assert href and path in href, f"no {path} link in the mail to {to}"
+        return href
+    return _read_mail(page, to, subject, link, shot_as)
+
+
+def mail_text(page: Page, to: str, subject: str, *, shot_as: str | None = None) -> str:
+    """The text of the newest mail to `to` with `subject` (see `_read_mail`)."""
+    return _read_mail(page, to, subject, lambda message: message.locator(".mail-text").inner_text(), shot_as)
 
 
 @contextmanager

@@ -56,6 +56,8 @@ def test_confirm_email_reset_password_and_sign_out_everywhere(page: Page, browse
     shot(page, "forgot-password-sent")
     reset = mail_link(page, email, "Reset your password", "/reset-password")
     open_page(page, reset.removeprefix(app_server))
+    expect(page.locator("#set-new-password")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/reset-password/?$"))  # the token leaves the address bar at once
     page.fill("#reset-password", NEW_PASSWORD)
     page.fill("#reset-confirm-password", "something-else")
     page.click("#set-new-password")
@@ -68,6 +70,13 @@ def test_confirm_email_reset_password_and_sign_out_everywhere(page: Page, browse
     answer = page.request.post("/api/login", data={"username": username, "password": PASSWORD},
                                headers=same_origin(page))
     assert answer.status == 401  # the old password is gone
+    # The used link says so as it opens: no form that would fail only once a password was chosen.
+    open_page(page, reset.removeprefix(app_server))
+    expect(page.locator("#reset-link-invalid")).to_contain_text("This link is invalid or has expired.")
+    expect(page.locator("#set-new-password")).to_have_count(0)
+    shot(page, "reset-password-used-link")
+    expect_fits_phone(page, "#reset-link-invalid", "reset-password-used-link-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
     sign_in(page, username, NEW_PASSWORD)
 
     # 3. Signed in on a second device too; 'Sign out of all devices' ends both.
@@ -78,7 +87,16 @@ def test_confirm_email_reset_password_and_sign_out_everywhere(page: Page, browse
         open_page(page, "/dashboard?tab=account")
         expect(page.locator("#security-card")).to_be_visible()
         shot(page, "dashboard-security")
+        page.click("#sign-out-everywhere")  # asks first; 'Cancel' leaves every session as it was
+        dialog = page.locator("#sign-out-everywhere-dialog")
+        expect(dialog.get_by_text("Sign out of all devices?")).to_be_visible()
+        shot(page, "sign-out-everywhere-confirm")
+        page.click("#sign-out-everywhere-cancel")
+        expect(dialog).to_have_count(0)
+        assert page.request.get("/api/user").status == 200
+        assert other.request.get("/api/user").status == 200
         page.click("#sign-out-everywhere")
+        page.click("#sign-out-everywhere-confirm")
         expect_toast(page, "Signed out everywhere", "You have been signed out on every device.")
         expect(page).to_have_url(re.compile(r"/login/?$"))
         assert page.request.get("/api/user").status == 401
@@ -109,8 +127,8 @@ def test_change_password_in_the_account_tab(page: Page) -> None:
 def test_new_pages_fit_a_phone(page: Page) -> None:
     open_page(page, "/forgot-password")
     expect_fits_phone(page, "#send-reset-link", "forgot-password-phone")
-    open_page(page, "/reset-password?token=abc")
-    expect_fits_phone(page, "#set-new-password", "reset-password-phone")
+    open_page(page, "/reset-password?token=abc")  # an unknown link: refused as the page opens
+    expect_fits_phone(page, "#reset-link-invalid", "reset-password-invalid-phone")
     open_page(page, "/dev/mail")  # signed out: the mailbox is for admins, and the page says so
     expect_fits_phone(page, "#mailbox-admins-only", "dev-mailbox-admins-only-phone")
     sign_up(page, "phone")
@@ -132,3 +150,25 @@ def test_the_dev_mailbox_is_for_admins(page: Page) -> None:
     open_page(page, "/dev/mail")
     expect(page.locator("#dev-mailbox")).to_be_visible()
     expect(page.locator("#mailbox-admins-only")).to_have_count(0)
+
+
+def test_a_confirmation_link_confirms_the_account_it_was_sent_to(page: Page, browser: Browser,
+                                                                 app_server: str) -> None:
+    """Opened while signed in as someone else, it confirms its own account and says which; the signed-in
+    account stays unconfirmed."""
+    owner_context = api_context(browser, app_server)
+    try:
+        owner = owner_context.new_page()
+        owner_name = sign_up(owner, "owner")
+        owner_email = f"{owner_name}@example.com"
+        link = mail_link(owner, owner_email, "Confirm your e-mail address", "/verify-email")
+    finally:
+        owner_context.close()
+    viewer = sign_up(page, "viewer")
+    page.goto(link)
+    expect(page.locator("#verify-result")).to_have_text(
+        f"{owner_email} is now confirmed for the account '{owner_name}'. "
+        "You are signed in with another account, which has not changed.")
+    expect(page.locator("#verify-banner")).to_contain_text(f"{viewer}@example.com")  # still unconfirmed
+    assert page.request.get("/api/user").json()["emailVerified"] is False
+    shot(page, "verify-email-other-account")

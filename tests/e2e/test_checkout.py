@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.helpers import expect_toast, open_page, same_origin, shot, sign_up
+from tests.e2e.helpers import TOAST, expect_toast, mail_text, open_page, phone, same_origin, shot, sign_up
 
 PROGRESS_STEPS = ["Validating payment...", "Processing payment...", "Completing purchase...", "Purchase successful!"]
 RECORD_CHANGES = """() => {
@@ -21,7 +21,11 @@ RECORD_CHANGES = """() => {
   const note = () => {
     const label = document.getElementById('payment-progress-label');
     const button = document.getElementById('submit-payment');
-    const entry = [label ? label.textContent : '', button ? button.textContent : ''].join(' | ');
+    const bar = document.getElementById('payment-progress');
+    const fill = document.getElementById('payment-progress-fill');
+    const width = (element) => element.getBoundingClientRect().width;
+    const share = bar && fill ? Math.round(100 * width(fill) / width(bar)) : '';
+    const entry = [label ? label.textContent : '', button ? button.textContent : '', share].join(' | ');
     if (window.__seen[window.__seen.length - 1] !== entry) { window.__seen.push(entry); }
   };
   new MutationObserver(note).observe(document.body, {subtree: true, childList: true, characterData: true});
@@ -46,6 +50,17 @@ def _open_checkout(page: Page, agent_id: str, label: str) -> None:
     open_page(page, f"/checkout/{agent_id}")
     expect(page.locator("#submit-payment")).to_have_text(label)
     expect(page.locator("#submit-payment")).to_be_enabled()
+
+
+def _expect_payment_error(page: Page, message: str) -> None:
+    """The refusal shows above 'Complete Payment', clear of it, and not as a toast that could cover it."""
+    error = page.locator("#payment-error")
+    expect(error).to_have_text(f"Payment Error {message}")
+    expect(page.locator(TOAST)).to_have_count(0)
+    button = page.locator("#submit-payment")
+    expect(button).to_be_visible()
+    box, button_box = error.bounding_box(), button.bounding_box()
+    assert box and button_box and box["y"] + box["height"] <= button_box["y"], (box, button_box)
 
 
 def _purchased(page: Page) -> list[str]:
@@ -96,6 +111,10 @@ def test_buy_an_agent_end_to_end(page: Page) -> None:
     assert labels == sorted(labels, key=PROGRESS_STEPS.index), seen
     buttons = [entry.split(" | ")[1] for entry in seen]
     assert "Processing..." in buttons and "Redirecting..." in buttons, seen
+    # The bar is as full as its label says, the moment the label shows ('Purchase successful!' = full).
+    fills = {entry.split(" | ")[0]: entry.split(" | ")[2] for entry in seen if entry.split(" | ")[0]}
+    assert fills == {"Validating payment...": "25", "Processing payment...": "50", "Completing purchase...": "75",
+                     "Purchase successful!": "100"}, seen
 
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
     expect(page.locator("[data-confetti-piece]")).to_have_count(50)
@@ -144,7 +163,7 @@ def test_declined_card_shows_payment_error_and_reenables_the_form(page: Page) ->
     _open_checkout(page, _agent_id(page, "InvoiceFlow"), "Complete Payment • $49.00")
     _fill_card(page, "4000 0000 0000 0002")
     page.click("#submit-payment")
-    expect_toast(page, "Payment Error", "Your card was declined.")
+    _expect_payment_error(page, "Your card was declined.")
     expect(page.locator("#submit-payment")).to_be_enabled()
     expect(page.locator("#submit-payment")).to_have_text("Complete Payment • $49.00")
     expect(page.locator("#payment-progress")).to_have_count(0)
@@ -154,11 +173,19 @@ def test_declined_card_shows_payment_error_and_reenables_the_form(page: Page) ->
     # Insufficient funds says so; then a good card goes through on the same form.
     _fill_card(page, "4000 0000 0000 9995")
     page.click("#submit-payment")
-    expect_toast(page, "Payment Error", "Your card has insufficient funds.")
+    _expect_payment_error(page, "Your card has insufficient funds.")
     expect(page.locator("#submit-payment")).to_be_enabled()
+    shot(page, "checkout-insufficient-funds")
+    phone(page)
+    _expect_payment_error(page, "Your card has insufficient funds.")
+    shot(page, "checkout-insufficient-funds-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
     _fill_card(page, "4242 4242 4242 4242")
     page.click("#submit-payment")
+    expect(page.locator("#payment-error")).to_have_count(0)  # a new attempt clears the old refusal at once
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
+    expect(page.get_by_text("Your card has insufficient funds.")).to_have_count(0)
+    expect(page.get_by_text("Payment Error")).to_have_count(0)
     assert _purchased(page) == ["InvoiceFlow"]
 
 
@@ -259,7 +286,7 @@ def test_paying_again_in_a_second_tab_is_refunded(page: Page, platform_settings:
 
     _fill_card(second, "4242 4242 4242 4242")
     second.click("#submit-payment")
-    expect_toast(second, "Payment Error", "You already own this agent. This payment has been refunded.")
+    _expect_payment_error(second, "You already own this agent. This payment has been refunded.")
     shot(second, "checkout-second-payment-refunded")
     assert _purchased(page) == ["SEO Scout"]
 
@@ -289,6 +316,9 @@ def test_euro_checkout_shows_and_charges_euros(page: Page, euro_checkout: None) 
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
     orders = page.request.get("/api/user/orders").json()
     assert len(orders) == 1 and orders[0]["totalAmount"] == "27.59", orders
+    # The receipt greets as the pages and the vendor's sale mail do: by the first name, not the username.
+    receipt = mail_text(page, f"{username}@example.com", "Your receipt: BlogSmith", shot_as="mail-receipt")
+    assert receipt.startswith("Hi Erika,"), receipt
 
 
 def _pay_outside_the_page(page: Page, agent_id: str) -> str:

@@ -11,21 +11,26 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import httpx
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import (
+    api_client,
     dollars,
     expect_fits_phone,
     expect_toast,
     open_page,
     phone,
+    same_origin,
     sent_to_sign_in,
     shot,
     sign_in,
     sign_up,
+    unique,
 )
 
 LOGGED_OUT = "You are logged out. Logging in again..."
+AGENT_FILE = b"def run(task: str) -> str:\n    return task\n"
 
 
 def _vendor_dashboard(page: Page, query: str = "") -> None:
@@ -127,6 +132,13 @@ def test_demo_vendor_dashboard_shows_figures_chart_payouts_sales_and_agents(page
     expect(page.locator("#period-month")).to_have_class(re.compile("rt-variant-solid"))
     expect(chart.locator(".recharts-xAxis .recharts-cartesian-axis-tick")).not_to_have_count(0)
     expect(page.locator("#chart-sales")).to_have_text(re.compile(r"^\d+ sales in this period$"))
+    # The tooltip names amounts as money ('$6.00'), never as the bare numbers the bars are drawn from.
+    chart.locator(".recharts-wrapper").hover()  # any point of the plot shows its period's amounts
+    values = chart.locator(".recharts-tooltip-wrapper .recharts-tooltip-item-value")
+    expect(values).to_have_count(2)
+    for i in range(2):
+        expect(values.nth(i)).to_have_text(re.compile(r"^\$\d[\d,]*\.\d\d$"))
+    shot(page, "vendor-chart-tooltip")
 
     # Payment setup and payouts from the stand-in.
     expect(page.locator("#payment-state")).to_have_text("Ready")
@@ -160,6 +172,7 @@ def test_demo_vendor_dashboard_shows_figures_chart_payouts_sales_and_agents(page
     expect(page.locator("#approval-rate")).to_have_text(re.compile(r"^\d{1,3}%$"))
     expect(page.locator("#quality-score")).to_have_text(re.compile(r"^[01]\.\d\d$"))
     expect(page.locator("#verified")).to_be_visible()
+    expect(page.locator("#payouts-enabled")).to_have_text("Payouts enabled")  # Stripe's say, not the record's
     shot(page, "vendor-dashboard")
 
     expect_fits_phone(page, "#vendor-area", "vendor-dashboard-phone")
@@ -256,3 +269,100 @@ def test_a_customers_purchase_appears_in_the_vendors_recent_sales(page: Page) ->
     expect(page.locator("#chart-sales")).to_have_text(f"{chart_before + 1} sales in this period")
     shot(page, "vendor-new-sale")
     expect_fits_phone(page, "#vendor-area", "vendor-new-sale-phone")
+
+
+def _fresh_vendor(page: Page, admin: httpx.Client) -> str:
+    """A new customer who applied and was approved as a vendor; the page's context is signed in as them."""
+    username = sign_up(page, "seller")
+    applied = page.request.post("/api/vendor/apply", headers=same_origin(page), data={
+        "businessName": f"{username} Ltd", "businessDescription": "Agents for the payment-card test.",
+        "website": "https://seller.example"})
+    assert applied.status == 201, applied.text()
+    user_id = page.request.get("/api/auth/user").json()["id"]
+    assert admin.post(f"/api/admin/vendor/{user_id}/approve").status_code == 200
+    return username
+
+
+def _live_agent(page: Page, admin: httpx.Client, name: str) -> str:
+    """An agent of the page's vendor with one file, approved by the admin."""
+    origin = same_origin(page)
+    category = page.request.get("/api/categories").json()[0]["id"]
+    draft = {"name": name, "shortDescription": f"{name} for the dashboard test", "price": "12.00",
+             "categoryId": category, "description": f"{name} sorts and answers. Built for the dashboard test.",
+             "tags": ["e2e"]}
+    created = page.request.post("/api/vendor/agents", headers=origin, data=draft)
+    assert created.status == 201, created.text()
+    agent_id = created.json()["id"]
+    url = page.request.post("/api/objects/upload", headers=origin,
+                            params={"filename": "agent.py", "type": "text/x-python"}).json()["uploadURL"]
+    assert page.request.put(url, data=AGENT_FILE, headers={**origin, "Content-Type": "text/x-python"}).ok
+    assert page.request.put("/api/agent-files", headers=origin,
+                            data={"agentId": agent_id, "agentFileURL": url}).ok
+    assert admin.post(f"/api/admin/agents/{agent_id}/approve").status_code == 200
+    return agent_id
+
+
+def test_new_vendor_sees_no_grade_then_what_stripe_needs_then_pending_verification(page: Page,
+                                                                                   app_server: str) -> None:
+    with api_client(app_server) as admin:
+        admin.post("/api/login", json={"username": "admin", "password": "admin123"}).raise_for_status()
+        _fresh_vendor(page, admin)
+        _vendor_dashboard(page)
+
+        # Nothing submitted: no failing grade, no red score.
+        record = page.locator("#track-record")
+        expect(record.locator("#no-submissions").get_by_text("No submissions yet")).to_be_visible()
+        expect(record.locator("#quality-score")).to_have_count(0)
+        expect(record.locator("#approval-rate")).to_have_count(0)
+        shot(page, "vendor-new-no-submissions")
+        expect_fits_phone(page, "#track-record", "vendor-new-no-submissions-phone")
+        page.set_viewport_size({"width": 1280, "height": 800})
+
+        # Onboarding left unfinished: the card names what Stripe still needs.
+        page.get_by_role("button", name="Connect Stripe").click()
+        page.get_by_role("button", name="Save and exit without finishing").click()
+        expect(page).to_have_url(re.compile(r"/vendor/?\?stripe=return$"))
+        expect(page.locator("#payment-state")).to_have_text("Action required")
+        expect(page.locator("#requirements-due").get_by_text("Bank account for payouts", exact=True)).to_be_visible()
+        expect(page.locator("#payouts-enabled")).to_have_text("Payouts not enabled yet")
+        shot(page, "vendor-stripe-needs-action")
+
+        # Details sent, the bank account still being verified: nothing to do, and how long it takes.
+        page.get_by_role("button", name="Complete setup").click()
+        page.get_by_role("button", name="Submit details (payouts pending verification)").click()
+        expect(page).to_have_url(re.compile(r"/vendor/?\?stripe=return$"))
+        card = page.locator("#payment-setup")
+        expect(card.locator("#payment-state")).to_have_text("Pending verification")
+        expect(card.locator("#verification-note")).to_contain_text("1-2 business days")
+        expect(card.locator("#verification-note")).to_contain_text("nothing you need to do")
+        expect(card.get_by_text("Action required")).to_have_count(0)
+        expect(card.locator("#requirements-due")).to_have_count(0)
+        expect(card.get_by_role("button", name="Complete setup")).to_have_count(0)
+        expect(card.locator("#charges-enabled")).to_have_text("Charges enabled")
+        expect(card.locator("#payouts-enabled")).to_have_text("Payouts pending verification")
+        # The track record's 'Verified' is another thing, and says what it rests on.
+        expect(page.locator("#verified")).to_have_text("Not verified yet")
+        expect(page.locator("#verified-rule")).to_contain_text("Payouts are a separate step")
+        shot(page, "vendor-stripe-pending-verification")
+        expect_fits_phone(page, "#payment-setup", "vendor-stripe-pending-verification-phone")
+        page.set_viewport_size({"width": 1280, "height": 800})
+
+        # A live agent whose edits were rejected says so on its own row, not only in a notification.
+        name = unique("Ledger ")
+        agent_id = _live_agent(page, admin, name)
+        edited = page.request.put(f"/api/vendor/agents/{agent_id}", headers=same_origin(page), data={
+            "name": f"{name} Pro", "shortDescription": f"{name} for the dashboard test", "price": "15.00",
+            "categoryId": page.request.get("/api/categories").json()[0]["id"],
+            "description": f"{name} sorts and answers. Built for the dashboard test.", "tags": ["e2e"]})
+        assert edited.ok, edited.text()
+        rejected = admin.post(f"/api/admin/agents/{agent_id}/reject", json={"rejectionReason": "Price not justified"})
+        assert rejected.status_code == 200, rejected.text
+        _vendor_dashboard(page)
+        row = page.locator(f".vendor-agent[data-agent='{name}']")
+        expect(row).to_have_attribute("data-status", "approved")
+        expect(row.locator(".revision-rejected-badge")).to_have_text("changes rejected")
+        expect(row.locator(".revision-rejection")).to_have_text(
+            "Your latest changes were rejected; the live listing is unchanged. Reason: Price not justified")
+        expect(page.locator("#quality-score")).to_be_visible()  # one submission: now there is a record
+        shot(page, "vendor-revision-rejected")
+        expect_fits_phone(page, f".vendor-agent[data-agent='{name}']", "vendor-revision-rejected-phone")

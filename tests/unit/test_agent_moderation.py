@@ -226,3 +226,26 @@ def test_rejecting_a_revision_keeps_the_live_agent_and_deletes_only_unused_objec
     assert (revision.status, revision.rejection_reason, revision.decided_by) == ("rejected", "Too vague", admin.id)
     edit(vendor, live, category, name="Second try")  # a new revision can start again
     assert len(_files(live.id, 2)) == 1
+
+
+def test_a_rejected_revision_shows_on_the_vendors_own_agent_until_new_edits_wait():
+    admin, vendor = make_admin(), make_vendor()
+    category = make_category()
+    live = make_agent(vendor, name="Live", category=category)
+    untouched = make_agent(vendor, name="Untouched", category=category)
+    edit(vendor, live, category, name="Changed")
+    [mine, _] = sorted(agents.list_own_agents(actor=vendor), key=lambda a: a.name)
+    assert mine.revision_rejection is None  # pending, not decided
+
+    moderation.reject(actor=admin, agent_id=live.id, rejection_reason="Too vague")
+    rows = {a.id: a for a in agents.list_own_agents(actor=vendor)}
+    assert (rows[live.id].revision_rejection, rows[live.id].status) == ("Too vague", "approved")
+    assert rows[untouched.id].revision_rejection is None
+
+    edit(vendor, live, category, name="Second try")  # new edits wait: the old refusal no longer applies
+    assert {a.id: a for a in agents.list_own_agents(actor=vendor)}[live.id].revision_rejection is None
+    moderation.reject(actor=admin, agent_id=live.id)  # no reason given: still shown, as an empty reason
+    assert {a.id: a for a in agents.list_own_agents(actor=vendor)}[live.id].revision_rejection == ""
+    edit(vendor, live, category, name="Third try")
+    moderation.approve(actor=admin, agent_id=live.id)  # the latest decision counts
+    assert {a.id: a for a in agents.list_own_agents(actor=vendor)}[live.id].revision_rejection is None

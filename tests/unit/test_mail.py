@@ -15,7 +15,7 @@ from marketplace.db import session_scope
 from marketplace.integrations import mail as smtp
 from marketplace.models import NotificationType, OutboxMail
 from marketplace.models.base import utcnow
-from marketplace.services import mail, mail_outbox, notifications, purchases
+from marketplace.services import accounts, mail, mail_outbox, notifications, purchases
 from marketplace.services.admin import applications, moderation
 from marketplace.services.errors import NotFound
 from tests import factories
@@ -181,7 +181,7 @@ def test_smtp_starttls_and_login_when_configured(monkeypatch):
 
 
 def test_receipt_and_sale_mail_for_a_paid_purchase(stripe_standin, make_vendor, make_agent, mailbox):
-    buyer = factories.make_user("payer", email="payer@example.com")
+    buyer = factories.make_user("payer", email="payer@example.com", first_name="Carla", last_name="Customer")
     vendor = make_vendor("none")
     agent = make_agent(vendor, name="Mail Bot", price_cents=2999)
     intent, _ = _paid_intent(stripe_standin, buyer, agent)
@@ -194,6 +194,8 @@ def test_receipt_and_sale_mail_for_a_paid_purchase(stripe_standin, make_vendor, 
     assert f"{settings.public_url}/api/agents/{agent.id}/download" in receipt.links
     sale = mailbox.last(vendor.email)
     assert sale.subject == "New sale: Mail Bot" and "Amount: 29.99 USD" in sale.text
+    # One greeting rule for both sides (names.greeting_name): the first name, else the username.
+    assert receipt.text.startswith("Hi Carla,\n") and sale.text.startswith(f"Hi {vendor.username},\n")
     assert len(mailbox.messages()) == 2
 
 
@@ -202,6 +204,19 @@ def test_a_free_claim_sends_a_receipt_but_no_sale_mail(mailbox):
     agent = factories.make_agent(vendor, name="Free Bot", price_cents=0)
     purchases.claim_free_agent(actor=buyer, agent_id=agent.id)
     assert [(m.to, m.subject) for m in mailbox.messages()] == [([buyer.email], "Your receipt: Free Bot")]
+    assert mailbox.last(buyer.email).text.startswith("Hi freebie,\n")  # no name given: the username
+
+
+def test_every_mail_greets_by_the_one_name_rule(mailbox):
+    """Account mails and notification mails greet as the receipt and the pages do."""
+    named = factories.make_user("named", first_name="  Nora ", last_name="Nameless", verified=False)
+    blank = factories.make_user("blank", first_name="   ", last_name="")
+    admin = factories.make_admin("greeter")
+    factories.make_application(blank)
+    applications.approve(actor=admin, user_id=blank.id)
+    assert mailbox.last(blank.email).text.startswith("Hi blank,\n")  # blank names are no names
+    accounts.request_password_reset(email=named.email, address="198.51.100.7")
+    assert mailbox.last(named.email, "Reset your password").text.startswith("Hi Nora,\n")
 
 
 def test_application_decisions_go_by_mail(mailbox):

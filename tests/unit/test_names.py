@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
-from marketplace.services.names import display_name, with_article
+from marketplace.services.names import display_name, greeting_name, with_article
 
 
 @pytest.mark.parametrize(("first", "last", "full", "short"), [
@@ -17,6 +19,7 @@ from marketplace.services.names import display_name, with_article
 def test_display_name_is_the_given_name_else_the_username(first, last, full, short):
     assert display_name(first_name=first, last_name=last, username="newbie") == full
     assert display_name(first_name=first, last_name=last, username="newbie", short=True) == short
+    assert greeting_name(SimpleNamespace(first_name=first, last_name=last, username="newbie")) == short
 
 
 @pytest.mark.parametrize(("word", "phrase"), [

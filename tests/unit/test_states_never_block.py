@@ -38,6 +38,8 @@ PURE_SERVICE_CALLS = (
     "marketplace.services.downloads.archive_name",
     "marketplace.services.vendor.drafts.AgentDraft",
     "marketplace.services.vendor.drafts.parse_tags",
+    "marketplace.services.vendor.payouts.requirement_labels",  # Stripe's keys as words, from a status in hand
+    "marketplace.services.accounts.confirmation_notice",  # the words for a user in hand
 )
 
 

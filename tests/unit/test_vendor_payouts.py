@@ -37,6 +37,7 @@ def test_not_connected_vendor(stripe_standin, vendor):
     assert status == payouts.AccountStatus(
         connected=False, requires_action=False, account_status="not_connected", charges_enabled=False,
         payouts_enabled=False, requirements_due=[], country=None, default_currency=None)
+    assert status.setup == "not_connected"
     assert payouts.list_payouts(actor=vendor) == payouts.PayoutsView(has_account=False, account_currency=None,
                                                                      payouts=[])
 
@@ -54,6 +55,8 @@ def test_link_creates_one_express_account_and_returns_to_the_vendor_page(stripe_
     status = payouts.account_status(actor=vendor)
     assert (status.connected, status.account_status, status.requires_action) == (True, "pending", True)
     assert "external_account" in status.requirements_due and status.country == "US"
+    assert status.setup == "needs_action"
+    assert "Bank account for payouts" in payouts.requirement_labels(status.requirements_due)
 
     # The page sends the vendor back to /vendor; a used link goes to the refresh URL for a new one.
     back = httpx.post(url, data={"action": "complete"})
@@ -69,6 +72,7 @@ def test_link_creates_one_express_account_and_returns_to_the_vendor_page(stripe_
     assert active == payouts.AccountStatus(
         connected=True, requires_action=False, account_status="active", charges_enabled=True, payouts_enabled=True,
         requirements_due=[], country="US", default_currency="usd")
+    assert active.setup == "ready"
 
 
 def test_concurrent_clicks_make_one_account(stripe_standin, vendor):
@@ -96,16 +100,21 @@ def test_restricted_when_requirements_are_due_or_charges_disabled(stripe_standin
     assert (status.account_status, status.requires_action) == ("restricted", True)
     assert status.requirements_due == ["individual.verification.document", "external_account"]
     assert (status.country, status.default_currency) == ("DE", "eur")
+    assert status.setup == "needs_action"
+    assert payouts.requirement_labels(status.requirements_due) == ["Identity document", "Bank account for payouts"]
 
     charges_off = payments.ConnectedAccount(id=account_id, charges_enabled=False, payouts_enabled=True,
                                             details_submitted=True, currently_due=[], disabled_reason="under_review")
     payouts.sync_account(charges_off)
     assert payouts.account_status(actor=vendor).account_status == "restricted"
+    assert payouts.account_status(actor=vendor).setup == "verifying"  # under review, nothing due: nothing to do
 
     # Charges work, payouts wait for the bank account to be verified: active, but it still needs the vendor.
     stripe_standin.onboard(account_id, action="payouts_pending")
     status = payouts.account_status(actor=vendor, refresh=True)
     assert (status.account_status, status.requires_action, status.payouts_enabled) == ("active", True, False)
+    # ... which is Stripe verifying what was sent: nothing for the vendor to do, no requirement to name.
+    assert (status.setup, status.requirements_due) == ("verifying", [])
 
 
 def test_sync_account_ignores_unknown_accounts(stripe_standin, vendor):
@@ -182,3 +191,28 @@ def test_provider_down_is_a_502_and_not_configured_a_503(stripe_standin, vendor,
     with pytest.raises(ServiceUnavailable):
         payouts.list_payouts(actor=vendor)
     assert _row(vendor).stripe_account_id == account_id
+
+
+@pytest.mark.parametrize(("connected", "state", "due", "charges", "payouts_on", "setup"), [
+    (False, "not_connected", [], False, False, "not_connected"),
+    (True, "pending", [], False, False, "needs_action"),  # onboarding not finished, even with nothing listed
+    (True, "pending", ["external_account"], False, False, "needs_action"),
+    (True, "restricted", ["company.tax_id"], True, True, "needs_action"),
+    (True, "restricted", [], False, True, "verifying"),
+    (True, "active", [], True, False, "verifying"),
+    (True, "active", [], True, True, "ready"),
+])
+def test_setup_says_what_the_vendor_has_to_do(connected, state, due, charges, payouts_on, setup):
+    status = payouts.AccountStatus(connected=connected, requires_action=False, account_status=state,
+                                   charges_enabled=charges, payouts_enabled=payouts_on, requirements_due=due,
+                                   country=None, default_currency=None)
+    assert status.setup == setup
+
+
+def test_requirement_labels_name_each_need_once_and_survive_odd_keys():
+    assert payouts.requirement_labels([]) == []
+    assert payouts.requirement_labels(["individual.dob.day", "individual.dob.month", "external_account"]) == [
+        "Date of birth", "Bank account for payouts"]
+    assert payouts.requirement_labels(["individual.verification.additional_document"]) == [
+        "Individual verification additional document"]
+    assert payouts.requirement_labels(["", "   ", "<script>", None]) == ["Additional information"]  # type: ignore[list-item]

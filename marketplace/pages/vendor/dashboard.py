@@ -101,7 +101,9 @@ def _chart() -> rx.Component:
         rx.recharts.cartesian_grid(stroke_dasharray="3 3", vertical=False),
         rx.recharts.x_axis(data_key="label", tick_line=False, font_size=12),
         rx.recharts.y_axis(width=48, font_size=12),
-        rx.recharts.graphing_tooltip(),
+        # each bar's amount as the server formatted it ("$6.00"), not the float it is drawn from
+        rx.recharts.graphing_tooltip(custom_attrs={"formatter": Var(
+            "((value, name, item) => (item && item.payload && item.payload[item.dataKey + '_text']) ?? value)")}),
         rx.recharts.legend(),
         # no grow-in animation: a period switch shows the new bars at once (and screenshots show them too)
         rx.recharts.bar(data_key="vendor", name="Vendor share ($)", stack_id="earnings", fill="var(--accent-9)",
@@ -133,6 +135,25 @@ def _connect_button(label: str) -> rx.Component:
                      on_click=D.connect_stripe, disabled=D.linking, id="connect-stripe")
 
 
+def _capability(label: str, enabled: Var, off_label: str, element_id: str) -> rx.Component:
+    """One thing Stripe can do for the vendor, on or not yet (kept apart from the track record's 'Verified')."""
+    return rx.cond(
+        enabled,
+        rx.badge(rx.icon("circle-check", size=12), f"{label} enabled", color_scheme="green", variant="soft",
+                 id=element_id, data_enabled="true"),
+        rx.badge(rx.icon("clock", size=12), off_label, color_scheme="amber", variant="soft", id=element_id,
+                 data_enabled="false"),
+    )
+
+
+def _capabilities(payouts_off: str = "Payouts not enabled yet") -> rx.Component:
+    return rx.hstack(
+        _capability("Charges", D.charges_enabled, "Charges not enabled yet", "charges-enabled"),
+        _capability("Payouts", D.payouts_enabled, payouts_off, "payouts-enabled"),
+        spacing="2", wrap="wrap",
+    )
+
+
 def _payment_setup() -> rx.Component:
     not_connected = rx.vstack(
         rx.badge("Not connected", color_scheme="gray", size="2", id="payment-state"),
@@ -144,16 +165,34 @@ def _payment_setup() -> rx.Component:
     needs_action = rx.vstack(
         rx.badge(rx.icon("triangle-alert", size=12), "Action required", color_scheme="amber", size="2",
                  id="payment-state"),
-        rx.text("Stripe needs more information before it can pay you:", size="2", color_scheme="gray"),
-        rx.el.ul(rx.foreach(D.requirements, lambda r: rx.el.li(rx.text(r, size="2"))), id="requirements-due",
-                 style={"padding_left": "1.25em", "list_style": "disc"}),
+        rx.cond(
+            D.requirements.length() > 0,
+            rx.vstack(
+                rx.text("Stripe needs more information before it can pay you:", size="2", color_scheme="gray"),
+                rx.el.ul(rx.foreach(D.requirements, lambda r: rx.el.li(rx.text(r, size="2"))),
+                         id="requirements-due", style={"padding_left": "1.25em", "list_style": "disc"}),
+                spacing="2",
+            ),
+            rx.text("Finish your Stripe onboarding to be paid for your sales.", size="2", color_scheme="gray",
+                    id="onboarding-unfinished"),
+        ),
+        _capabilities(),
         _connect_button("Complete setup"),
+        spacing="3", align="start",
+    )
+    verifying = rx.vstack(
+        rx.badge(rx.icon("hourglass", size=12), "Pending verification", color_scheme="blue", size="2",
+                 id="payment-state"),
+        rx.text(f"Stripe is verifying the details you sent, {D.verification_wait}. There is nothing you need to do: "
+                "payouts start once it is done.", size="2", color_scheme="gray", id="verification-note"),
+        _capabilities("Payouts pending verification"),
         spacing="3", align="start",
     )
     ready = rx.vstack(
         rx.badge(rx.icon("circle-check", size=12), "Ready", color_scheme="green", size="2", id="payment-state"),
         rx.text("Your Stripe account is connected: new sales are split and paid out to you.", size="2",
                 color_scheme="gray"),
+        _capabilities(),
         rx.cond(D.account_country != "",
                 rx.text(f"Country {D.account_country} · payouts in {D.account_currency}", size="1",
                         color_scheme="gray", id="account-details")),
@@ -170,7 +209,8 @@ def _payment_setup() -> rx.Component:
                 D.payments_unavailable,
                 rx.text("Payment information is unavailable right now. Please try again later.", size="2",
                         color_scheme="gray"),
-                rx.match(D.payment_state, ("ready", ready), ("needs_action", needs_action), not_connected),
+                rx.match(D.payment_state, ("ready", ready), ("verifying", verifying), ("needs_action", needs_action),
+                         not_connected),
             ),
         ),
         icon="landmark", element_id="payment-setup",
@@ -194,14 +234,15 @@ def _track_record() -> rx.Component:
     )
     rate_color = rx.match(D.approval_tone, ("green", "var(--green-11)"), ("yellow", "var(--amber-11)"),
                           "var(--red-11)")
-    body = rx.vstack(
-        rx.hstack(
-            rx.cond(D.verified,
-                    rx.badge(rx.icon("badge-check", size=12), "Verified", color_scheme="green", size="2",
-                             id="verified"),
-                    rx.badge("Not verified yet", color_scheme="gray", size="2", id="verified")),
-            spacing="2",
-        ),
+    verified = rx.vstack(
+        rx.cond(D.verified,
+                rx.badge(rx.icon("badge-check", size=12), "Verified vendor", color_scheme="green", size="2",
+                         id="verified"),
+                rx.badge("Not verified yet", color_scheme="gray", size="2", id="verified")),
+        rx.text(D.verified_rule, size="1", color_scheme="gray", id="verified-rule"),
+        spacing="1", width="100%",
+    )
+    figures = rx.vstack(
         _figure("Submissions", rx.text(D.submissions, weight="bold", id="total-submissions")),
         _figure("Approved", rx.text(D.approved_submissions, weight="bold", id="approved-submissions")),
         _figure("Rejected", rx.text(D.rejected_submissions, weight="bold", id="rejected-submissions")),
@@ -214,9 +255,15 @@ def _track_record() -> rx.Component:
                                            weight="bold", id="last-submission")),
         spacing="2", width="100%",
     )
+    # Before the first submission there is nothing to grade: no score, no rate.
+    no_submissions = empty_state("award", "No submissions yet",
+                                 "Your approval rate and quality score appear once you submit your first agent.",
+                                 element_id="no-submissions")
     return _card(
         "Track record",
-        rx.cond(D.stats_loading, rx.text("Loading vendor stats...", color_scheme="gray", id="stats-loading"), body),
+        rx.cond(D.stats_loading, rx.text("Loading vendor stats...", color_scheme="gray", id="stats-loading"),
+                rx.vstack(verified, rx.cond(D.submissions == 0, no_submissions, figures), spacing="3",
+                          width="100%")),
         icon="award", element_id="track-record",
     )
 
@@ -326,9 +373,17 @@ def _agent(agent: AgentRow) -> rx.Component:
             rx.hstack(rx.text(agent.name, weight="bold"), agent_status_badge(agent.status),
                       rx.cond(agent.has_revision, rx.badge(rx.icon("clock", size=12), "changes in review",
                                                            color_scheme="blue", class_name="revision-badge")),
+                      rx.cond(agent.revision_rejected, rx.badge(rx.icon("circle-x", size=12), "changes rejected",
+                                                                color_scheme="red",
+                                                                class_name="revision-rejected-badge")),
                       spacing="2", align="center", wrap="wrap"),
             rx.text(f"{agent.price}/month · {agent.sales_count} sold · ★ {agent.rating} ({agent.review_count})",
                     size="1", color_scheme="gray"),
+            rx.cond(agent.revision_rejected,
+                    rx.text("Your latest changes were rejected; the live listing is unchanged.",
+                            rx.cond(agent.revision_rejection_reason != "",
+                                    f" Reason: {agent.revision_rejection_reason}", ""),
+                            size="1", color="var(--red-11)", class_name="revision-rejection")),
             rx.cond(agent.rejection_reason != "",
                     rx.text(f"Reason: {agent.rejection_reason}", size="1", color="var(--red-11)",
                             class_name="rejection-reason")),

@@ -83,7 +83,8 @@ class _Verified:
     vendor_id: str | None
     agent_name: str
     customer_email: str
-    buyer_name: str
+    buyer_name: str  # the username, as the vendor's sale notification names the buyer
+    buyer_greeting: str  # names.greeting_name, as the receipt greets them
     commission: Decimal
     rate: Decimal
     original_usd_cents: int
@@ -127,7 +128,7 @@ def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None
             raise Invalid(FOREIGN_PAYMENT)
         price_cents, vendor_id, agent_name = agent.price_cents, agent.vendor_id, agent.name
         email = buyer.email
-        buyer_name = buyer.username
+        buyer_name, buyer_greeting = buyer.username, names.greeting_name(buyer)
 
     currency = intent.currency
     if currency != metadata["currency"] or currency not in money.SUPPORTED_CURRENCIES:
@@ -151,7 +152,8 @@ def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None
         raise Invalid(MISMATCH)
     return _Verified(
         intent=intent, user_id=metadata["userId"], agent_id=metadata["agentId"], vendor_id=vendor_id,
-        agent_name=agent_name, customer_email=email, buyer_name=buyer_name, commission=commission, rate=rate,
+        agent_name=agent_name, customer_email=email, buyer_name=buyer_name, buyer_greeting=buyer_greeting,
+        commission=commission, rate=rate,
         original_usd_cents=price_cents, split=split,
         reason=None if split else (metadata.get("splitBlockReason") or "Payment processed directly to platform"),
         vendor_amount=vendor_amount, fee=fee,
@@ -223,14 +225,12 @@ def _queue_purchase_mail(session: Session, v: _Verified, order: Order) -> None:
     """The buyer's receipt and the vendor's sale e-mail, sent once the purchase is committed."""
     amount, currency = money.format_cents(v.intent.amount), v.intent.currency
     mail.send_after_commit(session, mail_texts.receipt(
-        to=v.customer_email, username=v.buyer_name, agent_name=v.agent_name, amount=amount, currency=currency,
+        to=v.customer_email, name=v.buyer_greeting, agent_name=v.agent_name, amount=amount, currency=currency,
         order_id=order.id, agent_id=v.agent_id))
     vendor = session.get(User, v.vendor_id) if v.vendor_id and v.intent.amount else None
     if vendor is not None and vendor.deleted_at is None:
-        vendor_name = names.display_name(first_name=vendor.first_name, last_name=vendor.last_name,
-                                         username=vendor.username, short=True)
         mail.send_after_commit(session, mail_texts.sale(
-            to=vendor.email, vendor_name=vendor_name, agent_name=v.agent_name,
+            to=vendor.email, name=names.greeting_name(vendor), agent_name=v.agent_name,
             amount=amount, currency=currency, order_id=order.id))
 
 
@@ -311,7 +311,8 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
         intent=payments.Intent(id=f"free_{buyer.id}_{agent_id}", client_secret="", status="succeeded", amount=0,
                                currency="usd", metadata={}),
         user_id=buyer.id, agent_id=agent_id, vendor_id=vendor_id, agent_name=agent_name,
-        customer_email=buyer.email, buyer_name=buyer.username, commission=platform.commission_rate(),
+        customer_email=buyer.email, buyer_name=buyer.username, buyer_greeting=names.greeting_name(buyer),
+        commission=platform.commission_rate(),
         rate=Decimal(1), original_usd_cents=0, split=False, reason=FREE_REASON, vendor_amount=0, fee=0,
     )
     return _record(verified)

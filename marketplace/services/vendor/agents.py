@@ -54,6 +54,8 @@ class VendorAgent:
     current_version: int = 1
     pending_revision: RevisionSummary | None = None
     file_count: int = 0  # files of the version the next approval would publish (else the live ones)
+    # The latest decided revision was rejected (and no new one is pending): the admin's reason, else None.
+    revision_rejection: str | None = None
 
     @property
     def has_pending_revision(self) -> bool:
@@ -89,6 +91,18 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
             for r in session.exec(select(AgentRevision).where(AgentRevision.agent_id.in_(ids),
                                                               AgentRevision.status == RevisionStatus.PENDING))
         } if ids else {}
+        rejected: dict[str, str] = {}
+        if ids:
+            latest: set[str] = set()
+            for agent_id, status, reason in session.exec(
+                    select(AgentRevision.agent_id, AgentRevision.status, AgentRevision.rejection_reason)
+                    .where(AgentRevision.agent_id.in_(ids), AgentRevision.status != RevisionStatus.PENDING)
+                    .order_by(AgentRevision.updated_at.desc(), AgentRevision.version.desc())):
+                if agent_id in latest:
+                    continue
+                latest.add(agent_id)
+                if status == RevisionStatus.REJECTED and agent_id not in pending:
+                    rejected[agent_id] = reason or ""
         counts: dict[str, dict[int, int]] = defaultdict(dict)
         if ids:
             for agent_id, version, n in session.exec(
@@ -99,7 +113,8 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
     for row in rows:
         revision = pending.get(row[0])
         version = revision.version if revision else row[14]
-        agents.append(VendorAgent(*row, pending_revision=revision, file_count=counts[row[0]].get(version, 0)))
+        agents.append(VendorAgent(*row, pending_revision=revision, file_count=counts[row[0]].get(version, 0),
+                                  revision_rejection=rejected.get(row[0])))
     return agents
 
 

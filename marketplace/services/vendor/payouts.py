@@ -30,6 +30,36 @@ RESTRICTED = "restricted"  # requirements due, or charges disabled
 ACTIVE = "active"
 MAX_PAYOUTS = 100
 DEFAULT_COUNTRY = "US"
+# What the vendor has to do about payouts (AccountStatus.setup); the dashboard's payment card shows it.
+SETUP_NOT_CONNECTED = "not_connected"
+SETUP_NEEDS_ACTION = "needs_action"  # named requirements due, or onboarding not finished
+SETUP_VERIFYING = "verifying"  # details sent, nothing due: Stripe is still checking them
+SETUP_READY = "ready"
+VERIFICATION_WAIT = "usually within 1-2 business days"  # Stripe's usual time to verify submitted details
+# Stripe's requirement keys as a vendor knows them; others are spelled out from the key.
+REQUIREMENT_LABELS = {
+    "external_account": "Bank account for payouts",
+    "tos_acceptance.date": "Accept Stripe's terms of service",
+    "tos_acceptance.ip": "Accept Stripe's terms of service",
+    "business_type": "Business type",
+    "business_profile.url": "Business website",
+    "business_profile.mcc": "Business category",
+    "individual.verification.document": "Identity document",
+    "individual.id_number": "Personal ID number",
+    "individual.ssn_last_4": "Last 4 digits of your SSN",
+    "individual.dob.day": "Date of birth",
+    "individual.dob.month": "Date of birth",
+    "individual.dob.year": "Date of birth",
+    "individual.address.line1": "Home address",
+    "individual.address.city": "Home address",
+    "individual.address.postal_code": "Home address",
+    "individual.first_name": "Legal first name",
+    "individual.last_name": "Legal last name",
+    "individual.email": "Email address",
+    "individual.phone": "Phone number",
+    "company.tax_id": "Company tax ID",
+}
+OTHER_REQUIREMENT = "Additional information"
 
 
 @dataclass(frozen=True)
@@ -42,6 +72,32 @@ class AccountStatus:
     requirements_due: list[str]
     country: str | None
     default_currency: str | None
+
+    @property
+    def setup(self) -> str:
+        """What the vendor has to do. Requirements due or unfinished onboarding need them; details sent with
+        nothing due mean Stripe is verifying (nothing to do but wait); ready only when Stripe can both charge
+        for the vendor and pay them out."""
+        if not self.connected:
+            return SETUP_NOT_CONNECTED
+        if self.requirements_due or self.account_status == PENDING:
+            return SETUP_NEEDS_ACTION
+        if self.charges_enabled and self.payouts_enabled:
+            return SETUP_READY
+        return SETUP_VERIFYING
+
+
+def requirement_labels(keys: list[str]) -> list[str]:
+    """Stripe's requirement keys as the vendor reads them, each once, in Stripe's order."""
+    return list(dict.fromkeys(_requirement_label(key) for key in keys))
+
+
+def _requirement_label(key: object) -> str:
+    key = str(key or "").strip()
+    if key in REQUIREMENT_LABELS:
+        return REQUIREMENT_LABELS[key]
+    words = " ".join(key.replace(".", " ").replace("_", " ").split())
+    return words.capitalize() if words.replace(" ", "").isalnum() else OTHER_REQUIREMENT
 
 
 @dataclass(frozen=True)

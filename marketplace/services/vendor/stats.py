@@ -34,6 +34,9 @@ VERIFIED_MIN_APPROVED = 3
 VERIFIED_MIN_QUALITY = Decimal("0.6")
 NEUTRAL_RATING_SHARE = Decimal("0.6")
 OPEN_REPORTS = (ReportStatus.PENDING, ReportStatus.REVIEWED)
+VERIFIED_RULE = (f"Verified vendors have at least {VERIFIED_MIN_APPROVED} approved agents, a quality score of "
+                 f"{VERIFIED_MIN_QUALITY:.2f} or more and a Stripe account that can take payments. "
+                 "Payouts are a separate step, shown under Payment setup.")
 VENDOR_NOT_FOUND = "Vendor not found"
 STATS_FORBIDDEN = "You can only view your own vendor stats"
 

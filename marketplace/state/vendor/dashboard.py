@@ -59,6 +59,8 @@ class AgentRow:
     sales_count: int
     submitted: str
     has_revision: bool = False  # edits of the live agent wait for review
+    revision_rejected: bool = False  # the latest edits were rejected; the live listing stayed as it was
+    revision_rejection_reason: str = ""
 
 
 @dataclass
@@ -117,11 +119,15 @@ class VendorDashboardState(VendorState):
     quality_score: str = "0.00"
     quality_level: str = "low"
     verified: bool = False
+    verified_rule: str = stats.VERIFIED_RULE
     last_submission: str = ""
     # payment setup and payouts
     payments_loading: bool = True
-    payment_state: str = "not_connected"  # not_connected | needs_action | ready
+    payment_state: str = payouts.SETUP_NOT_CONNECTED  # not_connected | needs_action | verifying | ready
     requirements: list[str] = []
+    charges_enabled: bool = False
+    payouts_enabled: bool = False
+    verification_wait: str = payouts.VERIFICATION_WAIT
     account_country: str = ""
     account_currency: str = ""
     payouts: list[PayoutRow] = []
@@ -198,8 +204,11 @@ class VendorDashboardState(VendorState):
         return rx.toast.error("Error", description=error.message)
 
     def _show_series(self, series: list[sales.EarningsPoint]) -> None:
-        # recharts needs numbers: dollars as floats, for drawing only (labels come from the service)
-        self.chart = [{"label": p.label, "vendor": p.vendor_cents / 100, "fee": p.fee_cents / 100, "sales": p.sales}
+        # recharts needs numbers: dollars as floats, for drawing only; the tooltip shows the amounts as money
+        # formats them ("vendor_text", "fee_text"), never the floats
+        self.chart = [{"label": p.label, "vendor": p.vendor_cents / 100, "fee": p.fee_cents / 100, "sales": p.sales,
+                       "vendor_text": money.format_amount(p.vendor_cents, "usd"),
+                       "fee_text": money.format_amount(p.fee_cents, "usd")}
                       for p in series]
         self.chart_sales = sum(p.sales for p in series)
 
@@ -216,13 +225,9 @@ class VendorDashboardState(VendorState):
         self.last_submission = format_day(record.last_submission_at, zone) if record.last_submission_at else ""
 
     def _show_account(self, status: payouts.AccountStatus) -> None:
-        if not status.connected:
-            self.payment_state = "not_connected"
-        elif status.requires_action:
-            self.payment_state = "needs_action"
-        else:
-            self.payment_state = "ready"
-        self.requirements = [r.replace("_", " ").replace(".", ": ") for r in status.requirements_due]
+        self.payment_state = status.setup
+        self.requirements = payouts.requirement_labels(status.requirements_due)
+        self.charges_enabled, self.payouts_enabled = status.charges_enabled, status.payouts_enabled
         self.account_country = (status.country or "").upper()
         self.account_currency = (status.default_currency or "").upper()
 
@@ -287,6 +292,8 @@ def _agent_row(agent: agents.VendorAgent, zone: ZoneInfo) -> AgentRow:
         sales_count=agent.sales_count,
         submitted=format_day(agent.created_at, zone),
         has_revision=agent.pending_revision is not None,
+        revision_rejected=agent.revision_rejection is not None,
+        revision_rejection_reason=agent.revision_rejection or "",
     )
 
 
