@@ -233,7 +233,8 @@ def _files() -> rx.Component:
         rx.box(
             uppy_upload(
                 uppy_id=W.uppy_id, endpoint="/api/uploads", max_files=W.files_left,
-                max_file_size=W.max_file_bytes, multipart_threshold=W.multipart_threshold,
+                max_file_size=W.max_file_bytes, allowed_types=W.allowed_types,
+                multipart_threshold=W.multipart_threshold,
                 note=f"Up to {W.files_left} file(s): zip, tar.gz, json, yaml, py, js, ts, md, txt or pdf.",
                 height=360, disabled=W.files_left == 0,
                 on_uploaded=W.file_uploaded, on_removed=W.file_removed, on_restored=W.files_restored,
