@@ -146,13 +146,16 @@ export function UppyUpload({
         cb(file.id);
       }
     };
-    // Files a reload brought back that had finished before it: the page's state starts empty, so tell it again.
+    // Files a reload brought back that had finished before it (and were not refused): the page's state starts
+    // empty, so tell it again.
     const restored = () => {
       const cb = callbacks.current.onRestored;
       if (!cb) {
         return;
       }
-      const done = uppy.getFiles().filter((f) => f.progress && f.progress.uploadComplete && f.response);
+      const done = uppy
+        .getFiles()
+        .filter((f) => f.progress && f.progress.uploadComplete && f.response && !f.error);
       if (done.length > 0) {
         cb(done.map((f) => report(f, f.response)));
       }
@@ -191,12 +194,15 @@ export function UppyUpload({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [uppyId, endpoint]);
 
+  // A new array arrives with every render: compare the endings, not the array.
+  const typesKey = (allowedTypes || []).join(" ");
   useEffect(() => {
     const uppy = uppyRef.current;
     if (uppy) {
       uppy.setOptions({ restrictions: restrictionsOf(maxFileSize, allowedTypes) });
     }
-  }, [maxFileSize, allowedTypes]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [maxFileSize, typesKey]);
 
   useEffect(() => {
     const uppy = uppyRef.current;

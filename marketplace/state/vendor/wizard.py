@@ -251,31 +251,35 @@ class WizardState(SessionState):
         self.preview_open = False
 
     @rx.event
+    def discard(self) -> Iterator[Any]:
+        """Cancel, confirmed: the widget's uploads (and their restore store) go, and the vendor goes back."""
+        yield rx.call_script(clear_uploads_script(self.uppy_id))
+        yield rx.redirect("/vendor")
+
+    @rx.event
     def toggle_preview(self) -> None:
         self.preview_open = not self.preview_open
 
     # --- the upload widget -----------------------------------------------------------------------------
 
-    def _add_upload(self, info: Any) -> UploadedFile | None:
+    def _upload_of(self, info: Any) -> UploadedFile | None:
+        """The widget's report of a finished file, unless it is malformed or already listed."""
         if not isinstance(info, dict):
             return None
         file_id, url = str(info.get("id") or ""), str(info.get("url") or "")
         if not file_id or not url or any(u.id == file_id for u in self.uploads):
             return None
         size = info.get("size")
-        upload = UploadedFile(id=file_id, name=str(info.get("name") or "file")[:255],
-                              size=size_label(size if isinstance(size, int) else 0), url=url)
-        self.uploads = [*self.uploads, upload]
-        return upload
+        return UploadedFile(id=file_id, name=str(info.get("name") or "file")[:255],
+                            size=size_label(size if isinstance(size, int) else 0), url=url)
 
     @rx.event
     async def file_uploaded(self, info: dict) -> AsyncIterator[Any]:
         """Check the finished file at once (as attach will): a refused one is marked on its card in the widget
         and never joins the files to submit."""
-        upload = self._add_upload(info)
+        upload = self._upload_of(info)
         if upload is None:
             return
-        yield
         user = await self.viewer()
         try:
             await blocking.run(submission.check_upload, actor=user, file_url=upload.url)
@@ -283,16 +287,19 @@ class WizardState(SessionState):
             yield logged_out_again()
             return
         except DomainError as error:
-            self.uploads = [u for u in self.uploads if u.id != upload.id]
             yield rx.call_script(refuse_upload_script(self.uppy_id, upload.id, error.message))
             yield rx.toast.error(FILE_REFUSED, description=f"{upload.name}: {error.message}")
             return
+        if all(u.id != upload.id for u in self.uploads):
+            self.uploads = [*self.uploads, upload]
         yield rx.toast.success("File uploaded", description=f"{upload.name} has been uploaded successfully.")
 
     @rx.event
     def files_restored(self, infos: list) -> None:
         for info in infos if isinstance(infos, list) else []:
-            self._add_upload(info)
+            upload = self._upload_of(info)
+            if upload is not None:
+                self.uploads = [*self.uploads, upload]
 
     @rx.event
     def file_removed(self, file_id: str) -> None:
