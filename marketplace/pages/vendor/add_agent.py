@@ -274,7 +274,7 @@ def _nav() -> rx.Component:
         rx.spacer(display=rx.breakpoints(initial="none", sm="block")),
         _cancel(full),
         rx.cond(W.step < 4, next_button, submit_button),
-        direction=rx.breakpoints(initial="column-reverse", sm="row"), align="stretch", width="100%", gap="3",
+        direction=rx.breakpoints(initial="column-reverse", sm="row"), align="stretch", width="100%", spacing="3",
         id="wizard-nav",
     )
 
