@@ -280,9 +280,10 @@ def _nav() -> rx.Component:
 
 
 def _cancel(width: rx.Var) -> rx.Component:
-    """Cancel asks first: it throws away what was typed and uploaded."""
+    """Cancel asks first: it throws away what was typed and uploaded. Soft, not ghost: a ghost button's negative
+    margins put it off the row its neighbours sit on."""
     return rx.alert_dialog.root(
-        rx.alert_dialog.trigger(rx.button("Cancel", type="button", variant="ghost", color_scheme="gray",
+        rx.alert_dialog.trigger(rx.button("Cancel", type="button", variant="soft", color_scheme="gray",
                                           id="wizard-cancel", width=width)),
         rx.alert_dialog.content(
             rx.alert_dialog.title(rx.cond(W.editing, "Discard your changes?", "Discard this agent?")),

@@ -378,7 +378,7 @@ class WizardState(SessionState):
             return
         self.submitting = False
         for _ in attached:
-            yield rx.toast.success(*ATTACHED)
+            yield rx.toast.success(ATTACHED[0], description=ATTACHED[1])
         for update in self._done():
             yield update
 
