@@ -7,8 +7,9 @@
  * multipart above it. @uppy/golden-retriever keeps the selection in IndexedDB so a reload restores it
  * (Uppy's own 'Session restored' texts).
  *
- * Nothing is decided here: limits come from the server's settings as props, the server checks every
- * upload again when it is attached, and each finished upload is only reported (name, size, URL).
+ * Nothing is decided here: limits and the allowed name endings come from the server as props, each
+ * finished upload is only reported (name, size, URL), and the server checks it then (a refusal comes back
+ * through `refuse`, shown on the file's card) and again when it is attached.
  */
 import React, { useEffect, useRef } from "react";
 import Uppy from "@uppy/core";
@@ -35,11 +36,19 @@ function report(file, response) {
   };
 }
 
-function restrictionsOf(maxFiles, maxFileSize) {
+/*
+ * The count is not an Uppy restriction: Uppy refuses a whole batch that goes over it. `onBeforeFileAdded`
+ * keeps the first files that fit instead, and the widget says which were left out.
+ */
+function restrictionsOf(maxFileSize, allowedTypes) {
   return {
-    maxNumberOfFiles: maxFiles > 0 ? maxFiles : 1,
     maxFileSize: maxFileSize > 0 ? maxFileSize : 10 * MB,
+    allowedFileTypes: allowedTypes && allowedTypes.length > 0 ? allowedTypes : null,
   };
+}
+
+function limitOf(maxFiles) {
+  return maxFiles > 0 ? maxFiles : 1;
 }
 
 export function UppyUpload({
@@ -47,6 +56,7 @@ export function UppyUpload({
   endpoint,
   maxFiles,
   maxFileSize,
+  allowedTypes,
   multipartThreshold,
   note,
   height,
@@ -64,16 +74,47 @@ export function UppyUpload({
   callbacks.current = { onUploaded, onRemoved, onRestored };
   const threshold = useRef(multipartThreshold);
   threshold.current = multipartThreshold;
+  const limit = useRef(limitOf(maxFiles));
+  limit.current = limitOf(maxFiles);
 
   useEffect(() => {
     if (!target.current) {
       return undefined;
     }
     const name = uppyId || "agent-files";
+    // Files past the limit in one pick: named once, after the batch (Uppy adds a batch file by file).
+    let leftOut = [];
+    const sayLeftOut = () => {
+      const names = leftOut;
+      leftOut = [];
+      if (names.length > 0) {
+        uppy.info(
+          {
+            message: `Only ${limit.current} file(s) can be added; left out: ${names.join(", ")}`,
+            details: "Remove a file to add another.",
+          },
+          "error",
+          8000,
+        );
+      }
+    };
     const uppy = new Uppy({
       id: name,
       autoProceed: true,
-      restrictions: restrictionsOf(maxFiles, maxFileSize),
+      restrictions: restrictionsOf(maxFileSize, allowedTypes),
+      onBeforeFileAdded: (file, files) => {
+        if (Object.hasOwn(files, file.id)) {
+          return false;
+        }
+        if (Object.values(files).filter((f) => !f.error).length >= limit.current) {
+          if (leftOut.length === 0) {
+            setTimeout(sayLeftOut, 0);
+          }
+          leftOut.push(file.name || "file");
+          return false;
+        }
+        return true;
+      },
     });
     uppy.use(Dashboard, {
       inline: true,
@@ -105,13 +146,16 @@ export function UppyUpload({
         cb(file.id);
       }
     };
-    // Files a reload brought back that had finished before it: the page's state starts empty, so tell it again.
+    // Files a reload brought back that had finished before it (and were not refused): the page's state starts
+    // empty, so tell it again.
     const restored = () => {
       const cb = callbacks.current.onRestored;
       if (!cb) {
         return;
       }
-      const done = uppy.getFiles().filter((f) => f.progress && f.progress.uploadComplete && f.response);
+      const done = uppy
+        .getFiles()
+        .filter((f) => f.progress && f.progress.uploadComplete && f.response && !f.error);
       if (done.length > 0) {
         cb(done.map((f) => report(f, f.response)));
       }
@@ -130,7 +174,13 @@ export function UppyUpload({
     };
     instances[name] = {
       clear: () => quietly(() => uppy.cancelAll()),
-      remove: (fileId) => quietly(() => uppy.getFile(fileId) && uppy.removeFile(fileId)),
+      // The server refused a finished file: its card shows the reason (and Uppy's notice names the file).
+      refuse: (fileId, message) => {
+        const file = uppy.getFile(fileId);
+        if (file) {
+          uppy.emit("upload-error", file, { message, details: "" });
+        }
+      },
     };
     return () => {
       uppy.off("upload-success", uploaded);
@@ -144,12 +194,15 @@ export function UppyUpload({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [uppyId, endpoint]);
 
+  // A new array arrives with every render: compare the endings, not the array.
+  const typesKey = (allowedTypes || []).join(" ");
   useEffect(() => {
     const uppy = uppyRef.current;
     if (uppy) {
-      uppy.setOptions({ restrictions: restrictionsOf(maxFiles, maxFileSize) });
+      uppy.setOptions({ restrictions: restrictionsOf(maxFileSize, allowedTypes) });
     }
-  }, [maxFiles, maxFileSize]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [maxFileSize, typesKey]);
 
   useEffect(() => {
     const uppy = uppyRef.current;

@@ -2,7 +2,8 @@
 
 The React side is assets/uppy_upload.jsx. It uploads through the app's Companion-compatible routes
 (`/api/uploads/s3/...`), keeps the selection across reloads, and reports each finished file; the limits it
-enforces are the server's settings, handed in as props, and the server checks every file again on attach.
+enforces are the server's settings, handed in as props, and the server checks every file when it finishes
+and again on attach.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ class UppyUpload(AssetComponent):
     # Restrictions from the server's settings.
     max_files: rx.Var[int]
     max_file_size: rx.Var[int]
+    # Name endings the file picker offers (".zip", ".py", ...): services/filetypes.py `picker_extensions`.
+    allowed_types: rx.Var[list[str]]
     # Files above this many bytes go multipart (resumable, part by part).
     multipart_threshold: rx.Var[int]
     note: rx.Var[str]

@@ -88,6 +88,12 @@ class _Bad(Exception):
     """The content does not hold what its kind promises; the message says why."""
 
 
+def picker_extensions() -> list[str]:
+    """The allowed kinds as a file picker's name endings: the last part only ('tar.gz' -> '.gz'), which is
+    what browsers and Uppy compare; the content check on upload decides the rest."""
+    return list(dict.fromkeys(f".{kind.rsplit('.', 1)[-1]}" for kind in ALLOWED))
+
+
 def kind_of_name(filename: str) -> str | None:
     """The allowed kind a file name claims ('x.TAR.GZ' -> 'tar.gz'), or None."""
     name = PurePosixPath(filename.replace("\\", "/")).name.lower()

@@ -107,6 +107,25 @@ def _add_files(page: Page, *paths: Path) -> None:
     page.locator(".uppy-Dashboard-input").first.set_input_files([str(p) for p in paths])
 
 
+def _boxes(page: Page) -> list[dict]:
+    """Previous, Cancel and the step's main button, as laid out."""
+    return [page.locator(f"#wizard-{b}").bounding_box() for b in ("previous", "cancel", "submit")]
+
+
+def _nav_in_one_row(page: Page) -> None:
+    previous, cancel, submit = _boxes(page)
+    assert previous["y"] == cancel["y"] == submit["y"], (previous, cancel, submit)
+    assert previous["x"] < cancel["x"] < submit["x"]
+
+
+def _nav_in_a_clean_stack(page: Page) -> None:
+    """At phone width: one full-width button a row, the main action on top, none beside another."""
+    previous, cancel, submit = _boxes(page)
+    assert submit["y"] < cancel["y"] < previous["y"], (previous, cancel, submit)
+    assert previous["x"] == cancel["x"] == submit["x"] and previous["width"] == cancel["width"] == submit["width"]
+    assert previous["width"] > 300
+
+
 def _own_agent(page: Page, name: str) -> dict:
     agents = page.request.get("/api/vendor/agents").json()
     return next(a for a in agents if a["name"] == name)
@@ -151,7 +170,6 @@ def test_gates_and_toasts(page: Page) -> None:
     open_page(page, "/vendor/add-agent")
     expect(page.get_by_role("heading", name="Create New AI Agent")).to_be_visible()
     expect(page.locator("#back-to-dashboard")).to_have_attribute("href", "/vendor")
-    expect(page.locator("#wizard-cancel")).to_have_attribute("href", "/vendor")
     steps = page.locator(".wizard-step")
     for number, (title, text) in enumerate([
         ("Agent Info", "Basic information about your agent"),
@@ -233,8 +251,21 @@ def test_gates_and_toasts(page: Page) -> None:
     page.click("#toggle-preview")
     expect(preview).to_have_count(0)
 
+    _nav_in_one_row(page)
+    shot(page, "wizard-review-desktop")
     expect_fits_phone(page, "#agent-wizard", "wizard-review-phone")
+    _nav_in_a_clean_stack(page)
+
+    # Cancel asks before it throws the draft away.
     page.click("#wizard-cancel")
+    dialog = page.locator("#wizard-cancel-dialog")
+    expect(dialog).to_contain_text("Discard this agent?")
+    shot(page, "wizard-cancel-phone")
+    page.click("#wizard-keep-editing")
+    expect(dialog).to_have_count(0)
+    expect(page.locator("#summary-name")).to_have_text("Gatekeeper")
+    page.click("#wizard-cancel")
+    page.click("#wizard-discard")
     expect(page).to_have_url(re.compile(r"/vendor/?$"))
 
 
@@ -286,6 +317,8 @@ def test_agent_life_from_wizard_to_buyer_and_a_new_version(page: Page, browser: 
     page.click("#wizard-submit")
     expect_toast(page, "Agent submitted for review",
                  "Your agent has been submitted and is awaiting admin approval before going live.")
+    expect(page.locator("[data-sonner-toast]").filter(has_text="Your agent file has been attached.")).to_have_count(2)
+    expect_toast(page, "File uploaded successfully", "Your agent file has been attached.")
     expect(page).to_have_url(re.compile(r"/vendor/?$"))
     row = page.locator(f".vendor-agent[data-agent='{name}']")
     expect(row).to_have_attribute("data-status", "pending")
@@ -393,3 +426,84 @@ def test_multipart_upload_pauses_and_resumes(page: Page, files: dict[str, Path])
     expect(page.locator(".uppy-Dashboard-Item.is-complete")).to_have_count(1, timeout=30_000)
     expect_toast(page, "File uploaded", "model.zip has been uploaded successfully.")
     expect(page.locator("#uploaded-files .uploaded-file")).to_have_count(1)
+
+
+def test_a_forbidden_file_is_refused_on_its_card_at_once_and_no_agent_is_left(page: Page, admin: httpx.Client,
+                                                                            tmp_path: Path) -> None:
+    """The picker offers only allowed endings; a file whose content is not what its name says is refused as
+    soon as its upload finishes, on its own card; giving up leaves no agent, and a good file then submits."""
+    fake = tmp_path / "fake.zip"
+    fake.write_text("this is text, not a zip archive\n")
+    tool = tmp_path / "tool.exe"
+    tool.write_bytes(b"MZ\x90\x00" + bytes(60))
+    good = tmp_path / "agent.py"
+    good.write_text("print('ok')\n")
+    name = unique("Refused files ")
+    _vendor(page)
+    open_page(page, "/vendor/add-agent")
+    _agent_info(page, name)
+    _next(page)
+    accept = page.locator(".uppy-Dashboard-input").first.get_attribute("accept") or ""
+    assert ".zip" in accept and ".py" in accept and ".gz" in accept and ".exe" not in accept, accept
+
+    _add_files(page, tool)  # past the picker (as a drop would be): the widget refuses it before uploading
+    expect(page.locator(".uppy-Informer").first).to_contain_text("You can only upload")
+    expect(page.locator(".uppy-Dashboard-Item")).to_have_count(0)
+
+    _add_files(page, fake)
+    card = page.locator(".uppy-Dashboard-Item").filter(has_text="fake.zip")
+    expect(card).to_have_class(re.compile(r"\bis-error\b"), timeout=30_000)
+    expect(page.locator("[data-sonner-toast]").filter(has_text="File upload error")
+           .filter(has_text="fake.zip:")).to_be_visible()
+    expect(page.locator("[data-sonner-toast]").filter(has_text="fake.zip has been uploaded successfully."))\
+        .to_have_count(0)
+    expect(page.locator("#uploaded-files")).to_have_count(0)
+    shot(page, "wizard-file-refused")
+    phone(page)
+    shot(page, "wizard-file-refused-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    expect(page.locator("#wizard-next")).to_have_attribute("aria-disabled", "true")  # a refused file does not count
+
+    # The vendor gives up: no agent, pending or otherwise, and nothing fileless for the admin.
+    page.click("#wizard-cancel")
+    page.click("#wizard-discard")
+    expect(page).to_have_url(re.compile(r"/vendor/?$"))
+    assert not any(a["name"] == name for a in page.request.get("/api/vendor/agents").json())
+    assert all(p["fileCount"] > 0 for p in admin.get("/api/admin/agents/pending").json() if p["kind"] == "agent")
+
+    # A new try with a good file: the agent is created with it, and the attach says so.
+    open_page(page, "/vendor/add-agent")
+    expect(page.locator(".uppy-Dashboard-Item")).to_have_count(0)  # the discarded draft's files are gone
+    _agent_info(page, name)
+    _next(page)
+    _add_files(page, good)
+    expect_toast(page, "File uploaded", "agent.py has been uploaded successfully.")
+    _next(page)
+    _pricing(page, "5")
+    _next(page)
+    page.click("#wizard-submit")
+    expect_toast(page, "File uploaded successfully", "Your agent file has been attached.")
+    expect_toast(page, "Agent submitted for review",
+                 "Your agent has been submitted and is awaiting admin approval before going live.")
+    agent = _own_agent(page, name)
+    assert (agent["status"], agent["fileCount"]) == ("pending", 1)
+
+
+def test_six_files_picked_at_once_keep_the_first_five(page: Page, tmp_path: Path) -> None:
+    picked = []
+    for n in range(1, 7):
+        path = tmp_path / f"note{n}.md"
+        path.write_text(f"# Note {n}\n")
+        picked.append(path)
+    _vendor(page)
+    open_page(page, "/vendor/add-agent")
+    _agent_info(page, unique("Five of six "))
+    _next(page)
+    _add_files(page, *picked)
+    informer = page.locator(".uppy-Informer").first
+    expect(informer).to_contain_text("Only 5 file(s) can be added; left out: note6.md")
+    expect(page.locator(".uppy-Dashboard-Item.is-complete")).to_have_count(5, timeout=30_000)
+    expect(page.locator("#uploaded-files .uploaded-file")).to_have_count(5)
+    names = page.locator(".uppy-Dashboard-Item-name").all_inner_texts()
+    assert sorted(names) == [f"note{n}.md" for n in range(1, 6)], names
+    shot(page, "wizard-six-files")

@@ -233,7 +233,8 @@ def _files() -> rx.Component:
         rx.box(
             uppy_upload(
                 uppy_id=W.uppy_id, endpoint="/api/uploads", max_files=W.files_left,
-                max_file_size=W.max_file_bytes, multipart_threshold=W.multipart_threshold,
+                max_file_size=W.max_file_bytes, allowed_types=W.allowed_types,
+                multipart_threshold=W.multipart_threshold,
                 note=f"Up to {W.files_left} file(s): zip, tar.gz, json, yaml, py, js, ts, md, txt or pdf.",
                 height=360, disabled=W.files_left == 0,
                 on_uploaded=W.file_uploaded, on_removed=W.file_removed, on_restored=W.files_restored,
@@ -252,30 +253,52 @@ def _files() -> rx.Component:
 
 
 def _nav() -> rx.Component:
+    # Phones: a clean stack, the step's main action on top; wider: Previous left, Cancel and Next/Submit right.
+    full = rx.breakpoints(initial="100%", sm="auto")
     next_button = rx.button(
         "Next", rx.icon("arrow-right", size=16), type="submit", form=FORM_ID, id="wizard-next",
         # Looks disabled until the step is filled, and a press says what is missing (spec: blocked Next toast).
         variant=rx.cond(W.can_proceed, "solid", "soft"), color_scheme=rx.cond(W.can_proceed, "violet", "gray"),
-        aria_disabled=rx.cond(W.can_proceed, "false", "true"),
+        aria_disabled=rx.cond(W.can_proceed, "false", "true"), width=full,
     )
     submit_button = rx.button(
         rx.cond(W.submitting, rx.spinner(size="2"), rx.icon("send", size=16)),
         rx.cond(W.submitting, "Submitting...", "Submit for Review"),
         type="submit", form=FORM_ID, id="wizard-submit", disabled=W.submitting,
         variant=rx.cond(W.file_count > 0, "solid", "soft"), color_scheme=rx.cond(W.file_count > 0, "violet", "gray"),
-        aria_disabled=rx.cond(W.file_count > 0, "false", "true"),
+        aria_disabled=rx.cond(W.file_count > 0, "false", "true"), width=full,
     )
     return rx.flex(
         rx.button(rx.icon("arrow-left", size=16), "Previous", type="button", variant="outline",
-                  disabled=W.step == 1, on_click=W.previous, id="wizard-previous"),
-        rx.spacer(display=["none", "block"]),
-        rx.hstack(
-            rx.link(rx.button("Cancel", type="button", variant="ghost", color_scheme="gray"), href="/vendor",
-                    id="wizard-cancel", display="flex"),
-            rx.cond(W.step < 4, next_button, submit_button),
-            spacing="3", align="center", margin_left="auto",
+                  disabled=W.step == 1, on_click=W.previous, id="wizard-previous", width=full),
+        rx.spacer(display=rx.breakpoints(initial="none", sm="block")),
+        _cancel(full),
+        rx.cond(W.step < 4, next_button, submit_button),
+        direction=rx.breakpoints(initial="column-reverse", sm="row"), align="stretch", width="100%", spacing="3",
+        id="wizard-nav",
+    )
+
+
+def _cancel(width: rx.Var) -> rx.Component:
+    """Cancel asks first: it throws away what was typed and uploaded. Soft, not ghost: a ghost button's negative
+    margins put it off the row its neighbours sit on."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.trigger(rx.button("Cancel", type="button", variant="soft", color_scheme="gray",
+                                          id="wizard-cancel", width=width)),
+        rx.alert_dialog.content(
+            rx.alert_dialog.title(rx.cond(W.editing, "Discard your changes?", "Discard this agent?")),
+            rx.alert_dialog.description(rx.cond(
+                W.editing, "What you changed and the files you added here will be lost.",
+                "What you typed and the files you uploaded will be lost.")),
+            rx.flex(
+                rx.alert_dialog.cancel(rx.button("Keep editing", variant="soft", color_scheme="gray",
+                                                 id="wizard-keep-editing")),
+                rx.alert_dialog.action(rx.button("Discard", color_scheme="red", on_click=W.discard,
+                                                 id="wizard-discard")),
+                justify="end", gap="2", margin_top="1em", wrap="wrap",
+            ),
+            max_width="460px", id="wizard-cancel-dialog",
         ),
-        justify="between", align="center", width="100%", gap="3", wrap="wrap",
     )
 
 

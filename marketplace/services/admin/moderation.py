@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, cast, func, insert, literal
+from sqlalchemy import String, cast, exists, func, insert, literal
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, select
 
@@ -150,10 +150,12 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
     window = offset + limit
     with session_scope() as session:
         live = (Agent.deleted_at.is_(None),)
+        # A new agent waits for review once it has files: one created through the API waits for its attach.
+        has_files = exists().where(AgentFile.agent_id == Agent.id, AgentFile.version == Agent.current_version)
         agent_rows = session.exec(
             select(Agent, User.id, User.username, User.email, Category.name)
             .outerjoin(User, User.id == Agent.vendor_id).outerjoin(Category, Category.id == Agent.category_id)
-            .where(Agent.status == AgentStatus.PENDING, *live)
+            .where(Agent.status == AgentStatus.PENDING, has_files, *live)
             .order_by(Agent.updated_at, Agent.id).limit(window)).all()
         revision_rows = session.exec(
             select(AgentRevision, Agent, User.id, User.username, User.email)
@@ -161,7 +163,7 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
             .where(AgentRevision.status == RevisionStatus.PENDING, Agent.status == AgentStatus.APPROVED, *live)
             .order_by(AgentRevision.updated_at, AgentRevision.id).limit(window)).all()
         total = session.exec(select(func.count()).select_from(Agent)
-                             .where(Agent.status == AgentStatus.PENDING, *live)).one()
+                             .where(Agent.status == AgentStatus.PENDING, has_files, *live)).one()
         total += session.exec(select(func.count()).select_from(AgentRevision)
                               .join(Agent, Agent.id == AgentRevision.agent_id)
                               .where(AgentRevision.status == RevisionStatus.PENDING,

@@ -3,7 +3,9 @@
 - issue: one PUT URL or one POST form per file (`issue_put_url`, `issue_post_form`);
 - companion: multipart uploads in Uppy Companion's S3 protocol;
 - local_target: the local backend's signed PUT/POST targets (S3 does this itself);
-- claims: `claim` a finished upload by its URL for one attach, then `finish`, `release` or `drop` it;
+- claims: `claimable` reads a finished upload to check it; `claim` a finished upload by its URL for one
+  attach, then `finish`, `release` or `drop` it;
+  `reopen` undoes attaches of a new agent that was taken back;
   `discard` an upload that was never attached;
 - sweep: `expire_stale` and the `sweep_forever` lifespan task.
 """
@@ -14,12 +16,14 @@ from marketplace.services.uploads.claims import (
     NOT_ISSUED,
     Claimed,
     claim,
+    claimable,
     discard,
     drop,
     drop_unclaimed,
     finish,
     key_from_url,
     release,
+    reopen,
 )
 from marketplace.services.uploads.companion import (
     CompletedUpload,
@@ -46,6 +50,7 @@ __all__ = [
     "Received",
     "abort_multipart",
     "claim",
+    "claimable",
     "complete_multipart",
     "discard",
     "drop",
@@ -60,6 +65,7 @@ __all__ = [
     "receive_post",
     "receive_put",
     "release",
+    "reopen",
     "sign_part",
     "start_multipart",
     "sweep_forever",

@@ -18,7 +18,7 @@ from datetime import datetime
 from urllib.parse import unquote, urlsplit
 
 from sqlalchemy import delete
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.integrations.storage import ObjectNotFound, get_storage
@@ -92,6 +92,21 @@ def claim(*, vendor: User, url: str | None, stored_key: str) -> Claimed:
         return Claimed(key=key, stored_key=stored_key, filename=upload.filename)
 
 
+def claimable(*, vendor: User, url: str | None) -> Claimed:
+    """The vendor's finished upload at `url` as a claim would find it, without claiming it (its `stored_key`
+    is its own key): for checking a file before anything is attached. Refused as `claim` refuses."""
+    key = key_from_url(url)
+    if key is None:
+        raise Invalid(NOT_ISSUED)
+    now = utcnow()
+    with session_scope() as session:
+        upload = session.get(Upload, key)
+        if (upload is None or upload.vendor_id != vendor.id or upload.attached_at is not None
+                or upload.claimed_key is not None or upload.expires_at <= now or upload.upload_id is not None):
+            raise _why_not(upload, vendor, now)
+        return Claimed(key=key, stored_key=key, filename=upload.filename)
+
+
 def finish(session: Session, claimed: Claimed) -> None:
     """Mark the upload attached, in the caller's transaction (the one that adds the file's row). Its UPDATE is
     that transaction's first write: on SQLite it takes the database's write lock, so what the caller reads
@@ -112,6 +127,21 @@ def release(claimed: Claimed) -> None:
                                      values={"claimed_key": None})
     if not lifted:
         storage.delete(claimed.key)
+
+
+def reopen(*, stored_keys: list[str]) -> None:
+    """Undo attaches whose file rows went with a new agent that was taken back (services/vendor/submission.py):
+    each object returns under its upload key and the upload can be attached again."""
+    if not stored_keys:
+        return
+    storage = get_storage()
+    with session_scope() as session:
+        for upload in session.exec(select(Upload).where(Upload.claimed_key.in_(stored_keys),
+                                                        Upload.attached_at.is_not(None))).all():
+            with contextlib.suppress(ObjectNotFound):
+                storage.move(upload.claimed_key, upload.key)
+            upload.claimed_key, upload.attached_at = None, None
+            session.add(upload)
 
 
 def drop(claimed: Claimed) -> None:

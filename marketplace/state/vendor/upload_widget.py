@@ -16,8 +16,8 @@ def clear_uploads_script(uppy_id: str) -> str:
     return f"window.__agentUploads && window.__agentUploads[{key}] && window.__agentUploads[{key}].clear()"
 
 
-def remove_upload_script(uppy_id: str, file_id: str) -> str:
-    """JavaScript that takes one file out of the widget with this id without reporting the removal."""
+def refuse_upload_script(uppy_id: str, file_id: str, message: str) -> str:
+    """JavaScript that marks one file of the widget with this id as refused, with the server's reason."""
     key = json.dumps(uppy_id)
     return (f"window.__agentUploads && window.__agentUploads[{key}]"
-            f" && window.__agentUploads[{key}].remove({json.dumps(file_id)})")
+            f" && window.__agentUploads[{key}].refuse({json.dumps(file_id)}, {json.dumps(message)})")

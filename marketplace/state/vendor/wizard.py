@@ -13,18 +13,19 @@ from typing import Any
 import reflex as rx
 
 from marketplace.config import settings
-from marketplace.services import images
+from marketplace.services import filetypes, images
 from marketplace.services.catalog import categories as category_service
 from marketplace.services.errors import DomainError, Forbidden, NotFound, Unauthorized
 from marketplace.services.permissions import require_vendor
 from marketplace.services.vendor import agents as agent_service
 from marketplace.services.vendor import files as file_service
+from marketplace.services.vendor import submission
 from marketplace.services.vendor.drafts import AgentDraft, parse_tags
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
-from marketplace.state.vendor.upload_widget import clear_uploads_script, remove_upload_script
+from marketplace.state.vendor.upload_widget import clear_uploads_script, refuse_upload_script
 from marketplace.state.vendor.wizard_rows import (
     AgentFileRow,
     CategoryOption,
@@ -48,6 +49,9 @@ BLOCKED = ("Please complete required fields", "Fill in all required information 
 TOO_MANY_TAGS = "Too many tags"
 CREATE_FAILED = "Failed to create agent"
 ATTACH_FAILED = "Failed to attach file to agent"
+FILE_REFUSED = "File upload error"
+ATTACHED = ("File uploaded successfully", "Your agent file has been attached.")
+ALLOWED_TYPES = filetypes.picker_extensions()  # the file picker's name endings
 
 
 class WizardState(SessionState):
@@ -76,6 +80,7 @@ class WizardState(SessionState):
     uppy_id: str = ""
     max_files_per_agent: int = 5
     max_file_bytes: int = 0
+    allowed_types: list[str] = ALLOWED_TYPES
     multipart_threshold: int = 0
 
     # --- derived ----------------------------------------------------------------------------------------
@@ -246,34 +251,55 @@ class WizardState(SessionState):
         self.preview_open = False
 
     @rx.event
+    def discard(self) -> Iterator[Any]:
+        """Cancel, confirmed: the widget's uploads (and their restore store) go, and the vendor goes back."""
+        yield rx.call_script(clear_uploads_script(self.uppy_id))
+        yield rx.redirect("/vendor")
+
+    @rx.event
     def toggle_preview(self) -> None:
         self.preview_open = not self.preview_open
 
     # --- the upload widget -----------------------------------------------------------------------------
 
-    def _add_upload(self, info: Any) -> UploadedFile | None:
+    def _upload_of(self, info: Any) -> UploadedFile | None:
+        """The widget's report of a finished file, unless it is malformed or already listed."""
         if not isinstance(info, dict):
             return None
         file_id, url = str(info.get("id") or ""), str(info.get("url") or "")
         if not file_id or not url or any(u.id == file_id for u in self.uploads):
             return None
         size = info.get("size")
-        upload = UploadedFile(id=file_id, name=str(info.get("name") or "file")[:255],
-                              size=size_label(size if isinstance(size, int) else 0), url=url)
-        self.uploads = [*self.uploads, upload]
-        return upload
+        return UploadedFile(id=file_id, name=str(info.get("name") or "file")[:255],
+                            size=size_label(size if isinstance(size, int) else 0), url=url)
 
     @rx.event
-    def file_uploaded(self, info: dict) -> rx.event.EventSpec | None:
-        upload = self._add_upload(info)
+    async def file_uploaded(self, info: dict) -> AsyncIterator[Any]:
+        """Check the finished file at once (as attach will): a refused one is marked on its card in the widget
+        and never joins the files to submit."""
+        upload = self._upload_of(info)
         if upload is None:
-            return None
-        return rx.toast.success("File uploaded", description=f"{upload.name} has been uploaded successfully.")
+            return
+        user = await self.viewer()
+        try:
+            await blocking.run(submission.check_upload, actor=user, file_url=upload.url)
+        except Unauthorized:
+            yield logged_out_again()
+            return
+        except DomainError as error:
+            yield rx.call_script(refuse_upload_script(self.uppy_id, upload.id, error.message))
+            yield rx.toast.error(FILE_REFUSED, description=f"{upload.name}: {error.message}")
+            return
+        if all(u.id != upload.id for u in self.uploads):
+            self.uploads = [*self.uploads, upload]
+        yield rx.toast.success("File uploaded", description=f"{upload.name} has been uploaded successfully.")
 
     @rx.event
     def files_restored(self, infos: list) -> None:
         for info in infos if isinstance(infos, list) else []:
-            self._add_upload(info)
+            upload = self._upload_of(info)
+            if upload is not None:
+                self.uploads = [*self.uploads, upload]
 
     @rx.event
     def file_removed(self, file_id: str) -> None:
@@ -313,25 +339,36 @@ class WizardState(SessionState):
             yield rx.toast.error("Validation Error", description="Please fill in all required fields.")
             return
         if self.file_count == 0:
-            yield rx.toast.error("File Required", description="Please upload at least one agent file before "
-                                                              "submitting.")
+            yield rx.toast.error("File Required", description=submission.FILE_REQUIRED)
             return
         self.submitting = True
         yield
         user = await self.viewer()
         try:
             if self.agent_id:
-                await blocking.run(agent_service.update_agent, actor=user, agent_id=self.agent_id, draft=self._draft())
+                attached = await blocking.run(submission.submit_changes, actor=user, agent_id=self.agent_id,
+                                              draft=self._draft(), file_urls=[u.url for u in self.uploads])
             else:
-                self.agent_id = await blocking.run(agent_service.create_agent, actor=user, draft=self._draft())
+                # One unit: nothing is created unless every file passes (services/vendor/submission.py).
+                self.agent_id, attached = await blocking.run(
+                    submission.submit_agent, actor=user, draft=self._draft(), file_urls=[u.url for u in self.uploads])
                 self.agent_status = "pending"
         except Unauthorized:
             self.submitting = False
             yield logged_out_again()
             return
+        except submission.RefusedFile as error:
+            self.submitting = False
+            self.step = 2  # the refused file leaves the widget; the others stay for the next try
+            refused = next((u for u in self.uploads if u.url == error.url), None)
+            self.uploads = [u for u in self.uploads if u.url != error.url]
+            if refused is not None:
+                yield rx.call_script(refuse_upload_script(self.uppy_id, refused.id, error.message))
+            yield rx.toast.error(FILE_REFUSED, description=f"{error.filename}: {error.message or ATTACH_FAILED}")
+            return
         except DomainError as error:
             self.submitting = False
-            self.step = FIELD_STEPS.get(error.field or "", self.step)
+            self.step = FIELD_STEPS.get(error.field or "", 2 if error.field == submission.FIELD else self.step)
             yield rx.toast.error("Error", description=error.message or CREATE_FAILED)
             return
         except Exception:  # logged; the user is told it did not work
@@ -339,32 +376,9 @@ class WizardState(SessionState):
             self.submitting = False
             yield rx.toast.error("Error", description=CREATE_FAILED)
             return
-        # Attach each finished upload; a refused one leaves the widget with the service's reason.
-        failed = False
-        for upload in list(self.uploads):
-            try:
-                info = await blocking.run(file_service.attach_file, actor=user, agent_id=self.agent_id,
-                                          file_url=upload.url)
-            except Unauthorized:
-                failed = True
-                yield logged_out_again()
-                break
-            except Exception as error:  # a refusal carries its reason; anything else is logged
-                if not isinstance(error, DomainError):
-                    LOG.exception("attaching %s failed", upload.url)
-                message = error.message if isinstance(error, DomainError) and error.message else ATTACH_FAILED
-                failed = True
-                self.uploads = [u for u in self.uploads if u.id != upload.id]
-                yield rx.call_script(remove_upload_script(self.uppy_id, upload.id))
-                yield rx.toast.error("File upload error", description=f"{upload.name}: {message}")
-                continue
-            self.uploads = [u for u in self.uploads if u.id != upload.id]
-            self.existing_files = [*self.existing_files,
-                                   AgentFileRow(id=info.id, name=info.filename, size=size_label(info.size_bytes))]
         self.submitting = False
-        if failed:
-            self.step = 2  # the refused files are gone from the widget; the agent itself is saved
-            return
+        for _ in attached:
+            yield rx.toast.success(ATTACHED[0], description=ATTACHED[1])
         for update in self._done():
             yield update
 
