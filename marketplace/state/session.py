@@ -89,8 +89,10 @@ class SessionState(rx.State):
 
     @rx.var
     def greeting_name(self) -> str:
-        """Who 'Welcome back, ...!' addresses, on the home page and the dashboard alike."""
-        return names.greeting_name(self)
+        """Who 'Welcome back, ...!' addresses, on the home page and the dashboard alike. The fields are read here,
+        not inside the rule: Reflex recomputes a var when the fields it reads by name change."""
+        return names.display_name(first_name=self.first_name, last_name=self.last_name, username=self.username,
+                                  short=True)
 
     @rx.var
     def initials(self) -> str:

@@ -15,8 +15,8 @@ from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route, e
 from tests.e2e.conftest import open_page, shot
 
 __all__ = [
-    "DEMO_ADMIN", "PASSWORD", "PHONE", "expect_toast", "mail_link", "mail_text", "open_page", "phone", "shot",
-    "sign_in", "sign_up", "submit_sign_in", "submit_sign_up", "unique",
+    "DEMO_ADMIN", "PASSWORD", "PHONE", "buy", "dollars", "expect_toast", "mail_link", "mail_text", "open_page",
+    "pay_with_test_card", "phone", "shot", "sign_in", "sign_up", "submit_sign_in", "submit_sign_up", "unique",
 ]
 
 PASSWORD = "secret123"
@@ -28,6 +28,22 @@ PHONE = {"width": 390, "height": 844}
 def dollars(amount: str | float) -> str:
     """An API amount ('1215.83') as pages show it: '$1,215.83' (thousands grouped)."""
     return f"${Decimal(str(amount)):,.2f}"
+
+
+def pay_with_test_card(page: Page) -> None:
+    """Fill the checkout's Payment Element with the stand-in's good test card and pay."""
+    page.get_by_label("Card number").fill("4242 4242 4242 4242")
+    page.get_by_label("Expiration date").fill("12 / 34")
+    page.get_by_label("Security code").fill("123")
+    page.click("#submit-payment")
+
+
+def buy(page: Page, agent_id: str) -> None:
+    """The signed-in customer pays for the agent with the good test card and reaches Purchase Successful."""
+    open_page(page, f"/checkout/{agent_id}")
+    expect(page.locator("#submit-payment")).to_be_enabled()
+    pay_with_test_card(page)
+    expect(page).to_have_url(re.compile(r"/purchase-success/?$"))
 
 
 def unique(prefix: str) -> str:

@@ -12,6 +12,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.e2e.helpers import (
+    buy,
     dollars,
     expect_toast,
     open_page,
@@ -42,17 +43,6 @@ def _total(page: Page, path: str, **params: object) -> int:
 
 def _origin(page: Page) -> str:
     return page.evaluate("location.origin")
-
-
-def _buy(page: Page, agent_id: str) -> None:
-    """The signed-in customer pays for the agent with the stand-in's test card."""
-    open_page(page, f"/checkout/{agent_id}")
-    expect(page.locator("#submit-payment")).to_be_enabled()
-    page.get_by_label("Card number").fill("4242 4242 4242 4242")
-    page.get_by_label("Expiration date").fill("12 / 34")
-    page.get_by_label("Security code").fill("123")
-    page.click("#submit-payment")
-    expect(page).to_have_url(re.compile(r"/purchase-success/?$"))
 
 
 def _set_rate(page: Page, value: str) -> None:
@@ -170,7 +160,7 @@ def test_admin_deletes_a_customer_with_an_order_and_the_commission_stays(page: P
                  if float(a["price"]) > 0)
     page.context.clear_cookies()
     buyer = sign_up(page, "leaver")
-    _buy(page, agent["id"])
+    buy(page, agent["id"])
 
     page.context.clear_cookies()
     sign_in(page, "admin", "admin123")

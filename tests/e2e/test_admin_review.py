@@ -16,7 +16,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import PASSWORD, api_client, expect_toast, open_page, same_origin, shot, sign_in, unique
+from tests.e2e.helpers import PASSWORD, api_client, buy, expect_toast, open_page, same_origin, shot, sign_in, unique
 
 
 @pytest.fixture
@@ -53,17 +53,6 @@ def _total(page: Page, path: str) -> int:
     return int(answer.headers["x-total-count"])
 
 
-def _buy(page: Page, agent_id: str) -> None:
-    """The signed-in customer pays for the agent with the stand-in's test card."""
-    open_page(page, f"/checkout/{agent_id}")
-    expect(page.locator("#submit-payment")).to_be_enabled()
-    page.get_by_label("Card number").fill("4242 4242 4242 4242")
-    page.get_by_label("Expiration date").fill("12 / 34")
-    page.get_by_label("Security code").fill("123")
-    page.click("#submit-payment")
-    expect(page).to_have_url(re.compile(r"/purchase-success/?$"))
-
-
 def _fits_sideways(page: Page, selector: str) -> None:
     """Nothing in `selector` is cut off or scrolls sideways at this width."""
     overflow = page.locator(selector).evaluate("box => box.scrollWidth - box.clientWidth")
@@ -89,7 +78,7 @@ def test_overview_rows_tab_counts_one_tab_row_and_published_agents(page: Page, v
     registered = page.request.post("/api/register", headers=same_origin(page),
                                    data={"username": buyer, "email": email, "password": PASSWORD})
     assert registered.status == 201, registered.text()
-    _buy(page, agent["id"])
+    buy(page, agent["id"])
     page.context.clear_cookies()
 
     sign_in(page, "admin", "admin123", api=True)

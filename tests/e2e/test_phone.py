@@ -10,7 +10,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import expect_fits_phone, open_page, phone, shot, sign_up
+from tests.e2e.helpers import expect_fits_phone, open_page, pay_with_test_card, phone, shot, sign_up
 
 CELEBRATION_WATCH = """window.__celebrated = false; new MutationObserver(() => {
   if (document.getElementById('purchase-success-title')) { window.__celebrated = true; }
@@ -151,10 +151,7 @@ def test_checkout_and_purchase_on_a_phone(page: Page) -> None:
         assert lines[0] == 1 and lines[1] < 1.5 * lines[2], lines
     expect_fits_phone(page, "#payment-card", "phone-checkout")
 
-    page.get_by_label("Card number").fill("4242 4242 4242 4242")
-    page.get_by_label("Expiration date").fill("12 / 34")
-    page.get_by_label("Security code").fill("123")
-    page.click("#submit-payment")
+    pay_with_test_card(page)
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
     expect(page).to_have_url(re.compile(r"/purchase-success/?$"))  # the order id leaves the address bar
     expect_fits_phone(page, "#whats-next", "phone-purchase-success")

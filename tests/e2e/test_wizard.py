@@ -24,6 +24,7 @@ from tests.e2e.helpers import (
     expect_fits_phone,
     expect_toast,
     open_page,
+    pay_with_test_card,
     phone,
     sent_to_sign_in,
     shot,
@@ -142,10 +143,7 @@ def _buy(page: Page, agent_id: str, label: str) -> None:
     open_page(page, f"/checkout/{agent_id}")
     expect(page.locator("#submit-payment")).to_have_text(label)
     expect(page.locator("#submit-payment")).to_be_enabled()
-    page.get_by_label("Card number").fill("4242 4242 4242 4242")
-    page.get_by_label("Expiration date").fill("12 / 34")
-    page.get_by_label("Security code").fill("123")
-    page.click("#submit-payment")
+    pay_with_test_card(page)
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
 
 
