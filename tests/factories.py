@@ -261,3 +261,41 @@ def audit_actions() -> list[tuple[str, str, str]]:
     with db.session_scope() as session:
         rows = session.exec(select(AuditEntry).order_by(AuditEntry.created_at, AuditEntry.id)).all()
         return [(r.action, r.target_type, r.target_id) for r in rows]
+
+
+# Money over time: subscriptions and refunds (revision 0017).
+from marketplace.models import Refund, RefundSource, RefundStatus, Subscription, SubscriptionStatus  # noqa: E402
+
+
+def make_subscription(
+    agent: Agent, buyer: User, *, status: str = SubscriptionStatus.ACTIVE, price_cents: int | None = None,
+    currency: str = "usd", commission_rate: Decimal | str | int = Decimal("20.00"), split: bool = True,
+    current_period_end: datetime | None = None, access_until: datetime | None = None,
+    created_at: datetime | None = None, **fields: object,
+) -> Subscription:
+    """A subscription of `buyer` to `agent` with the purchase it gives (access until the period's end unless
+    `access_until` says otherwise), as the first paid invoice leaves them; no order is made."""
+    end = current_period_end or utcnow() + timedelta(days=30)
+    price = agent.price_cents if price_cents is None else price_cents
+    with db.session_scope() as session:
+        subscription = Subscription(
+            user_id=buyer.id, agent_id=agent.id, vendor_id=agent.vendor_id, agent_name=agent.name,
+            stripe_subscription_id=f"sub_test_{_n()}", stripe_customer_id=f"cus_test_{buyer.id}",
+            status=status, price_cents=price, currency=currency, original_price_usd_cents=agent.price_cents,
+            commission_rate=Decimal(str(commission_rate)), commission_split_enabled=split,
+            current_period_end=end, created_at=created_at or utcnow(), **fields)
+        session.add(subscription)
+        session.flush()
+        session.add(Purchase(user_id=buyer.id, agent_id=agent.id, purchase_price_cents=price, currency=currency,
+                             subscription_id=subscription.id, access_until=access_until or end))
+    return subscription
+
+
+def make_refund(
+    order: Order, *, status: str = RefundStatus.SUCCEEDED, source: str = RefundSource.CUSTOMER,
+    reason: str = "Not what I needed", created_at: datetime | None = None, **fields: object,
+) -> Refund:
+    """A refund row for `order` (the order itself is left as it is)."""
+    return _save(Refund(order_id=order.id, user_id=order.user_id, requested_by_id=order.user_id, source=source,
+                        status=status, reason=reason, amount_cents=order.total_amount_cents, currency=order.currency,
+                        created_at=created_at or utcnow(), **fields))

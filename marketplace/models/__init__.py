@@ -4,6 +4,15 @@ Each area's request and answer schemas live in its module, beside its tables (se
 
 from marketplace.models.admin import AgentView, AuditEntry
 from marketplace.models.base import ApiInput, ApiModel, MessageOut
+from marketplace.models.billing import (
+    BillingCustomer,
+    PricingModel,
+    Refund,
+    RefundSource,
+    RefundStatus,
+    Subscription,
+    SubscriptionStatus,
+)
 from marketplace.models.catalog import (
     Agent,
     AgentFile,
@@ -18,7 +27,14 @@ from marketplace.models.catalog import (
     StatsPublic,
     VendorRef,
 )
-from marketplace.models.commerce import Order, OrderDayTotal, OrderStatus, ProcessedWebhookEvent, Purchase
+from marketplace.models.commerce import (
+    Order,
+    OrderDayTotal,
+    OrderKind,
+    OrderStatus,
+    ProcessedWebhookEvent,
+    Purchase,
+)
 from marketplace.models.engagement import (
     Favorite,
     FavoriteStatus,
@@ -65,6 +81,7 @@ __all__ = [
     "ApiModel",
     "ApplicationStatus",
     "AuditEntry",
+    "BillingCustomer",
     "Category",
     "CategoryPublic",
     "CategoryRef",
@@ -77,12 +94,17 @@ __all__ = [
     "OAuthAccount",
     "Order",
     "OrderDayTotal",
+    "OrderKind",
     "OrderStatus",
     "OutboxMail",
     "PlatformSetting",
+    "PricingModel",
     "ProcessedWebhookEvent",
     "Purchase",
     "RateLimitHit",
+    "Refund",
+    "RefundSource",
+    "RefundStatus",
     "Report",
     "ReportPublic",
     "ReportStatus",
@@ -95,6 +117,8 @@ __all__ = [
     "RevisionStatus",
     "Role",
     "StatsPublic",
+    "Subscription",
+    "SubscriptionStatus",
     "TokenPurpose",
     "TwoFactorSetup",
     "Upload",

@@ -65,6 +65,7 @@ class Agent(SQLModel, table=True):
     short_description: str = Field(default="", max_length=500)
     description: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
     price_cents: int = Field(default=0, ge=0)
+    pricing_model: str = Field(default="monthly", max_length=16)  # models.billing.PricingModel
     image_url: str | None = Field(default=None, max_length=1000)
     demo_url: str | None = Field(default=None, max_length=1000)
     status: str = Field(default=AgentStatus.PENDING, max_length=16, index=True)

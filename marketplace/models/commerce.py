@@ -15,6 +15,12 @@ from sqlmodel import Field, SQLModel
 from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
 
 
+class OrderKind(StrEnum):
+    PURCHASE = "purchase"  # a one-off payment (a licence)
+    SUBSCRIPTION = "subscription"  # a subscription's first invoice
+    RENEWAL = "renewal"  # each later invoice
+
+
 class OrderStatus(StrEnum):
     PROCESSING = "processing"
     COMPLETED = "completed"
@@ -62,6 +68,14 @@ class Order(SQLModel, table=True):
     payment_intent_id: str = Field(sa_column=Column(String(255), unique=True, nullable=False))
     refund_id: str | None = Field(default=None, max_length=255)  # the provider's refund, when given back
     created_at: datetime = Field(default_factory=utcnow, index=True)
+    # Money over time (revision 0017): what the charge was for, the subscription and invoice it paid, and
+    # when it was refunded or disputed.
+    kind: str = Field(default="purchase", max_length=16)  # OrderKind
+    subscription_id: str | None = Field(default=None, foreign_key="subscriptions.id", index=True, max_length=32,
+                                        ondelete="SET NULL")
+    invoice_id: str | None = Field(default=None, sa_column=Column(String(255), unique=True, nullable=True))
+    refunded_at: datetime | None = None
+    disputed_at: datetime | None = None
 
 
 class OrderDayTotal(SQLModel, table=True):
@@ -83,7 +97,9 @@ class OrderDayTotal(SQLModel, table=True):
 
 
 class Purchase(SQLModel, table=True):
-    """The right of a user to an agent; exactly one per (user, agent)."""
+    """The right of a user to an agent; exactly one per (user, agent). `services.access` holds the one rule
+    that reads it: `access_until` is NULL for a licence (for good) and a subscription's paid period (plus its
+    grace) otherwise; a dispute sets `suspended_at`."""
 
     __tablename__ = "purchases"
     __table_args__ = (UniqueConstraint("user_id", "agent_id"),)
@@ -95,6 +111,10 @@ class Purchase(SQLModel, table=True):
     purchase_price_cents: int
     currency: str = Field(default="usd", max_length=3)
     purchased_at: datetime = Field(default_factory=utcnow, index=True)
+    subscription_id: str | None = Field(default=None, foreign_key="subscriptions.id", index=True, max_length=32,
+                                        ondelete="SET NULL")
+    access_until: datetime | None = None
+    suspended_at: datetime | None = None
 
 
 class ProcessedWebhookEvent(SQLModel, table=True):

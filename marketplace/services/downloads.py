@@ -19,7 +19,8 @@ from zipstream import ZIP_DEFLATED, ZIP_STORED, ZipStream
 
 from marketplace.db import session_scope
 from marketplace.integrations.storage import get_storage
-from marketplace.models import Agent, AgentDownload, AgentFile, Purchase, Role, User
+from marketplace.models import Agent, AgentDownload, AgentFile, Role, User
+from marketplace.services import access
 from marketplace.services.errors import Forbidden, NotFound
 from marketplace.services.filenames import entry_name
 from marketplace.services.filetypes import COMPRESSED_KINDS, COMPRESSED_TYPES, kind_of_name
@@ -48,8 +49,7 @@ def archive_name(agent_name: str) -> str:
 def can_download(session: Session, *, user: User, agent: Agent) -> bool:
     if user.role == Role.ADMIN or (agent.vendor_id is not None and agent.vendor_id == user.id):
         return True
-    return session.exec(select(Purchase.id).where(Purchase.user_id == user.id,
-                                                  Purchase.agent_id == agent.id)).first() is not None
+    return access.has_access(session, user_id=user.id, agent_id=agent.id)
 
 
 def _entry_name(filename: str, used: set[str]) -> str:

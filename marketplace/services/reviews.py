@@ -19,7 +19,7 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import Agent, Purchase, Review, ReviewAuthor, ReviewPage, ReviewPublic, User
 from marketplace.models.base import utcnow
-from marketplace.services import decisions, ratelimit
+from marketplace.services import access, decisions, ratelimit
 from marketplace.services.catalog import LIVE, live_agent, reads, visible_agent
 from marketplace.services.errors import Forbidden, InvalidParameter, NotFound
 from marketplace.services.paging import check_page
@@ -51,7 +51,7 @@ def validate_review(rating: object, comment: object) -> tuple[int, str]:
 
 
 def _verified(user_id: object, agent_id: object):  # noqa: ANN202 (SQL expression)
-    return exists().where(Purchase.user_id == user_id, Purchase.agent_id == agent_id)
+    return exists().where(Purchase.user_id == user_id, Purchase.agent_id == agent_id, access.active())
 
 
 REVIEW_LIST = TypeAdapter(list[ReviewPublic])

@@ -33,7 +33,7 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import decisions, notifications
+from marketplace.services import access, decisions, notifications
 from marketplace.services.admin import audit
 from marketplace.services.errors import Conflict, Invalid, NotFound
 from marketplace.services.paging import check_page
@@ -274,7 +274,8 @@ def _notify_buyers(session: Session, agent: Agent) -> int:
     new_id = (func.replace(cast(func.gen_random_uuid(), String), "-", "") if dialect == "postgresql"
               else func.lower(func.hex(func.randomblob(16))))
     buyers = (sa_select(Purchase.user_id).join(User, User.id == Purchase.user_id)
-              .where(Purchase.agent_id == agent.id, User.deleted_at.is_(None)).distinct().subquery())
+              .where(Purchase.agent_id == agent.id, access.active(), User.deleted_at.is_(None))
+              .distinct().subquery())
     rows = sa_select(new_id, buyers.c.user_id, literal(NotificationType.UPDATE.value, table.c.type.type),
                      literal(BUYER_UPDATE_TITLE, table.c.title.type),
                      literal(BUYER_UPDATE_MESSAGE.format(name=agent.name), table.c.message.type),

@@ -9,6 +9,7 @@ from sqlmodel import Session
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentStatus, Favorite, Purchase, Report, Role, User
+from marketplace.services import access
 from marketplace.services.errors import NotFound
 
 AGENTS = Agent.__table__
@@ -74,4 +75,5 @@ def purchased_agent_ids(*, actor: User | None) -> set[str]:
     if actor is None:
         return set()
     with session_scope() as session:
-        return set(session.execute(select(Purchase.agent_id).where(Purchase.user_id == actor.id)).scalars())
+        return set(session.execute(select(Purchase.agent_id).where(Purchase.user_id == actor.id,
+                                                                          access.active())).scalars())

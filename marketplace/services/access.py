@@ -1,0 +1,31 @@
+"""The one access rule: who may use an agent they paid for.
+
+A licence (one-time price, free claim) gives access for good (`access_until` NULL); a subscription gives it
+until `access_until`, which the billing webhooks keep at the paid period's end (plus the 7-day grace after a
+failed renewal; the period's end after a cancellation; now on a refund or when Stripe ends it). A dispute
+suspends it. Downloads, 'Already Bought', update notices and reviews all read this rule."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, or_
+from sqlalchemy.sql.elements import ColumnElement
+from sqlmodel import Session, select
+
+from marketplace.models import Purchase
+from marketplace.models.base import utcnow
+
+GRACE = timedelta(days=7)  # access after a failed renewal, while the customer updates the card
+
+
+def active(now: datetime | None = None) -> ColumnElement[bool]:
+    """The SQL condition for a `purchases` row that gives access at `now`."""
+    moment = now or utcnow()
+    return and_(Purchase.suspended_at.is_(None),
+                or_(Purchase.access_until.is_(None), Purchase.access_until > moment))
+
+
+def has_access(session: Session, *, user_id: str, agent_id: str, now: datetime | None = None) -> bool:
+    return session.exec(select(Purchase.id).where(Purchase.user_id == user_id, Purchase.agent_id == agent_id,
+                                                  active(now))).first() is not None
