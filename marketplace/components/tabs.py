@@ -1,4 +1,5 @@
-"""One tab spec for every tabbed page: value, label, count and render drive the trigger list and the panels.
+"""One tab spec for every tabbed page: value, label, count and render drive the trigger list (a select on
+phones) and the panels.
 
 The selected value lives in a state var that the page's on_load fills from `?tab=`, so each tab has an address.
 """
@@ -35,19 +36,38 @@ def _trigger(spec: TabSpec, *, compact: bool) -> rx.Component:
     return rx.tabs.trigger(rx.hstack(*parts, spacing="1", align="center"), value=spec.value, id=f"tab-{spec.value}")
 
 
-def tab_view(specs: list[TabSpec], value: Var[str], on_change: Callable[[str], object], *,
-             scroll_on_phone: bool = False) -> rx.Component:
-    """Trigger list plus one panel per spec; only the selected panel is mounted by Radix. `scroll_on_phone`
-    keeps many triggers on one line that scrolls sideways below the md breakpoint (they wrap above it); their
-    padding is narrower and they drop their icons up to xl, so that the admin's eleven labels with counts fit
-    on one row at 1280 px."""
-    bar: dict[str, object] = {"flex_wrap": "wrap"}
-    if scroll_on_phone:
-        bar = {"flex_wrap": rx.breakpoints(initial="nowrap", md="wrap"), "overflow_x": "auto", "overflow_y": "hidden",
-               "white_space": "nowrap", "max_width": "100%",
-               "style": {"--tab-padding-x": "2px", "--tab-inner-padding-x": "var(--space-1)"}}
+def _option(spec: TabSpec) -> rx.Component:
+    """The tab as an option of the phone's select: icon, label and count, as on its trigger."""
+    parts: list[rx.Component | str] = [rx.icon(spec.icon, size=14)] if spec.icon else []
+    parts.append(spec.label)
+    if spec.count is not None:
+        parts.append(rx.cond(spec.count > 0, rx.badge(spec.count, variant="solid", radius="full", size="1")))
+    return rx.select.item(rx.hstack(*parts, spacing="2", align="center", as_="span"), value=spec.value,
+                          class_name="tab-option")
+
+
+def tab_view(specs: list[TabSpec], value: Var[str], on_change: Callable[[str], object], *, compact: bool = False,
+             select_id: str = "tab-select", label: str = "Section") -> rx.Component:
+    """Trigger list plus one panel per spec; only the selected panel is mounted by Radix.
+
+    Below the md breakpoint (phones) the triggers give way to one select (`#select_id`, named `label`) that shows
+    the open tab and lists them all: a row of tabs there showed two or three of them with no sign of the rest.
+    `compact` narrows the triggers and drops their icons up to xl, so that the admin's eleven labels with counts
+    fit on one row at 1280 px."""
+    bar: dict[str, object] = {"flex_wrap": "wrap", "display": rx.breakpoints(initial="none", md="flex")}
+    if compact:
+        bar["style"] = {"--tab-padding-x": "2px", "--tab-inner-padding-x": "var(--space-1)"}
+    picker = rx.box(
+        rx.select.root(
+            rx.select.trigger(width="100%", id=select_id, aria_label=label),
+            rx.select.content(*[_option(spec) for spec in specs], position="popper"),
+            value=value, on_change=on_change, size="3",
+        ),
+        display=rx.breakpoints(initial="block", md="none"), width="100%", class_name="tab-select",
+    )
     return rx.tabs.root(
-        rx.tabs.list(*[_trigger(spec, compact=scroll_on_phone) for spec in specs], **bar),
+        picker,
+        rx.tabs.list(*[_trigger(spec, compact=compact) for spec in specs], **bar),
         *[rx.tabs.content(rx.box(spec.render(), padding_top="1.25em"), value=spec.value, id=f"panel-{spec.value}")
           for spec in specs],
         value=value, on_change=on_change, width="100%",

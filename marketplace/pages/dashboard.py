@@ -358,7 +358,7 @@ def dashboard_page() -> rx.Component:
             SessionState.signed_in,
             container(
                 rx.vstack(_header(), _summary(),
-                          tab_view(TABS, DashboardState.tab, DashboardState.set_tab, scroll_on_phone=True),
+                          tab_view(TABS, DashboardState.tab, DashboardState.set_tab, label="Dashboard section"),
                           spacing="6", width="100%"),
                 id="dashboard",
             ),

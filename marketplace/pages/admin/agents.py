@@ -6,6 +6,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
+from marketplace.components.data_table import Column
 from marketplace.components.image import agent_image
 from marketplace.pages.admin.widgets import (
     action_buttons,
@@ -83,7 +84,8 @@ def _details() -> rx.Component:
 
 def agents_tab() -> rx.Component:
     return table_tab(
-        G, "agents", "Agents", "bot", ["Name", "Vendor", "Price", "Status", "Rating", "Created", "Actions"], _row,
+        G, "agents", "Agents", "bot",
+        ["Name", "Vendor", "Price", "Status", Column("Rating", "extra"), "Created", "Actions"], _row,
         min_width="860px", empty="No agents in the system yet", searched="No agents match your search",
         dialogs=(_details(), confirm_dialog(G, "delete", DELETE_AGENT, element_id="delete-agent-dialog")),
     )

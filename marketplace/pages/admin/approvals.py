@@ -248,7 +248,7 @@ def approvals_tab() -> rx.Component:
         cancel_id="cancel-reject")
     return rx.vstack(
         rx.heading("Agent Approvals", size="5"),
-        tab_view(SUBTABS, P.subtab, P.set_subtab),
+        tab_view(SUBTABS, P.subtab, P.set_subtab, select_id="approvals-subtab-select", label="Approvals list"),
         _details(),
         reject,
         spacing="4", width="100%", id="admin-approvals", on_mount=[P.on_open, AP.on_open, RJ.on_open],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from marketplace.components.data_table import Column
 from marketplace.pages.admin.widgets import table_tab
 from marketplace.state.admin.audit import AuditState as L
 from marketplace.state.admin.audit import AuditView
@@ -21,6 +22,7 @@ def _row(entry: AuditView) -> rx.Component:
 
 
 def audit_tab() -> rx.Component:
-    return table_tab(L, "audit", "Audit Log", "scroll-text", ["Time", "Actor", "Action", "Target", "Details"], _row,
-                     min_width="860px", empty="No admin actions recorded yet",
+    columns = [Column("Time"), "Actor", Column("Action", "title"), Column("Target", "extra"), "Details"]
+    return table_tab(L, "audit", "Audit Log", "scroll-text", columns, _row, min_width="860px",
+                     empty="No admin actions recorded yet",
                      empty_text="Approvals, rejections, deletions and setting changes appear here.")

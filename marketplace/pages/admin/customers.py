@@ -7,6 +7,7 @@ import reflex as rx
 from reflex.vars import Var
 
 from marketplace.components.badges import role_badge
+from marketplace.components.data_table import Column
 from marketplace.pages.admin.widgets import (
     action_buttons,
     confirm_dialog,
@@ -57,7 +58,8 @@ def _customer_details() -> rx.Component:
 
 def customers_tab() -> rx.Component:
     return table_tab(
-        C, "customers", "Customers", "users", ["Name", "Email", "Username", "Role", "Joined", "Actions"], _customer,
+        C, "customers", "Customers", "users",
+        ["Name", "Email", Column("Username", "extra"), "Role", "Joined", "Actions"], _customer,
         min_width="760px", empty="No customers registered yet", searched="No customers match your search",
         dialogs=(_customer_details(), confirm_dialog(C, "delete", DELETE_USER, element_id="delete-customer-dialog")),
     )

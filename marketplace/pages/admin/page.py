@@ -78,7 +78,7 @@ def _admin_area() -> rx.Component:
                 spacing="1",
             ),
             _summary(),
-            tab_view(TABS, A.tab, A.set_tab, scroll_on_phone=True),
+            tab_view(TABS, A.tab, A.set_tab, compact=True, label="Admin section"),
             spacing="5", width="100%",
         ),
         id="admin-area",

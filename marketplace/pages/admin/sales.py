@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from marketplace.components.data_table import Column
 from marketplace.components.empty_state import empty_state
 from marketplace.pages.admin.widgets import admin_card, rate_figure, summary_figure, table, table_skeleton
 from marketplace.state.admin.sales import CommissionView
@@ -77,8 +78,9 @@ def _commissions() -> rx.Component:
             S.commissions.length() == 0,
             empty_state("receipt", "No commission earnings yet", element_id="commissions-empty"),
             rx.vstack(
-                table(["Agent", "Sale Amount", "Payment Type", "Your Commission", "Vendor Payout", "Customer",
-                       "Date"], S.commissions, _row, min_width="880px", element_id="commissions-table"),
+                table(["Agent", "Sale Amount", Column("Payment Type", "extra"), "Your Commission", "Vendor Payout",
+                       Column("Customer", "extra"), "Date"], S.commissions, _row, min_width="880px",
+                      element_id="commissions-table"),
                 rx.cond(S.more_commissions > 0,
                         rx.text(f"And {S.more_commissions} more commission entries...", size="2",
                                 color_scheme="gray", id="more-commissions")),

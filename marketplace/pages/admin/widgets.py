@@ -4,19 +4,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import reflex as rx
 from reflex.vars import Var
 
+from marketplace.components.data_table import Column, table
 from marketplace.components.empty_state import empty_state
 from marketplace.components.layout import notice_card
 from marketplace.components.spinner import skeleton_block
 from marketplace.state.admin.listing import Action
 from marketplace.state.admin.page import ADMIN_ONLY_MESSAGE, ADMIN_ONLY_TITLE
-
-SCROLL_X = {"overflow_x": "auto", "width": "100%"}
 
 
 def denied_card() -> rx.Component:
@@ -53,19 +52,6 @@ def summary_figure(state: Any, label: str, value: Var, element_id: str, **props:
     """A figure of the sales summary, with a placeholder while the summary loads."""
     return figure(label, rx.cond(state.loading, skeleton_block("1.2em", "5em"),
                                  rx.text(value, weight="bold", id=element_id, **props)))
-
-
-def table(headers: list[str], rows: Var, render: Callable[[Any], rx.Component], *, min_width: str,
-          element_id: str) -> rx.Component:
-    """A table that scrolls sideways inside its card on narrow screens."""
-    return rx.box(
-        rx.table.root(
-            rx.table.header(rx.table.row(*[rx.table.column_header_cell(h, white_space="nowrap") for h in headers])),
-            rx.table.body(rx.foreach(rows, render)),
-            size="2", min_width=min_width, width="100%",
-        ),
-        id=element_id, **SCROLL_X,
-    )
 
 
 def table_skeleton() -> rx.Component:
@@ -188,11 +174,13 @@ def card_list(state: Any, key: str, render: Callable[[Any], rx.Component], empty
                    rx.grid(skeleton_block("10em"), skeleton_block("10em"), id=f"{key}-loading", **grid))
 
 
-def table_tab(state: Any, key: str, title: str, icon: str, headers: list[str], row: Callable[[Any], rx.Component],
-              *, min_width: str, empty: str | Var[str], empty_text: str = "", searched: str = "",
-              dialogs: tuple[rx.Component, ...] = (), filters: rx.Component | None = None) -> rx.Component:
+def table_tab(state: Any, key: str, title: str, icon: str, headers: Sequence[str | Column],
+              row: Callable[[Any], rx.Component], *, min_width: str, empty: str | Var[str], empty_text: str = "",
+              searched: str = "", dialogs: tuple[rx.Component, ...] = (),
+              filters: rx.Component | None = None) -> rx.Component:
     """A table tab of /admin as a declaration: card, search (when `searched` names the no-match text) or
-    `filters` in its header, table, pager, dialogs; ids are derived from `key` ('customers' -> #customers-table,
+    `filters` in its header, table (cards on phones: `headers` may declare each column's role there, see
+    components/data_table.Column), pager, dialogs; ids are derived from `key` ('customers' -> #customers-table,
     #customers-pager...). Mounting the tab loads its first page."""
     title_when_empty = rx.cond(state.search != "", searched, empty) if searched else empty
     body = listing(state, key, table(headers, state.rows, row, min_width=min_width, element_id=f"{key}-table"),

@@ -6,13 +6,12 @@ import reflex as rx
 from reflex.vars import Var
 
 from marketplace.components.badges import agent_status_badge, payout_status_badge
+from marketplace.components.data_table import Column, table
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
 from marketplace.components.spinner import skeleton_block
 from marketplace.state.vendor.dashboard import AgentRow, PayoutRow, SaleRow
 from marketplace.state.vendor.dashboard import VendorDashboardState as D
-
-SCROLL_X = {"overflow_x": "auto", "width": "100%"}
 
 
 def _card(title: str, *children: rx.Component, icon: str, element_id: str, action: rx.Component | None = None,
@@ -280,21 +279,15 @@ def _payout_row(payout: PayoutRow) -> rx.Component:
         rx.table.cell(payout.type),
         rx.table.cell(rx.cond(payout.arrival != "", payout.arrival, "—")),
         rx.table.cell(payout.created),
-        rx.table.cell(rx.text(payout.failure, size="1", color_scheme="red")),
+        rx.table.cell(rx.cond(payout.failure != "", rx.text(payout.failure, size="1", color_scheme="red"))),
         class_name="payout-row", data_status=payout.status,
     )
 
 
 def _payouts() -> rx.Component:
-    table = rx.box(
-        rx.table.root(
-            rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in (
-                "Amount", "Status", "Method", "Type", "Arrival", "Created", "Failure")])),
-            rx.table.body(rx.foreach(D.shown_payouts, _payout_row)),
-            size="1", min_width="720px",
-        ),
-        **SCROLL_X,
-    )
+    payouts = table(["Amount", "Status", Column("Method", "extra"), Column("Type", "extra"), "Arrival", "Created",
+                     "Failure"], D.shown_payouts, _payout_row, min_width="720px", element_id="payouts-table",
+                    size="1")
     return _card(
         "Payout history",
         rx.cond(
@@ -304,7 +297,7 @@ def _payouts() -> rx.Component:
                     empty_state("banknote", "No payouts yet",
                                 "Payouts appear here once your connected account has a balance to pay out.",
                                 element_id="payouts-empty"),
-                    table),
+                    payouts),
         ),
         icon="banknote", element_id="payouts",
         action=rx.cond(D.more_payouts, rx.button("View All", variant="outline", size="1", disabled=True,
@@ -335,16 +328,9 @@ def _sale_row(sale: SaleRow) -> rx.Component:
 
 
 def _sales() -> rx.Component:
-    table = rx.vstack(
-        rx.box(
-            rx.table.root(
-                rx.table.header(rx.table.row(*[rx.table.column_header_cell(h) for h in (
-                    "Agent", "Customer", "Date", "Total", "Your earnings", "Platform fee", "Payment")])),
-                rx.table.body(rx.foreach(D.sales, _sale_row)),
-                size="1", min_width="820px",
-            ),
-            **SCROLL_X,
-        ),
+    sales = rx.vstack(
+        table(["Agent", "Customer", "Date", "Total", "Your earnings", Column("Platform fee", "extra"),
+               Column("Payment", "extra")], D.sales, _sale_row, min_width="820px", element_id="sales-table", size="1"),
         rx.text(f"Showing {D.sales.length()} of {D.sales_total} sales", size="1", color_scheme="gray",
                 id="sales-count"),
         width="100%", spacing="2",
@@ -357,7 +343,7 @@ def _sales() -> rx.Component:
             rx.cond(D.sales.length() == 0,
                     empty_state("shopping-cart", "No sales yet", "Sales of your agents will appear here.",
                                 element_id="sales-empty"),
-                    table),
+                    sales),
         ),
         icon="receipt", element_id="recent-sales",
     )

@@ -44,7 +44,7 @@ def _vendor_area() -> rx.Component:
                 rx.text("Your agents, sales, payouts and notifications", color_scheme="gray"),
                 spacing="1",
             ),
-            tab_view(TABS, VendorState.tab, VendorState.set_tab),
+            tab_view(TABS, VendorState.tab, VendorState.set_tab, label="Vendor section"),
             spacing="5", width="100%",
         ),
         id="vendor-area",

@@ -27,9 +27,6 @@ TABS = ("overview", "customers", "vendors", "agents", "vendor-applications", "ag
         "analytics", "stats", "sales", "audit")
 ADMIN_ONLY_TITLE = "Unauthorized"
 ADMIN_ONLY_MESSAGE = "Admin access required. Redirecting..."
-# On a phone the tab bar scrolls sideways: bring the open tab into view (after the panel has rendered).
-SHOW_ACTIVE_TAB = ("setTimeout(() => document.querySelector('[role=tablist] [data-state=active]')"
-                   "?.scrollIntoView({block: 'nearest', inline: 'center'}), 50)")
 # The browser's time zone and the tab in its address now. An on_load can arrive late (its router data is that of
 # the navigation that queued it, and Back can overtake it), so the tab the page shows comes from the live address.
 VIEW_JS = f"[{BROWSER_TIME_ZONE_JS}, new URLSearchParams(window.location.search).get('tab') || '']"
@@ -122,7 +119,7 @@ class AdminState(SessionState):
             return admin_only()
         self.viewer_id = user.id if user else ""
         self.mode = "admin"
-        return [rx.call_script(SHOW_ACTIVE_TAB)]
+        return None
 
     def _show_counts(self, counts: Counts) -> None:
         (self.total_customers, self.active_vendors, self.total_agents, self.approved_agents, earnings,
