@@ -137,6 +137,25 @@ class PendingCategoryPublic(ApiModel):
     name: str
 
 
+class PendingFilePublic(ApiModel):
+    """A file of the version under review, with the admin's download of it (`downloadUrl`)."""
+
+    id: str
+    filename: str
+    size_bytes: int
+    content_type: str = pydantic.Field(description="The type the file's content was found to be when attached")
+    download_url: str
+
+
+class FieldChangePublic(ApiModel):
+    """A revision's changed field (named as in `changedFields`), live value -> proposed value: a price as an
+    amount ('12.00'), a category by its name, tags as a list, an empty field as null."""
+
+    field: str
+    old: str | list[str] | None
+    new: str | list[str] | None
+
+
 class PendingAgentPublic(ApiModel):
     """A new agent (`kind` "agent") or a live agent's revision ("revision") waiting for review; `id` is the
     agent's (the approve/reject routes take it). Values are the proposed ones."""
@@ -159,6 +178,9 @@ class PendingAgentPublic(ApiModel):
     changed_fields: list[str]
     files_added: list[str]
     files_removed: list[str]
+    files: list[PendingFilePublic] = pydantic.Field(description="The files of the version under review")
+    field_changes: list[FieldChangePublic] = pydantic.Field(
+        description="Revisions: each of `changedFields`, old -> new (empty for a new agent)")
 
 
 class ModerationDecisionPublic(ApiModel):

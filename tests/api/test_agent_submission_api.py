@@ -181,6 +181,40 @@ def test_moderation_routes(client, login):
     assert client.post(f"/api/admin/agents/{reject_without_body.id}/reject").status_code == 200
 
 
+def test_pending_items_carry_their_files_and_changes(client, login, category):
+    """What the admin's details dialog shows is in the API too: each file of the version under review (name,
+    size, checked type, the admin's download) and a revision's changed fields, old -> new."""
+    vendor, admin = make_vendor(), make_admin()
+    as_user(client, login, vendor)
+    agent_id = client.post("/api/vendor/agents", json={**DRAFT, "categoryId": category.id}).json()["id"]
+    readme = make_upload(vendor, b"# Read me\n", filename="README.md")
+    assert client.put("/api/agent-files", json={"agentId": agent_id, "agentFileURL": upload_url(readme)}).is_success
+    as_user(client, login, admin)
+    [item] = client.get("/api/admin/agents/pending").json()
+    [file] = item["files"]
+    assert (item["kind"], item["fieldChanges"], file["filename"], file["sizeBytes"], file["contentType"]) == (
+        "agent", [], "README.md", 10, "text/markdown")
+    assert file["downloadUrl"] == f"/api/admin/agent-files/{file['id']}"
+    assert client.get(file["downloadUrl"]).content == b"# Read me\n"
+    assert client.post(f"/api/admin/agents/{agent_id}/approve").status_code == 200
+    # The vendor changes the price, the category, the tags and the demo address of the live agent.
+    other = make_category("Coding")
+    as_user(client, login, vendor)
+    assert client.put(f"/api/vendor/agents/{agent_id}", json={
+        **DRAFT, "price": "39.00", "categoryId": other.id, "tags": ["mail"], "demoUrl": ""}).status_code == 200
+    as_user(client, login, admin)
+    [revision] = client.get("/api/admin/agents/pending").json()
+    assert revision["kind"] == "revision" and revision["changedFields"] == [
+        "price_cents", "category_id", "demo_url", "tags"]
+    assert revision["fieldChanges"] == [
+        {"field": "price_cents", "old": "29.99", "new": "39.00"},
+        {"field": "category_id", "old": "Writing", "new": "Coding"},
+        {"field": "demo_url", "old": "https://demo.example.com", "new": None},
+        {"field": "tags", "old": ["mail", "ai"], "new": ["mail"]},
+    ]
+    assert [f["filename"] for f in revision["files"]] == ["README.md"]
+
+
 def _zip_names(response):
     assert response.status_code == 200, response.text
     with zipfile.ZipFile(io.BytesIO(response.content)) as z:

@@ -13,8 +13,9 @@ from marketplace import db
 from marketplace.models import Agent, AgentStatus, AgentView, AuditEntry, Report
 from marketplace.models.base import utcnow
 from marketplace.services import views
-from marketplace.services.admin import analytics, reports, stats
+from marketplace.services.admin import analytics, moderation, reports, stats
 from marketplace.services.errors import Conflict, Forbidden, InvalidParameter, NotFound, Unauthorized
+from marketplace.services.vendor import files
 from tests.factories import (
     ago,
     make_admin,
@@ -22,9 +23,11 @@ from tests.factories import (
     make_application,
     make_category,
     make_report,
+    make_upload,
     make_user,
     make_vendor,
     make_views,
+    upload_url,
 )
 
 
@@ -35,7 +38,8 @@ def test_overview_counts_and_recent_pending_reports():
     vendor = make_vendor()
     rated = make_agent(vendor, "Rated", ratings=(5, 4))            # 4.5
     make_agent(vendor, "Rated too", ratings=(3,))                  # 3.0
-    make_agent(vendor, "Pending", status=AgentStatus.PENDING)
+    make_agent(vendor, "Pending", status=AgentStatus.PENDING, files=1)
+    make_agent(vendor, "Half-made", status=AgentStatus.PENDING)  # no files: not in the review queue, not counted
     make_agent(vendor, "Rejected", status=AgentStatus.REJECTED)
     make_agent(vendor, "Deleted", ratings=(1,), deleted_at=utcnow())
     old = make_report(rated, created_at=ago(days=2), description="Details")
@@ -45,12 +49,30 @@ def test_overview_counts_and_recent_pending_reports():
     result = analytics.overview(actor=admin)
     assert result.vendor_approval_history == analytics.ApprovalHistory(2, 1, 1, 4)
     assert result.agent_quality_summary == analytics.QualitySummary(
-        total_agents=4, pending_approval=1, approved=2, average_rating=3.75, rated_agents=2)
+        total_agents=5, pending_approval=1, approved=2, average_rating=3.75, rated_agents=2)
     counts = result.customer_reports
     assert (counts.pending, counts.reviewed, counts.resolved, counts.total_reports) == (2, 1, 1, 4)
     assert [r.id for r in counts.recent_reports] == [new.id, old.id]
     assert (counts.recent_reports[0].report_type, counts.recent_reports[0].reason) == ("spam", "Spammy")
     assert (counts.recent_reports[1].agent_name, counts.recent_reports[1].description) == ("Rated", "Details")
+
+
+def test_pending_approval_is_the_review_queue_of_new_agents():
+    """One rule (moderation.awaits_review) for the queue and the figure: a fileless or deleted pending agent is
+    in neither, and attaching a file puts it in both."""
+    admin, vendor = make_admin(), make_vendor()
+    fileless = make_agent(vendor, "Waiting for its file", status=AgentStatus.PENDING)
+    make_agent(vendor, "Deleted pending", status=AgentStatus.PENDING, files=1, deleted_at=utcnow())
+    make_agent(vendor, "Ready", status=AgentStatus.PENDING, files=2)
+
+    def figures() -> tuple[int, set[str]]:
+        items, _ = moderation.list_pending(actor=admin)
+        return (analytics.overview(actor=admin).agent_quality_summary.pending_approval,
+                {item.name for item in items if item.kind == "agent"})
+
+    assert figures() == (1, {"Ready"})
+    files.attach_file(actor=vendor, agent_id=fileless.id, file_url=upload_url(make_upload(vendor)))
+    assert figures() == (2, {"Ready", "Waiting for its file"})
 
 
 def test_overview_when_empty():

@@ -12,9 +12,11 @@ from pydantic import TypeAdapter
 from marketplace.api.catalog import TOTAL_HEADER, json_list
 from marketplace.api.deps import OptionalUser
 from marketplace.models.submissions import (
+    FieldChangePublic,
     ModerationDecisionPublic,
     PendingAgentPublic,
     PendingCategoryPublic,
+    PendingFilePublic,
     PendingVendorPublic,
     RejectIn,
 )
@@ -25,6 +27,17 @@ router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 PENDING_LIST = TypeAdapter(list[PendingAgentPublic])
 _TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "items on all pages", "schema": {"type": "integer"}}}}}
+
+
+def _change_value(field: str, value: object) -> str | list[str] | None:
+    """A revision's value in the API's terms: a price as an amount, tags as a list, an empty field as null."""
+    if value is None or value == "":
+        return None
+    if field == "price_cents" and isinstance(value, int):
+        return money.format_cents(value)
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return str(value)
 
 
 def _pending(item: moderation.PendingItem) -> PendingAgentPublic:
@@ -39,6 +52,10 @@ def _pending(item: moderation.PendingItem) -> PendingAgentPublic:
         if item.vendor else None,
         submitted_at=item.submitted_at, file_count=item.file_count, changed_fields=item.changed_fields,
         files_added=item.files_added, files_removed=item.files_removed,
+        files=[PendingFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type,
+                                 download_url=f.download_url) for f in item.files],
+        field_changes=[FieldChangePublic(field=c.field, old=_change_value(c.field, c.old),
+                                         new=_change_value(c.field, c.new)) for c in item.field_changes],
     )
 
 

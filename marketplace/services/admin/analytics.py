@@ -18,6 +18,7 @@ from sqlmodel import Session, select
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentStatus, ApplicationStatus, Category, Report, ReportStatus, User
 from marketplace.models import VendorApplication as Application
+from marketplace.services.admin import moderation
 from marketplace.services.catalog.counts import COUNTS
 from marketplace.services.errors import InvalidParameter
 from marketplace.services.permissions import require_admin
@@ -37,7 +38,7 @@ class ApprovalHistory:
 @dataclass(frozen=True)
 class QualitySummary:
     total_agents: int  # not deleted, any status
-    pending_approval: int
+    pending_approval: int  # new agents in the review queue (moderation.awaits_review: a fileless one is not)
     approved: int
     average_rating: float  # mean of the rated agents' averages, 2 decimals; 0 when none is rated
     rated_agents: int
@@ -124,7 +125,9 @@ def _quality(session: Session) -> QualitySummary:
     rated_count = sum(int(r or 0) for _, _, r, _ in rows)
     rating_sum = sum(float(s or 0) for _, _, _, s in rows)
     return QualitySummary(
-        total_agents=sum(counts.values()), pending_approval=counts.get(AgentStatus.PENDING, 0),
+        total_agents=sum(counts.values()),
+        pending_approval=session.exec(select(func.count()).select_from(Agent)
+                                      .where(moderation.awaits_review())).one(),
         approved=counts.get(AgentStatus.APPROVED, 0), rated_agents=rated_count,
         average_rating=round(rating_sum / rated_count, 2) if rated_count else 0.0,
     )

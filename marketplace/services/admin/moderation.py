@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, cast, exists, func, insert, literal
+from sqlalchemy import ColumnElement, String, and_, cast, exists, func, insert, literal
 from sqlalchemy import select as sa_select
 from sqlmodel import Session, select
 
@@ -78,6 +78,11 @@ class FileInfo:
     size_bytes: int
     content_type: str
 
+    @property
+    def download_url(self) -> str:
+        """The admin-only download of this one file (api/admin/agents.agent_file)."""
+        return f"/api/admin/agent-files/{self.id}"
+
 
 @dataclass(frozen=True)
 class FieldChange:
@@ -122,6 +127,14 @@ class Decision:
     current_version: int
 
 
+def awaits_review() -> ColumnElement[bool]:
+    """The one rule for a new agent in the review queue, read by the queue and by every count of it (the admin's
+    Approvals tab, the analytics' 'pending approval'): pending, not deleted, and with files of its current version,
+    so one created through the API waits for its attach and a half-made one never shows."""
+    has_files = exists().where(AgentFile.agent_id == Agent.id, AgentFile.version == Agent.current_version)
+    return and_(Agent.status == AgentStatus.PENDING, Agent.deleted_at.is_(None), has_files)
+
+
 def _files_by(session: Session, pairs: set[tuple[str, int]]) -> dict[tuple[str, int], list[AgentFile]]:
     found: dict[tuple[str, int], list[AgentFile]] = defaultdict(list)
     agent_ids = {agent_id for agent_id, _ in pairs}
@@ -150,12 +163,10 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
     window = offset + limit
     with session_scope() as session:
         live = (Agent.deleted_at.is_(None),)
-        # A new agent waits for review once it has files: one created through the API waits for its attach.
-        has_files = exists().where(AgentFile.agent_id == Agent.id, AgentFile.version == Agent.current_version)
         agent_rows = session.exec(
             select(Agent, User.id, User.username, User.email, Category.name)
             .outerjoin(User, User.id == Agent.vendor_id).outerjoin(Category, Category.id == Agent.category_id)
-            .where(Agent.status == AgentStatus.PENDING, has_files, *live)
+            .where(awaits_review())
             .order_by(Agent.updated_at, Agent.id).limit(window)).all()
         revision_rows = session.exec(
             select(AgentRevision, Agent, User.id, User.username, User.email)
@@ -163,7 +174,7 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
             .where(AgentRevision.status == RevisionStatus.PENDING, Agent.status == AgentStatus.APPROVED, *live)
             .order_by(AgentRevision.updated_at, AgentRevision.id).limit(window)).all()
         total = session.exec(select(func.count()).select_from(Agent)
-                             .where(Agent.status == AgentStatus.PENDING, has_files, *live)).one()
+                             .where(awaits_review())).one()
         total += session.exec(select(func.count()).select_from(AgentRevision)
                               .join(Agent, Agent.id == AgentRevision.agent_id)
                               .where(AgentRevision.status == RevisionStatus.PENDING,

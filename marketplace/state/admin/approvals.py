@@ -101,7 +101,7 @@ def _value_text(name: str, value: object) -> str:
 
 def _file_view(info: moderation.FileInfo) -> FileView:
     return FileView(id=info.id, name=info.filename, size=size_label(info.size_bytes), checked_type=info.content_type,
-                    href=f"/api/admin/agent-files/{info.id}")
+                    href=info.download_url)
 
 
 def _pending_card(item: moderation.PendingItem, zone: ZoneInfo) -> PendingCard:
