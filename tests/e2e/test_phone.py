@@ -1,5 +1,5 @@
-"""At 390 px: the top bar's menu, browsing, an agent's page, checkout, the dashboard's tabs, and the purchase
-confirmation that shows only after a purchase.
+"""At 390 px: the top bar's menu, browsing, an agent's page, checkout, and the purchase confirmation that shows
+only after a purchase (the tab bars and tables: test_phone_lists.py).
 
 Each test that buys or signs in signs up its own user (the app and its demo data are shared by the session).
 """
@@ -174,21 +174,3 @@ def test_purchase_success_opened_directly_goes_to_the_dashboard(page: Page) -> N
         expect(page.locator("#dashboard")).to_be_visible()
         assert page.evaluate("window.__celebrated") is False, address
     expect(page.locator("[data-confetti-piece]")).to_have_count(0)
-
-
-def test_dashboard_tabs_scroll_on_one_row(page: Page) -> None:
-    sign_up(page, "phonetabs")
-    phone(page)
-    open_page(page, "/dashboard")
-    tablist = page.get_by_role("tablist")
-    expect(tablist).to_be_visible()
-    tabs = page.get_by_role("tab")
-    expect(tabs).to_have_count(6)
-    tops = {round(tabs.nth(i).bounding_box()["y"]) for i in range(6)}
-    assert len(tops) == 1, f"the tabs wrap onto {len(tops)} rows"
-    assert tablist.evaluate("el => el.scrollWidth > el.clientWidth"), "the tab row does not scroll"
-    expect_fits_phone(page, "#dashboard", "phone-dashboard")
-    # The last tab is reached by scrolling the row, and opens.
-    page.click("#tab-account")
-    expect(page.locator("#panel-account")).to_be_visible()
-    assert tablist.evaluate("el => el.scrollLeft") > 0
