@@ -22,8 +22,9 @@ class TabSpec:
     icon: str | None = None
 
 
-def _trigger(spec: TabSpec, *, compact: bool) -> rx.Component:
-    """`compact`: no icon between the md and xl breakpoints, where a long bar must fit one row."""
+def _parts(spec: TabSpec, *, compact: bool = False) -> list[rx.Component | str]:
+    """Icon, label and count, on a trigger and on the phone's option alike. `compact`: no icon between the md and
+    xl breakpoints, where a long bar must fit one row."""
     parts: list[rx.Component | str] = []
     if spec.icon:
         parts.append(rx.icon(spec.icon, size=14, display=rx.breakpoints(initial="block", md="none", xl="block"))
@@ -33,16 +34,17 @@ def _trigger(spec: TabSpec, *, compact: bool) -> rx.Component:
         # Radix Themes renders a trigger's children twice (one hidden copy keeps its width): a class, not an id.
         parts.append(rx.cond(spec.count > 0, rx.badge(spec.count, variant="solid", radius="full", size="1",
                                                        class_name="tab-count")))
-    return rx.tabs.trigger(rx.hstack(*parts, spacing="1", align="center"), value=spec.value, id=f"tab-{spec.value}")
+    return parts
+
+
+def _trigger(spec: TabSpec, *, compact: bool) -> rx.Component:
+    return rx.tabs.trigger(rx.hstack(*_parts(spec, compact=compact), spacing="1", align="center"), value=spec.value,
+                           id=f"tab-{spec.value}")
 
 
 def _option(spec: TabSpec) -> rx.Component:
-    """The tab as an option of the phone's select: icon, label and count, as on its trigger."""
-    parts: list[rx.Component | str] = [rx.icon(spec.icon, size=14)] if spec.icon else []
-    parts.append(spec.label)
-    if spec.count is not None:
-        parts.append(rx.cond(spec.count > 0, rx.badge(spec.count, variant="solid", radius="full", size="1")))
-    return rx.select.item(rx.hstack(*parts, spacing="2", align="center", as_="span"), value=spec.value,
+    """The tab as an option of the phone's select."""
+    return rx.select.item(rx.hstack(*_parts(spec), spacing="2", align="center", as_="span"), value=spec.value,
                           class_name="tab-option")
 
 
