@@ -106,8 +106,8 @@ def refundable_order_ids(*, actor: User | None) -> set[str]:
     now = utcnow()
     with session_scope() as session:
         orders = session.exec(select(Order).where(Order.user_id == user.id)).all()
-        held = set(session.exec(select(Refund.order_id).where(
-            Refund.user_id == user.id, Refund.status.in_((RefundStatus.REQUESTED, RefundStatus.PENDING)))).all())
+        held = set(session.exec(select(Refund.order_id).where(Refund.user_id == user.id, Refund.status.in_(
+            (RefundStatus.REQUESTED, RefundStatus.PENDING, RefundStatus.SUCCEEDED)))).all())
     return {o.id for o in orders if refundable(o, now) and o.id not in held}
 
 
