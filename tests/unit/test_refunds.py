@@ -158,8 +158,7 @@ def test_the_third_refund_in_90_days_waits_for_an_admin_who_approves(stripe_stan
     assert done.status == RefundStatus.REQUESTED
     assert _row(Order, order.id).status == OrderStatus.COMPLETED  # nothing paid back yet
     assert stripe_standin.stripe.v1.refunds.list(params={"payment_intent": order.payment_intent_id}).data == []
-    assert refunds.refundable_order_ids(actor=buyer) == set()
-    assert refunds.requested_order_ids(actor=buyer) == {order.id}
+    assert refunds.refund_marks(actor=buyer) == {order.id: "requested"}
     with pytest.raises(Conflict, match="waiting for an admin"):
         refunds.request_refund(actor=buyer, order_id=order.id, reason="Again")
 
@@ -275,4 +274,4 @@ def test_refundable_orders_are_recent_completed_and_paid(shop):
     factories.make_order(factories.make_agent(), buyer, status=OrderStatus.REFUNDED)
     factories.make_order(factories.make_agent(price_cents=0), buyer, amount_cents=0)
     factories.make_order(factories.make_agent(), factories.make_user())
-    assert refunds.refundable_order_ids(actor=buyer) == {fresh.id}
+    assert refunds.refund_marks(actor=buyer) == {fresh.id: "refundable"}

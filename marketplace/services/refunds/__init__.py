@@ -18,7 +18,7 @@ from marketplace.services.refunds.admin import (
     reject,
     requested_count,
 )
-from marketplace.services.refunds.requests import refundable_order_ids, request_refund, requested_order_ids
+from marketplace.services.refunds.requests import refund_marks, request_refund
 from marketplace.services.refunds.rules import GUARANTEE_TEXT, MAX_REASON, Outcome
 from marketplace.services.refunds.stripe_events import charge_refunded, dispute_created
 
@@ -32,10 +32,9 @@ __all__ = [
     "charge_refunded",
     "dispute_created",
     "list_refunds",
+    "refund_marks",
     "refund_order",
-    "refundable_order_ids",
     "reject",
     "request_refund",
     "requested_count",
-    "requested_order_ids",
 ]

@@ -25,6 +25,7 @@ from marketplace.services.refunds.rules import (
     ALREADY_REFUNDED,
     ALREADY_REQUESTED,
     FREE_REFUNDS,
+    GUARANTEE,
     IN_PROGRESS,
     ORDER_NOT_FOUND,
     Outcome,
@@ -100,21 +101,16 @@ def _claim(user: User, order_id: str, text: str, now: datetime) -> tuple[Refund,
     return refund, held
 
 
-def refundable_order_ids(*, actor: User | None) -> set[str]:
-    """The actor's orders that 'Request refund' is offered on: completed, paid, within 30 days, none open."""
+def refund_marks(*, actor: User | None) -> dict[str, str]:
+    """The actor's orders the Orders tab marks: 'refundable' (completed, paid, within 30 days, no refund open or
+    made: 'Request refund' is offered) or 'requested' (its refund waits for an admin)."""
     user = require_user(actor)
     now = utcnow()
     with session_scope() as session:
-        orders = session.exec(select(Order).where(Order.user_id == user.id)).all()
-        held = set(session.exec(select(Refund.order_id).where(Refund.user_id == user.id, Refund.status.in_(
-            (RefundStatus.REQUESTED, RefundStatus.PENDING, RefundStatus.SUCCEEDED)))).all())
-    return {o.id for o in orders if refundable(o, now) and o.id not in held}
-
-
-def requested_order_ids(*, actor: User | None) -> set[str]:
-    """The actor's orders whose refund waits for an admin (the Orders tab says so)."""
-    user = require_user(actor)
-    with session_scope() as session:
-        return set(session.exec(select(Refund.order_id).where(
-            Refund.user_id == user.id, Refund.status == RefundStatus.REQUESTED)).all())
-
+        orders = session.exec(select(Order).where(Order.user_id == user.id,
+                                                  Order.created_at >= now - GUARANTEE)).all()
+        refunds = dict(session.exec(select(Refund.order_id, Refund.status).where(
+            Refund.user_id == user.id, Refund.status.in_(
+                (RefundStatus.REQUESTED, RefundStatus.PENDING, RefundStatus.SUCCEEDED)))).all())
+    marks = {o.id: "refundable" for o in orders if refundable(o, now) and o.id not in refunds}
+    return marks | {order_id: "requested" for order_id, status in refunds.items() if status == RefundStatus.REQUESTED}
