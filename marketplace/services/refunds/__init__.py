@@ -10,7 +10,6 @@ The modules, by what they hold (callers use the names below):
 """
 
 from marketplace.services.refunds.admin import (
-    STATUSES,
     RefundRow,
     approve,
     list_refunds,
@@ -25,7 +24,6 @@ from marketplace.services.refunds.stripe_events import charge_refunded, dispute_
 __all__ = [
     "GUARANTEE_TEXT",
     "MAX_REASON",
-    "STATUSES",
     "Outcome",
     "RefundRow",
     "approve",

@@ -16,7 +16,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, or_, update
+from sqlalchemy import ColumnElement, func, or_, update
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -110,7 +110,7 @@ def settle(refund_id: str, *, stripe_refund_id: str, audit_entry: Audit | None =
     return refund
 
 
-def _access_of(order: Order) -> object:
+def _access_of(order: Order) -> ColumnElement[bool]:
     """The purchase this order gives access through: its subscription's, or the licence it bought."""
     if order.subscription_id:
         return Purchase.subscription_id == order.subscription_id
