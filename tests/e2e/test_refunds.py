@@ -16,6 +16,7 @@ from tests.e2e.helpers import (
     expect_toast,
     open_page,
     phone,
+    same_origin,
     shot,
     sign_in,
     sign_up,
@@ -94,3 +95,38 @@ def test_a_customer_gets_the_money_back_and_loses_the_agent(page: Page, small: b
         expect_fits_phone(page, "#refunds-card", "admin-refunds-phone")
     else:
         shot(page, "admin-refunds")
+
+
+def test_a_third_refund_waits_for_the_admin_who_approves_it(page: Page) -> None:
+    agents = [_paid_agent(page, n) for n in (5, 6, 7)]
+    sign_up(page, "thirdrefund")
+    for agent in agents:
+        buy(page, agent["id"])
+    orders = {o["agentName"]: o["id"] for o in page.request.get("/api/user/orders").json()}
+    for agent in agents[:2]:  # two refunds at once within 90 days: the limit is reached
+        answer = page.request.post("/api/user/refunds", headers=same_origin(page),
+                                   data={"orderId": orders[agent["name"]], "reason": "Not for me"})
+        assert answer.status == 201 and answer.json()["status"] == "succeeded", answer.text()
+
+    _orders(page)
+    row = page.locator(".order-row", has_text=agents[2]["name"])
+    row.locator(".request-refund").click()
+    page.fill("#refund-reason", "The third one did not work either")
+    page.locator("#confirm-refund").click()
+    expect_toast(page, "Refund requested", "Your refund request has been sent to an admin for review.")
+    expect(row.locator(".refund-requested")).to_have_text("Refund requested")
+    expect(row.get_by_text("completed")).to_be_visible()
+
+    page.context.clear_cookies()
+    sign_in(page, *DEMO_ADMIN, api=True)
+    open_page(page, "/admin?tab=refunds")
+    expect(page.locator("#tab-refunds .tab-count").first).to_have_text(re.compile(r"^\d+$"))
+    request = page.locator(".refund-row", has_text=agents[2]["name"])
+    expect(request.locator(".refund-status")).to_have_text("Requested")
+    shot(page, "admin-refund-request")
+    request.locator(".approve-refund").click()
+    expect_toast(page, "Refund approved", "The money is on its way back to the customer.")
+    expect(request).to_have_count(0)  # no longer waiting
+    page.locator("#refunds-status").get_by_role("radio", name="Refunded").click()
+    expect(page.locator(".refund-row", has_text=agents[2]["name"]).locator(".refund-status")).to_have_text(
+        "Refunded")

@@ -275,3 +275,25 @@ def test_refundable_orders_are_recent_completed_and_paid(shop):
     factories.make_order(factories.make_agent(price_cents=0), buyer, amount_cents=0)
     factories.make_order(factories.make_agent(), factories.make_user())
     assert refunds.refund_marks(actor=buyer) == {fresh.id: "refundable"}
+
+
+def test_the_admin_row_and_the_orders_mark_say_what_happened():
+    from zoneinfo import ZoneInfo
+
+    from marketplace.state.admin.refunds import refund_view
+    from marketplace.state.dashboard import order_row
+
+    row = refunds.RefundRow(
+        id="r1", order_id="o" * 24 + "abcd1234", agent_id="a1", agent_name="Ledger Agent", customer="carla",
+        customer_email="c@example.com", amount_cents=121583, currency="usd", status="succeeded", source="stripe",
+        reason="Refunded in Stripe's dashboard", decision_reason=None, failure_reason=None, decided_by=None,
+        created_at=utcnow(), decided_at=utcnow())
+    view = refund_view(row, ZoneInfo("UTC"))
+    assert (view.amount, view.status_label, view.source, view.order_number) == (
+        "$1,215.83 USD", "Refunded", "Stripe dashboard", "abcd1234")
+    rejected = refund_view(refunds.RefundRow(**{**row.__dict__, "status": "rejected", "decision_reason": "No"}),
+                           ZoneInfo("UTC"))
+    assert (rejected.status_label, rejected.decision) == ("Rejected", "No")
+    order = factories.make_order(factories.make_agent(), factories.make_user())
+    assert order_row(order, ZoneInfo("UTC"), "refundable").refund == "refundable"
+    assert order_row(order, ZoneInfo("UTC")).refund == ""
