@@ -71,8 +71,8 @@ Counts = tuple[int, int, int, int, int, int, int, int, int]
 
 
 def _counts(user: User | None) -> Counts:
-    """The summary cards and the Applications / Approvals / Approved Agents / Reports counts, all from the services
-    (role vendor implies isVendorApproved, services/users.py, so all vendors are the active ones)."""
+    """The summary cards and the Applications / Approvals / Approved Agents / Reports / Refunds counts, all from the
+    services (role vendor implies isVendorApproved, services/users.py, so all vendors are the active ones)."""
     return (people.list_customers(actor=user, limit=1)[1], people.list_vendors(actor=user, limit=1)[1],
             admin_catalog.list_agents(actor=user, limit=1)[1],
             admin_catalog.list_agents(actor=user, limit=1, status="approved")[1],
