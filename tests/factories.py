@@ -299,3 +299,28 @@ def make_refund(
     return _save(Refund(order_id=order.id, user_id=order.user_id, requested_by_id=order.user_id, source=source,
                         status=status, reason=reason, amount_cents=order.total_amount_cents, currency=order.currency,
                         created_at=created_at or utcnow(), **fields))
+
+
+# Refunds (issue 18): an order paid for real at the Stripe stand-in, so refunding it moves real (test) money.
+def make_paid_order(stripe_client, agent: Agent, buyer: User, *, created_at: datetime | None = None,
+                    **fields: object) -> Order:
+    """A completed order of `agent` by `buyer` whose PaymentIntent succeeded at the stand-in (a destination
+    charge with the platform's fee when the vendor has a connected account), and the licence it bought."""
+    with db.session_scope() as session:
+        account = session.get(User, agent.vendor_id).stripe_account_id if agent.vendor_id else None
+    amount = agent.price_cents
+    _, fee = money.split(amount, Decimal("20.00"))
+    params: dict[str, object] = {"amount": amount, "currency": "usd", "metadata": {"agentId": agent.id}}
+    if account:
+        params |= {"application_fee_amount": fee, "transfer_data": {"destination": account}}
+    intent = stripe_client.v1.payment_intents.create(params=params)
+    assert stripe_client.v1.payment_intents.confirm(
+        intent.id, params={"payment_method": "pm_card_visa"}).status == "succeeded"
+    order = make_order(agent, buyer, split=bool(account), created_at=created_at, **fields)
+    with db.session_scope() as session:
+        order = session.get(Order, order.id)
+        order.payment_intent_id = intent.id
+        session.add(order)
+    if not fields.get("subscription_id"):
+        _save(Purchase(user_id=buyer.id, agent_id=agent.id, order_id=order.id, purchase_price_cents=amount))
+    return order

@@ -10,10 +10,11 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
+import pydantic
 from sqlalchemy import Column, Index, Numeric, String, Text, text
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import new_id, utcnow
+from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
 
 
 class PricingModel(StrEnum):
@@ -125,3 +126,43 @@ class Refund(SQLModel, table=True):
     decided_at: datetime | None = None
     failure_reason: str | None = Field(default=None, max_length=500)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+# --- Refund API schemas (camelCase on the wire; amounts as "29.99" strings) -----------------------------------
+
+class RefundIn(ApiInput):
+    """A customer's refund request, or an admin's refund of any order (`reason` optional for admins)."""
+
+    order_id: str = pydantic.Field(max_length=64)
+    reason: str | None = pydantic.Field(default=None, max_length=10_000)
+
+
+class RefundDecisionIn(ApiInput):
+    reason: str | None = pydantic.Field(default=None, max_length=10_000)
+
+
+class RefundOutcomePublic(ApiModel):
+    """`status`: succeeded (the money is on its way back) or requested (waits for an admin); `message` says so."""
+
+    id: str
+    status: str
+    message: str
+
+
+class AdminRefundPublic(ApiModel):
+    id: str
+    order_id: str
+    agent_id: str | None = None
+    agent_name: str
+    customer: str
+    customer_email: str
+    amount: str
+    currency: str
+    status: str
+    source: str
+    reason: str
+    decision_reason: str | None = None
+    failure_reason: str | None = None
+    decided_by: str | None = None
+    created_at: datetime
+    decided_at: datetime | None = None

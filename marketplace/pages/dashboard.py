@@ -14,6 +14,7 @@ from marketplace.components.spinner import section_spinner
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.account_security import security_card
 from marketplace.pages.dashboard_profile import profile_tab, read_value
+from marketplace.pages.dashboard_refunds import refund_action, refund_dialog
 from marketplace.state.catalog import AgentCard
 from marketplace.state.dashboard import DashboardState, OrderRow, PurchaseCard
 from marketplace.state.session import SessionState
@@ -200,7 +201,7 @@ def _order_row(order: OrderRow) -> rx.Component:
     status = rx.match(
         order.status,
         ("completed", rx.badge(rx.icon("circle-check", size=12), order.status, color_scheme="green")),
-        ("refunded", rx.badge(rx.icon("undo-2", size=12), order.status, color_scheme="gray")),
+        ("refunded", rx.badge(rx.icon("undo-2", size=12), "Refunded", color_scheme="gray")),
         rx.badge(rx.icon("clock", size=12), order.status, color_scheme="yellow"),
     )
     return rx.hstack(
@@ -213,7 +214,8 @@ def _order_row(order: OrderRow) -> rx.Component:
             spacing="0",
         ),
         rx.spacer(),
-        rx.vstack(rx.text(order.total, weight="bold", size="2"), status, align="end", spacing="1"),
+        rx.vstack(rx.text(order.total, weight="bold", size="2"), status, refund_action(order), align="end",
+                  spacing="1"),
         align="center", width="100%", padding_y="0.75em", border_bottom="1px solid var(--gray-a4)",
         class_name="order-row",
     )
@@ -230,6 +232,7 @@ def _orders_tab() -> rx.Component:
             rx.card(
                 rx.heading("Order History", size="4"),
                 rx.box(rx.foreach(DashboardState.orders, _order_row), width="100%"),
+                refund_dialog(),
                 width="100%",
             ),
         ),

@@ -81,6 +81,54 @@ def sale(*, to: str, name: str, agent_name: str, amount: str, currency: str, ord
     )
 
 
+def refund_confirmation(*, to: str, name: str, agent_name: str, amount: str, order_id: str,
+                        subscription: bool) -> OutgoingMail:
+    """The buyer's money is on its way back (the guarantee at once, or an admin's approval)."""
+    ended = ("Your subscription has been cancelled and access to the agent has ended." if subscription
+             else "Access to the agent has ended.")
+    return OutgoingMail(
+        to=to,
+        subject=f"Your refund: {agent_name}",
+        text=f"Hi {name},\n\nWe have refunded your order in full.\n\nAgent: {agent_name}\nAmount: {amount}\n"
+             f"Order number: {order_id[-8:]}\n\nThe money reaches your card within 5-10 business days. {ended}"
+             f"\n\nYour orders:\n{url('/dashboard?tab=orders')}{SIGNATURE}",
+    )
+
+
+def refund_declined(*, to: str, name: str, agent_name: str, order_id: str, reason: str) -> OutgoingMail:
+    """An admin said no to a refund request (the customer's third within 90 days)."""
+    why = f"\n\nReason: {reason}" if reason else ""
+    return OutgoingMail(
+        to=to,
+        subject=f"Your refund request: {agent_name}",
+        text=f"Hi {name},\n\nWe have reviewed your refund request for order {order_id[-8:]} ({agent_name}) and "
+             f"cannot refund it.{why}\n\nYou keep access to the agent.\n{url('/dashboard?tab=orders')}"
+             f"{SIGNATURE}",
+    )
+
+
+def vendor_refund_notice(*, to: str, name: str, agent_name: str, amount: str, order_id: str) -> OutgoingMail:
+    """A sale of the vendor's was refunded: its share comes back out of the vendor's balance."""
+    return OutgoingMail(
+        to=to,
+        subject=f"Refund: {agent_name}",
+        text=f"Hi {name},\n\nA sale of {agent_name} was refunded under the 30-day money-back guarantee.\n\n"
+             f"Amount: {amount}\nOrder number: {order_id[-8:]}\n\nYour share of this sale is taken back from "
+             f"your balance, and the sale no longer counts in your earnings.\n{url('/vendor')}{SIGNATURE}",
+    )
+
+
+def dispute_opened(*, to: str, name: str, agent_name: str, amount: str, order_id: str, reason: str) -> OutgoingMail:
+    """To each admin: a buyer disputed a payment with their bank; access to the agent is suspended."""
+    return OutgoingMail(
+        to=to,
+        subject=f"Payment disputed: {agent_name}",
+        text=f"Hi {name},\n\nA buyer disputed a payment with their bank ({reason}).\n\nAgent: {agent_name}\n"
+             f"Amount: {amount}\nOrder number: {order_id[-8:]} ({order_id})\n\nThe buyer's access to the agent "
+             f"is suspended. Answer the dispute in Stripe's dashboard.{SIGNATURE}",
+    )
+
+
 def notice(*, to: str, name: str, title: str, message: str, path: str) -> OutgoingMail:
     """An application or agent decision, or an update of a bought agent: the in-app notification by e-mail."""
     return OutgoingMail(to=to, subject=title,

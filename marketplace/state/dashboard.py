@@ -15,7 +15,7 @@ import reflex as rx
 
 from marketplace.models import ApplicationStatus, Order, Role, User
 from marketplace.models.commerce import OrderPublic
-from marketplace.services import catalog, downloads, favorites, images, money, purchases, users
+from marketplace.services import catalog, downloads, favorites, images, money, purchases, refunds, users
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import applications as vendors
 from marketplace.state import blocking
@@ -65,6 +65,7 @@ class OrderRow:
     placed_at: str
     total: str
     status: str
+    refund: str = ""  # services/refunds.refund_marks: 'refundable', 'requested' or nothing
 
 
 def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo) -> PurchaseCard:
@@ -94,7 +95,7 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo) -> PurchaseC
     )
 
 
-def order_row(order: Order, zone: ZoneInfo) -> OrderRow:
+def order_row(order: Order, zone: ZoneInfo, refund: str = "") -> OrderRow:
     return OrderRow(
         id=order.id,
         number=order.id[-8:],
@@ -102,6 +103,7 @@ def order_row(order: Order, zone: ZoneInfo) -> OrderRow:
         placed_at=format_day_time(order.created_at, zone),
         total=f"{money.format_amount(order.total_amount_cents, order.currency)} {order.currency.upper()}",
         status=order.status,
+        refund=refund,
     )
 
 
@@ -161,7 +163,9 @@ class DashboardState(FormState, SessionState):
         zone = time_zone(self.time_zone)
         records = await blocking.run(purchases.list_purchases, actor=user)
         self.purchases = [purchase_card(r, zone) for r in records]
-        self.orders = [order_row(o, zone) for o in await blocking.run(purchases.list_orders, actor=user)]
+        marks = await blocking.run(refunds.refund_marks, actor=user)
+        self.orders = [order_row(o, zone, marks.get(o.id, ""))
+                       for o in await blocking.run(purchases.list_orders, actor=user)]
         owned = await blocking.run(catalog.purchased_agent_ids, actor=user)
         favourites = await blocking.run(favorites.list_favorites, actor=user)
         self.favorites = [agent_card(a, owned) for a in favourites.items]

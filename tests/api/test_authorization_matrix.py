@@ -25,7 +25,7 @@ from sqlmodel import SQLModel
 from marketplace import db
 from marketplace.api.app import create_api
 from marketplace.api.deps import SESSION_COOKIE
-from marketplace.models import AgentStatus, Role, User
+from marketplace.models import AgentStatus, Order, Role, User
 from marketplace.services import auth
 from tests import factories
 from tests.conftest import BASE_URL
@@ -76,6 +76,22 @@ class World:
 
     def fresh_upload_url(self) -> str:
         return factories.upload_url(factories.make_upload(self.vendor))
+
+    def fresh_paid_order(self) -> str:
+        """An order of the customer paid at the Stripe stand-in (the call needs `payments=True`)."""
+        import stripe
+
+        from marketplace.config import settings
+
+        client = stripe.StripeClient(settings.stripe_secret_key, base_addresses={"api": settings.stripe_api_base})
+        agent = factories.make_agent(self.vendor)
+        return factories.make_paid_order(client, agent, self.customer).id
+
+    def fresh_refund_request(self) -> str:
+        """A refund request of the customer waiting for an admin, on a paid order."""
+        with db.session_scope() as session:
+            order = session.get(Order, self.fresh_paid_order())
+        return factories.make_refund(order, status="requested").id
 
     def unique(self, prefix: str) -> str:
         self.made[prefix] = self.made.get(prefix, 0) + 1
@@ -255,6 +271,16 @@ _row("PUT", "/api/admin/reports/{report_id}", _ADMIN,
      Call(path={"report_id": World.fresh_report}, body={"status": "resolved"}))
 # One file of a submission for the admin deciding on it (bad ids and content: tests/api/test_admin_reads_api.py).
 _row("GET", "/api/admin/agent-files/{file_id}", _ADMIN, Call(path={"file_id": World.fresh_file}))
+# Refunds: a buyer refunds only its own orders (another's is 404, as unknown); admins refund any and decide requests.
+_row("POST", "/api/user/refunds", (401, 201, 404, 404, 404),
+     Call(body=lambda w: {"orderId": w.fresh_paid_order(), "reason": "Not for me"}, payments=True))
+_row("GET", "/api/admin/refunds", _ADMIN)
+_row("POST", "/api/admin/refunds", (401, 403, 403, 403, 201),
+     Call(body=lambda w: {"orderId": w.fresh_paid_order()}, payments=True))
+_row("POST", "/api/admin/refunds/{refund_id}/approve", _ADMIN,
+     Call(path={"refund_id": World.fresh_refund_request}, payments=True))
+_row("POST", "/api/admin/refunds/{refund_id}/reject", _ADMIN,
+     Call(path={"refund_id": World.fresh_refund_request}, payments=True, body={"reason": "No"}))
 _row("DELETE", "/api/admin/users/{user_id}", (401, 403, 403, 403, 204),
      Call(path={"user_id": lambda w: factories.make_user().id}))
 

@@ -19,6 +19,7 @@ from marketplace.pages.admin.approvals import approvals_tab
 from marketplace.pages.admin.audit import audit_tab
 from marketplace.pages.admin.customers import customers_tab, vendors_tab
 from marketplace.pages.admin.overview import overview_tab
+from marketplace.pages.admin.refunds import refunds_tab
 from marketplace.pages.admin.reports import reports_tab
 from marketplace.pages.admin.sales import sales_tab
 from marketplace.pages.admin.stats import stats_tab
@@ -33,6 +34,7 @@ TABS = [
     TabSpec("vendor-applications", "Applications", A.pending_applications, applications_tab, icon="file-user"),
     TabSpec("agent-approvals", "Approvals", A.pending_agents, approvals_tab, icon="clipboard-check"),
     TabSpec("reports", "Reports", A.pending_reports, reports_tab, icon="flag"),
+    TabSpec("refunds", "Refunds", A.requested_refunds, refunds_tab, icon="undo-2"),
     TabSpec("analytics", "Analytics", None, analytics_tab, icon="chart-pie"),
     TabSpec("stats", "Stats", None, stats_tab, icon="chart-line"),
     TabSpec("sales", "Sales & Commissions", None, sales_tab, icon="dollar-sign"),

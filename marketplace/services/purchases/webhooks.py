@@ -13,6 +13,7 @@ from marketplace.models import ProcessedWebhookEvent
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.purchases.completion import complete_payment
+from marketplace.services.refunds import stripe_events as refund_events
 from marketplace.services.vendor import payouts
 
 log = logging.getLogger(__name__)
@@ -22,7 +23,7 @@ log = logging.getLogger(__name__)
 class WebhookOutcome:
     event_id: str
     type: str
-    result: str  # recorded | already-recorded | refunded | duplicate | ignored | rejected | updated
+    result: str  # recorded | already-recorded | refunded | duplicate | ignored | rejected | updated | suspended
 
 
 def _mark_processed(event: payments.WebhookEvent) -> None:
@@ -31,6 +32,14 @@ def _mark_processed(event: payments.WebhookEvent) -> None:
             session.add(ProcessedWebhookEvent(id=event.id, type=event.type[:100]))
     except IntegrityError:
         pass  # processed concurrently by another delivery
+
+
+def _record_payment(intent_id: str) -> None:
+    """A refund or dispute came before the payment's own event: record the payment first (if it is ours)."""
+    try:
+        complete_payment(actor=None, payment_intent_id=intent_id, from_webhook=True)
+    except (Invalid, NotFound, Forbidden, Conflict) as exc:
+        log.info("payment %s not recorded: %s", intent_id, exc.message)
 
 
 def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
@@ -55,6 +64,10 @@ def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
     elif event.type == "payment_intent.payment_failed":
         error = event.data.get("last_payment_error") or {}
         log.info("payment %s failed: %s", event.object_id, error.get("message"))
+    elif event.type == "charge.refunded":
+        result = refund_events.charge_refunded(event.data, record=_record_payment)
+    elif event.type == "charge.dispute.created":
+        result = refund_events.dispute_created(event.data, record=_record_payment)
     elif event.type == "account.updated" and event.object_id:
         result = "updated" if payouts.sync_account(payments.account_from_event(event.data)) else "ignored"
     _mark_processed(event)

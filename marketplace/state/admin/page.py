@@ -11,7 +11,7 @@ import logging
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services import money
+from marketplace.services import money, refunds
 from marketplace.services.admin import applications, moderation, people, reports
 from marketplace.services.admin import catalog as admin_catalog
 from marketplace.services.admin import sales as admin_sales
@@ -24,7 +24,7 @@ from marketplace.state.session import SessionState, toast_on_load
 LOG = logging.getLogger(__name__)
 
 TABS = ("overview", "customers", "vendors", "agents", "vendor-applications", "agent-approvals", "reports",
-        "analytics", "stats", "sales", "audit")
+        "refunds", "analytics", "stats", "sales", "audit")
 ADMIN_ONLY_TITLE = "Unauthorized"
 ADMIN_ONLY_MESSAGE = "Admin access required. Redirecting..."
 # The browser's time zone and the tab in its address now. An on_load can arrive late (its router data is that of
@@ -64,18 +64,18 @@ def admin_failed(error: Exception, failure: str = "") -> rx.event.EventSpec | li
     return rx.toast.error("Error", description=failure_text(error, failure))
 
 
-Counts = tuple[int, int, int, int, int, int, int, int]
+Counts = tuple[int, int, int, int, int, int, int, int, int]
 
 
 def _counts(user: User | None) -> Counts:
-    """The summary cards and the Applications / Approvals / Approved Agents / Reports counts, all from the services
-    (role vendor implies isVendorApproved, services/users.py, so all vendors are the active ones)."""
+    """The summary cards and the Applications / Approvals / Approved Agents / Reports / Refunds counts, all from the
+    services (role vendor implies isVendorApproved, services/users.py, so all vendors are the active ones)."""
     return (people.list_customers(actor=user, limit=1)[1], people.list_vendors(actor=user, limit=1)[1],
             admin_catalog.list_agents(actor=user, limit=1)[1],
             admin_catalog.list_agents(actor=user, limit=1, status="approved")[1],
             admin_sales.summary(actor=user).admin_earnings_cents,
             applications.list_applications(actor=user, limit=1)[1], moderation.list_pending(actor=user, limit=1)[1],
-            reports.list_reports(actor=user, status="pending", limit=1)[1])
+            reports.list_reports(actor=user, status="pending", limit=1)[1], refunds.requested_count(actor=user))
 
 
 class AdminState(SessionState):
@@ -93,6 +93,7 @@ class AdminState(SessionState):
     pending_applications: int = 0
     pending_agents: int = 0
     pending_reports: int = 0
+    requested_refunds: int = 0
 
     @rx.event
     def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
@@ -123,7 +124,7 @@ class AdminState(SessionState):
 
     def _show_counts(self, counts: Counts) -> None:
         (self.total_customers, self.active_vendors, self.total_agents, self.approved_agents, earnings,
-         self.pending_applications, self.pending_agents, self.pending_reports) = counts
+         self.pending_applications, self.pending_agents, self.pending_reports, self.requested_refunds) = counts
         self.admin_earnings = money.format_amount(earnings, "usd")
 
     async def refresh_counts_quietly(self) -> None:
