@@ -10,10 +10,11 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
+import pydantic
 from sqlalchemy import Column, Index, Numeric, String, Text, text
 from sqlmodel import Field, SQLModel
 
-from marketplace.models.base import new_id, utcnow
+from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
 
 
 class PricingModel(StrEnum):
@@ -125,3 +126,30 @@ class Refund(SQLModel, table=True):
     decided_at: datetime | None = None
     failure_reason: str | None = Field(default=None, max_length=500)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+# ---- API schemas (camelCase on the wire; amounts as "29.99" strings) -------------------------------------------
+
+
+class SubscriptionPublic(ApiModel):
+    """One of the customer's subscriptions (`GET /api/user/subscriptions`)."""
+
+    id: str
+    agent_id: str | None = None
+    agent_name: str
+    status: str
+    price: str
+    currency: str
+    current_period_end: datetime | None = None
+    cancel_at_period_end: bool
+
+
+class CardUpdatePublic(ApiModel):
+    """The SetupIntent the update-card page's Payment Element confirms."""
+
+    client_secret: str
+    subscription: SubscriptionPublic
+
+
+class CardUpdateDoneIn(ApiInput):
+    setup_intent_id: str = pydantic.Field(max_length=255)
