@@ -30,7 +30,7 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import mail, mail_texts, money, names, notifications
+from marketplace.services import access, decisions, mail, mail_texts, money, names, notifications
 from marketplace.services.errors import Conflict, Invalid
 
 ATTEMPTS = 5
@@ -46,6 +46,9 @@ class Recorded:
     order: Order
     purchase: Purchase | None
     created: bool
+    # A first payment for an agent the buyer already had access to (two tabs): it granted nothing, and the
+    # caller refunds it and ends that subscription.
+    duplicate: bool = False
 
 
 def _decimal(metadata: dict[str, str], key: str) -> Decimal:
@@ -103,7 +106,11 @@ def _existing(session: Session, invoice_id: str) -> Recorded | None:
         return None
     purchase = session.exec(select(Purchase).where(Purchase.user_id == order.user_id,
                                                    Purchase.agent_id == order.agent_id)).first()
-    return Recorded(order=order, purchase=purchase, created=False)
+    # Still to refund (processing), or refunded while another subscription or licence gives the access.
+    duplicate = order.kind == OrderKind.SUBSCRIPTION and (order.status == OrderStatus.PROCESSING or (
+        order.status == OrderStatus.REFUNDED and purchase is not None
+        and purchase.subscription_id != order.subscription_id))
+    return Recorded(order=order, purchase=None if duplicate else purchase, created=False, duplicate=duplicate)
 
 
 def existing_order(invoice_id: str) -> Recorded | None:
@@ -156,6 +163,12 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
     if current is None or buyer is None:  # the buyer's account was deleted: the money trail stays
         return Recorded(order=order, purchase=None, created=True)
     order.customer_email = buyer.email
+    if kind == OrderKind.SUBSCRIPTION and access.has_access(session, user_id=buyer.id,
+                                                              agent_id=current.agent_id or ""):
+        session.flush()  # granted nothing: processing until the caller has refunded it
+        decisions.claim_any(session, Order, Order.id == order.id, values={"status": OrderStatus.PROCESSING})
+        session.refresh(order)
+        return Recorded(order=order, purchase=None, created=True, duplicate=True)
     purchase = _grant(session, current, order, period_end=invoice.period_end)
     if kind == OrderKind.SUBSCRIPTION:
         session.exec(update(Agent).where(Agent.id == current.agent_id).values(sales_count=Agent.sales_count + 1))

@@ -280,6 +280,10 @@ def complete_payment(
             raise Forbidden("This payment belongs to another account")
         if agent_id is not None and done.order.agent_id != agent_id:
             raise Invalid(MISMATCH)
+        if done.order.invoice_id:  # a subscription's invoice: its own rules for a duplicate
+            paid = invoices.recorded(actor=actor, invoice_id=done.order.invoice_id)
+            if paid is not None:
+                return Completion(order=paid.order, purchase=paid.purchase, created=False)
     else:
         with provider_errors():
             intent = payments.retrieve_payment_intent(payment_intent_id)
