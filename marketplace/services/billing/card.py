@@ -47,6 +47,8 @@ def finish_card_update(*, actor: User | None, subscription_id: str,
         raise Invalid("Invalid setup intent id")
     with session_scope() as session:
         row = lifecycle.owned(session, user, subscription_id)
+        if row.ended_at is not None or row.status in lifecycle.ENDED:
+            raise Conflict(lifecycle.HAS_ENDED)
         stripe_id, customer = row.stripe_subscription_id, row.stripe_customer_id
     with provider_errors():
         intent = billing.retrieve_setup_intent(setup_intent_id)

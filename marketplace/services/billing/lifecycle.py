@@ -51,6 +51,18 @@ class SubscriptionView:
     cancel_at_period_end: bool
     ended: bool
 
+    @property
+    def can_cancel(self) -> bool:
+        return not self.ended and self.status in LIVE and not self.cancel_at_period_end
+
+    @property
+    def can_resume(self) -> bool:
+        return not self.ended and self.status in LIVE and self.cancel_at_period_end
+
+    @property
+    def past_due(self) -> bool:
+        return not self.ended and self.status == SubscriptionStatus.PAST_DUE
+
     @classmethod
     def of(cls, row: Subscription) -> SubscriptionView:
         return cls(id=row.id, agent_id=row.agent_id, agent_name=row.agent_name, status=row.status,
