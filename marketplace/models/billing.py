@@ -153,3 +153,15 @@ class CardUpdatePublic(ApiModel):
 
 class CardUpdateDoneIn(ApiInput):
     setup_intent_id: str = pydantic.Field(max_length=255)
+
+
+class AdvanceClockIn(ApiInput):
+    """`POST /api/dev/advance-clock`: how many days to move the demo's test clock ahead."""
+
+    days: int = pydantic.Field(ge=1, le=60)
+
+
+class ClockPublic(ApiModel):
+    id: str
+    frozen_time: datetime
+    status: str

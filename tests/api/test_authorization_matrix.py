@@ -167,6 +167,8 @@ _row("POST", "/api/dev/switch-role", (401, 200, 200, 200, 200),  # the spec: any
      Call(body={"role": "user"}, own_account=True, demo=True))
 _row("POST", "/api/admin/init-demo-data", (401, 403, 403, 403, 200), Call(demo=True))
 _row("GET", "/api/dev/mail", (401, 403, 403, 403, 200), Call(demo=True))  # it shows password-reset links
+# Admins advance the demo's Stripe test clock (here a day, on the stand-in).
+_row("POST", "/api/dev/advance-clock", (401, 403, 403, 403, 200), Call(body={"days": 1}, demo=True, payments=True))
 
 # ---- catalog (public) ---------------------------------------------------------------------------------------
 _row("GET", "/api/stats", (200, 200, 200, 200, 200))

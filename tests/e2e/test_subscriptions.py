@@ -1,0 +1,99 @@
+"""Subscriptions in a real browser against the Stripe stand-in: subscribe to a monthly agent with the test card
+through the checkout, see it in My Agents ('Renews on'), cancel it (with its confirmation) and resume it, at
+desktop width and at 390 px; and the update-card page with the Payment Element confirming a SetupIntent.
+
+Every test signs up its own user (the app and its demo data are shared by the whole session).
+"""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import open_page
+from tests.e2e.helpers import buy, expect_fits_phone, expect_toast, phone, shot, sign_up
+
+RENEWS = re.compile(r"^Renews on [A-Z][a-z]{2} \d{1,2}, \d{4}$")
+ENDS = re.compile(r"^Ends on [A-Z][a-z]{2} \d{1,2}, \d{4}$")
+
+
+def _agent_id(page: Page, name: str) -> str:
+    body = page.request.get("/api/agents", params={"search": name}).json()
+    items = body["items"] if isinstance(body, dict) else body
+    return next(agent["id"] for agent in items if agent["name"] == name)
+
+
+def _subscribe_and_manage(page: Page, agent_name: str, shots: str) -> None:
+    sign_up(page, "subscriber")
+    agent_id = _agent_id(page, agent_name)
+    buy(page, agent_id)
+    [subscription] = page.request.get("/api/user/subscriptions").json()
+    assert (subscription["agentName"], subscription["status"]) == (agent_name, "active")
+
+    open_page(page, "/dashboard")
+    card = page.locator(f".purchase-card[data-agent='{agent_name}']")
+    expect(card.locator(".subscription-status")).to_have_text("Active")
+    expect(card.locator(".subscription-renewal")).to_have_text(RENEWS)
+    day = card.locator(".subscription-renewal").inner_text().removeprefix("Renews on ")
+    shot(page, f"{shots}-active")
+
+    card.locator(".cancel-subscription").click()
+    dialog = page.locator("#cancel-dialog")
+    expect(dialog).to_contain_text(f"You keep access until {day}.")
+    shot(page, f"{shots}-confirm")
+    page.click("#confirm-cancel")
+    expect_toast(page, "Subscription cancelled", f"You keep access until {day}.")
+    expect(dialog).to_have_count(0)
+    expect(card.locator(".subscription-renewal")).to_have_text(f"Ends on {day}")
+    expect(card.locator(".cancel-subscription")).to_have_count(0)
+    assert page.request.get("/api/user/subscriptions").json()[0]["cancelAtPeriodEnd"] is True
+
+    card.locator(".resume-subscription").click()
+    expect_toast(page, "Subscription resumed", f"Renews on {day}.")
+    expect(card.locator(".subscription-renewal")).to_have_text(f"Renews on {day}")
+    expect(card.locator(".resume-subscription")).to_have_count(0)
+    assert page.request.get("/api/user/subscriptions").json()[0]["cancelAtPeriodEnd"] is False
+
+    # Keeping it from the dialog changes nothing.
+    card.locator(".cancel-subscription").click()
+    page.get_by_role("button", name="Keep subscription").click()
+    expect(dialog).to_have_count(0)
+    expect(card.locator(".subscription-renewal")).to_have_text(RENEWS)
+
+    # The Orders tab lists the charge.
+    open_page(page, "/dashboard?tab=orders")
+    expect(page.locator(".order-row").filter(has_text=agent_name)).to_have_count(1)
+
+
+def test_subscribe_see_it_cancel_and_resume(page: Page) -> None:
+    _subscribe_and_manage(page, "Churn Oracle", "subscription")
+
+
+def test_subscribe_cancel_and_resume_on_a_phone(page: Page) -> None:
+    phone(page)
+    _subscribe_and_manage(page, "Dashboard Builder", "subscription-phone")
+    open_page(page, "/dashboard")
+    expect_fits_phone(page, ".subscription-box", "subscription-phone-my-agents")
+
+
+def test_update_card_page_saves_a_new_card(page: Page) -> None:
+    sign_up(page, "cardholder")
+    buy(page, _agent_id(page, "InvoiceFlow"))
+    [subscription] = page.request.get("/api/user/subscriptions").json()
+    open_page(page, f"/dashboard/billing/{subscription['id']}")
+    expect(page.locator("#card-update-agent")).to_have_text("Subscription: InvoiceFlow")
+    expect(page.locator("#submit-payment")).to_have_text("Save card")
+    expect(page.locator("#submit-payment")).to_be_enabled()
+    page.get_by_label("Card number").fill("4242 4242 4242 4242")
+    page.get_by_label("Expiration date").fill("12 / 34")
+    page.get_by_label("Security code").fill("123")
+    page.click("#submit-payment")
+    expect_toast(page, "Card updated", "Your subscription to InvoiceFlow uses the new card.")
+    expect(page).to_have_url(re.compile(r"/dashboard\?tab=purchases$"))
+
+    # Someone else's subscription: the page says why and offers the way back.
+    page.context.clear_cookies()
+    sign_up(page, "stranger")
+    open_page(page, f"/dashboard/billing/{subscription['id']}")
+    expect(page.locator("#card-update-failed")).to_contain_text("This subscription belongs to another account")
