@@ -158,7 +158,7 @@ class CardUpdateDoneIn(ApiInput):
 class AdvanceClockIn(ApiInput):
     """`POST /api/dev/advance-clock`: how many days to move the demo's test clock ahead."""
 
-    days: int = pydantic.Field(ge=1, le=60)
+    days: int = pydantic.Field(ge=1, le=60, strict=True)
 
 
 class ClockPublic(ApiModel):

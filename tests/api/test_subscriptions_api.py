@@ -3,13 +3,26 @@ customer's list, cancel and resume (owner only, clear 409s), and many cancel req
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+import httpx
 import pytest
 from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace import db
-from marketplace.models import Order, OrderKind, Subscription
+from marketplace.config import settings
+from marketplace.models import Order, OrderKind, PlatformSetting, Subscription
+from marketplace.services.billing import demo_clock
+from marketplace.services.errors import Invalid
+from tests import factories
 from tests.live_api import LiveApi, fire
+from tests.payments_fixtures import WEBHOOK_SECRET
+
+
+def _count(model, *where) -> int:
+    with db.session_scope() as session:
+        return session.exec(select(func.count()).select_from(model).where(*where)).one()
 
 
 @pytest.fixture
@@ -116,3 +129,58 @@ def test_many_cancel_requests_at_once_cancel_once(live_api: LiveApi, stripe_stan
     with db.session_scope() as session:
         orders = session.exec(select(func.count()).select_from(Order).where(Order.kind == OrderKind.SUBSCRIPTION)).one()
     assert orders == 1
+
+
+# --- demo mode's test clock ----------------------------------------------------------------------------------
+
+
+def test_advance_clock_is_for_admins_in_demo_mode(client, login, stripe_standin, make_user, demo_mode,
+                                                  monkeypatch):
+    assert client.post("/api/dev/advance-clock", json={"days": 1}).status_code == 401
+    login(make_user("customer"))
+    assert client.post("/api/dev/advance-clock", json={"days": 1}).status_code == 403
+    client.post("/api/logout")
+    login(factories.make_admin("clockadmin"))
+    for bad in ({"days": 0}, {"days": 61}, {"days": "x"}, {"days": 1.5}, {}, {"days": True}):
+        answer = client.post("/api/dev/advance-clock", json=bad)
+        assert answer.status_code == 422, (bad, answer.text)
+    with pytest.raises(Invalid, match="whole number"):
+        demo_clock.advance_clock(actor=factories.make_admin(), days=0)
+    assert _count(PlatformSetting, PlatformSetting.key == demo_clock.CLOCK_SETTING) == 0
+    moved = client.post("/api/dev/advance-clock", json={"days": 2})
+    assert moved.status_code == 200, moved.text
+    assert moved.json()["status"] == "ready"
+    first = datetime.fromisoformat(moved.json()["frozenTime"])
+    again = client.post("/api/dev/advance-clock", json={"days": 1}).json()
+    assert again["id"] == moved.json()["id"] and datetime.fromisoformat(again["frozenTime"]) == first + timedelta(
+        days=1)
+    assert "demo.advance_clock" in [action for action, _, _ in factories.audit_actions()]
+    monkeypatch.setattr(settings, "demo_mode", False)
+    assert client.post("/api/dev/advance-clock", json={"days": 1}).status_code == 404
+
+
+def test_a_renewal_appears_when_the_demo_clock_advances(live_api: LiveApi, stripe_standin, buyer, make_vendor,
+                                                       make_agent, demo_mode, mailbox):
+    """Demo mode puts new customers on its clock; an admin's advance renews their subscriptions, and the answer
+    comes once the renewal's webhooks were handled: the renewal order is there at once."""
+    httpx.post(f"{stripe_standin.base}/_config/webhooks/app", data={
+        "url": f"{live_api.url}/api/stripe/webhook", "secret": WEBHOOK_SECRET}).raise_for_status()
+    agent = make_agent(make_vendor("enabled"), price_cents=2000, name="Clock Bot")
+    http = live_api.signed_in("buyer")
+    intent = http.post("/api/purchase/create-payment-intent", json={"agentId": agent.id}).json()
+    stripe_standin.confirm(intent["clientSecret"])
+    assert http.post("/api/purchase/complete", json={"paymentIntentId": intent["paymentIntentId"]}).status_code == 200
+    http.close()
+    with db.session_scope() as session:
+        clock_id = session.get(PlatformSetting, demo_clock.CLOCK_SETTING).value
+    customer = stripe_standin.stripe.v1.customers.list(params={"limit": 1}).data[0]
+    assert customer.test_clock == clock_id
+    factories.make_admin("clockkeeper")
+    admin = live_api.signed_in("clockkeeper")
+    moved = admin.post("/api/dev/advance-clock", json={"days": 31})
+    admin.close()
+    assert moved.status_code == 200, moved.text
+    with db.session_scope() as session:
+        kinds = session.exec(select(Order.kind).where(Order.agent_id == agent.id).order_by(Order.created_at)).all()
+    assert kinds == [OrderKind.SUBSCRIPTION, OrderKind.RENEWAL]
+    assert mailbox.last(buyer.email, "Your subscription renewed: Clock Bot")
