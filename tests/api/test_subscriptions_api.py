@@ -177,7 +177,7 @@ def test_a_renewal_appears_when_the_demo_clock_advances(live_api: LiveApi, strip
     assert customer.test_clock == clock_id
     factories.make_admin("clockkeeper")
     admin = live_api.signed_in("clockkeeper")
-    moved = admin.post("/api/dev/advance-clock", json={"days": 31})
+    moved = admin.post("/api/dev/advance-clock", json={"days": 32})  # past a 31-day month's renewal and its hour
     admin.close()
     assert moved.status_code == 200, moved.text
     with db.session_scope() as session:

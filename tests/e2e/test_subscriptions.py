@@ -12,7 +12,17 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import open_page
-from tests.e2e.helpers import buy, expect_fits_phone, expect_toast, phone, shot, sign_up
+from tests.e2e.helpers import (
+    DEMO_ADMIN,
+    buy,
+    expect_fits_phone,
+    expect_toast,
+    phone,
+    same_origin,
+    shot,
+    sign_in,
+    sign_up,
+)
 
 RENEWS = re.compile(r"^Renews on [A-Z][a-z]{2} \d{1,2}, \d{4}$")
 ENDS = re.compile(r"^Ends on [A-Z][a-z]{2} \d{1,2}, \d{4}$")
@@ -91,9 +101,41 @@ def test_update_card_page_saves_a_new_card(page: Page) -> None:
     page.click("#submit-payment")
     expect_toast(page, "Card updated", "Your subscription to InvoiceFlow uses the new card.")
     expect(page).to_have_url(re.compile(r"/dashboard\?tab=purchases$"))
+    open_page(page, f"/dashboard/billing/{subscription['id']}")
+    expect_fits_phone(page, "#card-update-title", "card-update-phone")
 
     # Someone else's subscription: the page says why and offers the way back.
     page.context.clear_cookies()
     sign_up(page, "stranger")
     open_page(page, f"/dashboard/billing/{subscription['id']}")
     expect(page.locator("#card-update-failed")).to_contain_text("This subscription belongs to another account")
+
+
+def test_advancing_the_demo_clock_shows_the_renewal_in_orders_and_in_the_vendors_sales(page: Page) -> None:
+    """The demo's test clock: an admin moves it a month ahead; once that answers, the renewal is an order of
+    the customer and a sale of the vendor."""
+    buyer = sign_up(page, "renewer")
+    agent_id = _agent_id(page, "Newsletter Navigator")
+    assert page.request.get(f"/api/agents/{agent_id}").json()["vendor"]["username"] == "vendor"
+    buy(page, agent_id)
+    assert page.context.browser is not None
+    admin = page.context.browser.new_context(base_url=same_origin(page)["Origin"])
+    try:
+        admin_page = admin.new_page()
+        sign_in(admin_page, *DEMO_ADMIN, api=True)
+        moved = admin_page.request.post("/api/dev/advance-clock", data={"days": 32}, headers=same_origin(page),
+                                        timeout=120_000)
+        assert moved.ok, moved.text()
+        sign_in(admin_page, "vendor", "vendor123", api=True)
+        sales = admin_page.request.get("/api/vendor/sales", params={"limit": 100}).json()
+        mine = [s for s in sales if s["customerEmail"] == f"{buyer}@example.com"]
+        assert len(mine) == 2 and {s["agentName"] for s in mine} == {"Newsletter Navigator"}
+    finally:
+        admin.close()
+    open_page(page, "/dashboard?tab=orders")
+    expect(page.locator(".order-row").filter(has_text="Newsletter Navigator")).to_have_count(2)
+    shot(page, "subscription-renewal-orders")
+    open_page(page, "/dashboard")
+    card = page.locator(".purchase-card[data-agent='Newsletter Navigator']")
+    expect(card.locator(".subscription-status")).to_have_text("Active")
+    expect(card.locator(".subscription-renewal")).to_have_text(RENEWS)
