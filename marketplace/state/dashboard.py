@@ -80,6 +80,8 @@ class OrderRow:
 def _renewal(sub: billing.SubscriptionView, day: str) -> str:
     if sub.ended:
         return f"Ended on {day}"
+    if sub.past_due:
+        return ""  # nothing renews until the card is fixed: the badge and the update-card link say so
     return f"Ends on {day}" if sub.cancel_at_period_end else f"Renews on {day}"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import httpx
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import open_page
@@ -118,20 +119,17 @@ def test_advancing_the_demo_clock_shows_the_renewal_in_orders_and_in_the_vendors
     agent_id = _agent_id(page, "Newsletter Navigator")
     assert page.request.get(f"/api/agents/{agent_id}").json()["vendor"]["username"] == "vendor"
     buy(page, agent_id)
+    _advance_demo_clock(page, 32)  # past a 31-day month's renewal and the hour before it is charged
     assert page.context.browser is not None
-    admin = page.context.browser.new_context(base_url=same_origin(page)["Origin"])
+    vendor = page.context.browser.new_context(base_url=same_origin(page)["Origin"])
     try:
-        admin_page = admin.new_page()
-        sign_in(admin_page, *DEMO_ADMIN, api=True)
-        moved = admin_page.request.post("/api/dev/advance-clock", data={"days": 32}, headers=same_origin(page),
-                                        timeout=120_000)
-        assert moved.ok, moved.text()
-        sign_in(admin_page, "vendor", "vendor123", api=True)
-        sales = admin_page.request.get("/api/vendor/sales", params={"limit": 100}).json()
+        vendor_page = vendor.new_page()
+        sign_in(vendor_page, "vendor", "vendor123", api=True)
+        sales = vendor_page.request.get("/api/vendor/sales", params={"limit": 100}).json()
         mine = [s for s in sales if s["customerEmail"] == f"{buyer}@example.com"]
         assert len(mine) == 2 and {s["agentName"] for s in mine} == {"Newsletter Navigator"}
     finally:
-        admin.close()
+        vendor.close()
     open_page(page, "/dashboard?tab=orders")
     expect(page.locator(".order-row").filter(has_text="Newsletter Navigator")).to_have_count(2)
     shot(page, "subscription-renewal-orders")
@@ -139,3 +137,49 @@ def test_advancing_the_demo_clock_shows_the_renewal_in_orders_and_in_the_vendors
     card = page.locator(".purchase-card[data-agent='Newsletter Navigator']")
     expect(card.locator(".subscription-status")).to_have_text("Active")
     expect(card.locator(".subscription-renewal")).to_have_text(RENEWS)
+
+
+def _advance_demo_clock(page: Page, days: int) -> None:
+    assert page.context.browser is not None
+    admin = page.context.browser.new_context(base_url=same_origin(page)["Origin"])
+    try:
+        admin_page = admin.new_page()
+        sign_in(admin_page, *DEMO_ADMIN, api=True)
+        moved = admin_page.request.post("/api/dev/advance-clock", data={"days": days}, headers=same_origin(page),
+                                        timeout=120_000)
+        assert moved.ok, moved.text()
+    finally:
+        admin.close()
+
+
+def test_a_failed_renewal_shows_the_update_card_link_and_a_new_card_recovers_it(page: Page) -> None:
+    buyer = sign_up(page, "declined")
+    buy(page, _agent_id(page, "Refund Resolver"))
+    # The saved card starts declining (the stand-in's switch for a card that fails later), as a real one may.
+    standin = page.request.get("/api/stripe/config").json()["stripeJsUrl"].removesuffix("/js.stripe.com/v3/")
+    secret = {"Authorization": "Bearer sk_test_standin"}
+    customer = httpx.get(f"{standin}/v1/customers", params={"email": f"{buyer}@example.com"}, headers=secret)
+    [sub] = httpx.get(f"{standin}/v1/subscriptions", params={"customer": customer.json()["data"][0]["id"]},
+                      headers=secret).json()["data"]
+    httpx.post(f"{standin}/_standin/payment_methods/{sub['default_payment_method']}/decline_later",
+               json={"decline_code": "insufficient_funds"}).raise_for_status()
+    _advance_demo_clock(page, 32)
+
+    open_page(page, "/dashboard")
+    card = page.locator(".purchase-card[data-agent='Refund Resolver']")
+    expect(card.locator(".subscription-status")).to_have_text("Payment failed")
+    expect(card.locator(".subscription-renewal")).to_have_text("")
+    shot(page, "subscription-past-due")
+    card.locator(".update-card-link").click()
+    expect(page.locator("#card-update-past-due")).to_be_visible()
+    expect(page.locator("#submit-payment")).to_be_enabled()
+    page.get_by_label("Card number").fill("4242 4242 4242 4242")
+    page.get_by_label("Expiration date").fill("12 / 34")
+    page.get_by_label("Security code").fill("123")
+    page.click("#submit-payment")
+    expect_toast(page, "Card updated", "Your subscription to Refund Resolver uses the new card.")
+    expect(card.locator(".subscription-status")).to_have_text("Active")
+    expect(card.locator(".subscription-renewal")).to_have_text(RENEWS)
+    expect(card.locator(".update-card-link")).to_have_count(0)
+    open_page(page, "/dashboard?tab=orders")
+    expect(page.locator(".order-row").filter(has_text="Refund Resolver")).to_have_count(2)
