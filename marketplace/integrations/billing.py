@@ -285,10 +285,6 @@ def pay_invoice(invoice_id: str) -> Invoice:
         raise _provider_error(exc) from exc
 
 
-def invoice_from_event(data: dict[str, Any]) -> Invoice:
-    return _invoice(data)
-
-
 # ---- a new card -------------------------------------------------------------------------------------------
 
 

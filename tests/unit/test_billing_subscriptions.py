@@ -338,6 +338,10 @@ def test_a_failed_renewal_gives_a_grace_period_and_a_new_card_recovers_it(app_we
     message = mailbox.last(buyer.email, "Payment failed: Grace Bot")
     assert f"/dashboard/billing/{row.id}" in message.text
     assert len(_orders(row.id)) == 1
+    # Stripe's retry a day later fails too: the grace and its mail are not started again.
+    standin.advance(clock, int((first_end + timedelta(days=1, hours=3)).timestamp()))
+    assert _row(row.id).past_due_since == row.past_due_since
+    assert [m.subject for m in mailbox.messages(buyer.email)].count("Payment failed: Grace Bot") == 1
 
     # The update-card page: a SetupIntent, confirmed by Stripe.js, then the open invoice paid with the new card.
     update = billing.start_card_update(actor=buyer, subscription_id=row.id)
@@ -397,6 +401,19 @@ def test_subscription_deleted_ends_access_once_and_a_late_invoice_does_not_bring
     paid = next(e for e in _events_about(stripe_standin, invoice.id) if e["type"] == "invoice.paid")
     assert _deliver(paid) == "already-recorded"
     assert not _has_access(buyer.id, agent.id) and _row(row.id).ended_at == ended.ended_at
+
+
+def test_a_stale_view_of_stripe_cannot_revive_an_ended_subscription(stripe_standin, buyer, make_agent):
+    agent = make_agent()
+    intent = _subscribe(stripe_standin, buyer, agent)
+    purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
+    stale = stripe_billing.retrieve_subscription(_row(intent.subscription_id).stripe_subscription_id)
+    assert stale.status == "active"
+    billing.end_subscription_now(subscription_id=intent.subscription_id)
+    lifecycle.mirror(stale)  # a handler that read Stripe before the end writes after it
+    row = _row(intent.subscription_id)
+    assert row.status == SubscriptionStatus.CANCELED and row.ended_at is not None
+    assert not _has_access(buyer.id, agent.id)
 
 
 def test_end_subscription_now_is_for_refunds_and_happens_once(stripe_standin, buyer, make_agent):

@@ -81,8 +81,10 @@ def mirror(sub: billing.Subscription) -> Subscription | None:
     except Invalid:
         return None
     now = utcnow()
+    # An ended subscription stays ended: a view retrieved before it ended (a slow handler) cannot revive it.
+    still_open = () if sub.status in ENDED else (Subscription.ended_at.is_(None),)
     with session_scope() as session:
-        decisions.claim_any(session, Subscription, Subscription.id == row.id, values={
+        decisions.claim_any(session, Subscription, Subscription.id == row.id, *still_open, values={
             "status": sub.status, "current_period_end": sub.current_period_end,
             "cancel_at_period_end": sub.cancel_at_period_end, "updated_at": now})
         if sub.status == SubscriptionStatus.PAST_DUE:

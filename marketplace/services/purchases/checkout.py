@@ -1,5 +1,6 @@
 """Checkout: the agent a checkout page is for, and PaymentIntents priced on the server (currency, rate,
-commission, and whether the vendor's connected account takes a destination charge)."""
+commission, and whether the vendor's connected account takes a destination charge). A monthly agent gets a
+subscription instead (`subscribe`), whose first invoice's PaymentIntent the same Payment Element pays."""
 
 from __future__ import annotations
 
@@ -139,9 +140,9 @@ def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutInten
     if route.reason:
         metadata["splitBlockReason"] = route.reason
     if monthly:
-        sub, row_id = subscribe.open_subscription(buyer=buyer, agent_id=agent_id, agent_name=agent_name,
-                                          amount=pricing.amount, currency=currency, commission=commission,
-                                          destination=route.destination, metadata=metadata)
+        sub, row_id = subscribe.open_subscription(
+            buyer=buyer, agent_id=agent_id, agent_name=agent_name, amount=pricing.amount, currency=currency,
+            commission=commission, destination=route.destination, metadata=metadata)
         return CheckoutIntent(
             payment_intent_id=sub.payment_intent_id, client_secret=sub.client_secret, currency=currency,
             amount=pricing.amount, display_amount=money.format_cents(pricing.amount), exchange_rate=rate,
