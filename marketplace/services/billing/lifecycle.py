@@ -80,6 +80,8 @@ def mirror(sub: billing.Subscription) -> Subscription | None:
         row = records.ensure_row(sub)
     except Invalid:
         return None
+    if _mirrored(row, sub):
+        return row  # nothing to write (a replay, or the invoice event after the subscription's own)
     now = utcnow()
     # An ended subscription stays ended: a view retrieved before it ended (a slow handler) cannot revive it.
     still_open = () if sub.status in ENDED else (Subscription.ended_at.is_(None),)
@@ -95,6 +97,18 @@ def mirror(sub: billing.Subscription) -> Subscription | None:
         elif sub.status in ENDED:
             _end_access(session, row.id, now)
         return session.get(Subscription, row.id)
+
+
+def _mirrored(row: Subscription, sub: billing.Subscription) -> bool:
+    """The row already says what Stripe says, and what that status means has been applied."""
+    if (row.status, row.current_period_end, row.cancel_at_period_end) != (
+            sub.status, sub.current_period_end, sub.cancel_at_period_end):
+        return False
+    if sub.status == SubscriptionStatus.PAST_DUE:
+        return row.past_due_since is not None or row.ended_at is not None
+    if sub.status in (SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING):
+        return row.past_due_since is None
+    return sub.status not in ENDED or row.ended_at is not None
 
 
 def _start_grace(session: Session, row_id: str, now: datetime) -> None:
