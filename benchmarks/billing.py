@@ -166,10 +166,11 @@ def _paid_events(base: str, count: int) -> list[bytes]:
 
 
 def measure(base: str, runs: int) -> list[float]:
+    from sqlmodel import select
+
     from marketplace.db import session_scope
     from marketplace.models import Agent, User
     from marketplace.services import purchases
-    from sqlmodel import select
 
     with session_scope() as session:
         measured = session.exec(select(Agent).order_by(Agent.price_cents.desc())).first()  # nobody has it
