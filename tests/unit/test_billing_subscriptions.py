@@ -29,7 +29,7 @@ from marketplace.models import (
 )
 from marketplace.models.base import utcnow
 from marketplace.services import access, billing, purchases
-from marketplace.services.billing import customers, demo_clock, lifecycle
+from marketplace.services.billing import customers, demo_clock, lifecycle, records
 from marketplace.services.errors import BadGateway, Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from tests import factories
 from tests.payments_fixtures import WEBHOOK_SECRET, set_platform, sign
@@ -379,6 +379,14 @@ def test_a_lapse_ends_access_and_the_lapsed_subscriber_may_buy_again(app_webhook
     assert again.subscription_id != row.id
     done = purchases.complete_payment(actor=buyer, payment_intent_id=again.payment_intent_id)
     assert done.created and _count(Purchase) == 1
+    purchase = _purchase(buyer.id, agent.id)
+    assert purchase.subscription_id == again.subscription_id and _has_access(buyer.id, agent.id)
+    # A late renewal of the old subscription records its money and leaves the new one's access alone.
+    old = stripe_billing.retrieve_subscription(row.stripe_subscription_id)
+    late = stripe_billing.Invoice(id="in_late_renewal", status="paid", customer=old.customer, subscription_id=old.id,
+                                  billing_reason="subscription_cycle", amount_paid=1000, amount_due=1000,
+                                  currency="usd", payment_intent_id=None, period_end=utcnow() + 30 * DAY)
+    assert records.record_paid_invoice(late, old).order.kind == OrderKind.RENEWAL
     purchase = _purchase(buyer.id, agent.id)
     assert purchase.subscription_id == again.subscription_id and _has_access(buyer.id, agent.id)
 

@@ -197,6 +197,8 @@ def _grant(session: Session, row: Subscription, order: Order, *, period_end: dat
     if purchase.subscription_id == row.id:
         if until is not None and purchase.access_until is not None and purchase.access_until < until:
             purchase.access_until = until
+    elif order.kind != OrderKind.SUBSCRIPTION:
+        return purchase  # a late renewal of an older subscription: the purchase is a newer one's now
     else:
         purchase.subscription_id, purchase.order_id, purchase.access_until = row.id, order.id, until
         purchase.purchase_price_cents, purchase.currency, purchase.purchased_at = (
@@ -229,5 +231,5 @@ def _tell(session: Session, row: Subscription, buyer: User, order: Order, *, per
 
 
 def long_date(moment: datetime) -> str:
-    """'December 24, 2026': how pages and mails name a renewal or end date."""
+    """'December 24, 2026': how the mails name a renewal or end date."""
     return f"{moment:%B} {moment.day}, {moment.year}"
