@@ -184,3 +184,4 @@ def test_a_renewal_appears_when_the_demo_clock_advances(live_api: LiveApi, strip
         kinds = session.exec(select(Order.kind).where(Order.agent_id == agent.id).order_by(Order.created_at)).all()
     assert kinds == [OrderKind.SUBSCRIPTION, OrderKind.RENEWAL]
     assert mailbox.last(buyer.email, "Your subscription renewed: Clock Bot")
+    stripe_standin.drain()  # every delivery answered before the tables are emptied for the next test

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -32,7 +33,8 @@ from marketplace.services import access, billing, purchases
 from marketplace.services.billing import customers, demo_clock, lifecycle, records
 from marketplace.services.errors import BadGateway, Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from tests import factories
-from tests.payments_fixtures import WEBHOOK_SECRET, set_platform, sign
+from tests.live_api import LiveApi
+from tests.payments_fixtures import WEBHOOK_SECRET, StandIn, set_platform, sign
 
 DAY = timedelta(days=1)
 
@@ -93,11 +95,12 @@ def _on_clock(standin, monkeypatch, at: datetime) -> str:
 
 
 @pytest.fixture
-def app_webhooks(stripe_standin, live_api):
+def app_webhooks(stripe_standin: StandIn, live_api: LiveApi) -> Iterator[StandIn]:
     """The stand-in's webhooks go to the live app, so a clock's advance is handled before it is `ready`."""
     httpx.post(f"{stripe_standin.base}/_config/webhooks/app", data={
         "url": f"{live_api.url}/api/stripe/webhook", "secret": WEBHOOK_SECRET}).raise_for_status()
-    return stripe_standin
+    yield stripe_standin
+    stripe_standin.drain()  # every delivery answered before the tables are emptied for the next test
 
 
 # --- checkout ------------------------------------------------------------------------------------------------
