@@ -58,7 +58,7 @@ function getStripe(url, publishableKey) {
 }
 
 function PaymentForm({
-  buttonLabel, disabled, errorMessage, returnUrl, onStart, onSucceeded, onIncomplete, onError, className,
+  buttonLabel, disabled, errorMessage, returnUrl, intentType, onStart, onSucceeded, onIncomplete, onError, className,
 }) {
   const stripe = useStripe();
   const elements = useElements();
@@ -93,27 +93,31 @@ function PaymentForm({
     if (onStart) {
       onStart();
     }
+    // "setup": a SetupIntent saves a card (the update-card page); otherwise a PaymentIntent is paid.
+    const setup = intentType === "setup";
+    const confirmParams = {
+      return_url: new URL(returnUrl || "/purchase-success", window.location.origin).toString(),
+    };
     let result;
     try {
-      result = await stripe.confirmPayment({
-        elements,
-        redirect: "if_required",
-        confirmParams: { return_url: new URL(returnUrl || "/purchase-success", window.location.origin).toString() },
-      });
+      result = setup
+        ? await stripe.confirmSetup({ elements, redirect: "if_required", confirmParams })
+        : await stripe.confirmPayment({ elements, redirect: "if_required", confirmParams });
     } catch (error) {
       fail(onError, (error && error.message) || "");
       return;
     }
-    const { error, paymentIntent } = result || {};
+    const { error } = result || {};
+    const intent = result && (setup ? result.setupIntent : result.paymentIntent);
     if (error) {
       fail(onError, error.message || "");
-    } else if (paymentIntent && paymentIntent.status === "succeeded") {
-      // Stays disabled: the server records the purchase and moves on to /purchase-success.
+    } else if (intent && intent.status === "succeeded") {
+      // Stays disabled: the server records what was paid (or saved) and moves on.
       if (onSucceeded) {
-        onSucceeded(paymentIntent.id);
+        onSucceeded(intent.id);
       }
     } else {
-      fail(onIncomplete, (paymentIntent && paymentIntent.status) || "");
+      fail(onIncomplete, (intent && intent.status) || "");
     }
   };
 
@@ -154,6 +158,7 @@ export function StripePaymentForm({
   clientSecret,
   appearance,
   returnUrl,
+  intentType,
   buttonLabel,
   disabled,
   errorMessage,
@@ -206,6 +211,7 @@ export function StripePaymentForm({
         disabled={disabled}
         errorMessage={errorMessage}
         returnUrl={returnUrl}
+        intentType={intentType}
         onStart={onStart}
         onSucceeded={onSucceeded}
         onIncomplete={onIncomplete}

@@ -15,6 +15,7 @@ from marketplace.pages.admin.page import admin_page
 from marketplace.pages.admin.settings import admin_settings_page
 from marketplace.pages.agent_detail import agent_detail_page
 from marketplace.pages.agents import agents_page
+from marketplace.pages.card_update import card_update_page
 from marketplace.pages.categories import categories_page
 from marketplace.pages.checkout import checkout_page
 from marketplace.pages.dashboard import dashboard_page
@@ -34,6 +35,7 @@ from marketplace.state.accounts import LoginState, SignupState
 from marketplace.state.admin.page import AdminState
 from marketplace.state.admin.settings import AdminSettingsState
 from marketplace.state.agent_detail import AgentDetailState
+from marketplace.state.card_update import CardUpdateState
 from marketplace.state.catalog import BrowseState, CategoriesState, HomeState
 from marketplace.state.checkout import CheckoutState, PurchaseSuccessState
 from marketplace.state.dashboard import DashboardState
@@ -95,6 +97,8 @@ app.add_page(checkout_page, route="/checkout/[agent_id]", title="Checkout | Agen
              on_load=[SessionState.load, CheckoutState.on_load])
 app.add_page(checkout_page, route="/checkout", title="Checkout | AgentMarket",
              on_load=[SessionState.load, CheckoutState.on_load])
+app.add_page(card_update_page, route="/dashboard/billing/[subscription_id]", title="Update Card | AgentMarket",
+             on_load=[SessionState.load, CardUpdateState.on_load])
 app.add_page(purchase_success_page, route="/purchase-success", title="Purchase Successful | AgentMarket",
              on_load=[SessionState.load, PurchaseSuccessState.on_load])
 app.add_page(vendor_page, route="/vendor", title="Vendor Dashboard | AgentMarket",

@@ -25,6 +25,7 @@ from marketplace.api import page_serving, routing, security
 from marketplace.api import purchases as purchase_routes
 from marketplace.api import refunds as refund_routes
 from marketplace.api import settings as settings_routes
+from marketplace.api import subscriptions as subscription_routes
 from marketplace.api import uploads as upload_routes
 from marketplace.api import vendor as vendor_routes
 from marketplace.api.errors import ERROR_RESPONSES
@@ -73,7 +74,8 @@ def create_api() -> FastAPI:
     routers = (auth_routes.router, account_routes.router, oauth_routes.router, demo_routes.router,
                catalog_routes.router, engagement_routes.router, purchase_routes.router, settings_routes.router,
                vendor_routes.router, notification_routes.router, admin_routes.router, upload_routes.router,
-               agent_file_routes.router, demo_image_routes.router, refund_routes.router)
+               agent_file_routes.router, demo_image_routes.router, refund_routes.router,
+               subscription_routes.router)
     for router in routers:
         api.include_router(router, responses=ERROR_RESPONSES)
 

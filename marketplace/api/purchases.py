@@ -47,6 +47,8 @@ def create_payment_intent(body: PaymentIntentIn, user: OptionalUser) -> PaymentI
         supported_payment_methods=intent.supported_payment_methods,
         commission_split_enabled=intent.commission_split_enabled,
         split_block_reason=intent.split_block_reason,
+        mode=intent.mode,
+        subscription_id=intent.subscription_id,
     )
 
 

@@ -29,6 +29,8 @@ class StripePaymentForm(AssetComponent):
     client_secret: rx.Var[str]
     # Where Stripe sends the browser back if a payment method needs a redirect.
     return_url: rx.Var[str]
+    # 'setup' when client_secret is a SetupIntent's (a card saved with confirmSetup); else a payment.
+    intent_type: rx.Var[str]
     # Text of the submit button, e.g. 'Complete Payment • $29.99', 'Processing...', 'Redirecting...'.
     button_label: rx.Var[str]
     # The server's say on whether the button may be pressed (a payment is in flight or done).
@@ -39,7 +41,7 @@ class StripePaymentForm(AssetComponent):
 
     # The buyer pressed the button and the confirmation with Stripe has started.
     on_start: rx.EventHandler[no_args_event_spec]
-    # Stripe says the PaymentIntent succeeded: its id.
+    # Stripe says the PaymentIntent (or SetupIntent) succeeded: its id.
     on_succeeded: rx.EventHandler[passthrough_event_spec(str)]
     # Confirmation ended in another status (processing, requires_action...): that status.
     on_incomplete: rx.EventHandler[passthrough_event_spec(str)]

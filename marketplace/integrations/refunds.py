@@ -1,5 +1,5 @@
-"""Stripe calls of the money-back guarantee: the refunds of one payment as Stripe has them, and a subscription
-cancelled at once (a refunded subscription must not charge again).
+"""Stripe calls of the money-back guarantee: the refunds of one payment as Stripe has them (a refunded
+subscription is cancelled at once by `integrations.billing.cancel_now`).
 
 The refund itself is `payments.refund_payment` (with `reverse_transfer` and `refund_application_fee` on split
 orders). Failures are `payments`' own errors, so services translate them in one place
@@ -8,14 +8,11 @@ orders). Failures are `payments`' own errors, so services translate them in one 
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 import stripe
 
 from marketplace.integrations.payments import _plain, _provider_error, client
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -34,17 +31,3 @@ def refunds_of_payment(intent_id: str) -> list[StripeRefund]:
     rows = [_plain(r) for r in page.data]
     return [StripeRefund(id=str(r["id"]), amount=int(r.get("amount") or 0), status=str(r.get("status") or ""))
             for r in rows]
-
-
-def cancel_subscription_now(subscription_id: str) -> None:
-    """End a subscription at once (no proration, no final invoice). One already cancelled (by a replay, or by
-    Stripe itself) is what was asked for, so it is not an error."""
-    try:
-        client().v1.subscriptions.cancel(subscription_id)
-    except stripe.InvalidRequestError as exc:
-        if exc.http_status == 404 or exc.code == "resource_missing" or "canceled" in str(exc.user_message or ""):
-            log.info("subscription %s already ended: %s", subscription_id, exc.user_message)
-            return
-        raise _provider_error(exc) from exc
-    except stripe.StripeError as exc:
-        raise _provider_error(exc) from exc

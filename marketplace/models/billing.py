@@ -128,7 +128,47 @@ class Refund(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
-# --- Refund API schemas (camelCase on the wire; amounts as "29.99" strings) -----------------------------------
+# ---- API schemas (camelCase on the wire; amounts as "29.99" strings) -------------------------------------------
+
+
+class SubscriptionPublic(ApiModel):
+    """One of the customer's subscriptions (`GET /api/user/subscriptions`)."""
+
+    id: str
+    agent_id: str | None = None
+    agent_name: str
+    status: str
+    price: str
+    currency: str
+    current_period_end: datetime | None = None
+    cancel_at_period_end: bool
+
+
+class CardUpdatePublic(ApiModel):
+    """The SetupIntent the update-card page's Payment Element confirms."""
+
+    client_secret: str
+    subscription: SubscriptionPublic
+
+
+class CardUpdateDoneIn(ApiInput):
+    setup_intent_id: str = pydantic.Field(max_length=255)
+
+
+class AdvanceClockIn(ApiInput):
+    """`POST /api/dev/advance-clock`: how many days to move the demo's test clock ahead."""
+
+    days: int = pydantic.Field(ge=1, le=60, strict=True)
+
+
+class ClockPublic(ApiModel):
+    id: str
+    frozen_time: datetime
+    status: str
+
+
+# ---- refunds --------------------------------------------------------------------------------------------------
+
 
 class RefundIn(ApiInput):
     """A customer's refund request, or an admin's refund of any order (`reason` optional for admins)."""

@@ -198,6 +198,8 @@ class PaymentIntentPublic(ApiModel):
     supported_payment_methods: list[str]
     commission_split_enabled: bool
     split_block_reason: str | None = None
+    mode: str = "payment"  # 'subscription': clientSecret pays the subscription's first invoice
+    subscription_id: str | None = None
 
 
 class PurchaseCompletePublic(ApiModel):

@@ -101,6 +101,68 @@ def _payment_box(card: PurchaseCard) -> rx.Component:
     )
 
 
+def _subscription_box(card: PurchaseCard) -> rx.Component:
+    """A subscribed agent: its status, 'Renews on' / 'Ends on', Cancel or Resume, and after a failed renewal the
+    link to the update-card page."""
+    busy = DashboardState.changing_subscription == card.subscription_id
+    status = rx.match(
+        card.subscription_status,
+        ("active", rx.badge(rx.icon("repeat", size=12), "Active", color_scheme="green")),
+        ("past due", rx.badge(rx.icon("triangle-alert", size=12), "Payment failed", color_scheme="red")),
+        rx.badge(rx.icon("circle-slash", size=12), card.subscription_status, color_scheme="gray"),
+    )
+    return rx.vstack(
+        rx.hstack(
+            rx.text("Monthly subscription", size="2", weight="bold"),
+            rx.box(status, class_name="subscription-status"),
+            rx.spacer(),
+            rx.text(card.renewal, size="2", color_scheme="gray", class_name="subscription-renewal"),
+            width="100%", align="center", wrap="wrap", spacing="2",
+        ),
+        rx.cond(
+            card.past_due,
+            rx.link(rx.button(rx.icon("credit-card", size=16), "Update card", color_scheme="red", variant="soft",
+                              width="100%"),
+                    href=card.card_update_url, width="100%", class_name="update-card-link"),
+        ),
+        rx.cond(
+            card.can_cancel,
+            rx.button(rx.cond(busy, rx.spinner(size="1"), rx.icon("circle-x", size=16)), "Cancel subscription",
+                      variant="outline", color_scheme="gray", disabled=busy, width="100%",
+                      on_click=DashboardState.ask_cancel(card.subscription_id), class_name="cancel-subscription"),
+        ),
+        rx.cond(
+            card.can_resume,
+            rx.button(rx.cond(busy, rx.spinner(size="1"), rx.icon("rotate-ccw", size=16)), "Resume subscription",
+                      variant="soft", disabled=busy, width="100%",
+                      on_click=DashboardState.resume_subscription(card.subscription_id),
+                      class_name="resume-subscription"),
+        ),
+        background="var(--gray-a2)", border="1px solid var(--gray-a4)", border_radius="var(--radius-3)",
+        padding="0.75em", width="100%", spacing="2", class_name="subscription-box",
+    )
+
+
+def _cancel_dialog() -> rx.Component:
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Cancel subscription?"),
+            rx.alert_dialog.description(f"You keep access until {DashboardState.cancel_until}. You will not be "
+                                        "charged again."),
+            rx.hstack(
+                rx.alert_dialog.cancel(rx.button("Keep subscription", variant="soft", color_scheme="gray",
+                                                 on_click=DashboardState.keep_subscription)),
+                rx.alert_dialog.action(rx.button("Cancel subscription", color_scheme="red",
+                                                 on_click=DashboardState.confirm_cancel, id="confirm-cancel")),
+                spacing="3", justify="end", margin_top="1em", wrap="wrap",
+            ),
+            id="cancel-dialog", max_width="28em",
+        ),
+        open=DashboardState.cancel_target != "",
+        on_open_change=DashboardState.cancel_dialog_changed,
+    )
+
+
 def _purchase_card(card: PurchaseCard) -> rx.Component:
     return rx.card(
         rx.vstack(
@@ -122,6 +184,7 @@ def _purchase_card(card: PurchaseCard) -> rx.Component:
                 rx.text(card.price, size="4", weight="bold", class_name="purchase-price"),
                 width="100%", align="center",
             ),
+            rx.cond(card.subscription_id != "", _subscription_box(card)),
             rx.cond(card.has_order, _payment_box(card)),
             rx.hstack(
                 rx.button(
@@ -153,8 +216,12 @@ def _purchases_tab() -> rx.Component:
             empty_state("package-open", "No agents purchased yet",
                         "Start building your AI toolkit by browsing our marketplace.",
                         rx.link(rx.button("Browse Agents"), href="/"), element_id="purchases-empty"),
-            rx.grid(rx.foreach(DashboardState.purchases, _purchase_card),
-                    columns=rx.breakpoints(initial="1", md="2"), spacing="4", width="100%", id="purchase-grid"),
+            rx.box(
+                rx.grid(rx.foreach(DashboardState.purchases, _purchase_card),
+                        columns=rx.breakpoints(initial="1", md="2"), spacing="4", width="100%", id="purchase-grid"),
+                _cancel_dialog(),
+                width="100%",
+            ),
         ),
     )
 

@@ -133,3 +133,37 @@ def notice(*, to: str, name: str, title: str, message: str, path: str) -> Outgoi
     """An application or agent decision, or an update of a bought agent: the in-app notification by e-mail."""
     return OutgoingMail(to=to, subject=title,
                         text=f"Hi {name},\n\n{message}\n\n{url(path)}{SIGNATURE}")
+
+
+def renewal_receipt(*, to: str, name: str, agent_name: str, amount: str, currency: str, order_id: str,
+                    renews_on: str) -> OutgoingMail:
+    """A subscription's monthly charge went through."""
+    return OutgoingMail(
+        to=to,
+        subject=f"Your subscription renewed: {agent_name}",
+        text=f"Hi {name},\n\nYour monthly subscription to {agent_name} has renewed.\n\nAmount: {amount} "
+             f"{currency.upper()}\nOrder number: {order_id[-8:]} ({order_id})\nNext renewal: {renews_on}\n\n"
+             f"Manage your subscriptions in your dashboard:\n{url('/dashboard')}{SIGNATURE}",
+    )
+
+
+def payment_failed(*, to: str, name: str, agent_name: str, access_until: str, path: str) -> OutgoingMail:
+    """A renewal was declined: the customer keeps access for the grace period and can give a new card."""
+    return OutgoingMail(
+        to=to,
+        subject=f"Payment failed: {agent_name}",
+        text=f"Hi {name},\n\nWe could not charge your card for your subscription to {agent_name}. You keep "
+             f"access until {access_until}; we will try again in the meantime.\n\nUpdate your card here (sign in "
+             f"first):\n{url(path)}{SIGNATURE}",
+    )
+
+
+def subscription_cancelled(*, to: str, name: str, agent_name: str, access_until: str) -> OutgoingMail:
+    """The customer cancelled: no more charges, access until the end of the paid period."""
+    return OutgoingMail(
+        to=to,
+        subject=f"Subscription cancelled: {agent_name}",
+        text=f"Hi {name},\n\nYour subscription to {agent_name} is cancelled: you will not be charged again. You "
+             f"keep access until {access_until}.\n\nChanged your mind? Resume it before then in your dashboard:\n"
+             f"{url('/dashboard')}{SIGNATURE}",
+    )

@@ -15,7 +15,7 @@ import reflex as rx
 
 from marketplace.models import ApplicationStatus, Order, Role, User
 from marketplace.models.commerce import OrderPublic
-from marketplace.services import catalog, downloads, favorites, images, money, purchases, refunds, users
+from marketplace.services import billing, catalog, downloads, favorites, images, money, purchases, refunds, users
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import applications as vendors
 from marketplace.state import blocking
@@ -55,6 +55,16 @@ class PurchaseCard:
     original_usd: str  # empty unless paid in another currency
     exchange_rate: str
     split_reason: str
+    # A subscription's (all empty or False for a licence): its status, 'Renews on {date}' / 'Ends on {date}',
+    # the last day of access (the cancel dialog's date), what the customer may do, and the update-card page.
+    subscription_id: str = ""
+    subscription_status: str = ""
+    renewal: str = ""
+    access_until: str = ""
+    can_cancel: bool = False
+    can_resume: bool = False
+    past_due: bool = False
+    card_update_url: str = ""
 
 
 @dataclass
@@ -68,9 +78,20 @@ class OrderRow:
     refund: str = ""  # services/refunds.refund_marks: 'refundable', 'requested' or nothing
 
 
-def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo) -> PurchaseCard:
-    """One My Agents card; the split label and amounts come from the order's own snapshot."""
+def _renewal(sub: billing.SubscriptionView, day: str) -> str:
+    if sub.ended:
+        return f"Ended on {day}"
+    if sub.past_due:
+        return ""  # nothing renews until the card is fixed: the badge and the update-card link say so
+    return f"Ends on {day}" if sub.cancel_at_period_end else f"Renews on {day}"
+
+
+def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo,
+                  sub: billing.SubscriptionView | None = None) -> PurchaseCard:
+    """One My Agents card; the split label and amounts come from the order's own snapshot, the subscription's
+    status and dates from its row."""
     agent, order = record.agent, record.order
+    day = format_day(sub.current_period_end, zone) if sub and sub.current_period_end else ""
     public = OrderPublic.of(order) if order else None
     foreign = bool(public and order and order.currency.lower() != "usd" and order.original_price_usd_cents
                    and order.exchange_rate)
@@ -92,6 +113,14 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo) -> PurchaseC
         original_usd=money.format_amount(order.original_price_usd_cents, "usd") if foreign and order else "",
         exchange_rate=public.exchange_rate if public else "",
         split_reason=(public.split_block_reason or "") if public else "",
+        subscription_id=sub.id if sub else "",
+        subscription_status=sub.status.replace("_", " ") if sub else "",
+        renewal=_renewal(sub, day) if sub and day else "",
+        access_until=day,
+        can_cancel=bool(sub and sub.can_cancel),
+        can_resume=bool(sub and sub.can_resume),
+        past_due=bool(sub and sub.past_due),
+        card_update_url=billing.card_update_path(sub.id) if sub else "",
     )
 
 
@@ -122,6 +151,9 @@ class DashboardState(FormState, SessionState):
     completed_orders: int = 0
     total_spent: str = "$0.00"
     downloading: str = ""  # purchase id while its zip is being fetched
+    cancel_target: str = ""  # the subscription whose cancellation waits for the confirmation dialog
+    cancel_until: str = ""  # its last day of access, as the dialog says
+    changing_subscription: str = ""  # a subscription being cancelled or resumed
     # profile
     editing: bool = False
     saving: bool = False
@@ -161,8 +193,7 @@ class DashboardState(FormState, SessionState):
 
     async def _load(self, user: User) -> None:
         zone = time_zone(self.time_zone)
-        records = await blocking.run(purchases.list_purchases, actor=user)
-        self.purchases = [purchase_card(r, zone) for r in records]
+        await self._load_purchases(user)
         marks = await blocking.run(refunds.refund_marks, actor=user)
         self.orders = [order_row(o, zone, marks.get(o.id, ""))
                        for o in await blocking.run(purchases.list_orders, actor=user)]
@@ -174,6 +205,12 @@ class DashboardState(FormState, SessionState):
         self.completed_orders = summary.completed_orders
         self.total_spent = money.format_totals(summary.total_spent)
         await self._load_application(user)
+
+    async def _load_purchases(self, user: User) -> None:
+        zone = time_zone(self.time_zone)
+        records = await blocking.run(purchases.list_purchases, actor=user)
+        subs = {s.id: s for s in await blocking.run(billing.list_subscriptions, actor=user)}
+        self.purchases = [purchase_card(r, zone, subs.get(r.purchase.subscription_id or "")) for r in records]
 
     async def _load_application(self, user: User) -> None:
         application = await blocking.run(vendors.latest_application, actor=user)
@@ -210,6 +247,60 @@ class DashboardState(FormState, SessionState):
         description = {403: downloads.NO_ACCESS, 404: downloads.NOT_FOUND}.get(
             status, "Failed to download agent files." if status == 0 else "Failed to download file.")
         return rx.toast.error("Download failed", description=description)
+
+    # --- subscriptions -----------------------------------------------------------------------------------
+
+    @rx.event
+    def ask_cancel(self, subscription_id: str) -> None:
+        card = next((p for p in self.purchases if p.subscription_id == subscription_id and p.can_cancel), None)
+        if card is not None:
+            self.cancel_target, self.cancel_until = card.subscription_id, card.access_until
+
+    @rx.event
+    def keep_subscription(self) -> None:
+        self.cancel_target, self.cancel_until = "", ""
+
+    @rx.event
+    def cancel_dialog_changed(self, is_open: bool) -> None:
+        if not is_open:
+            self.cancel_target, self.cancel_until = "", ""
+
+    @rx.event
+    async def confirm_cancel(self) -> AsyncIterator[Any]:
+        subscription_id = self.cancel_target
+        self.cancel_target = ""
+        async for step in self._change_subscription(subscription_id, cancel=True):
+            yield step
+
+    @rx.event
+    async def resume_subscription(self, subscription_id: str) -> AsyncIterator[Any]:
+        async for step in self._change_subscription(subscription_id, cancel=False):
+            yield step
+
+    async def _change_subscription(self, subscription_id: str, *, cancel: bool) -> AsyncIterator[Any]:
+        if not subscription_id or self.changing_subscription:
+            return
+        self.changing_subscription = subscription_id
+        yield
+        user = await self.viewer()
+        service = billing.cancel_subscription if cancel else billing.resume_subscription
+        try:
+            view = await blocking.run(service, actor=user, subscription_id=subscription_id)
+        except Unauthorized:
+            self.changing_subscription = ""
+            yield logged_out_again()
+            return
+        except DomainError as error:
+            self.changing_subscription = ""
+            yield rx.toast.error("Subscription not changed", description=error.message)
+            return
+        await self._load_purchases(user)  # type: ignore[arg-type]
+        self.changing_subscription = ""
+        day = format_day(view.current_period_end, time_zone(self.time_zone)) if view.current_period_end else ""
+        if cancel:
+            yield rx.toast("Subscription cancelled", description=f"You keep access until {day}.")
+        else:
+            yield rx.toast("Subscription resumed", description=f"Renews on {day}.")
 
     # --- profile -----------------------------------------------------------------------------------------
 

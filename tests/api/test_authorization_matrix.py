@@ -49,6 +49,7 @@ class World:
     pending_agent_id: str  # pending review; the vendor's
     notification_id: str  # the vendor's
     made: dict[str, int] = field(default_factory=dict)
+    subscription_id: str = ""  # the customer's, ended (cancel, resume and a new card then answer 409 to it)
     caller: User | None = None  # who makes the current call (bodies may name the caller's own e-mail)
 
     def user(self, role: str) -> User | None:
@@ -131,6 +132,7 @@ DEFAULT_PATH: dict[str, Fill] = {
     "part_number": lambda _w: 1,
     "key": lambda _w: "commissionRate",
     "path": lambda _w: "no/such/route",
+    "subscription_id": lambda w: w.subscription_id,
 }
 
 # (method, path): (signed out, customer, vendor, other vendor, admin), then how to call it when not plain.
@@ -181,6 +183,8 @@ _row("POST", "/api/dev/switch-role", (401, 200, 200, 200, 200),  # the spec: any
      Call(body={"role": "user"}, own_account=True, demo=True))
 _row("POST", "/api/admin/init-demo-data", (401, 403, 403, 403, 200), Call(demo=True))
 _row("GET", "/api/dev/mail", (401, 403, 403, 403, 200), Call(demo=True))  # it shows password-reset links
+# Admins advance the demo's Stripe test clock (here a day, on the stand-in).
+_row("POST", "/api/dev/advance-clock", (401, 403, 403, 403, 200), Call(body={"days": 1}, demo=True, payments=True))
 
 # ---- catalog (public) ---------------------------------------------------------------------------------------
 _row("GET", "/api/stats", (200, 200, 200, 200, 200))
@@ -218,6 +222,12 @@ _row("POST", "/api/stripe/webhook", (400, 400, 400, 400, 400),
 _row("GET", "/api/user/purchases", (401, 200, 200, 200, 200))
 _row("GET", "/api/user/orders", (401, 200, 200, 200, 200))
 _row("GET", "/api/agents/{agent_id}/download", (401, 200, 200, 403, 200))
+# Subscriptions: only their owner (the customer; its subscription has ended, so a change is a 409).
+_row("GET", "/api/user/subscriptions", (401, 200, 200, 200, 200))
+for _action in ("cancel", "resume", "card"):
+    _row("POST", f"/api/user/subscriptions/{{subscription_id}}/{_action}", (401, 409, 403, 403, 403))
+_row("POST", "/api/user/subscriptions/{subscription_id}/card/complete", (401, 409, 403, 403, 403),
+     Call(body={"setupIntentId": "seti_unknown"}))
 
 # ---- platform settings (admin) -------------------------------------------------------------------------------
 _row("GET", "/api/admin/settings", (401, 403, 403, 403, 200))
@@ -367,7 +377,9 @@ def world() -> Iterator[World]:
     yield World(customer=customer, vendor=vendor, other_vendor=factories.make_vendor("matrix-other"),
                 admin=factories.make_admin("matrix-admin"), category_id=category.id, category_slug=category.slug,
                 agent_id=agent.id, free_agent_id=free.id, pending_agent_id=pending.id,
-                notification_id=factories.make_notification(vendor).id)
+                notification_id=factories.make_notification(vendor).id,
+                subscription_id=factories.make_subscription(
+                    factories.make_agent(vendor), customer, status="canceled", ended_at=factories.ago(days=1)).id)
     _empty_all()
 
 

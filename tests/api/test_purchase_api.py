@@ -9,7 +9,7 @@ import pytest
 
 from marketplace import db
 from marketplace.integrations.storage import get_storage
-from marketplace.models import Agent, AgentFile, Role
+from marketplace.models import Agent, AgentFile, PricingModel, Role
 from tests.payments_fixtures import DECLINED_CARD, event_body, set_platform, sign
 
 
@@ -93,7 +93,7 @@ def test_orders_newest_first_and_eur_direct(client, login, stripe_standin, buyer
 
 
 def test_a_second_payment_is_refunded_over_http(client, login, stripe_standin, buyer, make_agent):
-    agent = make_agent(price_cents=2999)
+    agent = make_agent(price_cents=2999, pricing_model=PricingModel.ONE_TIME)  # the one-off path
     login(buyer)
     first = _checkout(client, agent).json()
     set_platform(commission="25")  # other terms: the second tab gets its own PaymentIntent
@@ -109,7 +109,7 @@ def test_a_second_payment_is_refunded_over_http(client, login, stripe_standin, b
 
 
 def test_a_payment_at_a_changed_price_is_refunded_over_http(client, login, stripe_standin, buyer, make_agent):
-    agent = make_agent(price_cents=2999)
+    agent = make_agent(price_cents=2999, pricing_model=PricingModel.ONE_TIME)  # the one-off path
     login(buyer)
     intent = _checkout(client, agent).json()
     stripe_standin.confirm(intent["clientSecret"])
@@ -159,7 +159,7 @@ def test_complete_refusals_over_http(client, login, stripe_standin, buyer, make_
 def test_webhook_route(client, stripe_standin, buyer, make_agent):
     from marketplace.services import purchases
 
-    agent = make_agent()
+    agent = make_agent(pricing_model=PricingModel.ONE_TIME)  # payment_intent.succeeded: the one-off path
     intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
     stripe_standin.confirm(intent.client_secret)
     body = event_body(stripe_standin.event_for(intent.payment_intent_id, "payment_intent.succeeded"))

@@ -1,4 +1,7 @@
-"""Checkout and completion against the Stripe stand-in: pricing, commission routing, verification, races."""
+"""Checkout and completion against the Stripe stand-in: pricing, commission routing, verification, races.
+
+This file checks the one-off path (one PaymentIntent per licence), so its agents are one-time licences; the
+subscription path (monthly agents) is checked in tests/unit/test_billing_subscriptions.py."""
 
 from __future__ import annotations
 
@@ -10,7 +13,16 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace import db
-from marketplace.models import Agent, AgentStatus, Notification, NotificationType, Order, OrderStatus, Purchase
+from marketplace.models import (
+    Agent,
+    AgentStatus,
+    Notification,
+    NotificationType,
+    Order,
+    OrderStatus,
+    PricingModel,
+    Purchase,
+)
 from marketplace.services import purchases
 from marketplace.services.errors import BadGateway, Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.purchases import completion
@@ -34,6 +46,14 @@ def _sales(agent_id: str) -> int:
 @pytest.fixture
 def buyer(make_user):
     return make_user("buyer")
+
+
+@pytest.fixture
+def make_agent(make_agent):
+    def _make(*args: object, **fields: object) -> Agent:
+        return make_agent(*args, **{"pricing_model": PricingModel.ONE_TIME, **fields})
+
+    return _make
 
 
 def _paid_intent(standin, buyer, agent, card="4242424242424242"):

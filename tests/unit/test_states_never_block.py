@@ -40,6 +40,7 @@ PURE_SERVICE_CALLS = (
     "marketplace.services.vendor.drafts.parse_tags",
     "marketplace.services.vendor.payouts.requirement_labels",  # Stripe's keys as words, from a status in hand
     "marketplace.services.accounts.confirmation_notice",  # the words for a user in hand
+    "marketplace.services.billing.card_update_path",  # a page address from an id in hand
 )
 
 

@@ -2,7 +2,10 @@
 
 The modules, by what they hold (each imports the others directly; callers use the names below):
 - `checkout`: the checkout page's agent and server-priced PaymentIntents.
-- `completion`: `complete_payment` (browser and webhook alike), refunds of payments that grant nothing,
+- `subscribe`: a monthly agent's checkout, a Stripe subscription on the buyer's Customer (`services/billing`
+  records its invoices and follows it afterwards).
+- `completion`: `complete_payment` (browser and webhook alike; a subscription invoice's payment goes to
+  `services/billing`), refunds of payments that grant nothing,
   free claims, and the rules both sides share (who may buy, the rate a currency must carry).
 - `webhooks`: `handle_webhook`, each event applied once.
 - `history`: purchases, orders and the spending summary of a customer, and the order a success page may show.

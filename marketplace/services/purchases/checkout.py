@@ -1,5 +1,6 @@
 """Checkout: the agent a checkout page is for, and PaymentIntents priced on the server (currency, rate,
-commission, and whether the vendor's connected account takes a destination charge)."""
+commission, and whether the vendor's connected account takes a destination charge). A monthly agent gets a
+subscription instead (`subscribe`), whose first invoice's PaymentIntent the same Payment Element pays."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from decimal import Decimal
 
 from marketplace.db import session_scope
 from marketplace.integrations import payments
-from marketplace.models import User
+from marketplace.models import PricingModel, User
 from marketplace.services import money, platform
 from marketplace.services.errors import Conflict, Invalid
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
+from marketplace.services.purchases import subscribe
 from marketplace.services.purchases.completion import checkout_rate_for, complete_payment, purchasable
 
 NO_ACCOUNT = "Vendor has not connected a Stripe account"
@@ -36,6 +38,8 @@ class CheckoutIntent:
     supported_payment_methods: list[str]
     commission_split_enabled: bool
     split_block_reason: str | None
+    mode: str = "payment"  # 'subscription' for a monthly agent: the client secret pays its first invoice
+    subscription_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,7 @@ def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutInten
         vendor = session.get(User, agent.vendor_id) if agent.vendor_id else None
         route = _route(vendor)
         agent_name, price_cents, vendor_id = agent.name, agent.price_cents, agent.vendor_id
+        monthly = agent.pricing_model == PricingModel.MONTHLY
     currency, rate = checkout_currency()
     pricing = _price(price_cents, currency, rate)
     if pricing.amount < MIN_CHARGE_CENTS:
@@ -134,6 +139,15 @@ def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutInten
     }
     if route.reason:
         metadata["splitBlockReason"] = route.reason
+    if monthly:
+        sub, row_id = subscribe.open_subscription(
+            buyer=buyer, agent_id=agent_id, agent_name=agent_name, amount=pricing.amount, currency=currency,
+            commission=commission, destination=route.destination, metadata=metadata)
+        return CheckoutIntent(
+            payment_intent_id=sub.payment_intent_id, client_secret=sub.client_secret, currency=currency,
+            amount=pricing.amount, display_amount=money.format_cents(pricing.amount), exchange_rate=rate,
+            supported_payment_methods=["card"], commission_split_enabled=route.destination is not None,
+            split_block_reason=route.reason, mode="subscription", subscription_id=row_id)
     key = _idempotency_key({**metadata, "amount": pricing.amount, "fee": fee, "destination": route.destination})
 
     def open_intent(idempotency_key: str) -> payments.Intent:

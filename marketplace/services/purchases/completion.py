@@ -22,8 +22,19 @@ from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.integrations import payments
-from marketplace.models import Agent, AgentStatus, NotificationType, Order, OrderStatus, Purchase, User
-from marketplace.services import decisions, mail, mail_texts, money, names, notifications, platform
+from marketplace.models import (
+    Agent,
+    AgentStatus,
+    NotificationType,
+    Order,
+    OrderKind,
+    OrderStatus,
+    Purchase,
+    User,
+)
+from marketplace.models.base import utcnow
+from marketplace.services import access, decisions, mail, mail_texts, money, names, notifications, platform
+from marketplace.services.billing import invoices
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
@@ -70,9 +81,8 @@ def purchasable(session: Session, buyer: User, agent_id: str) -> Agent:
 
 
 def _owns(session: Session, user_id: str, agent_id: str) -> bool:
-    return session.exec(
-        select(Purchase.id).where(Purchase.user_id == user_id, Purchase.agent_id == agent_id)
-    ).first() is not None
+    """Owning is having access now (the one rule): a lapsed subscriber may buy or subscribe again."""
+    return access.has_access(session, user_id=user_id, agent_id=agent_id)
 
 
 @dataclass(frozen=True)
@@ -199,10 +209,7 @@ def _record(v: _Verified) -> Completion:
                     # A second payment for an agent already owned (two tabs): the order keeps the money
                     # trail and the caller refunds it.
                     return Completion(order=order, purchase=None, created=True)
-                purchase = Purchase(user_id=v.user_id, agent_id=v.agent_id, order_id=order.id,
-                                    purchase_price_cents=v.intent.amount, currency=v.intent.currency)
-                session.add(purchase)
-                session.flush()
+                purchase = _licence(session, v, order)
                 session.exec(update(Agent).where(Agent.id == v.agent_id).values(sales_count=Agent.sales_count + 1))
                 if v.vendor_id:
                     notifications.notify(
@@ -219,6 +226,23 @@ def _record(v: _Verified) -> Completion:
             if done is not None:
                 return done
     raise Conflict("The purchase could not be recorded, please retry")
+
+
+def _licence(session: Session, v: _Verified, order: Order) -> Purchase:
+    """The buyer's purchase, for good: a new row, or the lapsed one (an ended subscription) taken over, since
+    there is one row per buyer and agent."""
+    purchase = session.exec(select(Purchase).where(Purchase.user_id == v.user_id,
+                                                   Purchase.agent_id == v.agent_id)).first()
+    if purchase is None:
+        purchase = Purchase(user_id=v.user_id, agent_id=v.agent_id, order_id=order.id,
+                            purchase_price_cents=v.intent.amount, currency=v.intent.currency)
+    else:
+        purchase.order_id, purchase.subscription_id, purchase.access_until = order.id, None, None
+        purchase.purchase_price_cents, purchase.currency, purchase.purchased_at = (
+            v.intent.amount, v.intent.currency, utcnow())
+    session.add(purchase)
+    session.flush()
+    return purchase
 
 
 def _queue_purchase_mail(session: Session, v: _Verified, order: Order) -> None:
@@ -256,18 +280,28 @@ def complete_payment(
             raise Forbidden("This payment belongs to another account")
         if agent_id is not None and done.order.agent_id != agent_id:
             raise Invalid(MISMATCH)
+        if done.order.invoice_id:  # a subscription's invoice: its own rules for a duplicate
+            paid = invoices.recorded(actor=actor, invoice_id=done.order.invoice_id)
+            if paid is not None:
+                return Completion(order=paid.order, purchase=paid.purchase, created=False)
     else:
         with provider_errors():
             intent = payments.retrieve_payment_intent(payment_intent_id)
         if intent is None:
             raise Invalid("Payment not found")
+        if not intent.metadata.get("agentId"):  # no checkout metadata: a subscription invoice's payment?
+            paid = invoices.record_payment(actor=actor, payment_intent_id=intent.id, agent_id=agent_id,
+                                           user_id=user_id)
+            if paid is None:
+                raise Invalid(FOREIGN_PAYMENT)
+            return Completion(order=paid.order, purchase=paid.purchase, created=paid.created)
         try:
             verified = _verify(intent, actor=actor, agent_id=agent_id, user_id=user_id)
         except PriceChanged:
             _refund(intent.id, split=intent.transfer_destination is not None, why="the price changed during checkout")
             raise
         done = _record(verified)
-    if done.purchase is None:
+    if done.purchase is None and done.order.kind == OrderKind.PURCHASE:
         done = _refund_duplicate(done)
         if not from_webhook:
             raise Conflict(DUPLICATE_REFUNDED)

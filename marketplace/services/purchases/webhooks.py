@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import ProcessedWebhookEvent
+from marketplace.services.billing import webhooks as billing_webhooks
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.purchases.completion import complete_payment
@@ -68,6 +69,8 @@ def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
         result = refund_events.charge_refunded(event.data, record=_record_payment)
     elif event.type == "charge.dispute.created":
         result = refund_events.dispute_created(event.data, record=_record_payment)
+    elif event.type in billing_webhooks.HANDLERS:
+        result = billing_webhooks.handle(event)
     elif event.type == "account.updated" and event.object_id:
         result = "updated" if payouts.sync_account(payments.account_from_event(event.data)) else "ignored"
     _mark_processed(event)

@@ -20,8 +20,8 @@ from sqlalchemy import ColumnElement, func, or_, update
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
+from marketplace.integrations import billing as stripe_billing
 from marketplace.integrations import payments
-from marketplace.integrations import refunds as stripe_refunds
 from marketplace.models import (
     NotificationType,
     Order,
@@ -78,7 +78,7 @@ def pay_back(refund_id: str, *, stripe_refund_id: str | None = None, audit_entry
     if subscription is not None and subscription.ended_at is None:
         try:
             with provider_errors():
-                stripe_refunds.cancel_subscription_now(subscription.stripe_subscription_id)
+                stripe_billing.cancel_now(subscription.stripe_subscription_id)
         except DomainError as error:  # the money is back: the refund stands; an operator cancels it by hand
             log.error("refund %s: subscription %s not cancelled at Stripe: %s", refund.id,
                       subscription.stripe_subscription_id, error.message)

@@ -1,0 +1,35 @@
+"""Subscriptions (Stripe Billing): customers, the rows mirrored from Stripe, paid invoices as orders, the
+customer's cancel/resume and card update, and the billing webhooks.
+
+The modules, by what they hold:
+- `customers`: one Stripe Customer per user (`customer_id_for`); `demo_clock`: demo mode's test clock.
+- `records`: the subscription row and one order per paid invoice (`record_paid_invoice`), access to the period end.
+- `lifecycle`: Stripe's view mirrored (`mirror`), past due and its grace, the end of access, `cancel_subscription`,
+  `resume_subscription`, `list_subscriptions`, and `end_subscription_now` (a refund ends one at once).
+- `invoices`: the first payment from the checkout page and the `invoice.*` / `customer.subscription.*` events.
+- `card`: the update-card page (`start_card_update`, `finish_card_update`).
+- `webhooks`: which events are billing's (`HANDLERS`) and `handle`.
+The subscription checkout itself (pricing, routing, who may buy) is in `services/purchases/subscribe.py`.
+"""
+
+from marketplace.services.billing.card import CardUpdate, finish_card_update, start_card_update
+from marketplace.services.billing.lifecycle import (
+    SubscriptionView,
+    cancel_subscription,
+    card_update_path,
+    end_subscription_now,
+    list_subscriptions,
+    resume_subscription,
+)
+
+__all__ = [
+    "CardUpdate",
+    "SubscriptionView",
+    "cancel_subscription",
+    "card_update_path",
+    "end_subscription_now",
+    "finish_card_update",
+    "list_subscriptions",
+    "resume_subscription",
+    "start_card_update",
+]

@@ -1,0 +1,240 @@
+"""A subscription's life after checkout: Stripe's view mirrored, past due with its 7-day grace, the end of
+access, the customer's cancel and resume, and ending one at once (a refund).
+
+Every consequence happens once: each is a claim on the subscription row (`past_due_since IS NULL`,
+`ended_at IS NULL`, `cancel_at_period_end = false`...), so webhooks replayed, late, out of order or racing the
+customer's own request cause it exactly once, and the loser of two cancel requests gets a 409 and causes nothing.
+Access is written only to `purchases.access_until` (the one rule is `services/access`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import or_, update
+from sqlmodel import Session, select
+
+from marketplace.db import session_scope
+from marketplace.integrations import billing
+from marketplace.models import Purchase, Subscription, SubscriptionStatus, User
+from marketplace.models.base import utcnow
+from marketplace.services import access, decisions, mail, mail_texts, names
+from marketplace.services.billing import records
+from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
+from marketplace.services.payment_errors import provider_errors
+from marketplace.services.permissions import require_user
+
+LIVE = (SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING, SubscriptionStatus.PAST_DUE)
+ENDED = tuple(billing.ENDED_STATUSES)
+NOT_FOUND = "Subscription not found"
+ALREADY_CANCELLED = "This subscription is already cancelled: it ends at the end of the period"
+NOT_CANCELLED = "This subscription is not cancelled"
+HAS_ENDED = "This subscription has ended: subscribe again from the agent's page"
+NOT_STARTED = "This subscription has not started: its first payment is not complete"
+ID_MAX = 32
+
+
+def card_update_path(subscription_id: str) -> str:
+    """The page where a customer gives a new card for a subscription (the payment-failed mail links to it)."""
+    return f"/dashboard/billing/{subscription_id}"
+
+
+@dataclass(frozen=True)
+class SubscriptionView:
+    id: str
+    agent_id: str | None
+    agent_name: str
+    status: str
+    price_cents: int
+    currency: str
+    current_period_end: datetime | None
+    cancel_at_period_end: bool
+    ended: bool
+
+    @property
+    def can_cancel(self) -> bool:
+        return not self.ended and self.status in LIVE and not self.cancel_at_period_end
+
+    @property
+    def can_resume(self) -> bool:
+        return not self.ended and self.status in LIVE and self.cancel_at_period_end
+
+    @property
+    def past_due(self) -> bool:
+        return not self.ended and self.status == SubscriptionStatus.PAST_DUE
+
+    @classmethod
+    def of(cls, row: Subscription) -> SubscriptionView:
+        return cls(id=row.id, agent_id=row.agent_id, agent_name=row.agent_name, status=row.status,
+                   price_cents=row.price_cents, currency=row.currency, current_period_end=row.current_period_end,
+                   cancel_at_period_end=row.cancel_at_period_end, ended=row.ended_at is not None)
+
+
+# ---- Stripe's view, mirrored ----------------------------------------------------------------------------------
+
+
+def mirror(sub: billing.Subscription) -> Subscription | None:
+    """Write Stripe's current view of `sub` (retrieved, so any delivery order ends in the same state) and apply
+    what its status means once: past due starts the grace, an ended status ends access. None: not ours."""
+    try:
+        row = records.ensure_row(sub)
+    except Invalid:
+        return None
+    if _mirrored(row, sub):
+        return row  # nothing to write (a replay, or the invoice event after the subscription's own)
+    now = utcnow()
+    # An ended subscription stays ended: a view retrieved before it ended (a slow handler) cannot revive it.
+    still_open = () if sub.status in ENDED else (Subscription.ended_at.is_(None),)
+    with session_scope() as session:
+        decisions.claim_any(session, Subscription, Subscription.id == row.id, *still_open, values={
+            "status": sub.status, "current_period_end": sub.current_period_end,
+            "cancel_at_period_end": sub.cancel_at_period_end, "updated_at": now})
+        if sub.status == SubscriptionStatus.PAST_DUE:
+            _start_grace(session, row.id, now)
+        elif sub.status in (SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING):
+            decisions.claim_any(session, Subscription, Subscription.id == row.id,
+                                Subscription.past_due_since.is_not(None), values={"past_due_since": None})
+        elif sub.status in ENDED:
+            _end_access(session, row.id, now)
+        return session.get(Subscription, row.id)
+
+
+def _mirrored(row: Subscription, sub: billing.Subscription) -> bool:
+    """The row already says what Stripe says, and what that status means has been applied."""
+    if (row.status, row.current_period_end, row.cancel_at_period_end) != (
+            sub.status, sub.current_period_end, sub.cancel_at_period_end):
+        return False
+    if sub.status == SubscriptionStatus.PAST_DUE:
+        return row.past_due_since is not None or row.ended_at is not None
+    if sub.status in (SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING):
+        return row.past_due_since is None
+    return sub.status not in ENDED or row.ended_at is not None
+
+
+def _start_grace(session: Session, row_id: str, now: datetime) -> None:
+    """The first failed renewal: access lasts at least 7 more days, and the customer gets the update-card link."""
+    if not decisions.claim_any(session, Subscription, Subscription.id == row_id,
+                               Subscription.past_due_since.is_(None), Subscription.ended_at.is_(None),
+                               values={"past_due_since": now}):
+        return
+    grace_end = now + access.GRACE
+    session.execute(update(Purchase).where(Purchase.subscription_id == row_id, Purchase.access_until < grace_end)
+                    .values(access_until=grace_end))
+    row = session.get(Subscription, row_id)
+    buyer = session.get(User, row.user_id) if row is not None and row.user_id else None
+    if row is None or buyer is None:
+        return
+    until = max(grace_end, row.current_period_end) if row.current_period_end else grace_end
+    mail.send_after_commit(session, mail_texts.payment_failed(
+        to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name,
+        access_until=records.long_date(until), path=card_update_path(row.id)))
+
+
+def _end_access(session: Session, row_id: str, now: datetime) -> bool:
+    """Access of this subscription ends now (once); a purchase taken over by a newer subscription is left."""
+    if not decisions.claim_any(session, Subscription, Subscription.id == row_id, Subscription.ended_at.is_(None),
+                               values={"ended_at": now, "updated_at": now}):
+        return False
+    session.execute(update(Purchase).where(Purchase.subscription_id == row_id,
+                                           or_(Purchase.access_until.is_(None), Purchase.access_until > now))
+                    .values(access_until=now))
+    return True
+
+
+def end_subscription_now(*, subscription_id: str) -> bool:
+    """Cancel a subscription in Stripe at once and end its access now (a refund, a dispute lost). Safe to
+    repeat: True only for the call that ended it. The caller has checked who may do this."""
+    with session_scope() as session:
+        row = session.get(Subscription, subscription_id)
+        if row is None:
+            raise NotFound(NOT_FOUND)
+        stripe_id = row.stripe_subscription_id
+    with provider_errors("The subscription could not be cancelled. Please try again."):
+        sub = billing.cancel_now(stripe_id)
+    now = utcnow()
+    with session_scope() as session:
+        decisions.claim_any(session, Subscription, Subscription.id == subscription_id,
+                            Subscription.canceled_at.is_(None), values={"canceled_at": now})
+        decisions.claim_any(session, Subscription, Subscription.id == subscription_id,
+                            values={"status": sub.status, "cancel_at_period_end": False, "updated_at": now})
+        return _end_access(session, subscription_id, now)
+
+
+# ---- the customer's requests ---------------------------------------------------------------------------------
+
+
+def owned(session: Session, user: User, subscription_id: str) -> Subscription:
+    """The subscription if it is this user's: 404 when there is none, 403 when it is someone else's."""
+    if not isinstance(subscription_id, str) or not subscription_id or len(subscription_id) > ID_MAX:
+        raise NotFound(NOT_FOUND)
+    row = session.get(Subscription, subscription_id)
+    if row is None:
+        raise NotFound(NOT_FOUND)
+    if row.user_id != user.id:
+        raise Forbidden("This subscription belongs to another account")
+    return row
+
+
+def list_subscriptions(*, actor: User | None) -> list[SubscriptionView]:
+    """The customer's subscriptions that started (paid at least once), newest first."""
+    user = require_user(actor)
+    with session_scope() as session:
+        rows = session.exec(select(Subscription).where(
+            Subscription.user_id == user.id,
+            Subscription.status.not_in((SubscriptionStatus.INCOMPLETE, SubscriptionStatus.INCOMPLETE_EXPIRED)))
+            .order_by(Subscription.created_at.desc(), Subscription.id)).all()
+        return [SubscriptionView.of(row) for row in rows]
+
+
+def _refusal(row: Subscription, *, cancelling: bool) -> str:
+    """Why a cancel (or resume) request cannot change this subscription, read after the claim failed."""
+    if row.ended_at is not None or row.status in ENDED:
+        return HAS_ENDED
+    if row.status not in LIVE:
+        return NOT_STARTED
+    return ALREADY_CANCELLED if cancelling else NOT_CANCELLED
+
+
+def _set_cancel(actor: User | None, subscription_id: str, *, cancel: bool) -> SubscriptionView:
+    """Claim the change on the row first (the loser of two requests gets 409 and causes nothing), then tell
+    Stripe; if Stripe fails, the claim is given back."""
+    user = require_user(actor)
+    now = utcnow()
+    with session_scope() as session:
+        row = owned(session, user, subscription_id)
+        try:
+            decisions.claim(session, Subscription, Subscription.id == row.id, Subscription.ended_at.is_(None),
+                            Subscription.status.in_(LIVE), Subscription.cancel_at_period_end == (not cancel),
+                            values={"cancel_at_period_end": cancel, "canceled_at": now if cancel else None,
+                                    "updated_at": now}, conflict="")
+        except Conflict:
+            session.refresh(row)
+            raise Conflict(_refusal(row, cancelling=cancel)) from None
+        stripe_id = row.stripe_subscription_id
+    try:
+        with provider_errors("The subscription could not be changed. Please try again."):
+            billing.set_cancel_at_period_end(stripe_id, cancel)
+    except Exception:
+        with session_scope() as session:
+            decisions.claim_any(session, Subscription, Subscription.id == subscription_id,
+                                Subscription.cancel_at_period_end == cancel,
+                                values={"cancel_at_period_end": not cancel, "canceled_at": None})
+        raise
+    with session_scope() as session:
+        row = session.get(Subscription, subscription_id)
+        buyer = session.get(User, user.id)
+        if cancel and row is not None and buyer is not None and row.current_period_end is not None:
+            mail.send_after_commit(session, mail_texts.subscription_cancelled(
+                to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name,
+                access_until=records.long_date(row.current_period_end)))
+        return SubscriptionView.of(row)  # type: ignore[arg-type]
+
+
+def cancel_subscription(*, actor: User | None, subscription_id: str) -> SubscriptionView:
+    """Cancel at the end of the paid period: access stays until then, nothing more is charged."""
+    return _set_cancel(actor, subscription_id, cancel=True)
+
+
+def resume_subscription(*, actor: User | None, subscription_id: str) -> SubscriptionView:
+    """Undo a cancellation before the period ends: renewals go on."""
+    return _set_cancel(actor, subscription_id, cancel=False)

@@ -1,0 +1,235 @@
+"""Subscriptions and their paid invoices, as rows: the subscription row (made from the Stripe subscription's
+metadata, which the checkout wrote), one order per paid invoice, and the access a paid period gives.
+
+`record_paid_invoice` is the one path for the checkout page's `complete` call and the `invoice.paid` webhook:
+they may both arrive, in either order, any number of times. `orders.invoice_id` is unique, so exactly one
+order per invoice results; the purchase (unique per user and agent) is created once and reused by a lapsed
+subscriber who subscribes again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+
+from sqlalchemy import update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from marketplace.db import session_scope
+from marketplace.integrations import billing
+from marketplace.models import (
+    Agent,
+    NotificationType,
+    Order,
+    OrderKind,
+    OrderStatus,
+    Purchase,
+    Subscription,
+    User,
+)
+from marketplace.models.base import utcnow
+from marketplace.services import access, decisions, mail, mail_texts, money, names, notifications
+from marketplace.services.errors import Conflict, Invalid
+
+ATTEMPTS = 5
+FOREIGN_SUBSCRIPTION = "This subscription was not made on this marketplace"
+DIRECT_REASON = "Payment processed directly to platform"
+# The metadata the checkout puts on a Stripe subscription: the terms its invoices are recorded at.
+METADATA_KEYS = ("agentId", "userId", "commissionRate", "originalPriceUsdCents", "exchangeRate", "currency",
+                 "amount")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    order: Order
+    purchase: Purchase | None
+    created: bool
+    # A first payment for an agent the buyer already had access to (two tabs): it granted nothing, and the
+    # caller refunds it and ends that subscription.
+    duplicate: bool = False
+
+
+def _decimal(metadata: dict[str, str], key: str) -> Decimal:
+    try:
+        value = Decimal(metadata[key])
+    except (InvalidOperation, KeyError):
+        raise Invalid(FOREIGN_SUBSCRIPTION) from None
+    if not value.is_finite():
+        raise Invalid(FOREIGN_SUBSCRIPTION)
+    return value
+
+
+def ensure_row(sub: billing.Subscription) -> Subscription:
+    """The row of a Stripe subscription, made from its metadata the first time it is seen (the checkout makes
+    it right after creating the subscription; a webhook makes it if the checkout never got that far)."""
+    with session_scope() as session:
+        row = session.exec(select(Subscription).where(Subscription.stripe_subscription_id == sub.id)).first()
+        if row is not None:
+            return row
+    metadata = sub.metadata
+    if any(not metadata.get(key) for key in METADATA_KEYS):
+        raise Invalid(FOREIGN_SUBSCRIPTION)
+    commission, rate = _decimal(metadata, "commissionRate"), _decimal(metadata, "exchangeRate")
+    amount, usd = metadata["amount"], metadata["originalPriceUsdCents"]
+    if not amount.isdigit() or not usd.isdigit():
+        raise Invalid(FOREIGN_SUBSCRIPTION)
+    try:
+        with session_scope() as session:
+            agent = session.get(Agent, metadata["agentId"])
+            user = session.get(User, metadata["userId"])
+            if agent is None or user is None:
+                raise Invalid(FOREIGN_SUBSCRIPTION)
+            row = Subscription(
+                user_id=user.id, agent_id=agent.id, vendor_id=metadata.get("vendorId") or None,
+                agent_name=agent.name, stripe_subscription_id=sub.id, stripe_customer_id=sub.customer,
+                stripe_price_id=sub.price_id, status=sub.status, price_cents=int(amount),
+                currency=metadata["currency"], original_price_usd_cents=int(usd), exchange_rate=rate,
+                commission_rate=commission, commission_split_enabled=sub.transfer_destination is not None,
+                current_period_end=sub.current_period_end, cancel_at_period_end=sub.cancel_at_period_end)
+            session.add(row)
+            session.flush()
+            return row
+    except IntegrityError:
+        with session_scope() as session:  # made at the same moment by another delivery or the browser
+            return session.exec(select(Subscription).where(Subscription.stripe_subscription_id == sub.id)).one()
+
+
+def _kind(invoice: billing.Invoice) -> str:
+    return OrderKind.SUBSCRIPTION if invoice.billing_reason == "subscription_create" else OrderKind.RENEWAL
+
+
+def _existing(session: Session, invoice_id: str) -> Recorded | None:
+    order = session.exec(select(Order).where(Order.invoice_id == invoice_id)).first()
+    if order is None:
+        return None
+    purchase = session.exec(select(Purchase).where(Purchase.user_id == order.user_id,
+                                                   Purchase.agent_id == order.agent_id)).first()
+    # Still to refund (processing), or refunded while another subscription or licence gives the access.
+    duplicate = order.kind == OrderKind.SUBSCRIPTION and (order.status == OrderStatus.PROCESSING or (
+        order.status == OrderStatus.REFUNDED and purchase is not None
+        and purchase.subscription_id != order.subscription_id))
+    return Recorded(order=order, purchase=None if duplicate else purchase, created=False, duplicate=duplicate)
+
+
+def existing_order(invoice_id: str) -> Recorded | None:
+    with session_scope() as session:
+        return _existing(session, invoice_id)
+
+
+def record_paid_invoice(invoice: billing.Invoice, sub: billing.Subscription) -> Recorded:
+    """One order for a paid invoice of `sub` (idempotent), the access it pays for, the receipt, and the vendor's
+    sale notice and e-mail. An invoice that arrives after the subscription ended records the money only."""
+    if invoice.status != "paid":
+        raise Invalid("This invoice is not paid")
+    if invoice.subscription_id != sub.id:
+        raise Invalid("This invoice does not belong to this subscription")
+    done = existing_order(invoice.id)
+    if done is not None:
+        return done
+    row = ensure_row(sub)
+    for _attempt in range(ATTEMPTS):
+        try:
+            with session_scope() as session:
+                recorded = _insert(session, invoice, row, split_reason=sub.metadata.get("splitBlockReason"))
+            return recorded
+        except IntegrityError:
+            done = existing_order(invoice.id)
+            if done is not None:
+                return done
+    raise Conflict("The payment could not be recorded, please retry")
+
+
+def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, split_reason: str | None) -> Recorded:
+    amount, currency = invoice.amount_paid, invoice.currency
+    vendor_amount, fee = money.split(amount, Decimal(row.commission_rate))
+    kind = _kind(invoice)
+    # The INSERT comes first: it takes the write lock (SQLite) and the unique invoice_id decides who records it.
+    order = Order(
+        user_id=row.user_id, agent_id=row.agent_id, vendor_id=row.vendor_id, agent_name=row.agent_name,
+        customer_email="", status=OrderStatus.COMPLETED, currency=currency, total_amount_cents=amount,
+        original_price_usd_cents=row.original_price_usd_cents, exchange_rate=row.exchange_rate,
+        commission_rate=row.commission_rate, commission_split_enabled=row.commission_split_enabled,
+        vendor_amount_cents=vendor_amount, platform_fee_cents=fee,
+        split_block_reason=None if row.commission_split_enabled else (split_reason or DIRECT_REASON),
+        payment_intent_id=invoice.payment_intent_id or invoice.id, kind=kind, subscription_id=row.id,
+        invoice_id=invoice.id,
+    )
+    session.add(order)
+    session.flush()
+    current = session.get(Subscription, row.id)
+    buyer = session.get(User, row.user_id) if row.user_id else None
+    if current is None or buyer is None:  # the buyer's account was deleted: the money trail stays
+        return Recorded(order=order, purchase=None, created=True)
+    order.customer_email = buyer.email
+    if kind == OrderKind.SUBSCRIPTION and access.has_access(session, user_id=buyer.id,
+                                                              agent_id=current.agent_id or ""):
+        session.flush()  # granted nothing: processing until the caller has refunded it
+        decisions.claim_any(session, Order, Order.id == order.id, values={"status": OrderStatus.PROCESSING})
+        session.refresh(order)
+        return Recorded(order=order, purchase=None, created=True, duplicate=True)
+    purchase = _grant(session, current, order, period_end=invoice.period_end)
+    if kind == OrderKind.SUBSCRIPTION:
+        session.exec(update(Agent).where(Agent.id == current.agent_id).values(sales_count=Agent.sales_count + 1))
+    _tell(session, current, buyer, order, period_end=invoice.period_end or current.current_period_end)
+    return Recorded(order=order, purchase=purchase, created=True)
+
+
+def _grant(session: Session, row: Subscription, order: Order, *, period_end: datetime | None) -> Purchase | None:
+    """Access to the end of the paid period: a new purchase, this subscription's purchase extended, or a lapsed
+    one (an old subscription or licence that no longer gives access) taken over."""
+    if row.agent_id is None or row.user_id is None:
+        return None
+    now = utcnow()
+    until = period_end if period_end is not None else row.current_period_end
+    if row.ended_at is not None:
+        until = now  # paid after the end (a late webhook): the money is recorded, access stays ended
+    purchase = session.exec(select(Purchase).where(Purchase.user_id == row.user_id,
+                                                   Purchase.agent_id == row.agent_id)).first()
+    if purchase is None:
+        purchase = Purchase(user_id=row.user_id, agent_id=row.agent_id, order_id=order.id,
+                            purchase_price_cents=order.total_amount_cents, currency=order.currency,
+                            subscription_id=row.id, access_until=until)
+        session.add(purchase)
+        session.flush()
+        return purchase
+    if purchase.subscription_id == row.id:
+        if until is not None and purchase.access_until is not None and purchase.access_until < until:
+            purchase.access_until = until
+    elif order.kind != OrderKind.SUBSCRIPTION:
+        return purchase  # a late renewal of an older subscription: the purchase is a newer one's now
+    else:
+        purchase.subscription_id, purchase.order_id, purchase.access_until = row.id, order.id, until
+        purchase.purchase_price_cents, purchase.currency, purchase.purchased_at = (
+            order.total_amount_cents, order.currency, now)
+    session.add(purchase)
+    session.flush()
+    return purchase
+
+
+def _tell(session: Session, row: Subscription, buyer: User, order: Order, *, period_end: datetime | None) -> None:
+    """The buyer's receipt, and the vendor's sale notification and e-mail, sent once this commits."""
+    amount, currency = money.format_cents(order.total_amount_cents), order.currency
+    if order.kind == OrderKind.SUBSCRIPTION:
+        text = mail_texts.receipt(to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name,
+                                  amount=amount, currency=currency, order_id=order.id, agent_id=row.agent_id or "")
+    else:
+        text = mail_texts.renewal_receipt(
+            to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name, amount=amount,
+            currency=currency, order_id=order.id, renews_on=long_date(period_end) if period_end else "")
+    mail.send_after_commit(session, text)
+    vendor = session.get(User, row.vendor_id) if row.vendor_id and order.total_amount_cents else None
+    if vendor is None or vendor.deleted_at is not None:
+        return
+    verb = "subscribed to" if order.kind == OrderKind.SUBSCRIPTION else "renewed"
+    notifications.notify(session, user_id=vendor.id, type=NotificationType.SALE, title="New sale",
+                         message=f"{buyer.username} {verb} {row.agent_name} for {amount} {currency.upper()}.")
+    mail.send_after_commit(session, mail_texts.sale(to=vendor.email, name=names.greeting_name(vendor),
+                                                    agent_name=row.agent_name, amount=amount, currency=currency,
+                                                    order_id=order.id))
+
+
+def long_date(moment: datetime) -> str:
+    """'December 24, 2026': how the mails name a renewal or end date."""
+    return f"{moment:%B} {moment.day}, {moment.year}"
