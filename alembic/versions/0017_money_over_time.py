@@ -37,12 +37,25 @@ def _s(length: int) -> sqlmodel.sql.sqltypes.AutoString:
 # --- pricing models -------------------------------------------------------------------------------------------
 
 
+# The listing JSON and the cached agent carry `pricingModel`: a change of it moves the catalog version (0004's
+# triggers name the columns they watch, so this one is added beside them).
+PRICING_VERSION_TRIGGER = {
+    "sqlite": "CREATE TRIGGER agents_version_pricing AFTER UPDATE OF pricing_model ON agents "
+              "BEGIN UPDATE catalog_version SET version = version + 1 WHERE id = 1; END",
+    "postgresql": "CREATE TRIGGER agents_version_pricing AFTER UPDATE OF pricing_model ON agents "
+                  "FOR EACH STATEMENT EXECUTE FUNCTION catalog_touch()",
+}
+
+
 def _pricing_up() -> None:
     with op.batch_alter_table("agents") as batch_op:
         batch_op.add_column(sa.Column("pricing_model", _s(16), nullable=False, server_default="monthly"))
+    op.execute(PRICING_VERSION_TRIGGER[op.get_bind().dialect.name])
 
 
 def _pricing_down() -> None:
+    on_agents = " ON agents" if op.get_bind().dialect.name == "postgresql" else ""
+    op.execute(f"DROP TRIGGER IF EXISTS agents_version_pricing{on_agents}")
     with op.batch_alter_table("agents") as batch_op:
         batch_op.drop_column("pricing_model")
 

@@ -41,6 +41,7 @@ class AdminAgentPublic(ApiModel):
     short_description: str
     description: str
     price: str
+    pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
     status: str
     is_approved: bool
     rejection_reason: str | None = None
@@ -130,6 +131,7 @@ class MostBoughtPublic(ApiModel):
     agent_name: str
     agent_price: str
     purchase_count: int
+    pricing_model: str = "monthly"  # models.billing.PricingModel
 
 
 class MostSavedPublic(ApiModel):
@@ -137,6 +139,7 @@ class MostSavedPublic(ApiModel):
     agent_name: str
     agent_price: str
     favorites_count: int
+    pricing_model: str = "monthly"  # models.billing.PricingModel
 
 
 class MostViewedPublic(ApiModel):
@@ -145,6 +148,7 @@ class MostViewedPublic(ApiModel):
     price: str
     review_count: int
     view_count: int
+    pricing_model: str = "monthly"  # models.billing.PricingModel
 
 
 class TopCategoryPublic(ApiModel):

@@ -107,6 +107,7 @@ class VendorAgentPublic(ApiModel):
     name: str
     short_description: str
     price: str
+    pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
     status: str
     is_approved: bool
     rejection_reason: str | None = None

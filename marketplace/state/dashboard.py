@@ -80,7 +80,7 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo) -> PurchaseC
         description=agent.short_description or agent.description,
         image_url=images.displayable_image_url(agent.image_url),
         purchased_on=format_day(record.purchase.purchased_at, zone),
-        price=money.price_label(record.purchase.purchase_price_cents, currency=record.purchase.currency),
+        price=money.amount_label(record.purchase.purchase_price_cents, currency=record.purchase.currency),
         has_files=record.has_files,
         demo_url=agent.demo_url or "",
         has_order=public is not None,

@@ -377,7 +377,7 @@ def _agent(agent: AgentRow) -> rx.Component:
                                                                 color_scheme="red",
                                                                 class_name="revision-rejected-badge")),
                       spacing="2", align="center", wrap="wrap"),
-            rx.text(f"{agent.price}/month · {agent.sales_count} sold · ★ {agent.rating} ({agent.review_count})",
+            rx.text(f"{agent.price} · {agent.sales_count} sold · ★ {agent.rating} ({agent.review_count})",
                     size="1", color_scheme="gray"),
             rx.cond(agent.revision_rejected,
                     rx.text("Your latest changes were rejected; the live listing is unchanged.",

@@ -282,7 +282,7 @@ def _agent_row(agent: agents.VendorAgent, zone: ZoneInfo) -> AgentRow:
     return AgentRow(
         id=agent.id,
         name=agent.name,
-        price=money.price_label(agent.price_cents),
+        price=money.price_label(agent.price_cents, pricing_model=agent.pricing_model),
         status=agent.status,
         rejection_reason=agent.rejection_reason or "",
         category=agent.category_name or "",
