@@ -31,7 +31,7 @@ from marketplace.models.vendor import (
     VerificationPublic,
 )
 from marketplace.services import money
-from marketplace.services.vendor import agents, applications, payouts, sales, stats
+from marketplace.services.vendor import agents, applications, payouts, recurring, sales, stats
 from marketplace.services.vendor.drafts import AgentDraft
 
 router = APIRouter(prefix="/api", tags=["vendor"])
@@ -119,7 +119,10 @@ def update_agent(agent_id: str, body: AgentDraftIn, user: OptionalUser) -> Vendo
 
 @router.get("/vendor/analytics", response_model=VendorAnalyticsPublic)
 def vendor_analytics(user: OptionalUser) -> VendorAnalyticsPublic:
+    """The dashboard's figures, with its recurring revenue (subscribers, MRR, the last 30 days' cancellations and
+    refunds); money in USD at each order's or subscription's own rate."""
     a = sales.analytics(actor=user)
+    r = recurring.vendor_recurring(actor=user)
     return VendorAnalyticsPublic(
         total_vendor_earnings=money.format_cents(a.total_vendor_earnings_cents),
         total_revenue=money.format_cents(a.total_revenue_cents),
@@ -127,6 +130,9 @@ def vendor_analytics(user: OptionalUser) -> VendorAnalyticsPublic:
         this_month_revenue=money.format_cents(a.this_month_revenue_cents),
         total_sales=a.total_sales, approved_agents=a.approved_agents, total_agents=a.total_agents,
         avg_rating=f"{a.avg_rating:.2f}", commission_rate=money.format_percent(a.commission_rate),
+        active_subscribers=r.active_subscribers, monthly_recurring_revenue=money.format_cents(r.mrr_cents),
+        cancellations_last_30_days=r.cancellations_30d, refunds_last_30_days=r.refunds_30d,
+        refunded_last_30_days=money.format_cents(r.refunded_30d_cents),
     )
 
 

@@ -68,10 +68,14 @@ class SalesSummaryPublic(ApiModel):
     split_payments: int
     direct_payments: int
     total_vendor_payouts: str
+    # Recurring revenue (services/vendor/recurring.py): live subscriptions and their monthly prices in USD.
+    active_subscriptions: int = 0
+    monthly_recurring_revenue: str = "0.00"
 
 
 class CommissionPublic(ApiModel):
-    """A completed sale: USD amounts at the order's own rate; `chargedAmount` in the order's `currency`."""
+    """A completed or refunded sale: USD amounts at the order's own rate; `chargedAmount` in the order's
+    `currency`; `kind` purchase, subscription or renewal; `status` completed or refunded (never summed)."""
 
     order_id: str
     agent_name: str
@@ -84,6 +88,8 @@ class CommissionPublic(ApiModel):
     currency: str
     charged_amount: str
     commission_rate: str
+    kind: str = "purchase"
+    status: str = "completed"
 
 
 class ApprovalHistoryPublic(ApiModel):

@@ -134,6 +134,12 @@ class VendorAnalyticsPublic(ApiModel):
     total_agents: int
     avg_rating: str
     commission_rate: str
+    # Recurring revenue (services/vendor/recurring.py); money in USD.
+    active_subscribers: int = 0
+    monthly_recurring_revenue: str = "0.00"
+    cancellations_last_30_days: int = 0
+    refunds_last_30_days: int = 0
+    refunded_last_30_days: str = "0.00"
     currency: str = "usd"
 
 

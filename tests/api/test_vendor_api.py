@@ -75,7 +75,9 @@ def test_analytics(client, login, shop):
     # vendor: 2399 USD + EUR (2759 - 345 = 2414) / 0.92 = 2623.91 -> 2624; revenue 2999 + 2999
     assert body == {"totalVendorEarnings": "50.23", "totalRevenue": "59.98", "thisMonthEarnings": "50.23",
                     "thisMonthRevenue": "59.98", "totalSales": 2, "approvedAgents": 1, "totalAgents": 2,
-                    "avgRating": "0.00", "commissionRate": "20.00", "currency": "usd"}
+                    "avgRating": "0.00", "commissionRate": "20.00", "currency": "usd", "activeSubscribers": 0,
+                    "monthlyRecurringRevenue": "0.00", "cancellationsLast30Days": 0, "refundsLast30Days": 0,
+                    "refundedLast30Days": "0.00"}
     rival = _signed_in(client, login, other).get("/api/vendor/analytics").json()
     assert (rival["totalSales"], rival["totalRevenue"]) == (1, "29.99")
     admin = _signed_in(client, login, make_admin()).get("/api/vendor/analytics").json()

@@ -68,6 +68,18 @@ def _stats() -> rx.Component:
     )
 
 
+def _recurring() -> rx.Component:
+    """Subscriptions: who pays every month, what that is worth, and what went in the last 30 days."""
+    return rx.grid(
+        _stat("active-subscribers", "Active Subscribers", "users", D.active_subscribers, "Paying every month"),
+        _stat("mrr", "Monthly Recurring Revenue", "repeat", D.mrr, "Active subscriptions, in USD"),
+        _stat("cancellations", "Cancellations", "user-minus", D.cancellations, "Last 30 days"),
+        _stat("refunds", "Refunds", "undo-2", D.refunds, f"{D.refunded} refunded · last 30 days"),
+        columns=rx.breakpoints(initial="2", lg="4"), spacing=rx.breakpoints(initial="2", sm="4"), width="100%",
+        id="vendor-recurring",
+    )
+
+
 def _toolbar() -> rx.Component:
     return rx.hstack(
         rx.hstack(
@@ -419,6 +431,7 @@ def dashboard_tab() -> rx.Component:
     return rx.vstack(
         _toolbar(),
         _stats(),
+        _recurring(),
         _chart(),
         rx.grid(_payment_setup(), _track_record(), columns=rx.breakpoints(initial="1", md="2"), spacing="4",
                 width="100%"),
