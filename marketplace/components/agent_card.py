@@ -40,7 +40,7 @@ def rating_line(rating: Var[str], count: Var[int]) -> rx.Component:
 def price_tag(card: Var[AgentCard]) -> rx.Component:
     return rx.hstack(
         rx.text(card.price, size="4", weight="bold", color_scheme=rx.cond(card.is_free, "green", "gray"),
-                high_contrast=~card.is_free),
+                high_contrast=~card.is_free, class_name="price-amount"),
         rx.cond(~card.is_free, rx.text(card.price_suffix, size="1", color_scheme="gray", class_name="price-suffix")),
         spacing="1", align="baseline",
     )

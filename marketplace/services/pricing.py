@@ -1,5 +1,6 @@
-"""What an agent's pricing model promises, in words: the checkout's order summary line and the date a monthly
-subscription would first renew. The price label itself is `money.price_label` (one rule for every page)."""
+"""What an agent's pricing model promises, in words: its name (the wizard's choices, the admin's old -> new), the
+checkout's order summary line and the date a monthly subscription would first renew. The price label itself is
+`money.price_label` (one rule for every page)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from datetime import datetime
 
 from marketplace.models import PricingModel
 
+MODEL_NAMES = {PricingModel.MONTHLY: "Monthly subscription", PricingModel.ONE_TIME: "One-time licence"}
+MODEL_DETAILS = {PricingModel.MONTHLY: "Charged every month until the buyer cancels",
+                 PricingModel.ONE_TIME: "Paid once, with free updates for 1 year"}
 LICENCE_LINE = "AI Agent License"
 SUBSCRIPTION_LINE = "Monthly subscription - renews on {date}, cancel anytime"
 

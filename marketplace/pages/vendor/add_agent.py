@@ -10,6 +10,7 @@ from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.uppy import uppy_upload
 from marketplace.state.display import LOGGED_OUT_MESSAGE, LOGGED_OUT_TITLE
+from marketplace.state.vendor.wizard import PRICING_CHOICES
 from marketplace.state.vendor.wizard import WizardState as W
 from marketplace.state.vendor.wizard_rows import AgentFileRow, CategoryOption, UploadedFile
 
@@ -117,12 +118,6 @@ def _media() -> rx.Component:
 
 def _category_item(option: CategoryOption) -> rx.Component:
     return rx.select.item(option.label, value=option.id)
-
-
-PRICING_CHOICES = [  # (value, title, what it means): models.PricingModel
-    ("monthly", "Monthly subscription", "Charged every month until the buyer cancels"),
-    ("one_time", "One-time licence", "Paid once, with free updates for 1 year"),
-]
 
 
 def _pricing_choice(value: str, title: str, detail: str) -> rx.Component:

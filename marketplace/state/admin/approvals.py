@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services import images, money
+from marketplace.services import images, money, pricing
 from marketplace.services.admin import catalog, moderation
 from marketplace.state.admin.listing import Action, AdminList
 from marketplace.state.admin.page import AdminState
@@ -86,16 +86,13 @@ class ReviewedCard:
     reason: str
 
 
-PRICING_MODEL_NAMES = {"monthly": "Monthly subscription", "one_time": "One-time licence"}  # the wizard's choices
-
-
 def _value_text(name: str, value: object, pricing_model: str) -> str:
     """A field's value as the admin compares it: prices as money under the model they were set with
     (money.price_label), pricing models by the wizard's names, tags joined, nothing as a dash."""
     if name == "price_cents" and isinstance(value, int):
         return money.price_label(value, pricing_model=pricing_model)
     if name == "pricing_model":
-        return PRICING_MODEL_NAMES.get(str(value), str(value))
+        return pricing.MODEL_NAMES.get(str(value), str(value))
     if name == "tags" and isinstance(value, list):
         return ", ".join(str(tag) for tag in value) or "No tags"
     return "—" if value is None or value == "" else str(value)

@@ -13,7 +13,8 @@ from typing import Any
 import reflex as rx
 
 from marketplace.config import settings
-from marketplace.services import filetypes, images
+from marketplace.models import PricingModel
+from marketplace.services import filetypes, images, pricing
 from marketplace.services.catalog import categories as category_service
 from marketplace.services.errors import DomainError, Forbidden, NotFound, Unauthorized
 from marketplace.services.permissions import require_vendor
@@ -46,6 +47,8 @@ FIELDS = {
 FIELD_STEPS = {"name": 1, "short_description": 1, "description": 1, "tags": 1, "image_url": 2, "demo_url": 2,
                "price": 3, "pricing_model": 3, "category_id": 3}
 LAST_STEP = 4
+# The Pricing step's choices: (value, name, what it means), monthly first (preselected).
+PRICING_CHOICES = [(str(model), pricing.MODEL_NAMES[model], pricing.MODEL_DETAILS[model]) for model in PricingModel]
 BLOCKED = ("Please complete required fields", "Fill in all required information before proceeding.")
 TOO_MANY_TAGS = "Too many tags"
 CREATE_FAILED = "Failed to create agent"
