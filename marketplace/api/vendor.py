@@ -147,7 +147,7 @@ def _sale(s: sales.SaleRecord) -> SalePublic:
             split_label=money.split_label(s.commission_rate), split_block_reason=s.split_block_reason,
             currency=s.currency, exchange_rate=money.format_rate(s.exchange_rate),
         ),
-        payment_intent_id=s.payment_intent_id, currency=s.currency,
+        payment_intent_id=s.payment_intent_id, currency=s.currency, kind=s.kind,
     )
 
 

@@ -167,6 +167,7 @@ class SalePublic(ApiModel):
     commission_breakdown: CommissionBreakdownPublic
     payment_intent_id: str
     currency: str
+    kind: str = "purchase"  # purchase | subscription | renewal
 
 
 class EarningsPointPublic(ApiModel):

@@ -13,6 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.helpers import dollars, expect_fits_phone, expect_toast, open_page, shot, sign_in, sign_up, unique
 
 
@@ -120,3 +121,4 @@ def test_vendor_dashboard_shows_recurring_revenue(page: Page) -> None:
         f"{dollars(figures['refundedLast30Days'])} refunded · last 30 days")
     shot(page, "vendor-recurring")
     expect_fits_phone(page, "#vendor-recurring", "vendor-recurring-phone")
+    page.locator("#vendor-recurring").screenshot(path=str(ARTIFACTS / "vendor-recurring-cards-phone.png"))

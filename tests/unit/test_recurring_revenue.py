@@ -3,6 +3,8 @@ cancellations and refunds in the last 30 days; renewals count as sales everywher
 
 from __future__ import annotations
 
+import csv
+import io
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -11,6 +13,7 @@ from sqlmodel import update
 
 from marketplace import db
 from marketplace.models import OrderKind, OrderStatus, Refund, RefundStatus, SubscriptionStatus
+from marketplace.services import pricing
 from marketplace.services.admin import sales as admin_sales
 from marketplace.services.errors import Forbidden, Unauthorized
 from marketplace.services.vendor import recurring, sales
@@ -113,6 +116,14 @@ def test_renewals_count_as_sales_and_refunded_orders_do_not(shop):
         3, 3 * 2399, 3 * 2999)
     listed = sales.list_sales(actor=vendor)
     assert listed.total == 3 and refunded.id not in {s.order_id for s in listed.items}
+    assert sorted(s.kind for s in listed.items) == ["renewal", "renewal", "subscription"]
+    rows = list(csv.DictReader(io.StringIO("".join(sales.sales_csv(actor=vendor)))))
+    assert sorted(r["kind"] for r in rows) == ["renewal", "renewal", "subscription"]
+
+
+def test_order_kinds_read_as_words():
+    assert [pricing.order_kind_label(k) for k in ("purchase", "subscription", "renewal")] == [
+        "Purchase", "Subscription", "Renewal"]
 
 
 def test_admin_entries_label_every_kind(shop):

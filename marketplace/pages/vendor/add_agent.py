@@ -132,7 +132,7 @@ def _pricing() -> rx.Component:
     return rx.vstack(
         field("Pricing model *", rx.radio_cards.root(
             *[_pricing_choice(*choice) for choice in PRICING_CHOICES],
-            name="pricingModel", value=W.pricing_model, on_change=W.set_pricing_model,
+            name="pricingModel", value=W.pricing_model, on_value_change=W.set_pricing_model,
             columns=rx.breakpoints(initial="1", sm="2"), width="100%", id="pricingModel",
             aria_label="Pricing model",
         ), field_id="pricingModel"),

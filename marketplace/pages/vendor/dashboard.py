@@ -335,7 +335,9 @@ def _sale_row(sale: SaleRow) -> rx.Component:
                    content=rx.cond(sale.reason != "", sale.reason, "Paid to the platform")),
     )
     return rx.table.row(
-        rx.table.cell(rx.text(sale.agent, weight="medium")),
+        rx.table.cell(rx.vstack(rx.text(sale.agent, weight="medium"),
+                                rx.text(sale.kind, size="1", color_scheme="gray", class_name="sale-kind"),
+                                spacing="0")),
         rx.table.cell(sale.customer),
         rx.table.cell(rx.text(sale.date, white_space="nowrap")),
         rx.table.cell(sale.total),

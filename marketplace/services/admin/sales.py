@@ -28,7 +28,7 @@ from sqlmodel import select
 
 from marketplace.db import session_scope
 from marketplace.models import Order, OrderDayTotal, OrderKind, OrderStatus, User
-from marketplace.services import csv_export, money, platform
+from marketplace.services import csv_export, money, platform, pricing
 from marketplace.services.admin import search as text_search
 from marketplace.services.csv_export import cell
 from marketplace.services.paging import check_page
@@ -43,7 +43,6 @@ COMMISSION_HEADER = ("orderId", "agentName", "saleAmount", "commissionSplitEnabl
 SALES_HEADER = ("order_id", "created_at", "agent_id", "agent", "vendor", "customer_email", "currency",
                 "charged_amount", "exchange_rate", "sale_amount_usd", "commission_rate", "platform_fee_usd",
                 "vendor_amount_usd", "payment", "split_block_reason", "payment_intent_id", "kind", "status")
-KIND_LABELS = {OrderKind.PURCHASE: "Purchase", OrderKind.SUBSCRIPTION: "Subscription", OrderKind.RENEWAL: "Renewal"}
 
 
 @dataclass(frozen=True)
@@ -81,16 +80,11 @@ class CommissionRow:
 
     @property
     def kind_label(self) -> str:
-        return kind_label(self.kind)
+        return pricing.order_kind_label(self.kind)
 
     @property
     def refunded(self) -> bool:
         return self.status == OrderStatus.REFUNDED
-
-
-def kind_label(kind: str) -> str:
-    """'Purchase', 'Subscription' or 'Renewal'."""
-    return KIND_LABELS.get(kind, kind.title())
 
 
 _LISTED = Order.status.in_((OrderStatus.COMPLETED, OrderStatus.REFUNDED))

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 import reflex as rx
 
-from marketplace.services import images, money
+from marketplace.services import images, money, pricing
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import agents, payouts, recurring, sales, stats
 from marketplace.state import blocking
@@ -43,6 +43,7 @@ class SaleRow:
     split: bool
     split_label: str
     reason: str
+    kind: str = ""  # Purchase | Subscription | Renewal
 
 
 @dataclass
@@ -290,6 +291,7 @@ def _sale_row(sale: sales.SaleRecord, zone: ZoneInfo) -> SaleRow:
         split=sale.split,
         split_label=money.split_label(sale.commission_rate),
         reason=sale.split_block_reason or "",
+        kind=pricing.order_kind_label(sale.kind),
     )
 
 
