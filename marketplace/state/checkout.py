@@ -27,6 +27,7 @@ from marketplace.state.display import format_day
 from marketplace.state.session import SessionState, toast_on_load
 
 log = logging.getLogger(__name__)
+
 UTC_ZONE = ZoneInfo("UTC")  # the checkout knows no browser zone; the renewal date is the server's day
 SUCCESS_PATH = "/purchase-success"
 ORDER_PARAM = "order"
@@ -132,9 +133,9 @@ class CheckoutState(rx.State):
             self.summary_line = pricing.order_summary_line(
                 pricing_model=agent.pricing_model, price_cents=agent.price_usd_cents,
                 renews_on=format_day(pricing.one_month_after(datetime.now(UTC)), UTC_ZONE))
-            self.price_label = money.price_label(agent.price_usd_cents, pricing_model=agent.pricing_model)
             if agent.is_free:
                 self.is_free = True
+                self.price_label = money.price_label(0, pricing_model=agent.pricing_model)
                 self.total = self.fees = money.format_amount(0, "usd")
             else:
                 config = purchases.browser_config()

@@ -4,7 +4,7 @@ Same money rules as the vendor dashboard (services/vendor/sales.py): only `compl
 ones do not); every amount comes from the order's own snapshot; sums are grouped in SQL by (currency,
 exchange rate, split) and each group is converted back to USD at its own rate, half-up, in Python. The
 summary sums `order_day_totals` (per-day sums kept by triggers, revision 0011: a few thousand rows however
-many orders); entries and exports page ix_orders_completed_created.
+many orders); entries and exports page the orders newest first (by `created_at`).
 A single entry is converted the same way on its own, so entries can differ from the sums by a cent per
 EUR group. "Vendor payouts" are the vendor shares of split payments (paid out through the vendors'
 connected accounts); on a direct payment the platform holds the vendor's share.
