@@ -195,6 +195,10 @@ def test_admin_deletes_a_customer_with_an_order_and_the_commission_stays(page: P
     entry = page.locator(".commission-row").filter(has=page.get_by_text(f"{buyer}@example.com", exact=True))
     expect(entry).to_have_count(1)
     expect(entry.get_by_text(agent["name"], exact=True)).to_be_visible()
+    [listed] = page.request.get("/api/admin/commissions", params={"search": buyer}).json()
+    kinds = {"purchase": "Purchase", "subscription": "Subscription", "renewal": "Renewal"}
+    expect(entry.locator(".order-kind")).to_have_text(kinds[listed["kind"]])  # what the charge was for
+    expect(entry.locator(".order-refunded")).to_have_count(0)
     shot(page, "admin-sales")
 
     # The audit log has the deletion.
