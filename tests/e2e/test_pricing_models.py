@@ -14,7 +14,17 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.helpers import dollars, expect_fits_phone, expect_toast, open_page, shot, sign_in, sign_up, unique
+from tests.e2e.helpers import (
+    dollars,
+    expect_fits_phone,
+    expect_toast,
+    open_page,
+    phone,
+    shot,
+    sign_in,
+    sign_up,
+    unique,
+)
 
 
 @pytest.fixture
@@ -122,3 +132,34 @@ def test_vendor_dashboard_shows_recurring_revenue(page: Page) -> None:
     shot(page, "vendor-recurring")
     expect_fits_phone(page, "#vendor-recurring", "vendor-recurring-phone")
     page.locator("#vendor-recurring").screenshot(path=str(ARTIFACTS / "vendor-recurring-cards-phone.png"))
+
+
+def test_a_model_change_on_a_live_agent_waits_for_review_showing_old_and_new(page: Page, app_server: str,
+                                                                                admin: httpx.Client) -> None:
+    """Contract Clerk (the demo vendor's one-time licence) is offered monthly: the live listing keeps its terms,
+    and the admin's card and details say what changes. Rejected at the end, so the demo data stays as it was."""
+    with httpx.Client(base_url=app_server, timeout=30, headers={"Origin": app_server}) as vendor:
+        vendor.post("/api/login", json={"username": "vendor", "password": "vendor123"}).raise_for_status()
+        agent_id = next(a["id"] for a in vendor.get("/api/vendor/agents").json() if a["name"] == "Contract Clerk")
+        draft = vendor.get(f"/api/vendor/agents/{agent_id}").json()
+        assert draft["pricingModel"] == "one_time"
+        # A demo picture's address is the app's own (relative), which a draft does not take: left out here.
+        changed = vendor.put(f"/api/vendor/agents/{agent_id}",
+                             json={**draft, "imageUrl": None, "pricingModel": "monthly"})
+        assert changed.status_code == 200, changed.text
+    assert httpx.get(f"{app_server}/api/agents/{agent_id}").json()["pricingModel"] == "one_time"
+    sign_in(page, "admin", "admin123", api=True)
+    open_page(page, "/admin?tab=agent-approvals")
+    revision = page.locator(f".pending-agent[data-id='{agent_id}']")
+    model_line = "Pricing model: One-time licence → Monthly subscription"
+    expect(revision.locator(".changed-field").filter(has_text="Pricing model")).to_have_text(model_line)
+    expect(revision.locator(".agent-price")).to_have_text("$79.00/month")
+    phone(page)  # the details dialog as a phone opens it
+    revision.get_by_role("button", name="View Full Details").click()
+    details = page.locator("#agent-details")
+    expect(details.locator(".changed-field").filter(has_text="Pricing model")).to_have_text(model_line)
+    expect(details.locator(".detail-price")).to_contain_text("$79.00/month")
+    expect_fits_phone(page, "#agent-details", "pricing-revision-details-phone")
+    _wide(page)
+    rejected = admin.post(f"/api/admin/agents/{agent_id}/reject")
+    assert rejected.status_code == 200, rejected.text
