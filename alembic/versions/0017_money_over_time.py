@@ -16,7 +16,8 @@ Revises: 0016
 Each area's part is its own function below, so that work on one does not touch the others.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import sqlalchemy as sa
 import sqlmodel
@@ -34,16 +35,47 @@ def _s(length: int) -> sqlmodel.sql.sqltypes.AutoString:
     return sqlmodel.sql.sqltypes.AutoString(length=length)
 
 
+@contextmanager
+def _sqlite_triggers_kept(*tables: str) -> Iterator[None]:
+    """SQLite: a batch change that adds a foreign key or a unique constraint copies the table into a new one,
+    and the copy has none of the old table's triggers (orders' day totals of 0011, purchases' catalog version of
+    0014): create them again, as they were, once the batch is done. PostgreSQL alters in place."""
+    bind = op.get_bind()
+    if bind.dialect.name != "sqlite":
+        yield
+        return
+    names = ", ".join(f"'{table}'" for table in tables)
+    kept = bind.execute(sa.text(f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
+                                f"AND tbl_name IN ({names})")).all()
+    yield
+    for name, ddl in kept:
+        op.execute(f"DROP TRIGGER IF EXISTS {name}")
+        op.execute(ddl)
+
+
 # --- pricing models -------------------------------------------------------------------------------------------
+
+
+# The listing JSON and the cached agent carry `pricingModel`: a change of it moves the catalog version (0004's
+# triggers name the columns they watch, so this one is added beside them).
+PRICING_VERSION_TRIGGER = {
+    "sqlite": "CREATE TRIGGER agents_version_pricing AFTER UPDATE OF pricing_model ON agents "
+              "BEGIN UPDATE catalog_version SET version = version + 1 WHERE id = 1; END",
+    "postgresql": "CREATE TRIGGER agents_version_pricing AFTER UPDATE OF pricing_model ON agents "
+                  "FOR EACH STATEMENT EXECUTE FUNCTION catalog_touch()",
+}
 
 
 def _pricing_up() -> None:
     with op.batch_alter_table("agents") as batch_op:
         batch_op.add_column(sa.Column("pricing_model", _s(16), nullable=False, server_default="monthly"))
+    op.execute(PRICING_VERSION_TRIGGER[op.get_bind().dialect.name])
 
 
 def _pricing_down() -> None:
-    with op.batch_alter_table("agents") as batch_op:
+    on_agents = " ON agents" if op.get_bind().dialect.name == "postgresql" else ""
+    op.execute(f"DROP TRIGGER IF EXISTS agents_version_pricing{on_agents}")
+    with _sqlite_triggers_kept("agents"), op.batch_alter_table("agents") as batch_op:
         batch_op.drop_column("pricing_model")
 
 
@@ -87,37 +119,39 @@ def _subscriptions_up() -> None:
     op.create_index("ix_subscriptions_status", "subscriptions", ["status"])
     op.create_index("ix_subscriptions_user_agent", "subscriptions", ["user_id", "agent_id"])
     op.create_index("ix_subscriptions_vendor_status", "subscriptions", ["vendor_id", "status"])
-    with op.batch_alter_table("orders") as batch_op:
-        batch_op.add_column(sa.Column("kind", _s(16), nullable=False, server_default="purchase"))
-        batch_op.add_column(sa.Column("subscription_id", _s(32), nullable=True))
-        batch_op.add_column(sa.Column("invoice_id", sa.String(255), nullable=True))
-        batch_op.add_column(sa.Column("refunded_at", sa.DateTime(), nullable=True))
-        batch_op.add_column(sa.Column("disputed_at", sa.DateTime(), nullable=True))
-        batch_op.create_foreign_key("fk_orders_subscription_id", "subscriptions", ["subscription_id"], ["id"],
-                                    ondelete="SET NULL")
-        batch_op.create_unique_constraint("uq_orders_invoice_id", ["invoice_id"])
-        batch_op.create_index("ix_orders_subscription_id", ["subscription_id"])
-    with op.batch_alter_table("purchases") as batch_op:
-        batch_op.add_column(sa.Column("subscription_id", _s(32), nullable=True))
-        batch_op.add_column(sa.Column("access_until", sa.DateTime(), nullable=True))
-        batch_op.add_column(sa.Column("suspended_at", sa.DateTime(), nullable=True))
-        batch_op.create_foreign_key("fk_purchases_subscription_id", "subscriptions", ["subscription_id"], ["id"],
-                                    ondelete="SET NULL")
-        batch_op.create_index("ix_purchases_subscription_id", ["subscription_id"])
+    with _sqlite_triggers_kept("orders", "purchases"):
+        with op.batch_alter_table("orders") as batch_op:
+            batch_op.add_column(sa.Column("kind", _s(16), nullable=False, server_default="purchase"))
+            batch_op.add_column(sa.Column("subscription_id", _s(32), nullable=True))
+            batch_op.add_column(sa.Column("invoice_id", sa.String(255), nullable=True))
+            batch_op.add_column(sa.Column("refunded_at", sa.DateTime(), nullable=True))
+            batch_op.add_column(sa.Column("disputed_at", sa.DateTime(), nullable=True))
+            batch_op.create_foreign_key("fk_orders_subscription_id", "subscriptions", ["subscription_id"], ["id"],
+                                        ondelete="SET NULL")
+            batch_op.create_unique_constraint("uq_orders_invoice_id", ["invoice_id"])
+            batch_op.create_index("ix_orders_subscription_id", ["subscription_id"])
+        with op.batch_alter_table("purchases") as batch_op:
+            batch_op.add_column(sa.Column("subscription_id", _s(32), nullable=True))
+            batch_op.add_column(sa.Column("access_until", sa.DateTime(), nullable=True))
+            batch_op.add_column(sa.Column("suspended_at", sa.DateTime(), nullable=True))
+            batch_op.create_foreign_key("fk_purchases_subscription_id", "subscriptions", ["subscription_id"], ["id"],
+                                        ondelete="SET NULL")
+            batch_op.create_index("ix_purchases_subscription_id", ["subscription_id"])
 
 
 def _subscriptions_down() -> None:
-    with op.batch_alter_table("purchases") as batch_op:
-        batch_op.drop_index("ix_purchases_subscription_id")
-        batch_op.drop_constraint("fk_purchases_subscription_id", type_="foreignkey")
-        for column in ("suspended_at", "access_until", "subscription_id"):
-            batch_op.drop_column(column)
-    with op.batch_alter_table("orders") as batch_op:
-        batch_op.drop_index("ix_orders_subscription_id")
-        batch_op.drop_constraint("uq_orders_invoice_id", type_="unique")
-        batch_op.drop_constraint("fk_orders_subscription_id", type_="foreignkey")
-        for column in ("disputed_at", "refunded_at", "invoice_id", "subscription_id", "kind"):
-            batch_op.drop_column(column)
+    with _sqlite_triggers_kept("orders", "purchases"):
+        with op.batch_alter_table("purchases") as batch_op:
+            batch_op.drop_index("ix_purchases_subscription_id")
+            batch_op.drop_constraint("fk_purchases_subscription_id", type_="foreignkey")
+            for column in ("suspended_at", "access_until", "subscription_id"):
+                batch_op.drop_column(column)
+        with op.batch_alter_table("orders") as batch_op:
+            batch_op.drop_index("ix_orders_subscription_id")
+            batch_op.drop_constraint("uq_orders_invoice_id", type_="unique")
+            batch_op.drop_constraint("fk_orders_subscription_id", type_="foreignkey")
+            for column in ("disputed_at", "refunded_at", "invoice_id", "subscription_id", "kind"):
+                batch_op.drop_column(column)
     op.drop_table("subscriptions")
     op.drop_table("billing_customers")
 

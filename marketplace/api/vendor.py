@@ -31,7 +31,7 @@ from marketplace.models.vendor import (
     VerificationPublic,
 )
 from marketplace.services import money
-from marketplace.services.vendor import agents, applications, payouts, sales, stats
+from marketplace.services.vendor import agents, applications, payouts, recurring, sales, stats
 from marketplace.services.vendor.drafts import AgentDraft
 
 router = APIRouter(prefix="/api", tags=["vendor"])
@@ -59,7 +59,7 @@ def _draft(body: AgentDraftIn) -> AgentDraft:
     price = body.price if isinstance(body.price, str) or body.price is None else str(body.price)
     return AgentDraft(name=body.name, short_description=body.short_description, description=body.description,
                       price=price or "", category_id=body.category_id, demo_url=body.demo_url,
-                      image_url=body.image_url, tags=list(body.tags or []))
+                      image_url=body.image_url, tags=list(body.tags or []), pricing_model=body.pricing_model)
 
 
 def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
@@ -67,6 +67,7 @@ def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
     return VendorAgentDraftPublic(
         id=a.id, status=a.status, has_pending_revision=a.has_pending_revision, name=d.name,
         short_description=d.short_description, description=d.description, price=d.price,
+        pricing_model=d.pricing_model or "monthly",
         category_id=d.category_id, demo_url=d.demo_url, image_url=d.image_url, tags=list(d.tags),
         files=[AgentFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type)
                for f in a.files],
@@ -76,7 +77,8 @@ def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
 def _agent(a: agents.VendorAgent) -> VendorAgentPublic:
     return VendorAgentPublic(
         id=a.id, name=a.name, short_description=a.short_description, price=money.format_cents(a.price_cents),
-        status=a.status, is_approved=a.status == "approved", rejection_reason=a.rejection_reason,
+        pricing_model=a.pricing_model, status=a.status, is_approved=a.status == "approved",
+        rejection_reason=a.rejection_reason,
         category_id=a.category_id,
         category=VendorCategoryRef(id=a.category_id, name=a.category_name) if a.category_id is not None else None,
         image_url=a.image_url, avg_rating=f"{a.avg_rating:.2f}", review_count=a.review_count,
@@ -117,7 +119,10 @@ def update_agent(agent_id: str, body: AgentDraftIn, user: OptionalUser) -> Vendo
 
 @router.get("/vendor/analytics", response_model=VendorAnalyticsPublic)
 def vendor_analytics(user: OptionalUser) -> VendorAnalyticsPublic:
+    """The dashboard's figures, with its recurring revenue (subscribers, MRR, the last 30 days' cancellations and
+    refunds); money in USD at each order's or subscription's own rate."""
     a = sales.analytics(actor=user)
+    r = recurring.vendor_recurring(actor=user)
     return VendorAnalyticsPublic(
         total_vendor_earnings=money.format_cents(a.total_vendor_earnings_cents),
         total_revenue=money.format_cents(a.total_revenue_cents),
@@ -125,6 +130,9 @@ def vendor_analytics(user: OptionalUser) -> VendorAnalyticsPublic:
         this_month_revenue=money.format_cents(a.this_month_revenue_cents),
         total_sales=a.total_sales, approved_agents=a.approved_agents, total_agents=a.total_agents,
         avg_rating=f"{a.avg_rating:.2f}", commission_rate=money.format_percent(a.commission_rate),
+        active_subscribers=r.active_subscribers, monthly_recurring_revenue=money.format_cents(r.mrr_cents),
+        cancellations_last_30_days=r.cancellations_30d, refunds_last_30_days=r.refunds_30d,
+        refunded_last_30_days=money.format_cents(r.refunded_30d_cents),
     )
 
 
@@ -139,7 +147,7 @@ def _sale(s: sales.SaleRecord) -> SalePublic:
             split_label=money.split_label(s.commission_rate), split_block_reason=s.split_block_reason,
             currency=s.currency, exchange_rate=money.format_rate(s.exchange_rate),
         ),
-        payment_intent_id=s.payment_intent_id, currency=s.currency,
+        payment_intent_id=s.payment_intent_id, currency=s.currency, kind=s.kind,
     )
 
 

@@ -40,8 +40,8 @@ def rating_line(rating: Var[str], count: Var[int]) -> rx.Component:
 def price_tag(card: Var[AgentCard]) -> rx.Component:
     return rx.hstack(
         rx.text(card.price, size="4", weight="bold", color_scheme=rx.cond(card.is_free, "green", "gray"),
-                high_contrast=~card.is_free),
-        rx.cond(~card.is_free, rx.text("/month", size="1", color_scheme="gray")),
+                high_contrast=~card.is_free, class_name="price-amount"),
+        rx.cond(~card.is_free, rx.text(card.price_suffix, size="1", color_scheme="gray", class_name="price-suffix")),
         spacing="1", align="baseline",
     )
 

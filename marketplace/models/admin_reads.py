@@ -41,6 +41,7 @@ class AdminAgentPublic(ApiModel):
     short_description: str
     description: str
     price: str
+    pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
     status: str
     is_approved: bool
     rejection_reason: str | None = None
@@ -67,10 +68,14 @@ class SalesSummaryPublic(ApiModel):
     split_payments: int
     direct_payments: int
     total_vendor_payouts: str
+    # Recurring revenue (services/vendor/recurring.py): live subscriptions and their monthly prices in USD.
+    active_subscriptions: int = 0
+    monthly_recurring_revenue: str = "0.00"
 
 
 class CommissionPublic(ApiModel):
-    """A completed sale: USD amounts at the order's own rate; `chargedAmount` in the order's `currency`."""
+    """A completed or refunded sale: USD amounts at the order's own rate; `chargedAmount` in the order's
+    `currency`; `kind` purchase, subscription or renewal; `status` completed or refunded (never summed)."""
 
     order_id: str
     agent_name: str
@@ -83,6 +88,8 @@ class CommissionPublic(ApiModel):
     currency: str
     charged_amount: str
     commission_rate: str
+    kind: str = "purchase"
+    status: str = "completed"
 
 
 class ApprovalHistoryPublic(ApiModel):
@@ -130,6 +137,7 @@ class MostBoughtPublic(ApiModel):
     agent_name: str
     agent_price: str
     purchase_count: int
+    pricing_model: str = "monthly"  # models.billing.PricingModel
 
 
 class MostSavedPublic(ApiModel):
@@ -137,6 +145,7 @@ class MostSavedPublic(ApiModel):
     agent_name: str
     agent_price: str
     favorites_count: int
+    pricing_model: str = "monthly"  # models.billing.PricingModel
 
 
 class MostViewedPublic(ApiModel):
@@ -145,6 +154,7 @@ class MostViewedPublic(ApiModel):
     price: str
     review_count: int
     view_count: int
+    pricing_model: str = "monthly"  # models.billing.PricingModel
 
 
 class TopCategoryPublic(ApiModel):

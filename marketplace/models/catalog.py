@@ -154,6 +154,7 @@ class AgentPublic(ApiModel):
     short_description: str
     description: str
     price: str
+    pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
     image_url: str | None = None
     demo_url: str | None = None
     file_url: str | None = None

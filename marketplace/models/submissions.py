@@ -119,6 +119,7 @@ class VendorAgentDraftPublic(ApiModel):
     short_description: str
     description: str
     price: str
+    pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
     category_id: int | str | None = None
     demo_url: str | None = None
     image_url: str | None = None
@@ -167,6 +168,7 @@ class PendingAgentPublic(ApiModel):
     short_description: str
     description: str
     price: str
+    pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
     demo_url: str | None = None
     image_url: str | None = None
     tags: list[str]
@@ -200,6 +202,8 @@ class AgentDraftIn(ApiInput):
     short_description: str = pydantic.Field(default="", max_length=5000)
     description: str = pydantic.Field(default="", max_length=100_000)
     price: str | int | float | None = pydantic.Field(default=None, union_mode="left_to_right")
+    # 'monthly' or 'one_time'; left out: monthly for a new agent, the agent's current model for an edit
+    pricing_model: str | None = pydantic.Field(default=None, max_length=50)
     category_id: int | str | None = pydantic.Field(default=None, union_mode="left_to_right")
     demo_url: str | None = pydantic.Field(default=None, max_length=5000)
     image_url: str | None = pydantic.Field(default=None, max_length=5000)

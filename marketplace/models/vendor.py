@@ -107,6 +107,7 @@ class VendorAgentPublic(ApiModel):
     name: str
     short_description: str
     price: str
+    pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
     status: str
     is_approved: bool
     rejection_reason: str | None = None
@@ -133,6 +134,12 @@ class VendorAnalyticsPublic(ApiModel):
     total_agents: int
     avg_rating: str
     commission_rate: str
+    # Recurring revenue (services/vendor/recurring.py); money in USD.
+    active_subscribers: int = 0
+    monthly_recurring_revenue: str = "0.00"
+    cancellations_last_30_days: int = 0
+    refunds_last_30_days: int = 0
+    refunded_last_30_days: str = "0.00"
     currency: str = "usd"
 
 
@@ -160,6 +167,7 @@ class SalePublic(ApiModel):
     commission_breakdown: CommissionBreakdownPublic
     payment_intent_id: str
     currency: str
+    kind: str = "purchase"  # purchase | subscription | renewal
 
 
 class EarningsPointPublic(ApiModel):

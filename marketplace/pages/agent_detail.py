@@ -199,7 +199,7 @@ def action_card() -> rx.Component:
         rx.vstack(
             rx.hstack(
                 rx.heading(A.price, size="8", id="agent-price"),
-                rx.cond(~A.is_free, rx.text("/month", color_scheme="gray")),
+                rx.cond(~A.is_free, rx.text(A.price_suffix, color_scheme="gray", id="agent-price-suffix")),
                 align="baseline", spacing="1",
             ),
             rx.cond(

@@ -43,7 +43,8 @@ def order_summary() -> rx.Component:
                             alt=CheckoutState.item_name),
                 rx.vstack(
                     rx.text(CheckoutState.item_name, weight="bold", size="3", id="summary-agent-name"),
-                    rx.text("AI Agent License", size="2", color_scheme="gray"),
+                    rx.text(CheckoutState.price_label, size="2", weight="medium", id="summary-price"),
+                    rx.text(CheckoutState.summary_line, size="2", color_scheme="gray", id="summary-kind"),
                     spacing="1",
                 ),
                 align="center", spacing="3",

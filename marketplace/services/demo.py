@@ -22,6 +22,7 @@ from marketplace.models import (
     Notification,
     NotificationType,
     Order,
+    PricingModel,
     Purchase,
     Review,
     Role,
@@ -176,6 +177,11 @@ def _ensure_categories(session: Session) -> dict[str, Category]:
     return existing
 
 
+# Sold as one-time licences (paid once, a year of updates); every other paid agent is a monthly subscription, so
+# the catalogue, the vendor's list and checkout show both labels. Both demo vendors have some of each.
+ONE_TIME_AGENTS = frozenset({"InvoiceFlow", "Contract Clerk", "Churn Oracle", "Dashboard Builder", "Test Writer",
+                             "API Architect", "Migration Mate", "Crypto Signal Bot"})
+
 # Agents of the demo vendor that wait for or failed review: name, category slug, price, days since submitted,
 # rejection reason (None: still pending).
 REVIEW_AGENTS: list[tuple[str, str, str, int, str | None]] = [
@@ -242,6 +248,7 @@ def _demo_agent(session: Session, storage: Storage, *, vendor: User, category: C
                      "instructions, a configuration file and an example entry point. Works with "
                      "OpenAI, Anthropic and local models."),
         price_cents=int(Decimal(price) * 100), image_url=demo_images.url_for(name),
+        pricing_model=PricingModel.ONE_TIME if name in ONE_TIME_AGENTS else PricingModel.MONTHLY,
         demo_url=f"https://example.com/demo/{demo_images.slug(name)}" if demo else None,
         status=status, is_featured=featured, created_at=created, updated_at=created,
         # Reviewed a few hours after submission (the track record's average approval time).

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
+from marketplace.models.billing import PricingModel
 from marketplace.services.text import bounded_number, plain_number
 
 SUPPORTED_CURRENCIES = ("usd", "eur")
@@ -68,13 +69,28 @@ def format_amount(cents: int, currency: str) -> str:
     return f"{sign}{number} {currency.upper()}" if symbol is None else f"{sign}{symbol}{number}"
 
 
-def price_label(cents: int, *, currency: str = "usd", per: str | None = None) -> str:
-    """An agent's price wherever it is shown: 'Free' at 0, else the amount ('$29.99', or '$29.99 per month' with
-    `per`). One rule, so the pricing model (one-off or per period) can later decide the wording here alone."""
+PRICE_SUFFIXES = {PricingModel.MONTHLY: "/month", PricingModel.ONE_TIME: " one-time"}
+
+
+def amount_label(cents: int, *, currency: str = "usd") -> str:
+    """A price without its model, where the model is not what is told (what a purchase cost): 'Free' at 0."""
+    return "Free" if cents == 0 else format_amount(cents, currency)
+
+
+def price_parts(cents: int, *, pricing_model: str, currency: str = "usd") -> tuple[str, str]:
+    """An agent's price as (amount, suffix), for pages that set the suffix in smaller type:
+    ('Free', '') at 0, ('$29.99', '/month') for a subscription, ('$49.00', ' one-time') for a licence."""
     if cents == 0:
-        return "Free"
-    amount = format_amount(cents, currency)
-    return f"{amount} per {per}" if per else amount
+        return "Free", ""
+    return format_amount(cents, currency), PRICE_SUFFIXES.get(pricing_model, PRICE_SUFFIXES[PricingModel.MONTHLY])
+
+
+def price_label(cents: int, *, pricing_model: str, currency: str = "usd") -> str:
+    """An agent's price wherever it is shown, one rule for every page: 'Free' at 0, '$29.99/month' for a
+    monthly subscription, '$49.00 one-time' for a licence (an unknown model reads as monthly, the default).
+    The model is required, so no page can show a price without deciding what it buys."""
+    amount, suffix = price_parts(cents, currency=currency, pricing_model=pricing_model)
+    return amount + suffix
 
 
 def format_totals(totals: dict[str, int]) -> str:

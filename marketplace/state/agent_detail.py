@@ -19,7 +19,7 @@ from marketplace.services import catalog, favorites, images, names, reports, vie
 from marketplace.services import reviews as review_service
 from marketplace.services.errors import Conflict, DomainError, NotFound, TooManyRequests, Unauthorized
 from marketplace.state import blocking
-from marketplace.state.catalog import Option, price_label, rating_label
+from marketplace.state.catalog import Option, price_parts, rating_label
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
 from marketplace.state.session import SessionState
@@ -51,6 +51,7 @@ class AgentView:
     short_description: str = ""
     description: str = ""
     price: str = ""
+    price_suffix: str = ""  # "/month" or " one-time" (state.catalog.price_parts)
     is_free: bool = False
     image_url: str = ""
     demo_url: str = ""
@@ -87,8 +88,9 @@ def agent_view(agent: AgentPublic) -> AgentView:
         name=agent.name,
         short_description=agent.short_description,
         description=agent.description,
-        price=price_label(agent.price),
-        is_free=price_label(agent.price) == "Free",
+        price=(parts := price_parts(agent.price, agent.pricing_model))[0],
+        price_suffix=parts[1],
+        is_free=parts[0] == "Free",
         image_url=images.displayable_image_url(agent.image_url),
         demo_url=agent.demo_url or "",
         tags=list(agent.tags),

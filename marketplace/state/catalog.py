@@ -77,6 +77,7 @@ class AgentCard:
     name: str = ""
     short_description: str = ""
     price: str = ""  # "$29.99", or "Free"
+    price_suffix: str = ""  # "/month", " one-time", or "" when free (money.price_parts)
     is_free: bool = False
     rating: str = "0.0"
     review_count: int = 0
@@ -100,13 +101,15 @@ class CategoryCard:
     agent_count: int = 0
 
 
-def price_label(price: str) -> str:
-    """The API's price string as the catalogue shows it: "29.99" -> "$29.99", "0.00" -> "Free" (money's rule)."""
+def price_parts(price: str, pricing_model: str) -> tuple[str, str]:
+    """The API's price string and pricing model as the catalogue shows them (money's one rule):
+    ("29.99", "monthly") -> ("$29.99", "/month"), ("49.00", "one_time") -> ("$49.00", " one-time"),
+    "0.00" -> ("Free", "")."""
     try:
         cents = money.round_half_up(Decimal(price) * 100)
     except (InvalidOperation, ValueError):
-        return price
-    return money.price_label(cents)
+        return price, ""
+    return money.price_parts(cents, pricing_model=pricing_model)
 
 
 def rating_label(avg_rating: str) -> str:
@@ -122,8 +125,9 @@ def agent_card(agent: AgentPublic, bought: set[str] | frozenset[str] = frozenset
         id=agent.id,
         name=agent.name,
         short_description=agent.short_description,
-        price=price_label(agent.price),
-        is_free=price_label(agent.price) == "Free",
+        price=(parts := price_parts(agent.price, agent.pricing_model))[0],
+        price_suffix=parts[1],
+        is_free=parts[0] == "Free",
         rating=rating_label(agent.avg_rating),
         review_count=agent.review_count,
         image_url=images.displayable_image_url(agent.image_url),

@@ -12,19 +12,23 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
 
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services import images, money, purchases
+from marketplace.services import images, money, pricing, purchases
 from marketplace.services.errors import DomainError
 from marketplace.state import blocking
+from marketplace.state.display import format_day
 from marketplace.state.session import SessionState, toast_on_load
 
 log = logging.getLogger(__name__)
 
+UTC_ZONE = ZoneInfo("UTC")  # the checkout knows no browser zone; the renewal date is the server's day
 SUCCESS_PATH = "/purchase-success"
 ORDER_PARAM = "order"
 NO_PURCHASE_PATH = "/dashboard"  # where /purchase-success sends a visit that follows no purchase
@@ -53,6 +57,8 @@ class CheckoutState(rx.State):
     item_name: str = ""
     item_image: str = ""
     is_free: bool = False
+    price_label: str = ""  # money.price_label: '$29.99/month', '€45.08 one-time', 'Free'
+    summary_line: str = ""  # pricing.order_summary_line: what the buyer gets
     # Amounts as the server formatted them: "$29.99", "€27.59".
     currency: str = "usd"
     total: str = ""
@@ -124,8 +130,12 @@ class CheckoutState(rx.State):
             self.item_id, self.item_name = agent.id, agent.name
             self.item_image = images.displayable_image_url(agent.image_url)
             self.usd_price = money.format_amount(agent.price_usd_cents, "usd")
+            self.summary_line = pricing.order_summary_line(
+                pricing_model=agent.pricing_model, price_cents=agent.price_usd_cents,
+                renews_on=format_day(pricing.one_month_after(datetime.now(UTC)), UTC_ZONE))
             if agent.is_free:
                 self.is_free = True
+                self.price_label = money.price_label(0, pricing_model=agent.pricing_model)
                 self.total = self.fees = money.format_amount(0, "usd")
             else:
                 config = purchases.browser_config()
@@ -134,6 +144,8 @@ class CheckoutState(rx.State):
                 self.client_secret = intent.client_secret
                 self.currency = intent.currency
                 self.total = money.format_amount(intent.amount, intent.currency)
+                self.price_label = money.price_label(intent.amount, currency=intent.currency,
+                                                     pricing_model=agent.pricing_model)
                 self.fees = money.format_amount(0, intent.currency)
                 self.exchange_rate = money.format_rate(intent.exchange_rate)
         except DomainError as error:

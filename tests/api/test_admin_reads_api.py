@@ -118,10 +118,14 @@ def test_sales_commissions_and_csv(client, login):
     summary = client.get("/api/admin/sales").json()
     assert summary == {"totalRevenue": "59.98", "adminEarnings": "12.00", "vendorEarnings": "47.98",
                        "commissionRate": "20%", "totalSales": 2, "commissionSplitRate": 50.0, "splitPayments": 1,
-                       "directPayments": 1, "totalVendorPayouts": "23.99"}
+                       "directPayments": 1, "totalVendorPayouts": "23.99", "activeSubscriptions": 0,
+                       "monthlyRecurringRevenue": "0.00"}
     response = client.get("/api/admin/commissions")
-    assert response.headers["X-Total-Count"] == "2"
+    assert response.headers["X-Total-Count"] == "3"  # the refunded order is listed, marked, and not summed
     entries = response.json()
+    assert [(e["kind"], e["status"]) for e in entries] == [("purchase", "refunded"), ("purchase", "completed"),
+                                                          ("purchase", "completed")]
+    entries = entries[1:]
     assert entries[0] == {**entries[0], "agentName": "Bot", "saleAmount": "29.99", "commissionSplitEnabled": False,
                           "commissionAmount": "6.00", "vendorAmount": "23.99", "customerEmail": "b@shop.test",
                           "currency": "eur", "chargedAmount": "27.59", "commissionRate": "20.00"}
@@ -129,7 +133,7 @@ def test_sales_commissions_and_csv(client, login):
     exported = client.get("/api/admin/commissions.csv")
     assert exported.headers["content-type"].startswith("text/csv")
     assert 'filename="commissions.csv"' in exported.headers["content-disposition"]
-    rows = list(csv.DictReader(io.StringIO(exported.text)))
+    rows = [r for r in csv.DictReader(io.StringIO(exported.text)) if r["status"] == "completed"]
     assert len(rows) == 2
     for row, entry in zip(rows, entries, strict=True):
         for key in ("orderId", "agentName", "saleAmount", "commissionAmount", "vendorAmount", "customerEmail",
@@ -137,6 +141,8 @@ def test_sales_commissions_and_csv(client, login):
             assert row[key] == entry[key], key
         assert row["commissionSplitEnabled"] == str(entry["commissionSplitEnabled"]).lower()
     sales_rows = list(csv.DictReader(io.StringIO(client.get("/api/admin/sales.csv").text)))
+    assert [r["status"] for r in sales_rows] == ["refunded", "completed", "completed"]
+    sales_rows = sales_rows[1:]
     assert [r["order_id"] for r in sales_rows] == [e["orderId"] for e in entries]
     assert [r["sale_amount_usd"] for r in sales_rows] == [e["saleAmount"] for e in entries]
 
@@ -158,11 +164,14 @@ def test_analytics_rankings_and_stats(client, login):
     assert reports["recentReports"][0]["description"] == "Crashes"
     assert reports["recentReports"][0]["agentName"] == "Star"
     assert client.get("/api/admin/analytics/most-bought").json() == [
-        {"agentId": agent.id, "agentName": "Star", "agentPrice": "29.99", "purchaseCount": 4}]
+        {"agentId": agent.id, "agentName": "Star", "agentPrice": "29.99", "purchaseCount": 4,
+         "pricingModel": "monthly"}]
     assert client.get("/api/admin/analytics/most-saved").json() == [
-        {"agentId": agent.id, "agentName": "Star", "agentPrice": "29.99", "favoritesCount": 2}]
+        {"agentId": agent.id, "agentName": "Star", "agentPrice": "29.99", "favoritesCount": 2,
+         "pricingModel": "monthly"}]
     assert client.get("/api/admin/analytics/most-viewed").json() == [
-        {"id": agent.id, "name": "Star", "price": "29.99", "reviewCount": 1, "viewCount": 2}]
+        {"id": agent.id, "name": "Star", "price": "29.99", "reviewCount": 1, "viewCount": 2,
+         "pricingModel": "monthly"}]
     assert client.get("/api/admin/analytics/top-category").json() == [
         {"categoryId": category.id, "categoryName": "Code", "categoryEmoji": "💻", "agentCount": 1}]
     assert client.get("/api/admin/analytics/most-bought?limit=0").status_code == 422

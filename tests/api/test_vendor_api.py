@@ -61,9 +61,9 @@ def test_own_agents(client, login, shop):
     refused, live = body
     assert (refused["status"], refused["isApproved"], refused["rejectionReason"], refused["category"]) == (
         "rejected", False, "No demo", None)
-    assert set(live) == {"id", "name", "shortDescription", "price", "status", "isApproved", "rejectionReason",
-                         "categoryId", "category", "imageUrl", "avgRating", "reviewCount", "salesCount",
-                         "createdAt", "updatedAt", "hasPendingRevision", "pendingRevision", "fileCount"}
+    assert set(live) == {"id", "name", "shortDescription", "price", "pricingModel", "status", "isApproved",
+                         "rejectionReason", "categoryId", "category", "imageUrl", "avgRating", "reviewCount",
+                         "salesCount", "createdAt", "updatedAt", "hasPendingRevision", "pendingRevision", "fileCount"}
     assert (live["hasPendingRevision"], live["pendingRevision"], live["fileCount"]) == (False, None, 0)
     assert (live["price"], live["isApproved"], live["category"]["name"]) == ("29.99", True, "Writing")
     assert [a["name"] for a in _signed_in(client, login, other).get("/api/vendor/agents").json()] == ["Rival agent"]
@@ -75,7 +75,9 @@ def test_analytics(client, login, shop):
     # vendor: 2399 USD + EUR (2759 - 345 = 2414) / 0.92 = 2623.91 -> 2624; revenue 2999 + 2999
     assert body == {"totalVendorEarnings": "50.23", "totalRevenue": "59.98", "thisMonthEarnings": "50.23",
                     "thisMonthRevenue": "59.98", "totalSales": 2, "approvedAgents": 1, "totalAgents": 2,
-                    "avgRating": "0.00", "commissionRate": "20.00", "currency": "usd"}
+                    "avgRating": "0.00", "commissionRate": "20.00", "currency": "usd", "activeSubscribers": 0,
+                    "monthlyRecurringRevenue": "0.00", "cancellationsLast30Days": 0, "refundsLast30Days": 0,
+                    "refundedLast30Days": "0.00"}
     rival = _signed_in(client, login, other).get("/api/vendor/analytics").json()
     assert (rival["totalSales"], rival["totalRevenue"]) == (1, "29.99")
     admin = _signed_in(client, login, make_admin()).get("/api/vendor/analytics").json()

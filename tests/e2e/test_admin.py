@@ -103,7 +103,9 @@ def test_admin_sees_the_cards_and_every_tab_by_address_and_back(page: Page) -> N
     expect(page.locator("#overview-admin-commission")).to_have_text(dollars(sales['adminEarnings']))
     expect(page.locator("#overview-vendor-earnings")).to_have_text(dollars(sales['vendorEarnings']))
     expect(page.locator("#commission-rate")).to_have_text(sales["commissionRate"])
-    expect(page.locator("#overview-total-sales")).to_have_text(str(sales["totalSales"]))
+    expect(page.locator("#overview-total-sales")).to_have_text(f"{sales['totalSales']:,}")
+    expect(page.locator("#overview-active-subscriptions")).to_have_text(f"{sales['activeSubscriptions']:,}")
+    expect(page.locator("#overview-mrr")).to_have_text(dollars(sales["monthlyRecurringRevenue"]))
     rows = page.locator(".pending-action")
     expect(rows).to_have_count(3)
     first_count = rows.first.locator(".pending-count")
@@ -150,7 +152,7 @@ def test_admin_sees_the_cards_and_every_tab_by_address_and_back(page: Page) -> N
     _admin_panel(page, "?tab=agents")
     page.locator(".agent-row .view-agent").first.click()
     expect(page.locator("#agent-details").get_by_text("Agent Details")).to_be_visible()
-    expect(page.locator("#agent-details").get_by_text(re.compile(r"/month$"))).to_be_visible()
+    expect(page.locator("#agent-details-price")).to_have_text(re.compile(r"(/month| one-time)$|^Free$"))
     shot(page, "admin-agent-details")
 
 
@@ -193,6 +195,10 @@ def test_admin_deletes_a_customer_with_an_order_and_the_commission_stays(page: P
     entry = page.locator(".commission-row").filter(has=page.get_by_text(f"{buyer}@example.com", exact=True))
     expect(entry).to_have_count(1)
     expect(entry.get_by_text(agent["name"], exact=True)).to_be_visible()
+    [listed] = page.request.get("/api/admin/commissions", params={"search": buyer}).json()
+    kinds = {"purchase": "Purchase", "subscription": "Subscription", "renewal": "Renewal"}
+    expect(entry.locator(".order-kind")).to_have_text(kinds[listed["kind"]])  # what the charge was for
+    expect(entry.locator(".order-refunded")).to_have_count(0)
     shot(page, "admin-sales")
 
     # The audit log has the deletion.

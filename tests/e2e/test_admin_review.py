@@ -158,7 +158,7 @@ def test_admin_sees_and_downloads_the_files_and_every_changed_field(page: Page, 
     open_page(page, "/admin?tab=agent-approvals")
     revision = page.locator(f".pending-agent[data-id='{agent_id}']")
     expect(revision.locator(".changed-field")).to_have_text([
-        f"Name: {name} → {name} Pro", "Price: $19.00 per month → $24.50 per month", "Tags: e2e → e2e, files"])
+        f"Name: {name} → {name} Pro", "Price: $19.00/month → $24.50/month", "Tags: e2e → e2e, files"])
     revision.locator(".view-agent").click()
     expect(page.locator("#agent-details .changed-field")).to_have_count(3)
     expect(page.locator("#agent-details .review-file-name")).to_have_text(["agent.py", "README.md"])

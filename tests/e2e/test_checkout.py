@@ -83,7 +83,9 @@ def test_buy_an_agent_end_to_end(page: Page) -> None:
     open_page(page, f"/checkout/{agent_id}")
     summary = page.locator("#order-summary")
     expect(summary.get_by_text("BlogSmith")).to_be_visible()
-    expect(summary.get_by_text("AI Agent License")).to_be_visible()
+    expect(page.locator("#summary-price")).to_have_text("$29.99/month")  # BlogSmith is a monthly subscription
+    expect(page.locator("#summary-kind")).to_have_text(re.compile(
+        r"^Monthly subscription - renews on [A-Z][a-z]{2} \d{1,2}, \d{4}, cancel anytime$"))
     expect(page.locator("#summary-subtotal")).to_have_text("$29.99")
     expect(page.locator("#summary-fees")).to_have_text("$0.00")
     expect(page.locator("#summary-total")).to_have_text("$29.99")

@@ -113,7 +113,7 @@ def test_demo_vendor_dashboard_shows_figures_chart_payouts_sales_and_agents(page
     expect(page.locator("#stat-total-revenue")).to_have_text(dollars(figures['totalRevenue']))
     expect(page.locator("#stat-month-earnings")).to_have_text(dollars(figures['thisMonthEarnings']))
     expect(page.locator("#stat-month-revenue")).to_have_text(dollars(figures['thisMonthRevenue']))
-    expect(page.locator("#stat-total-sales")).to_have_text(str(figures["totalSales"]))
+    expect(page.locator("#stat-total-sales")).to_have_text(f"{figures['totalSales']:,}")
     expect(page.locator("#stat-approved-agents")).to_have_text(str(figures["approvedAgents"]))
     expect(page.locator("#stat-approved-agents-caption")).to_contain_text(f"of {figures['totalAgents']} total")
     vendor_share = 100 - float(figures["commissionRate"])

@@ -217,7 +217,7 @@ def test_gates_and_toasts(page: Page) -> None:
 
     _step(page, 4, "Review & Submit")
     expect(page.locator("#summary-name")).to_have_text("Gatekeeper")
-    expect(page.locator("#summary-price")).to_have_text("$9.50 per month")
+    expect(page.locator("#summary-price")).to_have_text("$9.50/month")
     expect(page.locator("#summary-file")).to_contain_text("No")
     expect(page.locator("#summary-demo")).to_contain_text("No")
     expect(page.locator("#summary-tags")).to_have_text("5")

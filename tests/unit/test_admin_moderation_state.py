@@ -19,7 +19,8 @@ UTC_ZONE = ZoneInfo("UTC")
 
 def _item(**fields: object) -> PendingItem:
     values: dict = dict(kind="agent", agent_id="a1", revision_id=None, name="Inbox Pilot", short_description="Short",
-                        description="Long", price_cents=2999, demo_url=None, image_url=None, tags=["mail"],
+                        description="Long", price_cents=2999, pricing_model="monthly", demo_url=None, image_url=None,
+                        tags=["mail"],
                         category_id=1, category_name="Productivity", vendor=VendorInfo("v1", "vendor", "v@x.test"),
                         submitted_at=WHEN, file_count=2)
     values.update(fields)
@@ -28,6 +29,7 @@ def _item(**fields: object) -> PendingItem:
 
 def _row(**fields: object) -> AdminAgentRow:
     values: dict = dict(id="a2", name="Spam Cannon", short_description="", description="", price_cents=0,
+                        pricing_model="monthly",
                         status="rejected", is_approved=False, avg_rating=0.0, review_count=0, vendor_id=None,
                         vendor_username=None, category_id=None, category_name=None, demo_url=None, image_url=None,
                         tags=[], created_at=WHEN)
@@ -45,7 +47,7 @@ def test_failure_text_adds_the_services_reason_as_a_sentence():
 def test_pending_card_of_a_new_agent_and_of_a_revision():
     card = _pending_card(_item(), ZoneInfo("Europe/Berlin"))
     assert (card.price, card.category, card.vendor_username, card.is_revision) == (
-        "$29.99 per month", "Productivity", "vendor", False)
+        "$29.99/month", "Productivity", "vendor", False)
     assert card.submitted == "Jan 5, 2025" and card.submitted_at == "Jan 5, 2025 • 4:04 PM"  # local time
     revision = _pending_card(_item(kind="revision", revision_id="r1", price_cents=0, category_name=None, vendor=None,
                                    changed_fields=["price_cents", "tags", "demo_url"], files_added=["new.py"],
@@ -56,10 +58,27 @@ def test_pending_card_of_a_new_agent_and_of_a_revision():
                                    files=[FileInfo("f1", "new.py", 1536, "text/x-python")]), UTC_ZONE)
     assert (revision.price, revision.category, revision.vendor_username) == ("Free", "Uncategorized", "Unknown")
     assert revision.is_revision and [(c.label, c.old, c.new) for c in revision.changes] == [
-        ("Price", "$19.00 per month", "Free"), ("Tags", "mail", "No tags"), ("Demo URL", "—", "https://demo.test")]
+        ("Price", "$19.00/month", "Free"), ("Tags", "mail", "No tags"), ("Demo URL", "—", "https://demo.test")]
     assert [(f.name, f.size, f.checked_type, f.href) for f in revision.files] == [
         ("new.py", "1.5 KB", "text/x-python", "/api/admin/agent-files/f1")]
     assert (revision.files_added, revision.files_removed) == (["new.py"], ["old.py"])
+
+
+def test_a_revision_that_changes_the_pricing_model_shows_old_and_new():
+    """Each price reads under the model it was set with: the live one monthly, the proposed one a licence."""
+    revision = _pending_card(_item(kind="revision", revision_id="r1", price_cents=4900, pricing_model="one_time",
+                                   changed_fields=["price_cents", "pricing_model"],
+                                   field_changes=[FieldChange("price_cents", 1900, 4900),
+                                                  FieldChange("pricing_model", "monthly", "one_time")]), UTC_ZONE)
+    assert revision.price == "$49.00 one-time"
+    assert [(c.label, c.old, c.new) for c in revision.changes] == [
+        ("Price", "$19.00/month", "$49.00 one-time"),
+        ("Pricing model", "Monthly subscription", "One-time licence")]
+    same_price = _pending_card(_item(kind="revision", revision_id="r2", pricing_model="monthly",
+                                     field_changes=[FieldChange("pricing_model", "one_time", "monthly")]), UTC_ZONE)
+    assert (same_price.price, [(c.old, c.new) for c in same_price.changes]) == (
+        "$29.99/month", [("One-time licence", "Monthly subscription")])
+    assert _reviewed_card(_row(price_cents=4900, pricing_model="one_time"), UTC_ZONE).price == "$49.00 one-time"
 
 
 def test_reviewed_card_shows_the_decision_date_and_reason():

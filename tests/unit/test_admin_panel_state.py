@@ -29,7 +29,8 @@ def _person(**fields: object) -> PersonRow:
 
 def _agent(**fields: object) -> AdminAgentRow:
     values: dict = dict(id="a1", name="Inbox Pilot", short_description="Short", description="", price_cents=2999,
-                        status="pending", is_approved=False, avg_rating=4.25, review_count=4, vendor_id=None,
+                        pricing_model="monthly", status="pending", is_approved=False, avg_rating=4.25, review_count=4,
+                        vendor_id=None,
                         vendor_username=None, category_id=None, category_name=None, demo_url=None, image_url=None,
                         tags=[], created_at=WHEN)
     values.update(fields)
@@ -60,7 +61,8 @@ def test_person_row_names_and_local_join_date():
 def test_agent_row_labels_vendor_category_status_and_price():
     row = agent_view(_agent(), ZoneInfo("UTC"))
     assert (row.vendor, row.category, row.status_label, row.price, row.rating) == (
-        "Unknown", "Uncategorized", "Pending", "$29.99", "4.2")
+        "Unknown", "Uncategorized", "Pending", "$29.99/month", "4.2")
+    assert agent_view(_agent(price_cents=4900, pricing_model="one_time"), ZoneInfo("UTC")).price == "$49.00 one-time"
     assert row.description == "Short"  # no long description: the short one
     live = agent_view(_agent(status="approved", is_approved=True, vendor_username="vendor", price_cents=0,
                              category_name="Productivity", tags=["mail"]), ZoneInfo("UTC"))

@@ -1,5 +1,5 @@
-"""Admin sales from order snapshots: USD and EUR at each order's own rate, split and direct, refunds left out;
-commission entries; the CSV exports carry the same values as the JSON; the per-day series."""
+"""Admin sales from order snapshots: USD and EUR at each order's own rate, split and direct, refunds listed but
+never summed; commission entries; the CSV exports carry the same values as the JSON; the per-day series."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def book():
         make_order(small, buyer, currency="eur", exchange_rate="0.9050", split=False,
                    created_at=at + timedelta(minutes=3)),
     ]
-    make_order(big, buyer, status=OrderStatus.REFUNDED, amount_cents=9999, created_at=at)
+    make_order(big, buyer, status=OrderStatus.REFUNDED, amount_cents=9999, created_at=at - timedelta(minutes=1))
     make_order(small, buyer, status=OrderStatus.PROCESSING, amount_cents=7777, created_at=at)
     return orders
 
@@ -65,7 +65,9 @@ def test_summary_without_sales_and_with_another_rate():
 def test_commission_entries_newest_first_in_usd(book):
     admin = make_admin()
     rows, total = sales.list_commissions(actor=admin)
-    assert total == 4 and [r.order_id for r in rows] == [o.id for o in reversed(book)]
+    assert total == 5 and [r.order_id for r in rows[:4]] == [o.id for o in reversed(book)]
+    assert [(r.status, r.refunded, r.charged_amount_cents) for r in rows[4:]] == [("refunded", True, 9999)]
+    assert {r.kind_label for r in rows} == {"Purchase"}
     eur = rows[1]
     assert (eur.currency, eur.charged_amount_cents, eur.sale_amount_cents) == ("eur", 2759, 2999)
     assert (eur.commission_amount_cents, eur.vendor_amount_cents, eur.commission_split_enabled) == (600, 2399, True)
@@ -76,7 +78,7 @@ def test_commission_entries_newest_first_in_usd(book):
     page, _ = sales.list_commissions(actor=admin, limit=2, offset=2)
     assert [r.order_id for r in page] == [book[1].id, book[0].id]
     assert sales.list_commissions(actor=admin, search="SMALL")[1] == 1
-    assert sales.list_commissions(actor=admin, search="shop.test")[1] == 4
+    assert sales.list_commissions(actor=admin, search="shop.test")[1] == 5
 
 
 def _csv(lines) -> list[dict[str, str]]:
@@ -97,13 +99,18 @@ def test_commissions_csv_matches_the_entries(book, monkeypatch):
         assert (row["agentName"], row["customerEmail"], row["currency"]) == (
             entry.agent_name, entry.customer_email, entry.currency)
         assert datetime.fromisoformat(row["createdAt"]) == entry.created_at
+        assert (row["kind"], row["status"]) == (entry.kind, entry.status)
+    assert [r["status"] for r in rows] == ["completed"] * 4 + ["refunded"]
 
 
-def test_sales_csv_has_every_completed_sale_with_its_vendor(book, monkeypatch):
+def test_sales_csv_has_every_completed_and_refunded_sale_with_its_vendor(book, monkeypatch):
     admin = make_admin()
     monkeypatch.setattr(csv_export, "CHUNK", 2)
     rows = _csv(sales.sales_csv(actor=admin))
+    refunded = rows.pop()
+    assert (refunded["status"], refunded["charged_amount"], refunded["kind"]) == ("refunded", "99.99", "purchase")
     assert [r["order_id"] for r in rows] == [o.id for o in reversed(book)]
+    assert {(r["status"], r["kind"]) for r in rows} == {("completed", "purchase")}
     eur = rows[1]
     assert (eur["currency"], eur["charged_amount"], eur["exchange_rate"], eur["sale_amount_usd"]) == (
         "EUR", "27.59", "0.9200", "29.99")

@@ -88,6 +88,7 @@ def test_agent_json_has_every_spec_field(vendor):
         "shortDescription": "Short",
         "description": "Long",
         "price": "29.99",
+        "pricingModel": "monthly",
         "imageUrl": "https://img/x.png",
         "demoUrl": "https://demo",
         "fileUrl": f"/api/agents/{agent.id}/download",

@@ -1,4 +1,5 @@
-"""Catalog revisions (0002, 0004) up and down on scratch SQLite files (the session database is left alone)."""
+"""Catalog revisions (0002, 0004) and the triggers 0017 must keep, up and down on scratch SQLite files (the session
+database is left alone)."""
 
 from alembic.config import Config
 from sqlalchemy import text
@@ -73,4 +74,23 @@ def test_every_revision_goes_down_and_up_again(tmp_path):
     with engine.begin() as conn:
         names = {r[0] for r in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
     assert {"agents_search_ai", "agents_counts_ai", "agents_version_insert", "users_search_au"} <= names
+    engine.dispose()
+
+
+def _triggers(engine) -> set[str]:
+    with engine.connect() as conn:
+        return {r[0] for r in conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))}
+
+
+def test_money_over_time_keeps_every_trigger_of_the_tables_it_rebuilds(tmp_path):
+    """0017 adds foreign keys to orders and purchases, which SQLite does by copying the table: the day totals
+    (0011) and the catalog version (0014) triggers must come along, and come back on the way down."""
+    engine = build_engine(f"sqlite:///{tmp_path / 'money.db'}")
+    _migrate(engine, "0016")
+    before = _triggers(engine)
+    assert {"orders_day_totals_ai", "purchases_version_insert"} <= before
+    _migrate(engine, "0017")
+    assert _triggers(engine) == before | {"agents_version_pricing"}
+    _migrate(engine, "0016", down=True)
+    assert _triggers(engine) == before
     engine.dispose()

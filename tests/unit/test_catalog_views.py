@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from marketplace.models import AgentPublic, CategoryRef, VendorRef
 from marketplace.state.agent_detail import agent_view, long_date
-from marketplace.state.catalog import agent_card, agents_url, price_label, rating_label
+from marketplace.state.catalog import agent_card, agents_url, price_parts, rating_label
 
 
 def _agent(**fields: object) -> AgentPublic:
@@ -21,12 +21,12 @@ def _agent(**fields: object) -> AgentPublic:
     return AgentPublic(**(base | fields))
 
 
-def test_prices_read_per_month_amounts_or_free() -> None:
-    assert price_label("29.99") == "$29.99"
-    assert price_label("0.00") == "Free"
-    assert price_label("0") == "Free"
-    assert price_label("120.00") == "$120.00"
-    assert price_label("1215.83") == "$1,215.83"
+def test_prices_read_per_month_or_one_time_amounts_or_free() -> None:
+    assert price_parts("29.99", "monthly") == ("$29.99", "/month")
+    assert price_parts("49.00", "one_time") == ("$49.00", " one-time")
+    assert price_parts("0.00", "monthly") == ("Free", "")
+    assert price_parts("0", "one_time") == ("Free", "")
+    assert price_parts("1215.83", "monthly") == ("$1,215.83", "/month")
 
 
 def test_ratings_show_one_decimal() -> None:
@@ -43,6 +43,10 @@ def test_card_keeps_two_tags_and_counts_the_rest() -> None:
     assert card.more_tags == 3
     assert card.bought is True
     assert (card.price, card.category_name, card.vendor_name) == ("$29.99", "Content Creation", "vendor")
+    assert card.price_suffix == "/month"
+    licence = agent_card(_agent(price="49.00", pricing_model="one_time"))
+    assert (licence.price, licence.price_suffix, licence.is_free) == ("$49.00", " one-time", False)
+    assert agent_view(_agent(price="49.00", pricing_model="one_time")).price_suffix == " one-time"
     short = agent_card(_agent(tags=["only"], price="0.00", image_url=None, category=None, vendor=None))
     assert (short.tags, short.more_tags, short.bought, short.is_free) == (["only"], 0, False, True)
     assert (short.image_url, short.category_name, short.vendor_name) == ("", "", "")

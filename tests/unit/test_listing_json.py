@@ -27,7 +27,7 @@ def test_database_json_equals_pydantic_json(make_user):
     make_agent(vendor, "Rounded", price_cents=123456, ratings=(5, 5, 4), tags=["b", "a", "c"], files=2,
                category_id=category.id, is_featured=True, short_description='Short "quoted" \\ text',
                description="Line one\nLine two — ünïcode ✓", image_url="https://img.example/x.png",
-               demo_url="https://demo.example")
+               demo_url="https://demo.example", pricing_model="one_time")
     make_agent(vendor, "Third", price_cents=5, ratings=(1, 2), created_at=whole_second, updated_at=whole_second)
     make_agent(None, "No vendor", price_cents=1000, ratings=(4, 4, 4, 5, 5, 5, 3))
     make_agent(vendor, "Odd average", ratings=(5, 4, 4, 4, 4, 4))  # 4.1666... -> 4.17
@@ -43,6 +43,7 @@ def test_database_json_equals_pydantic_json(make_user):
     assert by_name["Odd average"]["avgRating"] == "4.17"
     assert by_name["Rounded"]["price"] == "1234.56"
     assert by_name["Third"]["price"] == "0.05"
+    assert (by_name["Rounded"]["pricingModel"], by_name["Third"]["pricingModel"]) == ("one_time", "monthly")
 
 
 def test_page_models_come_from_the_same_json(make_user):

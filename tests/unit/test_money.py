@@ -61,11 +61,20 @@ def test_format_amount_puts_the_symbol_first_and_groups_thousands(cents, currenc
 
 @pytest.mark.parametrize(
     ("cents", "options", "expected"),
-    [(0, {}, "Free"), (0, {"per": "month"}, "Free"), (2999, {}, "$29.99"), (2200, {"per": "month"}, "$22.00 per month"),
-     (121583, {}, "$1,215.83"), (2759, {"currency": "eur"}, "€27.59")],
+    [(0, {"pricing_model": "monthly"}, "Free"), (0, {"pricing_model": "one_time"}, "Free"),
+     (2999, {"pricing_model": "monthly"}, "$29.99/month"), (4900, {"pricing_model": "one_time"}, "$49.00 one-time"),
+     (121583, {"pricing_model": "monthly"}, "$1,215.83/month"),
+     (2759, {"currency": "eur", "pricing_model": "one_time"}, "€27.59 one-time"),
+     (2200, {"pricing_model": "weekly"}, "$22.00/month")],  # an unknown model reads as the default
 )
-def test_price_label_reads_free_at_zero(cents, options, expected):
+def test_price_label_says_what_the_pricing_model_buys(cents, options, expected):
     assert money.price_label(cents, **options) == expected
+    assert "".join(money.price_parts(cents, **options)) == expected
+
+
+def test_amount_label_is_free_at_zero_and_names_no_model():
+    assert (money.amount_label(0), money.amount_label(2999), money.amount_label(2759, currency="eur")) == (
+        "Free", "$29.99", "€27.59")
 
 
 @pytest.mark.parametrize(("commission", "expected"), [("20%", "80%"), ("15.5%", "84.5%"), ("0%", "100%"),

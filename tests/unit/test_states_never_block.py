@@ -21,6 +21,7 @@ STATE_DIR = Path(__file__).resolve().parents[2] / "marketplace" / "state"
 PURE_SERVICE_CALLS = (
     "marketplace.services.errors.",
     "marketplace.services.money.",
+    "marketplace.services.pricing.",  # what a pricing model means in words and its first renewal date
     "marketplace.services.names.",
     "marketplace.services.text.",
     "marketplace.services.sign_in_errors.",

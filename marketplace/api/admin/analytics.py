@@ -40,20 +40,23 @@ def overview(user: OptionalUser) -> AnalyticsPublic:
 @router.get("/analytics/most-bought", response_model=list[MostBoughtPublic])
 def most_bought(user: OptionalUser, limit: int = Query(5)) -> list[MostBoughtPublic]:
     return [MostBoughtPublic(agent_id=r.agent_id, agent_name=r.agent_name, agent_price=_cents(r.agent_price_cents),
-                             purchase_count=r.purchase_count) for r in analytics.most_bought(actor=user, limit=limit)]
+                             purchase_count=r.purchase_count, pricing_model=r.pricing_model)
+            for r in analytics.most_bought(actor=user, limit=limit)]
 
 
 @router.get("/analytics/most-saved", response_model=list[MostSavedPublic])
 def most_saved(user: OptionalUser, limit: int = Query(5)) -> list[MostSavedPublic]:
     return [MostSavedPublic(agent_id=r.agent_id, agent_name=r.agent_name, agent_price=_cents(r.agent_price_cents),
-                            favorites_count=r.favorites_count) for r in analytics.most_saved(actor=user, limit=limit)]
+                            favorites_count=r.favorites_count, pricing_model=r.pricing_model)
+            for r in analytics.most_saved(actor=user, limit=limit)]
 
 
 @router.get("/analytics/most-viewed", response_model=list[MostViewedPublic])
 def most_viewed(user: OptionalUser, limit: int = Query(5)) -> list[MostViewedPublic]:
     """Ranked by page views (distinct visitors per day); reviewCount as the spec's card shows it."""
     return [MostViewedPublic(id=r.id, name=r.name, price=_cents(r.price_cents), review_count=r.review_count,
-                             view_count=r.view_count) for r in analytics.most_viewed(actor=user, limit=limit)]
+                             view_count=r.view_count, pricing_model=r.pricing_model)
+            for r in analytics.most_viewed(actor=user, limit=limit)]
 
 
 @router.get("/analytics/top-category", response_model=list[TopCategoryPublic])

@@ -25,7 +25,8 @@ def _person(row: people.PersonRow) -> PersonPublic:
 def _agent(row: catalog.AdminAgentRow) -> AdminAgentPublic:
     return AdminAgentPublic(
         id=row.id, name=row.name, short_description=row.short_description, description=row.description,
-        price=money.format_cents(row.price_cents), status=row.status, is_approved=row.is_approved,
+        price=money.format_cents(row.price_cents), pricing_model=row.pricing_model,
+        status=row.status, is_approved=row.is_approved,
         rejection_reason=row.rejection_reason, avg_rating=f"{row.avg_rating:.2f}", review_count=row.review_count,
         vendor_id=row.vendor_id,
         vendor=AdminVendorRef(id=row.vendor_id, username=row.vendor_username)

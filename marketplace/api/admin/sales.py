@@ -22,13 +22,15 @@ _cents = money.format_cents
 
 @router.get("/sales", response_model=SalesSummaryPublic)
 def summary(user: OptionalUser) -> SalesSummaryPublic:
-    """Completed sales in USD (EUR orders at their own rate); commissionRate is today's setting."""
+    """Completed sales in USD (EUR orders at their own rate); commissionRate is today's setting; active
+    subscriptions and their monthly recurring revenue in USD."""
     s = sales.summary(actor=user)
     return SalesSummaryPublic(
         total_revenue=_cents(s.total_revenue_cents), admin_earnings=_cents(s.admin_earnings_cents),
         vendor_earnings=_cents(s.vendor_earnings_cents), commission_rate=s.commission_rate,
         total_sales=s.total_sales, commission_split_rate=s.commission_split_rate, split_payments=s.split_payments,
         direct_payments=s.direct_payments, total_vendor_payouts=_cents(s.total_vendor_payouts_cents),
+        active_subscriptions=s.active_subscriptions, monthly_recurring_revenue=_cents(s.mrr_cents),
     )
 
 
@@ -38,14 +40,15 @@ def _commission(r: sales.CommissionRow) -> CommissionPublic:
         commission_split_enabled=r.commission_split_enabled, commission_amount=_cents(r.commission_amount_cents),
         vendor_amount=_cents(r.vendor_amount_cents), customer_email=r.customer_email, created_at=r.created_at,
         currency=r.currency, charged_amount=_cents(r.charged_amount_cents),
-        commission_rate=money.format_percent(r.commission_rate),
+        commission_rate=money.format_percent(r.commission_rate), kind=r.kind, status=r.status,
     )
 
 
 @router.get("/commissions", response_model=list[CommissionPublic], responses=_TOTAL)
 def commissions(user: OptionalUser, limit: int = Query(10), offset: int = Query(0),
                 search: str | None = Query(None)) -> Response:
-    """Completed sales newest first with the commission on each; `search` matches agent or customer e-mail."""
+    """Completed and refunded sales newest first with the commission on each (`kind`, `status`); `search`
+    matches agent or customer e-mail."""
     rows, total = sales.list_commissions(actor=user, limit=limit, offset=offset, search=search)
     return json_list([_commission(r) for r in rows], COMMISSIONS, total)
 

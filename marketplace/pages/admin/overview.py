@@ -20,6 +20,8 @@ def _statistics() -> rx.Component:
             summary_figure(O, "Vendor Earnings", O.vendor_earnings, "overview-vendor-earnings"),
             rate_figure(O),
             summary_figure(O, "Total Sales", O.total_sales, "overview-total-sales"),
+            summary_figure(O, "Active Subscriptions", O.active_subscriptions, "overview-active-subscriptions"),
+            summary_figure(O, "Monthly Recurring Revenue", O.mrr, "overview-mrr"),
             spacing="0", width="100%",
         ),
         icon="chart-no-axes-combined", element_id="platform-statistics",

@@ -21,6 +21,8 @@ def _overview() -> rx.Component:
                            color="var(--green-11)"),
             summary_figure(S, "Vendor Earnings", S.vendor_earnings, "sales-vendor-earnings"),
             summary_figure(S, "Total Sales", S.total_sales, "sales-total-sales"),
+            summary_figure(S, "Active Subscriptions", S.active_subscriptions, "sales-active-subscriptions"),
+            summary_figure(S, "Monthly Recurring Revenue", S.mrr, "sales-mrr"),
             spacing="0", width="100%",
         ),
         icon="dollar-sign", element_id="sales-overview",
@@ -58,9 +60,16 @@ def _row(entry: CommissionView) -> rx.Component:
     kind = rx.cond(entry.split,
                    rx.badge(rx.icon("split", size=12), entry.payment_type, color_scheme="green"),
                    rx.badge(rx.icon("landmark", size=12), entry.payment_type, color_scheme="orange"))
+    order_kind = rx.hstack(
+        rx.badge(entry.kind, variant="soft", color_scheme="gray", class_name="order-kind"),
+        rx.cond(entry.refunded, rx.badge(rx.icon("undo-2", size=12), "Refunded", color_scheme="red",
+                                         class_name="order-refunded")),
+        spacing="1", wrap="wrap",
+    )
     return rx.table.row(
         rx.table.cell(rx.text(entry.agent, weight="medium")),
-        rx.table.cell(entry.sale_amount),
+        rx.table.cell(order_kind),
+        rx.table.cell(rx.text(entry.sale_amount, text_decoration=rx.cond(entry.refunded, "line-through", "none"))),
         rx.table.cell(kind),
         rx.table.cell(rx.text(entry.commission, weight="bold", color="var(--green-11)")),
         rx.table.cell(entry.vendor_payout),
@@ -78,8 +87,8 @@ def _commissions() -> rx.Component:
             S.commissions.length() == 0,
             empty_state("receipt", "No commission earnings yet", element_id="commissions-empty"),
             rx.vstack(
-                table(["Agent", "Sale Amount", Column("Payment Type", "extra"), "Your Commission", "Vendor Payout",
-                       Column("Customer", "extra"), "Date"], S.commissions, _row, min_width="880px",
+                table(["Agent", "Order", "Sale Amount", Column("Payment Type", "extra"), "Your Commission",
+                       "Vendor Payout", Column("Customer", "extra"), "Date"], S.commissions, _row, min_width="980px",
                       element_id="commissions-table"),
                 rx.cond(S.more_commissions > 0,
                         rx.text(f"And {S.more_commissions} more commission entries...", size="2",

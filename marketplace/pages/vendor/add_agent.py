@@ -10,6 +10,7 @@ from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.uppy import uppy_upload
 from marketplace.state.display import LOGGED_OUT_MESSAGE, LOGGED_OUT_TITLE
+from marketplace.state.vendor.wizard import PRICING_CHOICES
 from marketplace.state.vendor.wizard import WizardState as W
 from marketplace.state.vendor.wizard_rows import AgentFileRow, CategoryOption, UploadedFile
 
@@ -74,7 +75,7 @@ def _step_header() -> rx.Component:
 # --- step bodies -------------------------------------------------------------------------------------------
 
 
-def _input(label: str, name: str, value: rx.Var, on_change: rx.EventHandler, **props: object) -> rx.Component:
+def _input(label: str | rx.Var, name: str, value: rx.Var, on_change: rx.EventHandler, **props: object) -> rx.Component:
     return field(label, rx.input(id=name, name=name, value=value, on_change=on_change, size="3", **props),
                  field_id=name)
 
@@ -119,9 +120,24 @@ def _category_item(option: CategoryOption) -> rx.Component:
     return rx.select.item(option.label, value=option.id)
 
 
+def _pricing_choice(value: str, title: str, detail: str) -> rx.Component:
+    return rx.radio_cards.item(
+        rx.vstack(rx.text(title, weight="bold", size="2"), rx.text(detail, size="1", color_scheme="gray"),
+                  spacing="1", align="start"),
+        value=value, id=f"pricing-{value}",
+    )
+
+
 def _pricing() -> rx.Component:
     return rx.vstack(
-        _input("Price (Monthly) *", "price", W.price, W.set_price, type="number", step="0.01", min="0",
+        field("Pricing model *", rx.radio_cards.root(
+            *[_pricing_choice(*choice) for choice in PRICING_CHOICES],
+            name="pricingModel", value=W.pricing_model, on_value_change=W.set_pricing_model,
+            columns=rx.breakpoints(initial="1", sm="2"), width="100%", id="pricingModel",
+            aria_label="Pricing model",
+        ), field_id="pricingModel"),
+        _input(rx.cond(W.pricing_model == "one_time", "Price (One-time) *", "Price (Monthly) *"), "price", W.price,
+               W.set_price, type="number", step="0.01", min="0",
                placeholder="29.99", input_mode="decimal"),
         field("Category *", rx.select.root(
             rx.select.trigger(id="categoryId", placeholder="Select a category", width="100%",
@@ -150,7 +166,7 @@ def _preview() -> rx.Component:
             rx.hstack(
                 rx.heading(W.name, size="6", id="preview-name"),
                 rx.spacer(),
-                rx.badge(f"{W.price_text}/month", size="3", id="preview-price"),
+                rx.badge(W.price_text, size="3", id="preview-price"),
                 width="100%", align="center", wrap="wrap", spacing="2",
             ),
             rx.text(W.short_description, size="3", color_scheme="gray", id="preview-short"),
@@ -172,7 +188,7 @@ def _review() -> rx.Component:
     summary = rx.data_list.root(
         _summary_row("Name", W.name, "summary-name"),
         _summary_row("Short description", W.short_description, "summary-short"),
-        _summary_row("Price", f"{W.price_text} per month", "summary-price"),
+        _summary_row("Price", W.price_text, "summary-price"),
         _summary_row("Category", W.category_name, "summary-category"),
         _summary_row("File uploaded", rx.hstack(_yes_no(W.file_count > 0),
                                                 rx.cond(W.file_count > 0, rx.text(f"{W.file_count} file(s)",

@@ -67,6 +67,18 @@ def _stats() -> rx.Component:
     )
 
 
+def _recurring() -> rx.Component:
+    """Subscriptions: who pays every month, what that is worth, and what went in the last 30 days."""
+    return rx.grid(
+        _stat("active-subscribers", "Active Subscribers", "users", D.active_subscribers, "Paying every month"),
+        _stat("mrr", "Monthly Recurring Revenue", "repeat", D.mrr, "Active subscriptions, in USD"),
+        _stat("cancellations", "Cancellations", "user-minus", D.cancellations, "Last 30 days"),
+        _stat("refunds", "Refunds", "undo-2", D.refunds, f"{D.refunded} refunded · last 30 days"),
+        columns=rx.breakpoints(initial="2", lg="4"), spacing=rx.breakpoints(initial="2", sm="4"), width="100%",
+        id="vendor-recurring",
+    )
+
+
 def _toolbar() -> rx.Component:
     return rx.hstack(
         rx.hstack(
@@ -316,7 +328,9 @@ def _sale_row(sale: SaleRow) -> rx.Component:
                    content=rx.cond(sale.reason != "", sale.reason, "Paid to the platform")),
     )
     return rx.table.row(
-        rx.table.cell(rx.text(sale.agent, weight="medium")),
+        rx.table.cell(rx.vstack(rx.text(sale.agent, weight="medium"),
+                                rx.text(sale.kind, size="1", color_scheme="gray", class_name="sale-kind"),
+                                spacing="0")),
         rx.table.cell(sale.customer),
         rx.table.cell(rx.text(sale.date, white_space="nowrap")),
         rx.table.cell(sale.total),
@@ -363,7 +377,7 @@ def _agent(agent: AgentRow) -> rx.Component:
                                                                 color_scheme="red",
                                                                 class_name="revision-rejected-badge")),
                       spacing="2", align="center", wrap="wrap"),
-            rx.text(f"{agent.price}/month · {agent.sales_count} sold · ★ {agent.rating} ({agent.review_count})",
+            rx.text(f"{agent.price} · {agent.sales_count} sold · ★ {agent.rating} ({agent.review_count})",
                     size="1", color_scheme="gray"),
             rx.cond(agent.revision_rejected,
                     rx.text("Your latest changes were rejected; the live listing is unchanged.",
@@ -405,6 +419,7 @@ def dashboard_tab() -> rx.Component:
     return rx.vstack(
         _toolbar(),
         _stats(),
+        _recurring(),
         _chart(),
         rx.grid(_payment_setup(), _track_record(), columns=rx.breakpoints(initial="1", md="2"), spacing="4",
                 width="100%"),

@@ -78,6 +78,7 @@ class BoughtRow:
     agent_name: str
     agent_price_cents: int
     purchase_count: int
+    pricing_model: str = "monthly"
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class SavedRow:
     agent_name: str
     agent_price_cents: int
     favorites_count: int
+    pricing_model: str = "monthly"
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,7 @@ class ViewedRow:
     price_cents: int
     review_count: int
     view_count: int
+    pricing_model: str = "monthly"
 
 
 @dataclass(frozen=True)
@@ -163,28 +166,28 @@ def _check(actor: User | None, limit: int) -> None:
         raise InvalidParameter(f"limit must be between 1 and {MAX_RANK}", field="limit")
 
 
-def _top(column: Any, limit: int) -> list[tuple[str, str, int, int, int]]:
+def _top(column: Any, limit: int) -> list[tuple[str, str, int, int, int, str]]:
     """Live agents with `column` > 0, highest first (ids break ties): the partial ix_agents_pub_* indexes."""
     live = (Agent.status == AgentStatus.APPROVED, Agent.deleted_at.is_(None))
     with session_scope() as session:
         return list(session.exec(
-            select(Agent.id, Agent.name, Agent.price_cents, Agent.review_count, column)
+            select(Agent.id, Agent.name, Agent.price_cents, Agent.review_count, column, Agent.pricing_model)
             .where(*live, column > 0).order_by(column.desc(), Agent.id.desc()).limit(limit)).all())
 
 
 def most_bought(*, actor: User | None, limit: int = 5) -> list[BoughtRow]:
     _check(actor, limit)
-    return [BoughtRow(i, n, p, c) for i, n, p, _, c in _top(Agent.sales_count, limit)]
+    return [BoughtRow(i, n, p, c, m) for i, n, p, _, c, m in _top(Agent.sales_count, limit)]
 
 
 def most_saved(*, actor: User | None, limit: int = 5) -> list[SavedRow]:
     _check(actor, limit)
-    return [SavedRow(i, n, p, c) for i, n, p, _, c in _top(Agent.favorites_count, limit)]
+    return [SavedRow(i, n, p, c, m) for i, n, p, _, c, m in _top(Agent.favorites_count, limit)]
 
 
 def most_viewed(*, actor: User | None, limit: int = 5) -> list[ViewedRow]:
     _check(actor, limit)
-    return [ViewedRow(i, n, p, r, c) for i, n, p, r, c in _top(Agent.view_count, limit)]
+    return [ViewedRow(i, n, p, r, c, m) for i, n, p, r, c, m in _top(Agent.view_count, limit)]
 
 
 def top_categories(*, actor: User | None, limit: int = 5) -> list[CategoryRow]:

@@ -30,6 +30,7 @@ class AdminAgentRow:
     short_description: str
     description: str
     price_cents: int
+    pricing_model: str
     status: str
     is_approved: bool
     avg_rating: float
@@ -88,7 +89,8 @@ def list_agents(*, actor: User | None, limit: int = 20, offset: int = 0, search:
                 tags.setdefault(agent_id, []).append(tag)
     rows = [AdminAgentRow(
         id=a.id, name=a.name, short_description=a.short_description, description=a.description,
-        price_cents=a.price_cents, status=a.status, is_approved=a.status == AgentStatus.APPROVED,
+        price_cents=a.price_cents, pricing_model=a.pricing_model, status=a.status,
+        is_approved=a.status == AgentStatus.APPROVED,
         avg_rating=float(a.avg_rating or 0.0), review_count=a.review_count, vendor_id=a.vendor_id,
         vendor_username=vendors.get(a.vendor_id) if a.vendor_id else None, category_id=a.category_id,
         category_name=categories.get(a.category_id) if a.category_id is not None else None,

@@ -104,6 +104,7 @@ class PendingItem:
     short_description: str
     description: str
     price_cents: int
+    pricing_model: str
     demo_url: str | None
     image_url: str | None
     tags: list[str]
@@ -209,7 +210,8 @@ def _agent_item(agent: Agent, vendor: VendorInfo | None, category: str | None, t
                 files: list[AgentFile]) -> PendingItem:
     return PendingItem(kind="agent", agent_id=agent.id, revision_id=None, name=agent.name,
                        short_description=agent.short_description, description=agent.description,
-                       price_cents=agent.price_cents, demo_url=agent.demo_url, image_url=agent.image_url, tags=tags,
+                       price_cents=agent.price_cents, pricing_model=agent.pricing_model,
+                       demo_url=agent.demo_url, image_url=agent.image_url, tags=tags,
                        category_id=agent.category_id, category_name=category, vendor=vendor,
                        submitted_at=agent.updated_at, file_count=len(files), files=_file_infos(files))
 
@@ -234,7 +236,8 @@ def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | N
     return PendingItem(
         kind="revision", agent_id=agent.id, revision_id=revision.id, name=value("name"),
         short_description=value("short_description"), description=value("description"),
-        price_cents=value("price_cents"), demo_url=value("demo_url"), image_url=value("image_url"),
+        price_cents=value("price_cents"), pricing_model=value("pricing_model"),
+        demo_url=value("demo_url"), image_url=value("image_url"),
         tags=list(changes.get("tags", tags)), category_id=category_id,
         category_name=category_names.get(category_id) if category_id is not None else None, vendor=vendor,
         submitted_at=revision.updated_at, file_count=len(new_files), files=_file_infos(new_files),

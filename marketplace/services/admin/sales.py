@@ -4,10 +4,15 @@ Same money rules as the vendor dashboard (services/vendor/sales.py): only `compl
 ones do not); every amount comes from the order's own snapshot; sums are grouped in SQL by (currency,
 exchange rate, split) and each group is converted back to USD at its own rate, half-up, in Python. The
 summary sums `order_day_totals` (per-day sums kept by triggers, revision 0011: a few thousand rows however
-many orders); entries and exports page ix_orders_completed_created.
+many orders); entries and exports page the orders newest first (by `created_at`).
 A single entry is converted the same way on its own, so entries can differ from the sums by a cent per
 EUR group. "Vendor payouts" are the vendor shares of split payments (paid out through the vendors'
 connected accounts); on a direct payment the platform holds the vendor's share.
+
+Every charge is an order: a one-off purchase, a subscription's first payment or a renewal (`kind`, labelled
+Purchase / Subscription / Renewal), all counted alike. The entries and both CSVs also list refunded orders,
+marked `refunded`, so the admin sees the money that went back; they are never summed. The summary adds the
+platform's recurring revenue: active subscriptions and MRR (services/vendor/recurring.py says how).
 """
 
 from __future__ import annotations
@@ -22,20 +27,22 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace.db import session_scope
-from marketplace.models import Order, OrderDayTotal, OrderStatus, User
-from marketplace.services import csv_export, money, platform
+from marketplace.models import Order, OrderDayTotal, OrderKind, OrderStatus, User
+from marketplace.services import csv_export, money, platform, pricing
 from marketplace.services.admin import search as text_search
 from marketplace.services.csv_export import cell
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
+from marketplace.services.vendor import recurring
 from marketplace.services.vendor.sales import to_usd
 
 MAX_OFFSET = 1_000_000
 COMMISSION_HEADER = ("orderId", "agentName", "saleAmount", "commissionSplitEnabled", "commissionAmount",
-                     "vendorAmount", "customerEmail", "createdAt", "currency", "chargedAmount", "commissionRate")
+                     "vendorAmount", "customerEmail", "createdAt", "currency", "chargedAmount", "commissionRate",
+                     "kind", "status")
 SALES_HEADER = ("order_id", "created_at", "agent_id", "agent", "vendor", "customer_email", "currency",
                 "charged_amount", "exchange_rate", "sale_amount_usd", "commission_rate", "platform_fee_usd",
-                "vendor_amount_usd", "payment", "split_block_reason", "payment_intent_id")
+                "vendor_amount_usd", "payment", "split_block_reason", "payment_intent_id", "kind", "status")
 
 
 @dataclass(frozen=True)
@@ -49,11 +56,13 @@ class SalesSummary:
     split_payments: int
     direct_payments: int
     total_vendor_payouts_cents: int
+    active_subscriptions: int = 0
+    mrr_cents: int = 0  # USD
 
 
 @dataclass(frozen=True)
 class CommissionRow:
-    """One completed sale; the *_cents amounts are USD (converted at the order's rate)."""
+    """One completed or refunded sale; the *_cents amounts are USD (converted at the order's rate)."""
 
     order_id: str
     agent_name: str
@@ -66,12 +75,22 @@ class CommissionRow:
     currency: str  # what the customer paid in, with the amount charged in that currency
     charged_amount_cents: int
     commission_rate: Decimal  # the order's snapshot, in percent
+    kind: str = OrderKind.PURCHASE  # purchase | subscription | renewal
+    status: str = OrderStatus.COMPLETED  # completed | refunded (given back: listed, never summed)
+
+    @property
+    def kind_label(self) -> str:
+        return pricing.order_kind_label(self.kind)
+
+    @property
+    def refunded(self) -> bool:
+        return self.status == OrderStatus.REFUNDED
 
 
-_COMPLETED = Order.status == OrderStatus.COMPLETED
+_LISTED = Order.status.in_((OrderStatus.COMPLETED, OrderStatus.REFUNDED))
 _ROW_COLUMNS = (Order.id, Order.agent_name, Order.total_amount_cents, Order.commission_split_enabled,
                 Order.platform_fee_cents, Order.vendor_amount_cents, Order.customer_email, Order.created_at,
-                Order.currency, Order.exchange_rate, Order.commission_rate)
+                Order.currency, Order.exchange_rate, Order.commission_rate, Order.kind, Order.status)
 
 
 def commission_rate_text() -> str:
@@ -79,10 +98,12 @@ def commission_rate_text() -> str:
     return f"{platform.commission_rate().normalize():f}%"
 
 
-def summary(*, actor: User | None) -> SalesSummary:
-    """Revenue, the platform's and the vendors' shares, and the split/direct counts, in USD."""
+def summary(*, actor: User | None, now: datetime | None = None) -> SalesSummary:
+    """Revenue, the platform's and the vendors' shares, the split/direct counts, active subscriptions and MRR,
+    in USD."""
     require_admin(actor)
     with session_scope() as session:
+        recurring_now = recurring.figures(session, vendor_id=None, now=now or datetime.now(UTC))
         t = OrderDayTotal
         groups = session.exec(
             select(t.currency, t.exchange_rate, t.commission_split_enabled, func.sum(t.sales),
@@ -106,27 +127,29 @@ def summary(*, actor: User | None) -> SalesSummary:
         commission_rate=commission_rate_text(), total_sales=sales,
         commission_split_rate=round(split * 100 / sales, 1) if sales else None, split_payments=split,
         direct_payments=direct, total_vendor_payouts_cents=payouts,
+        active_subscriptions=recurring_now.active_subscribers, mrr_cents=recurring_now.mrr_cents,
     )
 
 
 def _row(row: Any) -> CommissionRow:
-    order_id, agent, total, is_split, fee, vendor, email, created, currency, rate, commission = row
+    order_id, agent, total, is_split, fee, vendor, email, created, currency, rate, commission, kind, status = row
     return CommissionRow(
         order_id=order_id, agent_name=agent, sale_amount_cents=to_usd(total, currency, rate),
         commission_split_enabled=bool(is_split), commission_amount_cents=to_usd(fee, currency, rate),
         vendor_amount_cents=to_usd(vendor, currency, rate), customer_email=email, created_at=created,
-        currency=currency, charged_amount_cents=total, commission_rate=Decimal(commission),
+        currency=currency, charged_amount_cents=total, commission_rate=Decimal(commission), kind=kind,
+        status=status,
     )
 
 
 def list_commissions(*, actor: User | None, limit: int = 10, offset: int = 0, search: str | None = None
                      ) -> tuple[list[CommissionRow], int]:
-    """Completed sales newest first with the commission taken on each; `search` matches agent name or
-    customer e-mail."""
+    """Completed and refunded sales newest first with the commission taken on each (a refunded one is shown as
+    such); `search` matches agent name or customer e-mail."""
     require_admin(actor)
     check_page(limit=limit, offset=offset, max_offset=MAX_OFFSET)
     like = text_search.pattern(search)
-    conditions = [_COMPLETED]
+    conditions = [_LISTED]
     if like is not None:
         conditions.append(text_search.matches(like, Order.agent_name, Order.customer_email))
     with session_scope() as session:
@@ -149,7 +172,7 @@ def _commission_line(r: CommissionRow) -> tuple[Any, ...]:
             _bool(r.commission_split_enabled), money.format_cents(r.commission_amount_cents),
             money.format_cents(r.vendor_amount_cents), cell(r.customer_email),
             r.created_at.astimezone(UTC).isoformat(), r.currency, money.format_cents(r.charged_amount_cents),
-            money.format_percent(r.commission_rate))
+            money.format_percent(r.commission_rate), r.kind, r.status)
 
 
 def commissions_csv(*, actor: User | None) -> Iterator[str]:
@@ -157,23 +180,24 @@ def commissions_csv(*, actor: User | None) -> Iterator[str]:
 
     The permission is checked now, so a refused caller gets its error before any response starts."""
     require_admin(actor)
-    pages = csv_export.order_pages(_ROW_COLUMNS, _COMPLETED)
+    pages = csv_export.order_pages(_ROW_COLUMNS, _LISTED)
     return csv_export.lines(COMMISSION_HEADER, ([_commission_line(_row(r)) for r in page] for page in pages))
 
 
 _SALE_COLUMNS = (Order.id, Order.created_at, Order.agent_id, Order.agent_name, Order.vendor_id,
                  Order.customer_email, Order.currency, Order.total_amount_cents, Order.exchange_rate,
                  Order.commission_rate, Order.platform_fee_cents, Order.vendor_amount_cents,
-                 Order.commission_split_enabled, Order.split_block_reason, Order.payment_intent_id)
+                 Order.commission_split_enabled, Order.split_block_reason, Order.payment_intent_id, Order.kind,
+                 Order.status)
 
 
 def sales_csv(*, actor: User | None) -> Iterator[str]:
-    """Every completed sale with its full snapshot (vendor, currency and rate, USD amounts, split or direct),
-    newest first, as CSV; USD amounts are the commission entries' values."""
+    """Every completed or refunded sale with its full snapshot (vendor, currency and rate, USD amounts, split or
+    direct, kind, status), newest first, as CSV; USD amounts are the commission entries' values."""
     require_admin(actor)
 
     def sales() -> Iterator[list[tuple[Any, ...]]]:
-        for chunk in csv_export.order_pages(_SALE_COLUMNS, _COMPLETED):
+        for chunk in csv_export.order_pages(_SALE_COLUMNS, _LISTED):
             vendor_ids = {r[4] for r in chunk if r[4]}
             with session_scope() as session:
                 names = dict(session.exec(select(User.id, User.username).where(User.id.in_(vendor_ids))).all())
@@ -182,8 +206,8 @@ def sales_csv(*, actor: User | None) -> Iterator[str]:
                 cell(email), currency.upper(), money.format_cents(total), money.format_rate(Decimal(rate)),
                 money.format_cents(to_usd(total, currency, rate)), money.format_percent(Decimal(commission)),
                 money.format_cents(to_usd(fee, currency, rate)), money.format_cents(to_usd(vendor, currency, rate)),
-                "split" if is_split else "direct", cell(reason), intent,
+                "split" if is_split else "direct", cell(reason), intent, kind, status,
             ) for (order_id, created, agent_id, agent, vid, email, currency, total, rate, commission, fee, vendor,
-                   is_split, reason, intent) in chunk]
+                   is_split, reason, intent, kind, status) in chunk]
 
     return csv_export.lines(SALES_HEADER, sales())

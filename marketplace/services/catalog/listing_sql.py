@@ -233,6 +233,7 @@ def _agent_json(dialect_name: str) -> ColumnElement:
         "shortDescription": a.short_description,
         "description": a.description,
         "price": _decimal_text(a.price_cents, dialect_name),
+        "pricingModel": a.pricing_model,
         "imageUrl": a.image_url,
         "demoUrl": a.demo_url,
         "fileUrl": case(

@@ -89,6 +89,7 @@ class CheckoutAgent:
     name: str
     image_url: str | None
     price_usd_cents: int
+    pricing_model: str = "monthly"  # models.PricingModel
 
     @property
     def is_free(self) -> bool:
@@ -101,7 +102,7 @@ def checkout_agent(*, actor: User | None, agent_id: str) -> CheckoutAgent:
     with session_scope() as session:
         agent = purchasable(session, buyer, agent_id)
         return CheckoutAgent(id=agent.id, name=agent.name, image_url=agent.image_url,
-                             price_usd_cents=agent.price_cents)
+                             price_usd_cents=agent.price_cents, pricing_model=agent.pricing_model)
 
 
 def browser_config() -> payments.BrowserConfig:

@@ -41,6 +41,7 @@ class VendorAgent:
     name: str
     short_description: str
     price_cents: int
+    pricing_model: str
     status: str
     rejection_reason: str | None
     category_id: int | None
@@ -78,7 +79,7 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
     vendor = require_vendor(actor)
     with session_scope() as session:
         rows = session.exec(
-            select(Agent.id, Agent.name, Agent.short_description, Agent.price_cents, Agent.status,
+            select(Agent.id, Agent.name, Agent.short_description, Agent.price_cents, Agent.pricing_model, Agent.status,
                    Agent.rejection_reason, Agent.category_id, Category.name, Agent.image_url, Agent.avg_rating,
                    Agent.review_count, Agent.sales_count, Agent.created_at, Agent.updated_at, Agent.current_version)
             .outerjoin(Category, Category.id == Agent.category_id)
@@ -112,7 +113,7 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
     agents = []
     for row in rows:
         revision = pending.get(row[0])
-        version = revision.version if revision else row[14]
+        version = revision.version if revision else row[15]
         agents.append(VendorAgent(*row, pending_revision=revision, file_count=counts[row[0]].get(version, 0),
                                   revision_rejection=rejected.get(row[0])))
     return agents
@@ -137,12 +138,14 @@ def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft) -> Non
     vendor = require_vendor(actor)
     with session_scope() as session:
         agent = own_agent(session, vendor=vendor, agent_id=agent_id)
-        clean = clean_draft(session, draft)
+        pending = revisions.pending_revision(session, agent) if agent.status == AgentStatus.APPROVED else None
+        # A draft that names no pricing model keeps the one the vendor last chose (the revision's, else the live).
+        current_model = (revisions.read_changes(pending) if pending else {}).get("pricing_model", agent.pricing_model)
+        clean = clean_draft(session, draft, current_model=current_model)
         if agent.status == AgentStatus.APPROVED:
             changes = {**clean.values(), "tags": list(clean.tags)}
             live_tags = revisions.agent_tags(session, agent.id)
-            if (revisions.pending_revision(session, agent) is None
-                    and not revisions.changed_fields(agent, live_tags, changes)):
+            if pending is None and not revisions.changed_fields(agent, live_tags, changes):
                 return  # saved without changes: nothing to claim, no revision to review
             revisions.claim_agent(session, agent)
             revision = revisions.open_revision(session, agent, vendor_id=vendor.id)
@@ -164,6 +167,7 @@ def _draft_of(agent: Agent, tags: list[str], changes: dict[str, object]) -> Agen
         description=str(value("description")), price=money.format_cents(int(price)),  # type: ignore[arg-type]
         category_id=value("category_id"), demo_url=value("demo_url"), image_url=value("image_url"),  # type: ignore[arg-type]
         tags=list(changes.get("tags", tags)),  # type: ignore[call-overload]
+        pricing_model=str(value("pricing_model")),
     )
 
 

@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from sqlmodel import Session
 
-from marketplace.models import Category
+from marketplace.models import Category, PricingModel
 from marketplace.services import money
 from marketplace.services.errors import Invalid, InvalidParameter
 from marketplace.services.images import MAX_URL, is_web_url  # agents.image_url / demo_url
@@ -23,7 +23,7 @@ MAX_SHORT_DESCRIPTION = 500  # agents.short_description
 MAX_DESCRIPTION = 20_000  # agents.description is Text; a listing page is not a book
 MAX_TAGS = 5
 MAX_TAG = 50  # agent_tags.tag
-MAX_PRICE_CENTS = 10_000_000  # 100000.00 a month
+MAX_PRICE_CENTS = 10_000_000  # 100000.00 (a month, or once)
 MAX_PRICE_TEXT = 20
 MAX_CATEGORY_ID = 2**31 - 1  # categories.id is a 32-bit integer
 
@@ -38,6 +38,7 @@ PRICE_INVALID = "Price must be a number such as 29.99"
 PRICE_NEGATIVE = "Price cannot be negative"
 PRICE_DECIMALS = "Price can have at most 2 decimals"
 PRICE_TOO_HIGH = f"Price must be at most {money.format_cents(MAX_PRICE_CENTS)}"
+PRICING_MODEL_INVALID = "Pricing model must be 'monthly' (a monthly subscription) or 'one_time' (a one-time licence)"
 CATEGORY_REQUIRED = "Category is required"
 CATEGORY_UNKNOWN = "Category not found"
 DEMO_URL_INVALID = "Demo URL must be a valid http(s) URL"
@@ -59,6 +60,7 @@ class AgentDraft:
     demo_url: str | None = None
     image_url: str | None = None
     tags: list[str] = field(default_factory=list)
+    pricing_model: str | None = None  # None: the agent's current model (monthly for a new agent)
 
 
 @dataclass(frozen=True)
@@ -73,12 +75,13 @@ class CleanDraft:
     demo_url: str | None
     image_url: str | None
     tags: tuple[str, ...]
+    pricing_model: str = PricingModel.MONTHLY
 
     def values(self) -> dict[str, object]:
         """The agent columns (tags excluded) as a dict, e.g. for a revision's `changes`."""
         return {"name": self.name, "short_description": self.short_description, "description": self.description,
-                "price_cents": self.price_cents, "category_id": self.category_id, "demo_url": self.demo_url,
-                "image_url": self.image_url}
+                "price_cents": self.price_cents, "pricing_model": self.pricing_model, "category_id": self.category_id,
+                "demo_url": self.demo_url, "image_url": self.image_url}
 
 
 def _text(value: str | None, *, field_name: str, label: str, required: str, too_long: str, limit: int,
@@ -108,6 +111,16 @@ def parse_price(value: str | int | float | None) -> int:
     if cents > MAX_PRICE_CENTS:
         raise Invalid(PRICE_TOO_HIGH, field="price")
     return cents
+
+
+def parse_pricing_model(value: str | None, *, current: str = PricingModel.MONTHLY) -> str:
+    """'monthly' or 'one_time'; not given -> `current` (so an edit that leaves it out keeps the agent's)."""
+    if value is None:
+        return current
+    text = str(value).strip()
+    if text not in tuple(PricingModel):
+        raise Invalid(PRICING_MODEL_INVALID, field="pricing_model")
+    return text
 
 
 def parse_category_id(value: int | str | None) -> int:
@@ -151,8 +164,9 @@ def parse_tags(text: str) -> list[str]:
     return list(normalise_tags((text or "").split(",")))
 
 
-def clean_draft(session: Session, draft: AgentDraft) -> CleanDraft:
-    """Check every field in the wizard's order (first error wins) and that the category exists."""
+def clean_draft(session: Session, draft: AgentDraft, *, current_model: str = PricingModel.MONTHLY) -> CleanDraft:
+    """Check every field in the wizard's order (first error wins) and that the category exists.
+    `current_model` is the edited agent's pricing model, kept when the draft does not name one."""
     name = _text(draft.name, field_name="name", label="Name", required=NAME_REQUIRED, too_long=NAME_TOO_LONG,
                  limit=MAX_NAME)
     short = _text(draft.short_description, field_name="short_description", label="Short description",
@@ -163,9 +177,11 @@ def clean_draft(session: Session, draft: AgentDraft) -> CleanDraft:
     image_url = clean_url(draft.image_url, field_name="image_url", message=IMAGE_URL_INVALID)
     demo_url = clean_url(draft.demo_url, field_name="demo_url", message=DEMO_URL_INVALID)
     price_cents = parse_price(draft.price)
+    pricing_model = parse_pricing_model(draft.pricing_model, current=current_model)
     category_id = parse_category_id(draft.category_id)
     if session.get(Category, category_id) is None:
         raise Invalid(CATEGORY_UNKNOWN, field="category_id")
     tags = normalise_tags(draft.tags)
     return CleanDraft(name=name, short_description=short, description=description, price_cents=price_cents,
-                      category_id=category_id, demo_url=demo_url, image_url=image_url, tags=tags)
+                      category_id=category_id, demo_url=demo_url, image_url=image_url, tags=tags,
+                      pricing_model=pricing_model)

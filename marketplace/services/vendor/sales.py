@@ -25,7 +25,7 @@ from sqlalchemy import Date, and_, case, cast, func
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
-from marketplace.models import Agent, AgentStatus, Order, OrderStatus, User
+from marketplace.models import Agent, AgentStatus, Order, OrderKind, OrderStatus, User
 from marketplace.services import csv_export, money, platform
 from marketplace.services.csv_export import cell
 from marketplace.services.errors import InvalidParameter
@@ -35,7 +35,7 @@ from marketplace.services.permissions import require_vendor
 PERIODS = {"day": 30, "month": 12}
 CSV_HEADER = ("order_id", "created_at", "agent", "customer_email", "currency", "total_amount", "price_usd",
               "vendor_earnings", "platform_fee", "commission_rate", "payment", "split_block_reason",
-              "exchange_rate", "payment_intent_id")
+              "exchange_rate", "payment_intent_id", "kind")
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,7 @@ class SaleRecord:
     split_block_reason: str | None
     payment_intent_id: str
     exchange_rate: Decimal
+    kind: str = OrderKind.PURCHASE  # purchase | subscription | renewal: a renewal is a sale like any other
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnaly
 _SALE_COLUMNS = (Order.id, Order.agent_id, Order.agent_name, Order.customer_email, Order.created_at, Order.currency,
                  Order.total_amount_cents, Order.original_price_usd_cents, Order.vendor_amount_cents,
                  Order.platform_fee_cents, Order.commission_rate, Order.commission_split_enabled,
-                 Order.split_block_reason, Order.payment_intent_id, Order.exchange_rate)
+                 Order.split_block_reason, Order.payment_intent_id, Order.exchange_rate, Order.kind)
 
 
 def _sale(row: Any) -> SaleRecord:
@@ -228,7 +229,7 @@ def _csv_row(sale: SaleRecord) -> tuple[Any, ...]:
             money.format_cents(sale.price_usd_cents), money.format_cents(sale.vendor_earnings_cents),
             money.format_cents(sale.platform_fee_cents), money.format_percent(Decimal(sale.commission_rate)),
             "split" if sale.split else "direct", cell(sale.split_block_reason),
-            money.format_rate(Decimal(sale.exchange_rate)), sale.payment_intent_id)
+            money.format_rate(Decimal(sale.exchange_rate)), sale.payment_intent_id, sale.kind)
 
 
 def sales_csv(*, actor: User | None) -> Iterator[str]:

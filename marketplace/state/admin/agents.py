@@ -46,7 +46,7 @@ class AgentView:
 def agent_view(row: admin_catalog.AdminAgentRow, zone: ZoneInfo) -> AgentView:
     return AgentView(
         id=row.id, name=row.name, vendor=row.vendor_username or "Unknown",
-        price=money.price_label(row.price_cents),
+        price=money.price_label(row.price_cents, pricing_model=row.pricing_model),
         status=row.status, status_label=STATUS_LABELS.get(row.status, "Pending"), approved=bool(row.is_approved),
         rating=f"{row.avg_rating or 0:.1f}", review_count=row.review_count or 0,
         created=format_day(row.created_at, zone), category=row.category_name or "Uncategorized",

@@ -107,15 +107,17 @@ class AnalyticsState(AdminState):
             return admin_failed(error)
         self._show_overview(overview)
         self.most_bought = [
-            RankItem(rank=n, name=r.agent_name, detail=money.price_label(r.agent_price_cents),
+            RankItem(rank=n, name=r.agent_name, detail=money.price_label(r.agent_price_cents,
+                                                                              pricing_model=r.pricing_model),
                      count=_count(r.purchase_count, "sale", "sales"), extra="", href=_agent_href(r.agent_id))
             for n, r in enumerate(bought, 1)]
         self.most_saved = [
-            RankItem(rank=n, name=r.agent_name, detail=money.price_label(r.agent_price_cents),
+            RankItem(rank=n, name=r.agent_name, detail=money.price_label(r.agent_price_cents,
+                                                                              pricing_model=r.pricing_model),
                      count=_count(r.favorites_count, "save", "saves"), extra="", href=_agent_href(r.agent_id))
             for n, r in enumerate(saved, 1)]
         self.most_viewed = [
-            RankItem(rank=n, name=r.name, detail=money.price_label(r.price_cents),
+            RankItem(rank=n, name=r.name, detail=money.price_label(r.price_cents, pricing_model=r.pricing_model),
                      count=_count(r.review_count, "review", "reviews"), extra=_count(r.view_count, "view", "views"),
                      href=_agent_href(r.id))
             for n, r in enumerate(viewed, 1)]

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services import images, money
+from marketplace.services import images, money, pricing
 from marketplace.services.admin import catalog, moderation
 from marketplace.state.admin.listing import Action, AdminList
 from marketplace.state.admin.page import AdminState
@@ -30,7 +30,8 @@ REJECT = Action(moderation.reject, "agent_id",
                 plain_toast=True)
 # services/vendor/revisions.DRAFT_FIELDS (+ tags) as the wizard labels them
 FIELD_LABELS = {"name": "Name", "short_description": "Short description", "description": "Description",
-                "price_cents": "Price", "category_id": "Category", "demo_url": "Demo URL", "image_url": "Image URL",
+                "price_cents": "Price", "pricing_model": "Pricing model",
+                "category_id": "Category", "demo_url": "Demo URL", "image_url": "Image URL",
                 "tags": "Tags"}
 
 
@@ -85,15 +86,13 @@ class ReviewedCard:
     reason: str
 
 
-def _price(cents: int) -> str:
-    """'$22.00 per month' (prices are monthly, spec section 9), or 'Free'."""
-    return money.price_label(cents, per="month")
-
-
-def _value_text(name: str, value: object) -> str:
-    """A field's value as the admin compares it: prices as money, tags joined, nothing as a dash."""
+def _value_text(name: str, value: object, pricing_model: str) -> str:
+    """A field's value as the admin compares it: prices as money under the model they were set with
+    (money.price_label), pricing models by the wizard's names, tags joined, nothing as a dash."""
     if name == "price_cents" and isinstance(value, int):
-        return _price(value)
+        return money.price_label(value, pricing_model=pricing_model)
+    if name == "pricing_model":
+        return pricing.MODEL_NAMES.get(str(value), str(value))
     if name == "tags" and isinstance(value, list):
         return ", ".join(str(tag) for tag in value) or "No tags"
     return "—" if value is None or value == "" else str(value)
@@ -106,8 +105,12 @@ def _file_view(info: moderation.FileInfo) -> FileView:
 
 def _pending_card(item: moderation.PendingItem, zone: ZoneInfo) -> PendingCard:
     vendor = item.vendor
+    # The live price reads under the live model, the proposed one under the proposed model.
+    new_model = item.pricing_model
+    old_model = next((str(c.old) for c in item.field_changes if c.field == "pricing_model"), new_model)
     return PendingCard(
-        id=item.agent_id, is_revision=item.kind == "revision", name=item.name, price=_price(item.price_cents),
+        id=item.agent_id, is_revision=item.kind == "revision", name=item.name,
+        price=money.price_label(item.price_cents, pricing_model=new_model),
         short_description=item.short_description, description=item.description,
         category=item.category_name or "Uncategorized", demo_url=item.demo_url or "",
         image_url=images.displayable_image_url(item.image_url),
@@ -117,15 +120,17 @@ def _pending_card(item: moderation.PendingItem, zone: ZoneInfo) -> PendingCard:
         tags=list(item.tags),
         files_added=list(item.files_added), files_removed=list(item.files_removed),
         files=[_file_view(info) for info in item.files],
-        changes=[ChangeView(label=FIELD_LABELS.get(c.field, c.field), old=_value_text(c.field, c.old),
-                            new=_value_text(c.field, c.new)) for c in item.field_changes],
+        changes=[ChangeView(label=FIELD_LABELS.get(c.field, c.field), old=_value_text(c.field, c.old, old_model),
+                            new=_value_text(c.field, c.new, new_model)) for c in item.field_changes],
     )
 
 
 def _reviewed_card(row: catalog.AdminAgentRow, zone: ZoneInfo) -> ReviewedCard:
     decided = row.reviewed_at or row.created_at  # demo and older rows may lack the decision time
     return ReviewedCard(
-        id=row.id, name=row.name, price=_price(row.price_cents), category=row.category_name or "Uncategorized",
+        id=row.id, name=row.name,
+        price=money.price_label(row.price_cents, pricing_model=row.pricing_model),
+        category=row.category_name or "Uncategorized",
         vendor=row.vendor_username or "Unknown", date=format_day(decided, zone),
         reason=row.rejection_reason or "",
     )

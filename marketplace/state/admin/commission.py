@@ -56,7 +56,9 @@ class SalesSummary(rx.State, mixin=True):
     total_revenue: str = "$0.00"
     admin_commission: str = "$0.00"
     vendor_earnings: str = "$0.00"
-    total_sales: int = 0
+    total_sales: str = "0"  # with thousands separators, like every figure
+    active_subscriptions: str = "0"
+    mrr: str = "$0.00"  # monthly recurring revenue, USD
     commission_rate: str = ""
     editing_rate: bool = False
     rate_draft: str = ""
@@ -69,7 +71,9 @@ class SalesSummary(rx.State, mixin=True):
         self.admin_commission = self.admin_earnings = money.format_amount(summary.admin_earnings_cents, "usd")
         self.vendor_earnings = money.format_amount(summary.vendor_earnings_cents, "usd")
         self.commission_rate = summary.commission_rate
-        self.total_sales = summary.total_sales
+        self.total_sales = f"{summary.total_sales:,}"
+        self.active_subscriptions = f"{summary.active_subscriptions:,}"
+        self.mrr = money.format_amount(summary.mrr_cents, "usd")
 
     async def _read(self, user: User | None) -> None:
         """The summary (a tab with more to show reads that too)."""

@@ -31,6 +31,8 @@ class CommissionView:
     vendor_payout: str = ""
     customer: str = ""
     date: str = ""
+    kind: str = ""  # Purchase | Subscription | Renewal
+    refunded: bool = False  # given back: shown, not summed
 
 
 def _commission_view(row: admin_sales.CommissionRow, zone: ZoneInfo) -> CommissionView:
@@ -41,14 +43,15 @@ def _commission_view(row: admin_sales.CommissionRow, zone: ZoneInfo) -> Commissi
         split=split, payment_type=f"Split ({money.split_label(row.commission_rate)})" if split else "Direct",
         commission=money.format_amount(row.commission_amount_cents, "usd"),
         vendor_payout=money.format_amount(row.vendor_amount_cents, "usd") if split else "N/A",
-        customer=row.customer_email or "", date=format_day_time(row.created_at, zone),
+        customer=row.customer_email or "", date=format_day_time(row.created_at, zone), kind=row.kind_label,
+        refunded=row.refunded,
     )
 
 
 class SalesState(SalesSummary, AdminState):
     split_rate: str = "N/A"
-    split_payments: int = 0
-    direct_payments: int = 0
+    split_payments: str = "0"
+    direct_payments: str = "0"
     vendor_payouts: str = "$0.00"
     commissions: list[CommissionView] = []
     commissions_total: int = 0
@@ -63,8 +66,8 @@ class SalesState(SalesSummary, AdminState):
         super()._show(summary)
         rate = summary.commission_split_rate
         self.split_rate = "N/A" if rate is None else f"{rate:.1f}%"
-        self.split_payments = summary.split_payments
-        self.direct_payments = summary.direct_payments
+        self.split_payments = f"{summary.split_payments:,}"
+        self.direct_payments = f"{summary.direct_payments:,}"
         self.vendor_payouts = money.format_amount(summary.total_vendor_payouts_cents, "usd")
 
     async def _read(self, user: User | None) -> None:

@@ -16,9 +16,9 @@ from zoneinfo import ZoneInfo
 
 import reflex as rx
 
-from marketplace.services import images, money
+from marketplace.services import images, money, pricing
 from marketplace.services.errors import DomainError, Unauthorized
-from marketplace.services.vendor import agents, payouts, sales, stats
+from marketplace.services.vendor import agents, payouts, recurring, sales, stats
 from marketplace.state import blocking
 from marketplace.state.display import format_day, format_day_time, logged_out_again, time_zone
 from marketplace.state.vendor.page import VendorState
@@ -43,6 +43,7 @@ class SaleRow:
     split: bool
     split_label: str
     reason: str
+    kind: str = ""  # Purchase | Subscription | Renewal
 
 
 @dataclass
@@ -96,7 +97,13 @@ class VendorDashboardState(VendorState):
     total_revenue: str = "$0.00"
     month_earnings: str = "$0.00"
     month_revenue: str = "$0.00"
-    total_sales: int = 0
+    total_sales: str = "0"  # figures with thousands separators
+    # recurring revenue (services/vendor/recurring.py)
+    active_subscribers: str = "0"
+    mrr: str = "$0.00"
+    cancellations: str = "0"
+    refunds: str = "0"
+    refunded: str = "$0.00"
     approved_agents: int = 0
     total_agents: int = 0
     avg_rating: str = "0.0"
@@ -143,6 +150,13 @@ class VendorDashboardState(VendorState):
     def more_payouts(self) -> bool:
         return self.payouts_total > PAYOUT_ROWS
 
+    def _show_recurring(self, figures: recurring.RecurringFigures) -> None:
+        self.active_subscribers = f"{figures.active_subscribers:,}"
+        self.mrr = money.format_amount(figures.mrr_cents, "usd")
+        self.cancellations = f"{figures.cancellations_30d:,}"
+        self.refunds = f"{figures.refunds_30d:,}"
+        self.refunded = money.format_amount(figures.refunded_30d_cents, "usd")
+
     @rx.event
     async def load(self) -> AsyncIterator[Any]:
         """Runs when the tab's panel mounts."""
@@ -152,6 +166,7 @@ class VendorDashboardState(VendorState):
         zone = time_zone(self.time_zone)
         try:
             figures = await blocking.run(sales.analytics, actor=user)
+            recurring_figures = await blocking.run(recurring.vendor_recurring, actor=user)
             page = await blocking.run(sales.list_sales, actor=user, limit=RECENT_SALES)
             own = await blocking.run(agents.list_own_agents, actor=user)
             series = await blocking.run(sales.earnings_series, actor=user, period=self.period)
@@ -162,7 +177,8 @@ class VendorDashboardState(VendorState):
         self.total_revenue = money.format_amount(figures.total_revenue_cents, "usd")
         self.month_earnings = money.format_amount(figures.this_month_earnings_cents, "usd")
         self.month_revenue = money.format_amount(figures.this_month_revenue_cents, "usd")
-        self.total_sales = figures.total_sales
+        self.total_sales = f"{figures.total_sales:,}"
+        self._show_recurring(recurring_figures)
         self.approved_agents = figures.approved_agents
         self.total_agents = figures.total_agents
         self.avg_rating = f"{figures.avg_rating:.1f}"
@@ -275,6 +291,7 @@ def _sale_row(sale: sales.SaleRecord, zone: ZoneInfo) -> SaleRow:
         split=sale.split,
         split_label=money.split_label(sale.commission_rate),
         reason=sale.split_block_reason or "",
+        kind=pricing.order_kind_label(sale.kind),
     )
 
 
@@ -282,7 +299,7 @@ def _agent_row(agent: agents.VendorAgent, zone: ZoneInfo) -> AgentRow:
     return AgentRow(
         id=agent.id,
         name=agent.name,
-        price=money.price_label(agent.price_cents),
+        price=money.price_label(agent.price_cents, pricing_model=agent.pricing_model),
         status=agent.status,
         rejection_reason=agent.rejection_reason or "",
         category=agent.category_name or "",

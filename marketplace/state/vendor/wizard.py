@@ -13,7 +13,8 @@ from typing import Any
 import reflex as rx
 
 from marketplace.config import settings
-from marketplace.services import filetypes, images
+from marketplace.models import PricingModel
+from marketplace.services import filetypes, images, pricing
 from marketplace.services.catalog import categories as category_service
 from marketplace.services.errors import DomainError, Forbidden, NotFound, Unauthorized
 from marketplace.services.permissions import require_vendor
@@ -40,11 +41,14 @@ LOG = logging.getLogger(__name__)
 FIELDS = {
     "name": "name", "shortDescription": "short_description", "description": "description", "tags": "tags_text",
     "imageUrl": "image_url", "demoUrl": "demo_url", "price": "price", "categoryId": "category_id",
+    "pricingModel": "pricing_model",
 }
 # which step shows a field, so a refusal from a service takes the user back to it
 FIELD_STEPS = {"name": 1, "short_description": 1, "description": 1, "tags": 1, "image_url": 2, "demo_url": 2,
-               "price": 3, "category_id": 3}
+               "price": 3, "pricing_model": 3, "category_id": 3}
 LAST_STEP = 4
+# The Pricing step's choices: (value, name, what it means), monthly first (preselected).
+PRICING_CHOICES = [(str(model), pricing.MODEL_NAMES[model], pricing.MODEL_DETAILS[model]) for model in PricingModel]
 BLOCKED = ("Please complete required fields", "Fill in all required information before proceeding.")
 TOO_MANY_TAGS = "Too many tags"
 CREATE_FAILED = "Failed to create agent"
@@ -70,6 +74,7 @@ class WizardState(SessionState):
     image_url: str = ""
     demo_url: str = ""
     price: str = ""
+    pricing_model: str = "monthly"  # PRICING_CHOICES' values; the service checks it
     category_id: str = ""
     categories: list[CategoryOption] = []
     uploads: list[UploadedFile] = []
@@ -111,7 +116,7 @@ class WizardState(SessionState):
 
     @rx.var
     def price_text(self) -> str:
-        return price_label(self.price) if self.price else ""
+        return price_label(self.price, self.pricing_model) if self.price else ""
 
     @rx.var
     def category_name(self) -> str:
@@ -163,6 +168,7 @@ class WizardState(SessionState):
         self.has_pending_revision = editable.has_pending_revision
         self.name, self.short_description, self.description = draft.name, draft.short_description, draft.description
         self.price = draft.price or ""
+        self.pricing_model = draft.pricing_model or "monthly"
         self.category_id = "" if draft.category_id is None else str(draft.category_id)
         self.image_url, self.demo_url = draft.image_url or "", draft.demo_url or ""
         self.tags = list(draft.tags)
@@ -197,6 +203,10 @@ class WizardState(SessionState):
     @rx.event
     def set_price(self, value: str) -> None:
         self.price = value
+
+    @rx.event
+    def set_pricing_model(self, value: str) -> None:
+        self.pricing_model = value
 
     @rx.event
     def set_category_id(self, value: str) -> None:
@@ -328,7 +338,8 @@ class WizardState(SessionState):
     def _draft(self) -> AgentDraft:
         return AgentDraft(
             name=self.name, short_description=self.short_description, description=self.description,
-            price=self.price, category_id=self.category_id or None, demo_url=self.demo_url or None,
+            price=self.price, pricing_model=self.pricing_model,
+            category_id=self.category_id or None, demo_url=self.demo_url or None,
             image_url=self.image_url or None, tags=list(self.tags),
         )
 

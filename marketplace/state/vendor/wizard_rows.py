@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from marketplace.services import money
+from marketplace.services.vendor.drafts import MAX_PRICE_CENTS
+
 
 @dataclass
 class CategoryOption:
@@ -41,10 +44,14 @@ def size_label(size: int) -> str:
     return f"{value:.1f} MB"
 
 
-def price_label(price: str) -> str:
-    """'29.9' -> '$29.90' for the summary and preview; what was typed when it is not a number."""
+def price_label(price: str, pricing_model: str) -> str:
+    """What was typed as the listing will label it (money's one rule), for the summary and preview:
+    ('29.9', 'monthly') -> '$29.90/month', ('49', 'one_time') -> '$49.00 one-time'; what was typed when it is
+    not a number of cents the service would take."""
     try:
         amount = Decimal(price.strip())
     except (InvalidOperation, ValueError):
         return price
-    return f"${amount:,.2f}" if amount.is_finite() else price
+    if not amount.is_finite() or amount < 0 or amount > MAX_PRICE_CENTS / 100:
+        return price
+    return money.price_label(money.round_half_up(amount * 100), pricing_model=pricing_model)
