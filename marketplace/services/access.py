@@ -17,6 +17,10 @@ from marketplace.models import Purchase
 from marketplace.models.base import utcnow
 
 GRACE = timedelta(days=7)  # access after a failed renewal, while the customer updates the card
+# Stripe charges a renewal about an hour after the period ends (its invoice.paid comes after that): a paid
+# period's access runs this much longer, so a renewal in flight never locks a paying customer out. A
+# subscription that ends (cancelled at the period's end, unpaid) ends access when Stripe says so.
+RENEWAL_SLACK = timedelta(days=1)
 
 
 def active(now: datetime | None = None) -> ColumnElement[bool]:

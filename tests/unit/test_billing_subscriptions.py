@@ -134,8 +134,11 @@ def test_a_monthly_agent_checks_out_as_a_split_subscription(stripe_standin, buye
     assert order.commission_split_enabled and order.customer_email == buyer.email
     row = _row(intent.subscription_id)
     assert row.status == SubscriptionStatus.ACTIVE and row.current_period_end > utcnow() + 27 * DAY
-    assert done.purchase.access_until == row.current_period_end and done.purchase.subscription_id == row.id
-    assert _has_access(buyer.id, agent.id) and not _has_access(buyer.id, agent.id, row.current_period_end + DAY)
+    assert done.purchase.access_until == row.current_period_end + access.RENEWAL_SLACK
+    assert done.purchase.subscription_id == row.id
+    # A renewal is charged about an hour after the period ends: the customer keeps access meanwhile.
+    assert _has_access(buyer.id, agent.id) and _has_access(buyer.id, agent.id, row.current_period_end + DAY / 24)
+    assert not _has_access(buyer.id, agent.id, row.current_period_end + DAY)
     # The vendor's transfer and the platform's fee, as Stripe moved them.
     assert stripe_standin.balance(vendor.stripe_account_id)["available"]["usd"] == 2399
     again = purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
@@ -315,7 +318,7 @@ def test_a_renewal_on_a_test_clock_makes_a_renewal_order_and_extends_access(app_
     assert renewal.invoice_id != first.invoice_id and renewal.commission_split_enabled
     row = _row(intent.subscription_id)
     assert row.current_period_end > first_end + 27 * DAY and row.status == SubscriptionStatus.ACTIVE
-    assert _purchase(buyer.id, agent.id).access_until == row.current_period_end
+    assert _purchase(buyer.id, agent.id).access_until == row.current_period_end + access.RENEWAL_SLACK
     mailbox.last(buyer.email, "Your subscription renewed: Renew Bot")
     mailbox.last(vendor.email, "New sale: Renew Bot")
 
@@ -358,7 +361,7 @@ def test_a_failed_renewal_gives_a_grace_period_and_a_new_card_recovers_it(app_we
     assert view.status == SubscriptionStatus.ACTIVE
     row = _row(row.id)
     assert row.past_due_since is None and len(_orders(row.id)) == 2
-    assert _purchase(buyer.id, agent.id).access_until == row.current_period_end
+    assert _purchase(buyer.id, agent.id).access_until == row.current_period_end + access.RENEWAL_SLACK
 
 
 def test_a_lapse_ends_access_and_the_lapsed_subscriber_may_buy_again(app_webhooks, buyer, make_agent, monkeypatch):

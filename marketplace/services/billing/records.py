@@ -183,6 +183,8 @@ def _grant(session: Session, row: Subscription, order: Order, *, period_end: dat
         return None
     now = utcnow()
     until = period_end if period_end is not None else row.current_period_end
+    if until is not None:
+        until += access.RENEWAL_SLACK
     if row.ended_at is not None:
         until = now  # paid after the end (a late webhook): the money is recorded, access stays ended
     purchase = session.exec(select(Purchase).where(Purchase.user_id == row.user_id,
