@@ -187,12 +187,18 @@ def _purchase_card(card: PurchaseCard) -> rx.Component:
             rx.cond(card.subscription_id != "", _subscription_box(card)),
             rx.cond(card.has_order, _payment_box(card)),
             rx.hstack(
-                rx.button(
-                    rx.cond(DashboardState.downloading == card.id, rx.spinner(size="1"), rx.icon("download", size=16)),
-                    "Download",
-                    on_click=DashboardState.download(card.id),
-                    disabled=DashboardState.downloading != "",
-                    flex="1", class_name="download-button",
+                rx.cond(
+                    card.access_note == "",
+                    rx.button(
+                        rx.cond(DashboardState.downloading == card.id, rx.spinner(size="1"),
+                                rx.icon("download", size=16)),
+                        "Download",
+                        on_click=DashboardState.download(card.id),
+                        disabled=DashboardState.downloading != "",
+                        flex="1", class_name="download-button",
+                    ),
+                    rx.badge(rx.icon("lock", size=12), card.access_note, color_scheme="gray", size="2",
+                             flex="1", justify_content="center", class_name="access-note"),
                 ),
                 rx.cond(
                     card.demo_url != "",

@@ -46,6 +46,7 @@ class PurchaseCard:
     purchased_on: str
     price: str
     has_files: bool
+    access_note: str  # why the agent can no longer be used (refunded, ended, disputed); empty while it can
     demo_url: str
     has_order: bool
     split_enabled: bool
@@ -104,6 +105,7 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo,
         purchased_on=format_day(record.purchase.purchased_at, zone),
         price=money.amount_label(record.purchase.purchase_price_cents, currency=record.purchase.currency),
         has_files=record.has_files,
+        access_note=record.access_note,
         demo_url=agent.demo_url or "",
         has_order=public is not None,
         split_enabled=bool(public and public.commission_split_enabled),

@@ -67,3 +67,29 @@ def test_nobody_else_has_access(bought):
     agent, buyer = bought
     f.make_purchase(buyer, agent)
     assert not _has(f.make_user(), agent)
+
+
+def _note(buyer, agent) -> str:
+    from marketplace.services import purchases
+
+    [record] = [r for r in purchases.list_purchases(actor=buyer) if r.agent.id == agent.id]
+    return record.access_note
+
+
+def test_my_agents_says_why_an_agent_can_no_longer_be_used(bought):
+    from marketplace.models import Order, OrderStatus
+    from marketplace.services.purchases import history
+
+    agent, buyer = bought
+    purchase = f.make_purchase(buyer, agent)
+    assert _note(buyer, agent) == ""
+    _set(purchase.id, suspended_at=utcnow())
+    assert _note(buyer, agent) == history.ACCESS_SUSPENDED
+    _set(purchase.id, suspended_at=None, access_until=utcnow())
+    with db.session_scope() as session:
+        session.get(Order, purchase.order_id).status = OrderStatus.REFUNDED
+    assert _note(buyer, agent) == history.ACCESS_REFUNDED
+
+    other = f.make_agent(vendor=f.make_vendor(), price_cents=500)
+    f.make_subscription(other, buyer, access_until=utcnow() - timedelta(days=1))
+    assert _note(buyer, other) == history.ACCESS_ENDED

@@ -12,6 +12,7 @@ from sqlmodel import select
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentFile, Order, OrderStatus, Purchase, User
 from marketplace.models.base import utcnow
+from marketplace.services import access
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.permissions import require_user
 
@@ -22,28 +23,43 @@ NO_RECENT_PURCHASE = "No recent purchase to confirm"
 ORDER_ID_RE = re.compile(r"[A-Za-z0-9]{1,32}")  # ASCII only: str.isalnum() would let other scripts' digits in
 
 
+ACCESS_REFUNDED = "Refunded: access ended"
+ACCESS_SUSPENDED = "Suspended while a payment dispute is open"
+ACCESS_ENDED = "Access ended"
+
+
 @dataclass(frozen=True)
 class PurchaseRecord:
     purchase: Purchase
     agent: Agent
     has_files: bool
     order: Order | None
+    access_note: str = ""  # empty while the agent may be used (services/access), else why not
+
+
+def _access_note(purchase: Purchase, order: Order | None, has_access: bool) -> str:
+    if has_access:
+        return ""
+    if purchase.suspended_at is not None:
+        return ACCESS_SUSPENDED
+    return ACCESS_REFUNDED if order is not None and order.status == OrderStatus.REFUNDED else ACCESS_ENDED
 
 
 def list_purchases(*, actor: User | None) -> list[PurchaseRecord]:
     user = require_user(actor)
     with session_scope() as session:
         rows = session.exec(
-            select(Purchase, Agent, Order)
+            select(Purchase, Agent, Order, access.active().label("has_access"))
             .join(Agent, Agent.id == Purchase.agent_id)
             .join(Order, Order.id == Purchase.order_id, isouter=True)
             .where(Purchase.user_id == user.id)
             .order_by(Purchase.purchased_at.desc(), Purchase.id)
         ).all()
-        agent_ids = {agent.id for _, agent, _ in rows}
+        agent_ids = {agent.id for _, agent, _, _ in rows}
         with_files = set(session.exec(select(AgentFile.agent_id).where(AgentFile.agent_id.in_(agent_ids))).all()) \
             if agent_ids else set()
-    return [PurchaseRecord(purchase=p, agent=a, has_files=a.id in with_files, order=o) for p, a, o in rows]
+    return [PurchaseRecord(purchase=p, agent=a, has_files=a.id in with_files, order=o,
+                           access_note=_access_note(p, o, bool(ok))) for p, a, o, ok in rows]
 
 
 def recent_purchase(*, actor: User | None, order_id: str) -> Order:
