@@ -10,7 +10,7 @@ from datetime import datetime
 from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.models import NotificationType, Order, Refund, RefundSource, RefundStatus, User
@@ -88,25 +88,25 @@ def requested_count(*, actor: User | None) -> int:
     return list_refunds(actor=actor, status="requested", limit=1)[1]
 
 
-def _decide(admin: User, refund_id: str, values: dict[str, object]) -> Refund:
+def _decide(session: Session, admin: User, refund_id: str, values: dict[str, object]) -> Refund:
     """Claim a requested refund (409 when it is not, or no longer, waiting)."""
-    with session_scope() as session:
-        status = session.exec(select(Refund.status).where(Refund.id == refund_id)).first()
-        if status is None:
-            raise NotFound(REFUND_NOT_FOUND)
-        if status != RefundStatus.REQUESTED:
-            raise Conflict(NOT_REQUESTED)
-        decisions.claim(session, Refund, Refund.id == refund_id, Refund.status == RefundStatus.REQUESTED,
-                        values={**values, "decided_by_id": admin.id, "decided_at": utcnow()},
-                        conflict=DECIDED_MEANWHILE)
-        return session.exec(select(Refund).where(Refund.id == refund_id)).one()
+    status = session.exec(select(Refund.status).where(Refund.id == refund_id)).first()
+    if status is None:
+        raise NotFound(REFUND_NOT_FOUND)
+    if status != RefundStatus.REQUESTED:
+        raise Conflict(NOT_REQUESTED)
+    decisions.claim(session, Refund, Refund.id == refund_id, Refund.status == RefundStatus.REQUESTED,
+                    values={**values, "decided_by_id": admin.id, "decided_at": utcnow()},
+                    conflict=DECIDED_MEANWHILE)
+    return session.exec(select(Refund).where(Refund.id == refund_id)).one()
 
 
 def approve(*, actor: User | None, refund_id: object) -> Outcome:
     """Pay a requested refund back. If Stripe fails the request waits again (502), to be approved later."""
     admin = require_admin(actor)
     refund_id = check_id(refund_id, field="refundId", missing=REFUND_NOT_FOUND)
-    refund = _decide(admin, refund_id, {"status": RefundStatus.PENDING})
+    with session_scope() as session:
+        refund = _decide(session, admin, refund_id, {"status": RefundStatus.PENDING})
     settled = pay_back(refund.id, audit_entry=Audit(admin, "refund.approve", {}), tell_buyer=True,
                        on_failure=RefundStatus.REQUESTED)
     return Outcome(refund_id=settled.id, status=settled.status)
@@ -118,15 +118,8 @@ def reject(*, actor: User | None, refund_id: object, reason: object = None) -> O
     refund_id = check_id(refund_id, field="refundId", missing=REFUND_NOT_FOUND)
     text = clean_reason(reason, required=False)
     with session_scope() as session:
-        status = session.exec(select(Refund.status).where(Refund.id == refund_id)).first()
-        if status is None:
-            raise NotFound(REFUND_NOT_FOUND)
-        if status != RefundStatus.REQUESTED:
-            raise Conflict(NOT_REQUESTED)
-        decisions.claim(session, Refund, Refund.id == refund_id, Refund.status == RefundStatus.REQUESTED,
-                        values={"status": RefundStatus.REJECTED, "decision_reason": text or None,
-                                "decided_by_id": admin.id, "decided_at": utcnow()}, conflict=DECIDED_MEANWHILE)
-        refund = session.exec(select(Refund).where(Refund.id == refund_id)).one()
+        refund = _decide(session, admin, refund_id,
+                         {"status": RefundStatus.REJECTED, "decision_reason": text or None})
         order = session.exec(select(Order).where(Order.id == refund.order_id)).one()
         audit.record(session, actor=admin, action="refund.reject", target_type="refund", target_id=refund.id,
                      details={"orderId": order.id, "reason": text})
