@@ -99,7 +99,8 @@ def test_the_webhook_may_settle_our_refund_before_our_request_does(stripe_standi
 
 
 def test_a_refund_event_before_the_payment_event_records_then_refunds(stripe_standin, make_agent):
-    agent, buyer = make_agent(price_cents=2500), factories.make_user()
+    # A one-off payment (a licence): its own payment_intent.succeeded records it (a subscription's invoice.paid).
+    agent, buyer = make_agent(price_cents=2500, pricing_model="one_time"), factories.make_user()
     intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
     stripe_standin.confirm(intent.client_secret)
     httpx.post(f"{stripe_standin.base}/_standin/refund", data={"payment_intent": intent.payment_intent_id})
@@ -133,7 +134,7 @@ def test_a_dispute_suspends_access_and_tells_every_admin_once(stripe_standin, ma
 
 def test_a_dispute_before_the_payment_event_records_the_payment_first(stripe_standin, make_agent):
     factories.make_admin()
-    agent, buyer = make_agent(price_cents=2500), factories.make_user()
+    agent, buyer = make_agent(price_cents=2500, pricing_model="one_time"), factories.make_user()  # a one-off payment
     intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
     stripe_standin.confirm(intent.client_secret)
     httpx.post(f"{stripe_standin.base}/_standin/disputes", data={"payment_intent": intent.payment_intent_id})
