@@ -78,29 +78,29 @@ def _subscribe_and_manage(page: Page, agent_name: str, shots: str) -> None:
 
 
 def test_subscribe_see_it_cancel_and_resume(page: Page) -> None:
-    _subscribe_and_manage(page, "Churn Oracle", "subscription")
+    _subscribe_and_manage(page, "Report Robot", "subscription")
 
 
 def test_subscribe_cancel_and_resume_on_a_phone(page: Page) -> None:
     phone(page)
-    _subscribe_and_manage(page, "Dashboard Builder", "subscription-phone")
+    _subscribe_and_manage(page, "Zap Weaver", "subscription-phone")
     open_page(page, "/dashboard")
     expect_fits_phone(page, ".subscription-box", "subscription-phone-my-agents")
 
 
 def test_update_card_page_saves_a_new_card(page: Page) -> None:
     sign_up(page, "cardholder")
-    buy(page, _agent_id(page, "InvoiceFlow"))
+    buy(page, _agent_id(page, "Meeting Minutes"))
     [subscription] = page.request.get("/api/user/subscriptions").json()
     open_page(page, f"/dashboard/billing/{subscription['id']}")
-    expect(page.locator("#card-update-agent")).to_have_text("Subscription: InvoiceFlow")
+    expect(page.locator("#card-update-agent")).to_have_text("Subscription: Meeting Minutes")
     expect(page.locator("#submit-payment")).to_have_text("Save card")
     expect(page.locator("#submit-payment")).to_be_enabled()
     page.get_by_label("Card number").fill("4242 4242 4242 4242")
     page.get_by_label("Expiration date").fill("12 / 34")
     page.get_by_label("Security code").fill("123")
     page.click("#submit-payment")
-    expect_toast(page, "Card updated", "Your subscription to InvoiceFlow uses the new card.")
+    expect_toast(page, "Card updated", "Your subscription to Meeting Minutes uses the new card.")
     expect(page).to_have_url(re.compile(r"/dashboard\?tab=purchases$"))
     open_page(page, f"/dashboard/billing/{subscription['id']}")
     expect_fits_phone(page, "#card-update-title", "card-update-phone")
