@@ -1,0 +1,163 @@
+"""The demo customer's subscriptions and refund, real in the local stand-in (run by `seed_demo` after the vendor).
+
+`customer` subscribes, through the product's checkout and billing services, to three monthly agents of the
+demo vendor and buys one of its one-time licences, each paid with Stripe's test card (confirmed server-side as
+Stripe.js would confirm it). The demo test clock is created two months back, so advancing it (one month, then
+up to now) makes Stripe renew every subscription twice. Before the second renewal one subscription gets, through
+the update-card flow, the test card that attaches but declines every charge (4000000000000341): that renewal
+fails and the subscription is past due. Another is cancelled at the period end, and an admin refunds the licence
+through the refunds service. Each webhook the stand-in sends is applied here as well, by the same billing
+handlers the webhook route calls (while `make run` seeds, the app is not serving yet: those deliveries fail,
+and the handlers are idempotent, so a later delivery changes nothing).
+
+Idempotent: a demo customer who already has subscriptions is left as they are.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+
+from sqlmodel import select
+
+from marketplace import db
+from marketplace.integrations import billing, payments
+from marketplace.models import (
+    Agent,
+    AgentStatus,
+    Order,
+    PlatformSetting,
+    PricingModel,
+    Subscription,
+    User,
+)
+from marketplace.models.base import utcnow
+from marketplace.services.billing import cancel_subscription, demo_clock, finish_card_update, start_card_update
+from marketplace.services.billing import invoices as billing_invoices
+from marketplace.services.purchases import checkout, completion
+from marketplace.services.refunds import admin as refunds_admin
+
+CUSTOMER, VENDOR, ADMIN = "customer", "vendor", "admin"
+START_DAYS_AGO = 63  # the clock starts here: two monthly renewals fall before today
+FIRST_ADVANCE_DAYS = 32
+GOOD_CARD = "pm_card_visa"
+FAILING_CARD = "pm_card_chargeCustomerFail"  # 4000000000000341: attaches, then every charge is declined
+REFUND_REASON = "Bought by mistake: the customer wanted the monthly plan"
+READY_TIMEOUT_S = 120.0
+
+
+def _user(username: str) -> User | None:
+    with db.session_scope() as session:
+        return session.exec(select(User).where(User.username == username)).first()
+
+
+def _agents(vendor: User) -> tuple[list[Agent], Agent | None]:
+    """Three monthly agents and one one-time agent of the vendor, by name, so every run picks the same."""
+    with db.session_scope() as session:
+        rows = session.exec(select(Agent).where(Agent.vendor_id == vendor.id, Agent.status == AgentStatus.APPROVED,
+                                                Agent.price_cents > 0).order_by(Agent.name)).all()
+    monthly = [a for a in rows if a.pricing_model == PricingModel.MONTHLY][:3]
+    one_time = next((a for a in rows if a.pricing_model == PricingModel.ONE_TIME), None)
+    return monthly, one_time
+
+
+def _start_clock() -> None:
+    """The demo clock, created two months back (unless demo mode already has one), so renewals are in the past."""
+    with db.session_scope() as session:
+        if session.get(PlatformSetting, demo_clock.CLOCK_SETTING) is not None:
+            return
+    clock = billing.create_test_clock(name="AgentMarket demo", frozen_time=utcnow() - timedelta(days=START_DAYS_AGO))
+    with db.session_scope() as session:
+        session.add(PlatformSetting(key=demo_clock.CLOCK_SETTING, value=clock.id,
+                                    description="The demo mode's Stripe test clock"))
+
+
+def _pay(client_secret: str) -> None:
+    intent_id = client_secret.split("_secret_")[0]
+    payments.client().v1.payment_intents.confirm(intent_id, params={"payment_method": GOOD_CARD})
+
+
+def _subscribe(buyer: User, agent: Agent) -> str:
+    """The checkout of a monthly agent, paid: answers the subscription row's id."""
+    opened = checkout.create_payment_intent(actor=buyer, agent_id=agent.id)
+    _pay(opened.client_secret)
+    billing_invoices.record_payment(actor=buyer, payment_intent_id=opened.payment_intent_id, agent_id=agent.id,
+                                    user_id=None)
+    assert opened.subscription_id is not None
+    return opened.subscription_id
+
+
+def _give_failing_card(buyer: User, subscription_id: str) -> None:
+    """The update-card flow with the card that declines every later charge."""
+    started = start_card_update(actor=buyer, subscription_id=subscription_id)
+    intent_id = started.client_secret.split("_secret_")[0]
+    payments.client().v1.setup_intents.confirm(intent_id, params={"payment_method": FAILING_CARD})
+    finish_card_update(actor=buyer, subscription_id=subscription_id, setup_intent_id=intent_id)
+
+
+def _advance(to: datetime) -> None:
+    clock_id = demo_clock.clock_id_for_new_customer()
+    assert clock_id is not None
+    billing.advance_test_clock(clock_id, to=to)
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while billing.retrieve_test_clock(clock_id).status == "advancing":
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the demo clock {clock_id} is still advancing")
+        time.sleep(0.1)
+
+
+def _apply_webhooks(buyer: User) -> None:
+    """What the `invoice.*` and `customer.subscription.*` webhooks do, for each of the buyer's subscriptions."""
+    with db.session_scope() as session:
+        stripe_ids = session.exec(select(Subscription.stripe_subscription_id)
+                                  .where(Subscription.user_id == buyer.id)).all()
+    for stripe_id in stripe_ids:
+        listed = payments.client().v1.invoices.list(params={"subscription": stripe_id, "limit": 100})
+        for invoice in sorted(listed.data, key=lambda i: i.created):
+            if invoice.status == "paid":
+                billing_invoices.invoice_paid(invoice.id)
+            elif invoice.status == "open" and invoice.attempt_count:
+                billing_invoices.invoice_payment_failed(invoice.id)
+        billing_invoices.subscription_changed(stripe_id)
+
+
+def _clock_time() -> datetime:
+    clock_id = demo_clock.clock_id_for_new_customer()
+    assert clock_id is not None
+    return billing.retrieve_test_clock(clock_id).frozen_time
+
+
+def seed() -> dict[str, str] | None:
+    """Seed the demo customer's billing; answers what was made (subscription row ids by role and the refunded
+    order's id), None when there is nothing to do."""
+    buyer, vendor, admin = _user(CUSTOMER), _user(VENDOR), _user(ADMIN)
+    if buyer is None or vendor is None or admin is None:
+        print("billing demo: no 'customer', 'vendor' or 'admin' (load the demo data first); nothing to do")
+        return None
+    with db.session_scope() as session:
+        if session.exec(select(Subscription.id).where(Subscription.user_id == buyer.id)).first():
+            print("billing demo: the demo customer already has subscriptions")
+            return None
+    monthly, one_time = _agents(vendor)
+    if len(monthly) < 3 or one_time is None:
+        print("billing demo: the demo vendor lacks three monthly agents and a one-time one; nothing to do")
+        return None
+    started = time.monotonic()
+    _start_clock()
+    renewing, cancelled, past_due = (_subscribe(buyer, agent) for agent in monthly)
+    licence = checkout.create_payment_intent(actor=buyer, agent_id=one_time.id)
+    _pay(licence.client_secret)
+    order = completion.complete_payment(actor=buyer, payment_intent_id=licence.payment_intent_id,
+                                        agent_id=one_time.id).order
+    _advance(_clock_time() + timedelta(days=FIRST_ADVANCE_DAYS))
+    _apply_webhooks(buyer)
+    _give_failing_card(buyer, past_due)
+    _advance(max(utcnow(), _clock_time() + timedelta(days=1)))
+    _apply_webhooks(buyer)
+    cancel_subscription(actor=buyer, subscription_id=cancelled)
+    refunds_admin.refund_order(actor=admin, order_id=order.id, reason=REFUND_REASON)
+    with db.session_scope() as session:
+        orders = len(session.exec(select(Order.id).where(Order.user_id == buyer.id,
+                                                         Order.subscription_id.is_not(None))).all())  # type: ignore[union-attr]
+    print(f"billing demo: 3 subscriptions ({orders} paid invoices), 1 refund in {time.monotonic() - started:.1f}s")
+    return {"renewing": renewing, "cancelled": cancelled, "past_due": past_due, "refunded_order": order.id}
