@@ -1,22 +1,24 @@
-"""The demo customer's subscriptions and refund, real in the local stand-in (run by `seed_demo` after the vendor).
+"""The demo customer's subscriptions and refunds, real in the local stand-in (run by `seed_demo` after the vendor).
 
 `customer` subscribes, through the product's checkout and billing services, to three monthly agents of the
-demo vendor and buys one of its one-time licences, each paid with Stripe's test card (confirmed server-side as
-Stripe.js would confirm it). The demo test clock is created two months back, so advancing it (one month, then
-up to now) makes Stripe renew every subscription twice. Before the second renewal one subscription gets, through
-the update-card flow, the test card that attaches but declines every charge (4000000000000341): that renewal
-fails and the subscription is past due. Another is cancelled at the period end, and an admin refunds the licence
-through the refunds service. Each webhook the stand-in sends is applied here as well, by the same billing
-handlers the webhook route calls (while `make run` seeds, the app is not serving yet: those deliveries fail,
-and the handlers are idempotent, so a later delivery changes nothing).
+demo vendor, each paid with Stripe's test card (confirmed server-side as Stripe.js would confirm it). The demo
+test clock is created two months back, so advancing it (a month, then up to now) makes Stripe renew each
+subscription twice. Before the second renewal one subscription gets, through the update-card flow, the test card
+that attaches but declines every charge (4000000000000341): that renewal fails and it is past due. Another is
+cancelled at the period end. The customer also buys three one-time licences (the demo vendor's first): an admin
+refunds one, the customer gets one back under the 30-day guarantee, and asks for the third, which, as a third
+refund within 90 days, waits in the admin's Refunds tab.
 
-Idempotent: a demo customer who already has subscriptions is left as they are.
+The stand-in's webhooks are applied here by the same billing handlers the webhook route calls (`make run` seeds
+before the app serves, with the stand-in's endpoint not yet registered). The orders, subscriptions and access
+are then dated when Stripe's clock says they happened. Idempotent: a demo customer who already has
+subscriptions is left as they are.
 """
 
 from __future__ import annotations
 
 import time
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlmodel import select
 
@@ -28,21 +30,24 @@ from marketplace.models import (
     Order,
     PlatformSetting,
     PricingModel,
+    Purchase,
     Subscription,
     User,
 )
 from marketplace.models.base import utcnow
+from marketplace.services import refunds
 from marketplace.services.billing import cancel_subscription, demo_clock, finish_card_update, start_card_update
 from marketplace.services.billing import invoices as billing_invoices
 from marketplace.services.purchases import checkout, completion
-from marketplace.services.refunds import admin as refunds_admin
 
 CUSTOMER, VENDOR, ADMIN = "customer", "vendor", "admin"
 START_DAYS_AGO = 63  # the clock starts here: two monthly renewals fall before today
 FIRST_ADVANCE_DAYS = 32
 GOOD_CARD = "pm_card_visa"
 FAILING_CARD = "pm_card_chargeCustomerFail"  # 4000000000000341: attaches, then every charge is declined
-REFUND_REASON = "Bought by mistake: the customer wanted the monthly plan"
+REFUND_REASON = "Charged twice by the bank, per the customer's e-mail"
+GUARANTEE_REASON = "It does not handle our invoices in euros."
+WAITING_REASON = "I expected it to connect to our CRM."
 READY_TIMEOUT_S = 120.0
 
 
@@ -51,14 +56,24 @@ def _user(username: str) -> User | None:
         return session.exec(select(User).where(User.username == username)).first()
 
 
-def _agents(vendor: User) -> tuple[list[Agent], Agent | None]:
-    """Three monthly agents and one one-time agent of the vendor, by name, so every run picks the same."""
+def _agents(vendor: User) -> tuple[list[Agent], list[Agent]]:
+    """Three monthly agents of the vendor and three one-time agents (the vendor's first), by name, so every run
+    picks the same."""
     with db.session_scope() as session:
-        rows = session.exec(select(Agent).where(Agent.vendor_id == vendor.id, Agent.status == AgentStatus.APPROVED,
-                                                Agent.price_cents > 0).order_by(Agent.name)).all()
-    monthly = [a for a in rows if a.pricing_model == PricingModel.MONTHLY][:3]
-    one_time = next((a for a in rows if a.pricing_model == PricingModel.ONE_TIME), None)
+        rows = session.exec(select(Agent).where(Agent.status == AgentStatus.APPROVED, Agent.price_cents > 0)
+                            .order_by(Agent.name)).all()
+    monthly = [a for a in rows if a.pricing_model == PricingModel.MONTHLY and a.vendor_id == vendor.id][:3]
+    one_time = sorted((a for a in rows if a.pricing_model == PricingModel.ONE_TIME),
+                      key=lambda a: a.vendor_id != vendor.id)[:3]
     return monthly, one_time
+
+
+def _buy(buyer: User, agent: Agent) -> Order:
+    """The checkout of a one-time licence, paid."""
+    opened = checkout.create_payment_intent(actor=buyer, agent_id=agent.id)
+    _pay(opened.client_secret)
+    return completion.complete_payment(actor=buyer, payment_intent_id=opened.payment_intent_id,
+                                       agent_id=agent.id).order
 
 
 def _start_clock() -> None:
@@ -121,6 +136,30 @@ def _apply_webhooks(buyer: User) -> None:
         billing_invoices.subscription_changed(stripe_id)
 
 
+def _dated_by_the_clock(buyer: User) -> None:
+    """The app records an invoice's order when it hears of it; these were paid on the demo clock, months back,
+    so their orders, the subscriptions and the access they gave are dated when Stripe says they happened (the
+    admin's day totals follow an order's date by trigger)."""
+    client = payments.client()
+    with db.session_scope() as session:
+        for sub in session.exec(select(Subscription).where(Subscription.user_id == buyer.id)).all():
+            sub.created_at = datetime.fromtimestamp(client.v1.subscriptions.retrieve(sub.stripe_subscription_id)
+                                                    .created, UTC)
+            session.add(sub)
+        orders = session.exec(select(Order).where(Order.user_id == buyer.id, Order.invoice_id.is_not(None))  # type: ignore[union-attr]
+                              ).all()
+        for order in orders:
+            paid_at = client.v1.invoices.retrieve(order.invoice_id).status_transitions.paid_at
+            order.created_at = datetime.fromtimestamp(paid_at, UTC)
+            session.add(order)
+        for purchase in session.exec(select(Purchase).where(Purchase.user_id == buyer.id,
+                                                            Purchase.subscription_id.is_not(None))).all():  # type: ignore[union-attr]
+            first = session.get(Order, purchase.order_id)
+            if first is not None:
+                purchase.purchased_at = first.created_at
+                session.add(purchase)
+
+
 def _clock_time() -> datetime:
     clock_id = demo_clock.clock_id_for_new_customer()
     assert clock_id is not None
@@ -128,8 +167,8 @@ def _clock_time() -> datetime:
 
 
 def seed() -> dict[str, str] | None:
-    """Seed the demo customer's billing; answers what was made (subscription row ids by role and the refunded
-    order's id), None when there is nothing to do."""
+    """Seed the demo customer's billing; answers what was made (subscription row ids and order ids by role),
+    None when there is nothing to do."""
     buyer, vendor, admin = _user(CUSTOMER), _user(VENDOR), _user(ADMIN)
     if buyer is None or vendor is None or admin is None:
         print("billing demo: no 'customer', 'vendor' or 'admin' (load the demo data first); nothing to do")
@@ -139,25 +178,27 @@ def seed() -> dict[str, str] | None:
             print("billing demo: the demo customer already has subscriptions")
             return None
     monthly, one_time = _agents(vendor)
-    if len(monthly) < 3 or one_time is None:
-        print("billing demo: the demo vendor lacks three monthly agents and a one-time one; nothing to do")
+    if len(monthly) < 3 or len(one_time) < 3:
+        print("billing demo: fewer than three monthly agents of the demo vendor or three one-time agents")
         return None
     started = time.monotonic()
     _start_clock()
     renewing, cancelled, past_due = (_subscribe(buyer, agent) for agent in monthly)
-    licence = checkout.create_payment_intent(actor=buyer, agent_id=one_time.id)
-    _pay(licence.client_secret)
-    order = completion.complete_payment(actor=buyer, payment_intent_id=licence.payment_intent_id,
-                                        agent_id=one_time.id).order
+    refunded, self_refunded, requested = (_buy(buyer, agent) for agent in one_time)
     _advance(_clock_time() + timedelta(days=FIRST_ADVANCE_DAYS))
     _apply_webhooks(buyer)
     _give_failing_card(buyer, past_due)
     _advance(max(utcnow(), _clock_time() + timedelta(days=1)))
     _apply_webhooks(buyer)
     cancel_subscription(actor=buyer, subscription_id=cancelled)
-    refunds_admin.refund_order(actor=admin, order_id=order.id, reason=REFUND_REASON)
+    refunds.refund_order(actor=admin, order_id=refunded.id, reason=REFUND_REASON)
+    refunds.request_refund(actor=buyer, order_id=self_refunded.id, reason=GUARANTEE_REASON)  # paid back at once
+    refunds.request_refund(actor=buyer, order_id=requested.id, reason=WAITING_REASON)  # the third: for an admin
+    _dated_by_the_clock(buyer)
     with db.session_scope() as session:
         orders = len(session.exec(select(Order.id).where(Order.user_id == buyer.id,
                                                          Order.subscription_id.is_not(None))).all())  # type: ignore[union-attr]
-    print(f"billing demo: 3 subscriptions ({orders} paid invoices), 1 refund in {time.monotonic() - started:.1f}s")
-    return {"renewing": renewing, "cancelled": cancelled, "past_due": past_due, "refunded_order": order.id}
+    print(f"billing demo: 3 subscriptions ({orders} paid invoices), 2 refunds and a request in "
+          f"{time.monotonic() - started:.1f}s")
+    return {"renewing": renewing, "cancelled": cancelled, "past_due": past_due, "refunded_order": refunded.id,
+            "self_refunded_order": self_refunded.id, "requested_order": requested.id}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 from itertools import pairwise
 
 from sqlmodel import select
@@ -10,9 +10,9 @@ from sqlmodel import select
 from dev.stripe_standin import seed_billing, seed_demo
 from marketplace import db
 from marketplace.models import Order, OrderKind, OrderStatus, Refund, Subscription, User
-from marketplace.services import billing, demo
+from marketplace.models.base import utcnow
+from marketplace.services import billing, demo, refunds
 from marketplace.services.admin import sales
-from marketplace.services.refunds import admin as refunds_admin
 from marketplace.services.vendor import recurring
 
 
@@ -51,6 +51,9 @@ def test_the_demo_customer_gets_real_subscriptions_renewals_and_a_refund_once(st
     for view in (renewing, cancelled):
         kinds = [o.kind for o in _orders(view.id)]
         assert kinds == [OrderKind.SUBSCRIPTION, OrderKind.RENEWAL, OrderKind.RENEWAL]
+        dates = [o.created_at for o in _orders(view.id)]  # a month apart, the last one within the month
+        assert all(timedelta(days=28) <= b - a <= timedelta(days=31) for a, b in pairwise(dates))
+        assert utcnow() - timedelta(days=31) < dates[-1].replace(tzinfo=UTC) < utcnow()
     assert [o.kind for o in _orders(past_due.id)] == [OrderKind.SUBSCRIPTION, OrderKind.RENEWAL]
 
     # Real in the stand-in: the Stripe side agrees, renewals a month apart on the demo clock.
@@ -64,14 +67,18 @@ def test_the_demo_customer_gets_real_subscriptions_renewals_and_a_refund_once(st
     assert stripe_sub.status == "active" and stripe_sub.customer == row.stripe_customer_id
 
     with db.session_scope() as session:
-        refunded = session.get(Order, made["refunded_order"])
-    assert (refunded.kind, refunded.status, refunded.user_id) == (OrderKind.PURCHASE, OrderStatus.REFUNDED,
-                                                                   customer.id)
-    assert [r.order_id for r in refunds_admin.list_refunds(actor=admin, status="succeeded")[0]] == [refunded.id]
+        refunded, self_refunded, requested = (session.get(Order, made[key]) for key in (
+            "refunded_order", "self_refunded_order", "requested_order"))
+    assert (refunded.kind, refunded.status, refunded.user_id, refunded.vendor_id) \
+        == (OrderKind.PURCHASE, OrderStatus.REFUNDED, customer.id, vendor.id)
+    assert (self_refunded.status, requested.status) == (OrderStatus.REFUNDED, OrderStatus.COMPLETED)
+    assert {(r.order_id, r.source) for r in refunds.list_refunds(actor=admin, status="succeeded")[0]} \
+        == {(refunded.id, "admin"), (self_refunded.id, "customer")}
+    assert [r.order_id for r in refunds.list_refunds(actor=admin)[0]] == [requested.id]  # the tab's first view
 
     figures = recurring.vendor_recurring(actor=vendor)
     assert figures.active_subscribers == 3 and figures.mrr_cents > 0
-    assert (figures.cancellations_30d, figures.refunds_30d) == (1, 1)
+    assert figures.cancellations_30d == 1 and figures.refunds_30d >= 1
     overview = sales.summary(actor=admin)
     assert overview.active_subscriptions == 3 and overview.mrr_cents == figures.mrr_cents
 
