@@ -13,6 +13,7 @@ from marketplace.models import Order, OrderKind, OrderStatus, Refund, Subscripti
 from marketplace.models.base import utcnow
 from marketplace.services import billing, demo, refunds
 from marketplace.services.admin import sales
+from marketplace.services.billing import demo_clock
 from marketplace.services.vendor import recurring
 
 
@@ -85,6 +86,16 @@ def test_the_demo_customer_gets_real_subscriptions_renewals_and_a_refund_once(st
     before = _snapshot()
     assert seed_billing.seed() is None
     assert _snapshot() == before
+
+    # What the demo lets people do works on them: resume, a new card paying the past-due renewal, the clock.
+    assert not billing.resume_subscription(actor=customer, subscription_id=cancelled.id).cancel_at_period_end
+    started = billing.start_card_update(actor=customer, subscription_id=past_due.id)
+    assert stripe_standin.confirm_setup(started.client_secret).status_code == 200
+    fixed = billing.finish_card_update(actor=customer, subscription_id=past_due.id,
+                                       setup_intent_id=started.client_secret.split("_secret_")[0])
+    assert (fixed.status, fixed.past_due) == ("active", False)
+    assert [o.kind for o in _orders(past_due.id)] == [OrderKind.SUBSCRIPTION, OrderKind.RENEWAL, OrderKind.RENEWAL]
+    assert demo_clock.advance_clock(actor=admin, days=1).status == "ready"
 
 
 def test_nothing_to_do_without_the_demo_accounts(stripe_standin, demo_mode):
