@@ -43,6 +43,7 @@ from marketplace.services.purchases import checkout, completion
 CUSTOMER, VENDOR, ADMIN = "customer", "vendor", "admin"
 START_DAYS_AGO = 63  # the clock starts here: two monthly renewals fall before today
 FIRST_ADVANCE_DAYS = 32
+SECOND_ADVANCE_DAYS = 31  # at least: to today (a demo clock made elsewhere at today's time goes ahead)
 GOOD_CARD = "pm_card_visa"
 FAILING_CARD = "pm_card_chargeCustomerFail"  # 4000000000000341: attaches, then every charge is declined
 REFUND_REASON = "Charged twice by the bank, per the customer's e-mail"
@@ -188,7 +189,7 @@ def seed() -> dict[str, str] | None:
     _advance(_clock_time() + timedelta(days=FIRST_ADVANCE_DAYS))
     _apply_webhooks(buyer)
     _give_failing_card(buyer, past_due)
-    _advance(max(utcnow(), _clock_time() + timedelta(days=1)))
+    _advance(max(utcnow(), _clock_time() + timedelta(days=SECOND_ADVANCE_DAYS)))
     _apply_webhooks(buyer)
     cancel_subscription(actor=buyer, subscription_id=cancelled)
     refunds.refund_order(actor=admin, order_id=refunded.id, reason=REFUND_REASON)
