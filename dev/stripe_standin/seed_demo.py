@@ -8,7 +8,7 @@ failed ("The bank account has been closed.", the money returns to the balance), 
 little left available. Idempotent: an account the stand-in still knows is reused and an account that already
 has payouts is left as it is; an id the stand-in has forgotten (a reset, a new state file) gets a new account.
 `nova_labs`, the second demo vendor, stays unconnected. Then `seed_billing` gives the demo customer its
-subscriptions (past renewals, one cancelled, one past due) and a refunded order.
+subscriptions (past renewals, one cancelled, one past due) and refunds (`seed_billing.py` says which).
 """
 
 from __future__ import annotations
