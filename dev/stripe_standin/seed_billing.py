@@ -23,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from sqlmodel import select
 
 from marketplace import db
+from marketplace.config import settings
 from marketplace.integrations import billing, payments
 from marketplace.models import (
     Agent,
@@ -170,6 +171,9 @@ def _clock_time() -> datetime:
 def seed() -> dict[str, str] | None:
     """Seed the demo customer's billing; answers what was made (subscription row ids and order ids by role),
     None when there is nothing to do."""
+    if not settings.demo_enabled:  # demo data without demo mode (DEMO_DATA=1 DEMO_MODE=0): there is no demo clock
+        print("billing demo: demo mode is off, so there is no demo clock; nothing to do")
+        return None
     buyer, vendor, admin = _user(CUSTOMER), _user(VENDOR), _user(ADMIN)
     if buyer is None or vendor is None or admin is None:
         print("billing demo: no 'customer', 'vendor' or 'admin' (load the demo data first); nothing to do")

@@ -101,3 +101,10 @@ def test_the_demo_customer_gets_real_subscriptions_renewals_and_a_refund_once(st
 def test_nothing_to_do_without_the_demo_accounts(stripe_standin, demo_mode):
     assert seed_billing.seed() is None
     assert stripe_standin.stripe.v1.test_helpers.test_clocks.list().data == []
+
+
+def test_nothing_to_do_without_demo_mode(stripe_standin):
+    demo.seed()
+    seed_demo.seed(stripe_standin.base)
+    assert seed_billing.seed() is None
+    assert _snapshot()[0] == []
