@@ -38,10 +38,11 @@ if [ -z "${STRIPE_SECRET_KEY:-}" ]; then
   mkdir -p "$(dirname "$STANDIN_STATE")"
   export STRIPE_API_BASE="http://127.0.0.1:$STANDIN_PORT" STRIPE_SECRET_KEY=sk_test_standin \
          STRIPE_PUBLISHABLE_KEY=pk_test_standin STRIPE_WEBHOOK_SECRET=whsec_local_standin
-  python -m dev.stripe_standin --port "$STANDIN_PORT" --quiet --state-file "$STANDIN_STATE" \
-    --webhook-url "$PUBLIC_URL/api/stripe/webhook" --webhook-secret "$STRIPE_WEBHOOK_SECRET" &
-  CHILDREN+=($!)
-  python - "$STRIPE_API_BASE/_standin/health" <<'PY'
+  standin() {  # the stand-in in the background, with the given extra options, once it answers
+    python -m dev.stripe_standin --port "$STANDIN_PORT" --quiet --state-file "$STANDIN_STATE" "$@" &
+    STANDIN_PID=$!
+    CHILDREN+=("$STANDIN_PID")
+    python - "$STRIPE_API_BASE/_standin/health" <<'PY'
 import sys, time, httpx
 deadline = time.monotonic() + 30
 while True:
@@ -54,10 +55,17 @@ while True:
         sys.exit("stripe stand-in did not start")
     time.sleep(0.1)
 PY
+  }
   if [ "$DEMO_DATA" = "1" ]; then
-    # The demo vendor's connected account, onboarded, with a payout history (dev/stripe_standin/seed_demo.py).
+    # The demo vendor's connected account with a payout history, and the demo customer's subscriptions and
+    # refund (dev/stripe_standin/seed_demo.py, seed_billing.py), seeded before the app serves: the stand-in runs
+    # without its webhook endpoint meanwhile (the seed applies those events itself, as the app's handlers do;
+    # delivering them to an app that is not up yet would only make each test-clock step wait for retries).
+    standin
     python -m dev.stripe_standin.seed_demo --api-base "$STRIPE_API_BASE"
+    kill "$STANDIN_PID" && wait "$STANDIN_PID" || true  # it writes its state file as it stops
   fi
+  standin --webhook-url "$PUBLIC_URL/api/stripe/webhook" --webhook-secret "$STRIPE_WEBHOOK_SECRET"
 fi
 echo "==> serving on $PUBLIC_URL"
 reflex run --env prod --single-port --loglevel warning

@@ -7,7 +7,8 @@ history: destination charges confirmed server-side with a test card feed its bal
 failed ("The bank account has been closed.", the money returns to the balance), in transit and pending, and a
 little left available. Idempotent: an account the stand-in still knows is reused and an account that already
 has payouts is left as it is; an id the stand-in has forgotten (a reset, a new state file) gets a new account.
-`nova_labs`, the second demo vendor, stays unconnected.
+`nova_labs`, the second demo vendor, stays unconnected. Then `seed_billing` gives the demo customer its
+subscriptions (past renewals, one cancelled, one past due) and refunds (`seed_billing.py` says which).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import httpx
 import stripe
 from sqlmodel import select
 
+from dev.stripe_standin import seed_billing
 from marketplace import db
 from marketplace.config import settings
 from marketplace.integrations import payments
@@ -138,6 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     settings.stripe_api_base = api_base
     settings.stripe_secret_key = args.secret_key
     seed(api_base)
+    seed_billing.seed()
 
 
 if __name__ == "__main__":
