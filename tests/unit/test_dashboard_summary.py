@@ -72,3 +72,21 @@ def test_format_totals_hides_empty_currencies_but_never_prints_nothing():
 )
 def test_split_label_follows_the_snapshotted_rate(rate, label):
     assert money.split_label(Decimal(rate)) == label
+
+
+def test_renewals_count_and_refunds_and_ended_access_do_not(make_user, make_agent):
+    from marketplace.models import OrderKind
+    from tests import factories
+
+    buyer = make_user("subscriber")
+    monthly, refunded = make_agent(price_cents=1000), make_agent(price_cents=4000)
+    factories.make_subscription(monthly, buyer)
+    factories.make_order(monthly, buyer, amount_cents=1000, kind=OrderKind.SUBSCRIPTION)
+    factories.make_order(monthly, buyer, amount_cents=1000, kind=OrderKind.RENEWAL)
+    _buy(buyer, refunded, cents=4000, status=OrderStatus.REFUNDED)
+    with db.session_scope() as session:
+        row = session.exec(Purchase.__table__.select().where(Purchase.agent_id == refunded.id)).one()
+        session.get(Purchase, row.id).access_until = factories.ago(seconds=1)
+
+    summary = purchases.spending_summary(actor=buyer)
+    assert (summary.agents_owned, summary.completed_orders, summary.total_spent) == (1, 2, {"usd": 2000})

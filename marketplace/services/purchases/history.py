@@ -92,25 +92,24 @@ def list_orders(*, actor: User | None) -> list[Order]:
 class SpendingSummary:
     """The customer dashboard's three figures. Totals stay per currency: USD and EUR are never added up."""
 
-    agents_owned: int
+    agents_owned: int  # agents the customer may use now (the access rule)
     completed_orders: int
-    total_spent: dict[str, int]  # currency -> sum of purchase prices in its minor units
+    total_spent: dict[str, int]  # currency -> every completed charge (renewals in, refunds out), minor units
 
 
 def spending_summary(*, actor: User | None) -> SpendingSummary:
     user = require_user(actor)
     with session_scope() as session:
-        rows = session.exec(
-            select(Purchase.currency, func.count(), func.coalesce(func.sum(Purchase.purchase_price_cents), 0))
-            .where(Purchase.user_id == user.id)
-            .group_by(Purchase.currency)
-        ).all()
-        completed = session.exec(
-            select(func.count()).select_from(Order)
-            .where(Order.user_id == user.id, Order.status == OrderStatus.COMPLETED)
+        owned = session.exec(
+            select(func.count()).select_from(Purchase).where(Purchase.user_id == user.id, access.active())
         ).one()
+        rows = session.exec(
+            select(Order.currency, func.count(), func.coalesce(func.sum(Order.total_amount_cents), 0))
+            .where(Order.user_id == user.id, Order.status == OrderStatus.COMPLETED)
+            .group_by(Order.currency)
+        ).all()
     return SpendingSummary(
-        agents_owned=sum(count for _, count, _ in rows),
-        completed_orders=completed,
+        agents_owned=owned,
+        completed_orders=sum(count for _, count, _ in rows),
         total_spent={currency: int(total) for currency, _, total in rows} or {"usd": 0},
     )
