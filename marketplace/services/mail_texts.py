@@ -158,6 +158,17 @@ def payment_failed(*, to: str, name: str, agent_name: str, access_until: str, pa
     )
 
 
+def subscription_ended(*, to: str, name: str, agent_name: str, agent_path: str) -> OutgoingMail:
+    """Stripe ended a subscription whose renewal stayed unpaid after its retries: access has ended."""
+    return OutgoingMail(
+        to=to,
+        subject=f"Subscription ended: {agent_name}",
+        text=f"Hi {name},\n\nWe could not collect the renewal of your subscription to {agent_name}, so it has "
+             f"ended and you no longer have access. You will not be charged again.\n\nTo use it again, subscribe "
+             f"from its page:\n{url(agent_path)}{SIGNATURE}",
+    )
+
+
 def subscription_cancelled(*, to: str, name: str, agent_name: str, access_until: str) -> OutgoingMail:
     """The customer cancelled: no more charges, access until the end of the paid period."""
     return OutgoingMail(

@@ -364,6 +364,30 @@ def test_a_failed_renewal_gives_a_grace_period_and_a_new_card_recovers_it(app_we
     assert _purchase(buyer.id, agent.id).access_until == row.current_period_end + access.RENEWAL_SLACK
 
 
+def test_a_renewal_never_paid_ends_the_subscription_and_says_so_once(app_webhooks, buyer, make_agent, monkeypatch,
+                                                                     mailbox):
+    standin = app_webhooks
+    start = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1)
+    clock = _on_clock(standin, monkeypatch, start)
+    agent = make_agent(price_cents=1000, name="Lapse Bot")
+    intent = _subscribe(standin, buyer, agent)
+    purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
+    card = standin.stripe.v1.subscriptions.retrieve(_row(intent.subscription_id).stripe_subscription_id)
+    httpx.post(f"{standin.base}/_standin/payment_methods/{card.default_payment_method}/decline_later",
+               json={"decline_code": "insufficient_funds"}).raise_for_status()
+    first_end = _row(intent.subscription_id).current_period_end
+    # Stripe retries 1, 3 and 7 days after the first failure, then cancels the subscription.
+    standin.advance(clock, int((first_end + timedelta(days=9)).timestamp()))
+    row = _row(intent.subscription_id)
+    assert row.status == SubscriptionStatus.CANCELED and row.ended_at is not None and row.canceled_at is None
+    assert not _has_access(buyer.id, agent.id)
+    ended = [m for m in mailbox.messages(buyer.email) if m.subject == "Subscription ended: Lapse Bot"]
+    assert len(ended) == 1 and f"/agents/{agent.id}" in ended[0].text
+    # A replay of Stripe's view changes nothing and mails nothing more.
+    lifecycle.mirror(stripe_billing.retrieve_subscription(row.stripe_subscription_id))
+    assert [m.subject for m in mailbox.messages(buyer.email)].count("Subscription ended: Lapse Bot") == 1
+
+
 def test_a_lapse_ends_access_and_the_lapsed_subscriber_may_buy_again(app_webhooks, buyer, make_agent, monkeypatch):
     standin = app_webhooks
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1)

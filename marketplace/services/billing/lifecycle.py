@@ -94,8 +94,8 @@ def mirror(sub: billing.Subscription) -> Subscription | None:
         elif sub.status in (SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING):
             decisions.claim_any(session, Subscription, Subscription.id == row.id,
                                 Subscription.past_due_since.is_not(None), values={"past_due_since": None})
-        elif sub.status in ENDED:
-            _end_access(session, row.id, now)
+        elif sub.status in ENDED and _end_access(session, row.id, now):
+            _tell_lapsed(session, row.id)
         return session.get(Subscription, row.id)
 
 
@@ -128,6 +128,19 @@ def _start_grace(session: Session, row_id: str, now: datetime) -> None:
     mail.send_after_commit(session, mail_texts.payment_failed(
         to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name,
         access_until=records.long_date(until), path=card_update_path(row.id)))
+
+
+def _tell_lapsed(session: Session, row_id: str) -> None:
+    """A subscription Stripe ended because its renewal was never paid (not cancelled by anyone): say so."""
+    row = session.get(Subscription, row_id)
+    if row is None or row.past_due_since is None or row.canceled_at is not None or not row.user_id:
+        return
+    buyer = session.get(User, row.user_id)
+    if buyer is None or buyer.deleted_at is not None:
+        return
+    mail.send_after_commit(session, mail_texts.subscription_ended(
+        to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name,
+        agent_path=f"/agents/{row.agent_id}" if row.agent_id else "/agents"))
 
 
 def _end_access(session: Session, row_id: str, now: datetime) -> bool:
