@@ -160,6 +160,9 @@ def test_a_model_change_on_a_live_agent_waits_for_review_showing_old_and_new(pag
     expect(details.locator(".changed-field").filter(has_text="Pricing model")).to_have_text(model_line)
     expect(details.locator(".detail-price")).to_contain_text("$79.00/month")
     expect_fits_phone(page, "#agent-details", "pricing-revision-details-phone")
+    box = details.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, f"the dialog overflows: {box}"
+    assert details.evaluate("e => e.scrollWidth <= e.clientWidth"), "the dialog's content scrolls sideways"
     _wide(page)
     rejected = admin.post(f"/api/admin/agents/{agent_id}/reject")
     assert rejected.status_code == 200, rejected.text

@@ -87,7 +87,10 @@ def details_dialog(title: str | Var[str], body: rx.Component, *, open: Var[bool]
         rx.dialog.content(
             rx.dialog.title(title),
             *([rx.dialog.description(description, size="2", color_scheme="gray")] if description is not None else []),
-            rx.box(body, max_height="65vh", overflow_y="auto", padding_right="0.25em"),
+            # Long values (descriptions, URLs, file names) wrap anywhere: on a phone they pushed the dialog wider
+            # than the screen.
+            rx.box(body, max_height="65vh", overflow_y="auto", padding_right="0.25em", overflow_wrap="anywhere",
+                   min_width="0"),
             rx.hstack(
                 *([footer] if footer is not None else []),
                 rx.dialog.close(rx.button("Close", variant="soft", color_scheme="gray")),
