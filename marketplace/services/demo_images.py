@@ -90,3 +90,13 @@ def url_for(name: str) -> str | None:
     if data is None:
         return None
     return f"{URL_PREFIX}{slug(name)}.svg?v={hashlib.sha256(data).hexdigest()[:12]}"
+
+
+def is_shipped_url(text: str) -> bool:
+    """`text` is the address `url_for` gives one of the shipped pictures (a demo agent's own picture, which its
+    vendor may keep when editing it)."""
+    if not text.startswith(URL_PREFIX):
+        return False
+    file_name, _, version = text.removeprefix(URL_PREFIX).partition("?v=")
+    data = read(file_name)
+    return data is not None and version == hashlib.sha256(data).hexdigest()[:12]

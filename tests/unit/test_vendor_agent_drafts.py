@@ -71,6 +71,9 @@ def test_create_agent_is_pending_with_cents_and_tags(category):
     ({"demo_url": "ftp://files.example.com"}, "demo_url", "Demo URL must be a valid http(s) URL"),
     ({"image_url": "https://"}, "image_url", "Image URL must be a valid http(s) URL"),
     ({"image_url": "https://a b.com/x.png"}, "image_url", "Image URL must be a valid http(s) URL"),
+    ({"image_url": "/api/demo-images/blogsmith.svg?v=000000000000"}, "image_url",
+     "Image URL must be a valid http(s) URL"),
+    ({"image_url": "/api/demo-images/../secret.svg"}, "image_url", "Image URL must be a valid http(s) URL"),
     ({"tags": ["a", "b", "c", "d", "e", "f"]}, "tags", "Maximum 5 tags allowed to prevent spam"),
     ({"tags": ["x" * 51]}, "tags", "Each tag must be at most 50 characters"),
 ])
@@ -81,6 +84,15 @@ def test_bad_drafts_are_refused_with_their_message(category, changes, field, mes
     assert (refused.value.message, refused.value.field) == (message, field)
     with db.session_scope() as session:
         assert session.exec(select(Agent)).all() == []
+
+
+def test_a_demo_agent_keeps_its_shipped_picture_on_an_edit(category):
+    from marketplace.services import demo_images
+
+    picture = demo_images.url_for("BlogSmith")
+    assert picture is not None
+    agent_id = agents.create_agent(actor=make_vendor(), draft=draft(category, image_url=picture))
+    assert _agent(agent_id).image_url == picture
 
 
 def test_control_characters_are_422(category):

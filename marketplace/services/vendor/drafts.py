@@ -13,7 +13,7 @@ from decimal import Decimal
 from sqlmodel import Session
 
 from marketplace.models import Category, PricingModel
-from marketplace.services import money
+from marketplace.services import demo_images, money
 from marketplace.services.errors import Invalid, InvalidParameter
 from marketplace.services.images import MAX_URL, is_web_url  # agents.image_url / demo_url
 from marketplace.services.text import NOT_ALLOWED, has_forbidden, is_digits, plain_number
@@ -136,11 +136,14 @@ def parse_category_id(value: int | str | None) -> int:
     return int(text)  # at most 9 digits: inside any integer column
 
 
-def clean_url(value: str | None, *, field_name: str, message: str) -> str | None:
-    """Empty -> None; otherwise an absolute http(s) URL with a host, no spaces or control characters."""
+def clean_url(value: str | None, *, field_name: str, message: str, shipped_picture: bool = False) -> str | None:
+    """Empty -> None; otherwise an absolute http(s) URL with a host, no spaces or control characters, or (for a
+    picture) the address of one of the app's shipped pictures, which demo agents have and keep on an edit."""
     text = (value or "").strip()
     if not text:
         return None
+    if shipped_picture and demo_images.is_shipped_url(text):
+        return text
     if len(text) > MAX_URL or not is_web_url(text):
         raise Invalid(message, field=field_name)
     return text
@@ -174,7 +177,7 @@ def clean_draft(session: Session, draft: AgentDraft, *, current_model: str = Pri
     description = _text(draft.description, field_name="description", label="Description",
                          required=DESCRIPTION_REQUIRED, too_long=DESCRIPTION_TOO_LONG, limit=MAX_DESCRIPTION,
                          multiline=True)
-    image_url = clean_url(draft.image_url, field_name="image_url", message=IMAGE_URL_INVALID)
+    image_url = clean_url(draft.image_url, field_name="image_url", message=IMAGE_URL_INVALID, shipped_picture=True)
     demo_url = clean_url(draft.demo_url, field_name="demo_url", message=DEMO_URL_INVALID)
     price_cents = parse_price(draft.price)
     pricing_model = parse_pricing_model(draft.pricing_model, current=current_model)
