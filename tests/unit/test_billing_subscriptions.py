@@ -323,18 +323,25 @@ def test_a_renewal_on_a_test_clock_makes_a_renewal_order_and_extends_access(app_
     mailbox.last(vendor.email, "New sale: Renew Bot")
 
 
-def test_a_failed_renewal_gives_a_grace_period_and_a_new_card_recovers_it(app_webhooks, buyer, make_agent,
-                                                                        monkeypatch, mailbox):
-    standin = app_webhooks
-    start = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1)
-    clock = _on_clock(standin, monkeypatch, start)
-    agent = make_agent(price_cents=1000, name="Grace Bot")
+def _paid_with_a_card_that_will_decline(
+    standin, monkeypatch, buyer, agent,
+) -> tuple[str, purchases.CheckoutIntent, datetime]:
+    """A subscription on a test clock whose first invoice is paid and whose card declines from now on: the test
+    clock, the checkout's intent and the first period's end."""
+    clock = _on_clock(standin, monkeypatch, datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1))
     intent = _subscribe(standin, buyer, agent)
     purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
     card = standin.stripe.v1.subscriptions.retrieve(_row(intent.subscription_id).stripe_subscription_id)
     httpx.post(f"{standin.base}/_standin/payment_methods/{card.default_payment_method}/decline_later",
                json={"decline_code": "insufficient_funds"}).raise_for_status()
-    first_end = _row(intent.subscription_id).current_period_end
+    return clock, intent, _row(intent.subscription_id).current_period_end
+
+
+def test_a_failed_renewal_gives_a_grace_period_and_a_new_card_recovers_it(app_webhooks, buyer, make_agent,
+                                                                        monkeypatch, mailbox):
+    standin = app_webhooks
+    agent = make_agent(price_cents=1000, name="Grace Bot")
+    clock, intent, first_end = _paid_with_a_card_that_will_decline(standin, monkeypatch, buyer, agent)
     standin.advance(clock, int((first_end + timedelta(hours=2)).timestamp()))
     row = _row(intent.subscription_id)
     assert row.status == SubscriptionStatus.PAST_DUE and row.past_due_since is not None
@@ -367,15 +374,8 @@ def test_a_failed_renewal_gives_a_grace_period_and_a_new_card_recovers_it(app_we
 def test_a_renewal_never_paid_ends_the_subscription_and_says_so_once(app_webhooks, buyer, make_agent, monkeypatch,
                                                                      mailbox):
     standin = app_webhooks
-    start = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1)
-    clock = _on_clock(standin, monkeypatch, start)
     agent = make_agent(price_cents=1000, name="Lapse Bot")
-    intent = _subscribe(standin, buyer, agent)
-    purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
-    card = standin.stripe.v1.subscriptions.retrieve(_row(intent.subscription_id).stripe_subscription_id)
-    httpx.post(f"{standin.base}/_standin/payment_methods/{card.default_payment_method}/decline_later",
-               json={"decline_code": "insufficient_funds"}).raise_for_status()
-    first_end = _row(intent.subscription_id).current_period_end
+    clock, intent, first_end = _paid_with_a_card_that_will_decline(standin, monkeypatch, buyer, agent)
     # Stripe retries 1, 3 and 7 days after the first failure, then cancels the subscription.
     standin.advance(clock, int((first_end + timedelta(days=9)).timestamp()))
     row = _row(intent.subscription_id)
