@@ -38,32 +38,17 @@ from pathlib import Path
 
 import httpx
 from sqlalchemy import insert, text
-from sqlalchemy.engine import make_url
 
 if __package__ in (None, ""):  # also runnable as `python benchmarks/billing.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.server import ROOT, free_port
+from benchmarks.vendor import _ensure_database  # the same dedicated-database rule as the vendor benchmark
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/bench_billing"
 SECRET_KEY, PUBLISHABLE_KEY, WEBHOOK_SECRET = "sk_test_standin", "pk_test_standin", "whsec_bench_billing"
 BUDGET_MS = 100.0
 WARMUP = 10
 AGENTS = 50
-
-
-def _ensure_database(url: str) -> str:
-    import psycopg
-
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "postgresql":
-        sys.exit("this benchmark runs on PostgreSQL only")
-    if parsed.database in (None, "", "test", "postgres"):
-        sys.exit(f"refusing to wipe the database {parsed.database!r}; give a dedicated one with --database-url")
-    admin = parsed.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (parsed.database,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{parsed.database}"')
-    return url
 
 
 def _id() -> str:
