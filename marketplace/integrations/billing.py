@@ -16,7 +16,15 @@ from typing import Any
 
 import stripe
 
-from marketplace.integrations.payments import PaymentsError, _plain, _provider_error, _replayed, _timestamp, client
+from marketplace.integrations.payments import (
+    PaymentsError,
+    _find,
+    _plain,
+    _provider_error,
+    _replayed,
+    _timestamp,
+    client,
+)
 
 ENDED_STATUSES = frozenset({"canceled", "unpaid", "incomplete_expired"})
 
@@ -215,14 +223,8 @@ def retrieve_subscription(subscription_id: str, *, with_secret: bool = False) ->
     """The subscription as Stripe has it now (None when unknown); `with_secret` adds its latest invoice's
     client secret (to pay a still-incomplete first invoice)."""
     params = {"expand": ["latest_invoice.confirmation_secret"]} if with_secret else {}
-    try:
-        return _subscription(client().v1.subscriptions.retrieve(subscription_id, params=params))
-    except stripe.InvalidRequestError as exc:
-        if exc.http_status == 404 or exc.code == "resource_missing":
-            return None
-        raise _provider_error(exc) from exc
-    except stripe.StripeError as exc:
-        raise _provider_error(exc) from exc
+    found = _find(client().v1.subscriptions.retrieve, subscription_id, params=params)
+    return None if found is None else _subscription(found)
 
 
 def set_cancel_at_period_end(subscription_id: str, cancel: bool) -> Subscription:
@@ -253,14 +255,8 @@ def set_default_payment_method(subscription_id: str, payment_method: str) -> Sub
 
 
 def retrieve_invoice(invoice_id: str) -> Invoice | None:
-    try:
-        return _invoice(client().v1.invoices.retrieve(invoice_id, params={"expand": ["payments"]}))
-    except stripe.InvalidRequestError as exc:
-        if exc.http_status == 404 or exc.code == "resource_missing":
-            return None
-        raise _provider_error(exc) from exc
-    except stripe.StripeError as exc:
-        raise _provider_error(exc) from exc
+    found = _find(client().v1.invoices.retrieve, invoice_id, params={"expand": ["payments"]})
+    return None if found is None else _invoice(found)
 
 
 def invoice_for_payment(payment_intent_id: str) -> Invoice | None:
@@ -296,14 +292,8 @@ def create_setup_intent(*, customer: str, metadata: dict[str, str]) -> SetupInte
 
 
 def retrieve_setup_intent(setup_intent_id: str) -> SetupIntent | None:
-    try:
-        return _setup_intent(client().v1.setup_intents.retrieve(setup_intent_id))
-    except stripe.InvalidRequestError as exc:
-        if exc.http_status == 404 or exc.code == "resource_missing":
-            return None
-        raise _provider_error(exc) from exc
-    except stripe.StripeError as exc:
-        raise _provider_error(exc) from exc
+    found = _find(client().v1.setup_intents.retrieve, setup_intent_id)
+    return None if found is None else _setup_intent(found)
 
 
 # ---- test clocks (demo mode) ---------------------------------------------------------------------------------

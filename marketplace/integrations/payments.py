@@ -194,17 +194,22 @@ def _replayed(obj: Any) -> bool:
     return str(headers.get("idempotent-replayed", "")).lower() == "true"
 
 
-def retrieve_payment_intent(intent_id: str) -> Intent | None:
-    """The PaymentIntent as Stripe has it now, or None when Stripe does not know the id."""
+def _find(fn: Any, *args: Any, **kwargs: Any) -> Any | None:
+    """Call the SDK to retrieve an object: None when Stripe does not know the id, else this module's errors."""
     try:
-        obj = client().v1.payment_intents.retrieve(intent_id)
+        return fn(*args, **kwargs)
     except stripe.InvalidRequestError as exc:
         if exc.http_status == 404 or exc.code == "resource_missing":
             return None
         raise _provider_error(exc) from exc
     except stripe.StripeError as exc:
         raise _provider_error(exc) from exc
-    return _intent(obj)
+
+
+def retrieve_payment_intent(intent_id: str) -> Intent | None:
+    """The PaymentIntent as Stripe has it now, or None when Stripe does not know the id."""
+    obj = _find(client().v1.payment_intents.retrieve, intent_id)
+    return None if obj is None else _intent(obj)
 
 
 def refund_payment(*, intent_id: str, reverse_split: bool, idempotency_key: str) -> str:
