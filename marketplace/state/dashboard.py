@@ -79,9 +79,9 @@ class OrderRow:
     refund: str = ""  # services/refunds.refund_marks: 'refundable', 'requested' or nothing
 
 
-def _renewal(sub: billing.SubscriptionView, day: str) -> str:
-    if sub.ended:
-        return f"Ended on {day}"
+def _renewal(sub: billing.SubscriptionView, day: str, zone: ZoneInfo) -> str:
+    if sub.ended_at is not None:
+        return f"Ended on {format_day(sub.ended_at, zone)}"
     if sub.past_due:
         return ""  # nothing renews until the card is fixed: the badge and the update-card link say so
     return f"Ends on {day}" if sub.cancel_at_period_end else f"Renews on {day}"
@@ -117,7 +117,7 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo,
         split_reason=(public.split_block_reason or "") if public else "",
         subscription_id=sub.id if sub else "",
         subscription_status=sub.status.replace("_", " ") if sub else "",
-        renewal=_renewal(sub, day) if sub and day else "",
+        renewal=_renewal(sub, day, zone) if sub and day else "",
         access_until=day,
         can_cancel=bool(sub and sub.can_cancel),
         can_resume=bool(sub and sub.can_resume),

@@ -49,7 +49,11 @@ class SubscriptionView:
     currency: str
     current_period_end: datetime | None
     cancel_at_period_end: bool
-    ended: bool
+    ended_at: datetime | None
+
+    @property
+    def ended(self) -> bool:
+        return self.ended_at is not None
 
     @property
     def can_cancel(self) -> bool:
@@ -67,7 +71,7 @@ class SubscriptionView:
     def of(cls, row: Subscription) -> SubscriptionView:
         return cls(id=row.id, agent_id=row.agent_id, agent_name=row.agent_name, status=row.status,
                    price_cents=row.price_cents, currency=row.currency, current_period_end=row.current_period_end,
-                   cancel_at_period_end=row.cancel_at_period_end, ended=row.ended_at is not None)
+                   cancel_at_period_end=row.cancel_at_period_end, ended_at=row.ended_at)
 
 
 # ---- Stripe's view, mirrored ----------------------------------------------------------------------------------
@@ -164,13 +168,18 @@ def end_subscription_now(*, subscription_id: str) -> bool:
         stripe_id = row.stripe_subscription_id
     with provider_errors("The subscription could not be cancelled. Please try again."):
         sub = billing.cancel_now(stripe_id)
-    now = utcnow()
     with session_scope() as session:
-        decisions.claim_any(session, Subscription, Subscription.id == subscription_id,
-                            Subscription.canceled_at.is_(None), values={"canceled_at": now})
-        decisions.claim_any(session, Subscription, Subscription.id == subscription_id,
-                            values={"status": sub.status, "cancel_at_period_end": False, "updated_at": now})
-        return _end_access(session, subscription_id, now)
+        return end_in(session, subscription_id=subscription_id, now=utcnow(), status=sub.status)
+
+
+def end_in(session: Session, *, subscription_id: str, now: datetime, status: str) -> bool:
+    """In the caller's transaction: the subscription is cancelled with `status` and its access ends now (a
+    refund, or `end_subscription_now` once Stripe cancelled it). True only for the write that ended it."""
+    decisions.claim_any(session, Subscription, Subscription.id == subscription_id,
+                        Subscription.canceled_at.is_(None), values={"canceled_at": now})
+    decisions.claim_any(session, Subscription, Subscription.id == subscription_id,
+                        values={"status": status, "cancel_at_period_end": False, "updated_at": now})
+    return _end_access(session, subscription_id, now)
 
 
 # ---- the customer's requests ---------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from marketplace.models import (
 from marketplace.models.base import utcnow
 from marketplace.services import decisions, mail, mail_texts, money, names, notifications
 from marketplace.services.admin import audit
+from marketplace.services.billing import lifecycle
 from marketplace.services.errors import DomainError
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.refunds.rules import REFUND_FAILED
@@ -123,11 +124,8 @@ def end_access(session: Session, order: Order, now: datetime) -> None:
                                                                   Purchase.access_until > now))
                     .values(access_until=now))
     if order.subscription_id:
-        decisions.claim_any(session, Subscription, Subscription.id == order.subscription_id,
-                            Subscription.ended_at.is_(None),
-                            values={"status": SubscriptionStatus.CANCELED, "ended_at": now,
-                                    "canceled_at": func.coalesce(Subscription.canceled_at, now),
-                                    "cancel_at_period_end": False, "current_period_end": now, "updated_at": now})
+        lifecycle.end_in(session, subscription_id=order.subscription_id, now=now,
+                         status=SubscriptionStatus.CANCELED)
 
 
 def suspend_access(session: Session, order: Order, now: datetime) -> None:
