@@ -17,6 +17,7 @@ Usage (from the project root, with the project's virtualenv):
     python -m benchmarks.admin                        # seed and measure, 200 calls per case
     python -m benchmarks.admin --skip-seed --runs 500
     python -m benchmarks.admin --explain --skip-seed  # EXPLAIN ANALYZE of each statement
+    python -m benchmarks.admin --sqlite data/bench/admin.db --only search   # the same data on SQLite
 
 The URL comes from --database-url, else BENCH_ADMIN_DATABASE_URL, else a local `bench_admin` database
 (created when missing). It is wiped: never point it at data you want to keep (`test` and `postgres` are
@@ -56,6 +57,7 @@ from benchmarks.vendor import (  # noqa: E402
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/bench_admin"
 P99_BUDGET_MS = 100.0
+SEARCH_P99_BUDGET_MS = 50.0  # issue 21: the admin searches (cases whose name holds "search")
 PASSWORD = "bench-password"
 ADMIN_USERNAME = "benchadmin"
 WORDS = ("invoice", "email", "support", "sales", "research", "code", "data", "legal", "travel", "writer")
@@ -187,6 +189,45 @@ def seed(url: str, spec: Seed) -> None:
           + f" in {time.perf_counter() - started:.1f} s")
 
 
+def seed_sqlite(path: Path, spec: Seed) -> None:
+    """The same users, categories, agents and orders in a fresh, migrated SQLite file (for the searches;
+    reports and applications are left out). Triggers run as the rows go in, as they would in the app."""
+    import sqlite3
+
+    from marketplace import migrate
+
+    started = time.perf_counter()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    engine = _engine(f"sqlite:///{path.resolve()}")
+    migrate.upgrade(engine)
+    engine.dispose()
+    rows = _generate(spec)
+    now = datetime.now(UTC)
+
+    def value(v: object) -> object:
+        if isinstance(v, datetime):
+            return f"{v.astimezone(UTC):%Y-%m-%d %H:%M:%S.%f}"  # as SQLAlchemy stores it on SQLite
+        return str(v) if isinstance(v, Decimal) else v
+
+    columns = {"users": USER_COLS, "categories": CATEGORY_COLS, "agents": AGENT_COLS, "orders": ORDER_COLS}
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("PRAGMA foreign_keys=OFF")
+        with conn:
+            for table, cols in columns.items():
+                table_rows = [(*r[:9], now, False, False, False) if table == "users" else r for r in rows[table]]
+                marks = ", ".join("?" * len(table_rows[0]))
+                conn.executemany(f"INSERT INTO {table} ({cols}) VALUES ({marks})",
+                                 [tuple(value(v) for v in r) for r in table_rows])
+        conn.execute("ANALYZE")
+    finally:
+        conn.close()
+    print(f"  seeded SQLite ({', '.join(f'{len(rows[t]):,} {t}' for t in columns)}) "
+          f"in {time.perf_counter() - started:.1f} s")
+
+
 # ---- measuring ---------------------------------------------------------------------------------------
 
 
@@ -201,6 +242,8 @@ def _cases(admin: object) -> list[tuple[str, Callable[[], object], str]]:
         ("customers, search 'travelson'", lambda: people.list_customers(actor=admin, search="travelson"),
          "/api/admin/customers?search=travelson"),
         ("vendors, first page", lambda: people.list_vendors(actor=admin), "/api/admin/vendors"),
+        ("vendors, search 'vendor12'", lambda: people.list_vendors(actor=admin, search="vendor12"),
+         "/api/admin/vendors?search=vendor12"),
         ("agents, first page", lambda: catalog.list_agents(actor=admin), "/api/admin/agents"),
         ("agents, pending", lambda: catalog.list_agents(actor=admin, status="pending"),
          "/api/admin/agents?status=pending"),
@@ -271,9 +314,15 @@ def explain(url: str, only: str | None) -> None:
     explain_calls(engine, cases, lambda sql: "users.id = %(" not in sql)
 
 
-def report(results: list[Result], spec: Seed) -> tuple[str, bool]:
-    return p99_table(f"### PostgreSQL, {spec.users:,} users, {spec.agents:,} agents, {spec.orders:,} orders, "
-                     "concurrency 1", results, P99_BUDGET_MS)
+def report(results: list[Result], spec: Seed, database: str = "PostgreSQL") -> tuple[str, bool]:
+    """The reads against the read budget, then the searches against theirs."""
+    heading = f"### {database}, {spec.users:,} users, {spec.agents:,} agents, {spec.orders:,} orders, concurrency 1"
+    reads = [r for r in results if "search" not in r.case]
+    searches = [r for r in results if "search" in r.case]
+    tables = [p99_table(heading, reads, P99_BUDGET_MS)] if reads else []
+    if searches:
+        tables.append(p99_table(heading + ", searches", searches, SEARCH_P99_BUDGET_MS))
+    return "\n\n".join(t for t, _ in tables), all(ok for _, ok in tables)
 
 
 def main() -> None:
@@ -285,10 +334,19 @@ def main() -> None:
     parser.add_argument("--no-http", action="store_true", help="service calls only")
     parser.add_argument("--only", help="cases whose name contains this text")
     parser.add_argument("--explain", action="store_true", help="print query plans instead of timings")
+    parser.add_argument("--sqlite", type=Path, help="measure the same data in this SQLite file (wiped) instead")
     args = parser.parse_args()
+    spec = Seed()
+    if args.sqlite:
+        url = f"sqlite:///{args.sqlite.resolve()}"
+        os.environ["DATABASE_URL"] = url
+        if not args.skip_seed:
+            seed_sqlite(args.sqlite, spec)
+        table, ok = report(measure(url, args.runs, http=not args.no_http, only=args.only), spec, "SQLite")
+        print("\n" + table)
+        return
     url = _ensure_database(args.database_url or os.environ.get("BENCH_ADMIN_DATABASE_URL") or DEFAULT_URL)
     os.environ["DATABASE_URL"] = url  # before the app's settings are first read
-    spec = Seed()
     if not args.skip_seed:
         seed(url, spec)
     if args.explain:
@@ -296,7 +354,8 @@ def main() -> None:
         return
     table, ok = report(measure(url, args.runs, http=not args.no_http, only=args.only), spec)
     print("\n" + table)
-    print("\nbudget (p99 < 100 ms at concurrency 1):", "met" if ok else "NOT met")
+    print(f"\nbudgets (p99 < {P99_BUDGET_MS:g} ms, searches < {SEARCH_P99_BUDGET_MS:g} ms, concurrency 1):",
+          "met" if ok else "NOT met")
 
 
 if __name__ == "__main__":

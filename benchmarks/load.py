@@ -116,10 +116,12 @@ def make_sessions(count: int, out: Path) -> None:
 class Server:
     base: str
     standin: str
+    pid: int  # scripts/run.sh, leader of the app's process group
 
 
 @contextlib.contextmanager
-def serve(pg_url: str, redis_url: str, workers: int, log_path: Path) -> Iterator[Server]:
+def serve(pg_url: str, redis_url: str, workers: int, log_path: Path,
+          extra_env: dict[str, str] | None = None) -> Iterator[Server]:
     """`scripts/run.sh` with Redis and `workers` backend workers; stopped (its process group) afterwards."""
     port, standin_port = free_port(), free_port()
     tmp = Path(tempfile.mkdtemp(prefix="marketplace-load-"))
@@ -139,13 +141,14 @@ def serve(pg_url: str, redis_url: str, workers: int, log_path: Path) -> Iterator
         "DEV_MAILBOX_FILE": str(tmp / "mailbox.jsonl"),
         # Every simulated user signs up from 127.0.0.1: keep the per-address limit out of the way.
         "RATE_LIMIT_REGISTER": "0",
+        **(extra_env or {}),
     }
     for name in ("SMTP_URL", "STRIPE_SECRET_KEY", "TEST_DATABASE_URL"):
         env.pop(name, None)
     base = f"http://127.0.0.1:{port}"
     try:
-        with running(["bash", "scripts/run.sh"], env=env, log_path=log_path, ready_url=f"{base}/"):
-            yield Server(base, f"http://127.0.0.1:{standin_port}")
+        with running(["bash", "scripts/run.sh"], env=env, log_path=log_path, ready_url=f"{base}/") as process:
+            yield Server(base, f"http://127.0.0.1:{standin_port}", process.pid)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

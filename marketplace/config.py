@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -30,6 +31,9 @@ class Settings(BaseSettings):
     redis_url: str = ""
     demo_mode: bool = False  # role switcher, demo data, dev mailbox: only for `make run` (scripts/run.sh sets it)
     cors_extra_origins: str = ""  # comma separated
+    # Reverse proxies in front of the app (comma-separated addresses or networks, e.g. `10.0.0.0/8, ::1`): only a
+    # request from one of them has its `X-Forwarded-For` read for the client address (services/client_address.py).
+    trusted_proxies: str = ""
     # > 0: the serving event loop runs in asyncio debug mode and logs each callback that held it longer than
     # this many ms ('Executing ... took 0.123 seconds', loop_watch.py); the browser suite sets 50.
     slow_callback_ms: int = 0
@@ -38,6 +42,7 @@ class Settings(BaseSettings):
     session_days: int = 14
     password_reset_minutes: int = 60  # a reset link works once, within this time
     email_verification_hours: int = 72
+    guest_link_hours: int = 24  # a guest buyer's sign-in link works once, within this time
 
     # Mail: written to the outbox table, sent over SMTP by the app's sender; `make run` starts a local catcher here.
     smtp_url: str = "smtp://127.0.0.1:1025"  # smtp://[user:pass@]host:port (STARTTLS if offered) or smtps://
@@ -56,6 +61,11 @@ class Settings(BaseSettings):
     rate_limit_password_reset: int = 5
     rate_limit_password_reset_per_email: int = 3  # per e-mail address asked for, whoever asks
     rate_limit_verification_resend: int = 3  # per account
+    # The public license API (an agent checking its key): per client address and per key, in a short window.
+    rate_limit_license_window_seconds: int = 60
+    rate_limit_license_per_address: int = 300
+    rate_limit_license_per_key: int = 30
+    rate_limit_guest_checkout: int = 10  # guest checkouts started per client address
 
     google_client_id: str = ""
     google_client_secret: str = ""
@@ -88,6 +98,11 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _guards(self) -> Settings:
+        try:
+            proxy_networks(self.trusted_proxies)
+        except ValueError as error:
+            msg = f"TRUSTED_PROXIES must list IP addresses or networks separated by commas: {error}"
+            raise ValueError(msg) from error
         if self.demo_mode and self.is_production:
             msg = "DEMO_MODE cannot be enabled in production"
             raise ValueError(msg)
@@ -130,6 +145,12 @@ class Settings(BaseSettings):
     @property
     def github_configured(self) -> bool:
         return bool(self.github_client_id and self.github_client_secret)
+
+
+@lru_cache(maxsize=8)
+def proxy_networks(spec: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    """`TRUSTED_PROXIES` parsed (`10.0.0.0/8`, `::1`, ...); a typo raises ValueError."""
+    return tuple(ipaddress.ip_network(part.strip(), strict=False) for part in spec.split(",") if part.strip())
 
 
 settings = Settings()

@@ -10,7 +10,12 @@ from marketplace import loop_watch, migrate
 from marketplace.api.app import create_api
 from marketplace.components.spinner import loading_frame
 from marketplace.config import announce_demo_mode, settings
-from marketplace.pages.account_recovery import forgot_password_page, reset_password_page, verify_email_page
+from marketplace.pages.account_recovery import (
+    forgot_password_page,
+    reset_password_page,
+    set_password_page,
+    verify_email_page,
+)
 from marketplace.pages.admin.page import admin_page
 from marketplace.pages.admin.settings import admin_settings_page
 from marketplace.pages.agent_detail import agent_detail_page
@@ -28,8 +33,14 @@ from marketplace.pages.purchase_success import purchase_success_page
 from marketplace.pages.signup import signup_page
 from marketplace.pages.vendor.add_agent import add_agent_page
 from marketplace.pages.vendor.page import vendor_apply_page, vendor_page
-from marketplace.services import auth, mail_outbox, platform, ratelimit, uploads
-from marketplace.state.account_recovery import ForgotPasswordState, ResetPasswordState, VerifyEmailState
+from marketplace.pages.vendor.plans import vendor_plans_page
+from marketplace.services import auth, mail_outbox, plans, platform, ratelimit, uploads
+from marketplace.state.account_recovery import (
+    ForgotPasswordState,
+    GuestPasswordState,
+    ResetPasswordState,
+    VerifyEmailState,
+)
 from marketplace.state.account_security import AccountSecurityState
 from marketplace.state.accounts import LoginState, SignupState
 from marketplace.state.admin.page import AdminState
@@ -41,6 +52,7 @@ from marketplace.state.checkout import CheckoutState, PurchaseSuccessState
 from marketplace.state.dashboard import DashboardState
 from marketplace.state.demo_setup import DemoSetupState
 from marketplace.state.dev_mail import DevMailState
+from marketplace.state.plans import OfferState
 from marketplace.state.session import SessionState
 from marketplace.state.vendor.page import VendorState
 from marketplace.state.vendor.wizard import WizardState
@@ -50,6 +62,7 @@ def _on_start() -> None:
     announce_demo_mode()
     migrate.upgrade()
     platform.ensure_defaults()
+    plans.ensure_plans()
     auth.purge_expired()
     ratelimit.purge()
     _watch_the_loop()
@@ -71,7 +84,8 @@ app.register_lifespan_task(_on_start)
 app.register_lifespan_task(uploads.sweep_forever)  # unattached uploads expire and are deleted
 app.register_lifespan_task(mail_outbox.send_forever)  # sends the mail outbox from the app's process
 
-app.add_page(index_page, route="/", title="AgentMarket", on_load=[SessionState.load, HomeState.on_load])
+app.add_page(index_page, route="/", title="AgentMarket", on_load=[SessionState.load, HomeState.on_load,
+                                                                          OfferState.on_load])
 app.add_page(agents_page, route="/agents", title="Browse AI Agents | AgentMarket",
              on_load=[SessionState.load, BrowseState.on_load])
 app.add_page(agent_detail_page, route="/agents/[agent_id]", title="AI Agent | AgentMarket",
@@ -87,6 +101,8 @@ app.add_page(forgot_password_page, route="/forgot-password", title="Forgot Passw
              on_load=[SessionState.load, ForgotPasswordState.on_load])
 app.add_page(reset_password_page, route="/reset-password", title="Reset Password | AgentMarket",
              on_load=[SessionState.load, ResetPasswordState.on_load])
+app.add_page(set_password_page, route="/set-password", title="Set Your Password | AgentMarket",
+             on_load=[SessionState.load, GuestPasswordState.on_load])
 app.add_page(verify_email_page, route="/verify-email", title="Confirm E-mail | AgentMarket",
              on_load=[SessionState.load, VerifyEmailState.on_load])
 app.add_page(dev_mail_page, route="/dev/mail", title="Dev Mailbox | AgentMarket",
@@ -104,6 +120,8 @@ app.add_page(purchase_success_page, route="/purchase-success", title="Purchase S
 app.add_page(vendor_page, route="/vendor", title="Vendor Dashboard | AgentMarket",
              on_load=[SessionState.load, VendorState.on_load])
 app.add_page(vendor_apply_page, route="/vendor/apply", title="Become a Vendor | AgentMarket",
+             on_load=[SessionState.load, VendorState.on_load])
+app.add_page(vendor_plans_page, route="/vendor/plans", title="Your Plan | AgentMarket",
              on_load=[SessionState.load, VendorState.on_load])
 app.add_page(add_agent_page, route="/vendor/add-agent", title="Create New AI Agent | AgentMarket",
              on_load=[SessionState.load, WizardState.on_load])

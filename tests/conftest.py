@@ -25,6 +25,7 @@ from sqlmodel import SQLModel  # noqa: E402
 
 from marketplace import db, migrate  # noqa: E402
 from marketplace.models import User  # noqa: E402
+from marketplace.services import plans  # noqa: E402
 from tests import factories  # noqa: E402
 
 BASE_URL = "http://localhost:3000"
@@ -70,9 +71,9 @@ def _database() -> Iterator[None]:
     db.engine().dispose()
 
 
-@pytest.fixture(autouse=True)
-def _empty_tables() -> Iterator[None]:
-    yield
+def empty_database() -> None:
+    """Every table emptied, then the reference data the migrations seed (the plans) put back, as every
+    database has it."""
     engine = db.engine()
     tables = [t.name for t in reversed(SQLModel.metadata.sorted_tables)]
     with engine.begin() as conn:
@@ -81,6 +82,13 @@ def _empty_tables() -> Iterator[None]:
         else:
             for name in tables:
                 conn.execute(text(f"DELETE FROM {name}"))
+    plans.ensure_plans()
+
+
+@pytest.fixture(autouse=True)
+def _empty_tables() -> Iterator[None]:
+    yield
+    empty_database()
 
 
 def browser_client(**kwargs: object) -> TestClient:

@@ -26,15 +26,17 @@ from marketplace.models import (
     NotificationType,
     Order,
     OrderStatus,
+    PlanPayment,
     Purchase,
     Role,
     Upload,
     UploadMethod,
     User,
     VendorApplication,
+    VendorPlan,
 )
 from marketplace.models.base import new_id, utcnow
-from marketplace.services import auth, money
+from marketplace.services import auth, licenses, money
 
 PASSWORD = "secret123"
 _numbers = itertools.count(1)
@@ -141,6 +143,8 @@ def make_purchase(user: User, agent: Agent, *, price_cents: int | None = None) -
         session.flush()
         purchase = Purchase(user_id=user.id, agent_id=agent.id, order_id=order.id, purchase_price_cents=price)
         session.add(purchase)
+        session.flush()
+        licenses.ensure_key(session, purchase=purchase)
     return purchase
 
 
@@ -286,8 +290,11 @@ def make_subscription(
             current_period_end=end, created_at=created_at or utcnow(), **fields)
         session.add(subscription)
         session.flush()
-        session.add(Purchase(user_id=buyer.id, agent_id=agent.id, purchase_price_cents=price, currency=currency,
-                             subscription_id=subscription.id, access_until=access_until or end))
+        purchase = Purchase(user_id=buyer.id, agent_id=agent.id, purchase_price_cents=price, currency=currency,
+                            subscription_id=subscription.id, access_until=access_until or end)
+        session.add(purchase)
+        session.flush()
+        licenses.ensure_key(session, purchase=purchase)
     return subscription
 
 
@@ -322,5 +329,25 @@ def make_paid_order(stripe_client, agent: Agent, buyer: User, *, created_at: dat
         order.payment_intent_id = intent.id
         session.add(order)
     if not fields.get("subscription_id"):
-        _save(Purchase(user_id=buyer.id, agent_id=agent.id, order_id=order.id, purchase_price_cents=amount))
+        with db.session_scope() as session:
+            purchase = Purchase(user_id=buyer.id, agent_id=agent.id, order_id=order.id, purchase_price_cents=amount)
+            session.add(purchase)
+            session.flush()
+            licenses.ensure_key(session, purchase=purchase)
     return order
+
+
+def put_on_plan(vendor: User, plan_id: str, **fields: object) -> VendorPlan:
+    """The vendor's plan row (made or replaced), as if it had subscribed: no Stripe subscription unless given."""
+    with db.session_scope() as session:
+        row = session.merge(VendorPlan(user_id=vendor.id, plan_id=plan_id, **fields))
+        session.flush()
+        session.expunge(row)
+        return row
+
+
+def make_plan_payment(vendor: User, plan_id: str, amount_cents: int, *, reason: str = "subscription_cycle"
+                      ) -> PlanPayment:
+    """A paid invoice of the vendor's plan subscription (the admin's plan revenue)."""
+    return _save(PlanPayment(invoice_id=f"in_{new_id()}", user_id=vendor.id, plan_id=plan_id,
+                             amount_cents=amount_cents, billing_reason=reason))

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -320,3 +321,21 @@ def set_platform(*, currency: str | None = None, rate: str | None = None, commis
 def eur_checkout() -> Decimal:
     set_platform(currency="eur", rate="0.9200")
     return Decimal("0.9200")
+
+
+def on_clock(standin: StandIn, monkeypatch: pytest.MonkeyPatch, at: datetime) -> str:
+    """A test clock frozen at `at`, on which every Stripe Customer made from now on lives (as demo mode's)."""
+    from marketplace.services.billing import demo_clock
+
+    clock = standin.stripe.v1.test_helpers.test_clocks.create(params={"frozen_time": int(at.timestamp())})
+    monkeypatch.setattr(demo_clock, "clock_id_for_new_customer", lambda: clock.id)
+    return clock.id
+
+
+@pytest.fixture
+def app_webhooks(stripe_standin: StandIn, live_api: Any) -> Iterator[StandIn]:
+    """The stand-in's webhooks go to the live app, so a clock's advance is handled before it is `ready`."""
+    httpx.post(f"{stripe_standin.base}/_config/webhooks/app", data={
+        "url": f"{live_api.url}/api/stripe/webhook", "secret": WEBHOOK_SECRET}).raise_for_status()
+    yield stripe_standin
+    stripe_standin.drain()  # every delivery answered before the tables are emptied for the next test

@@ -1,4 +1,5 @@
-"""The demo customer's subscriptions and refunds, real in the local stand-in (run by `seed_demo` after the vendor).
+"""The demo customer's subscriptions and refunds, and the demo vendor's Pro plan, real in the local stand-in (run
+by `seed_demo` after the vendor).
 
 `customer` subscribes, through the product's checkout and billing services, to three monthly agents of the
 demo vendor, each paid with Stripe's test card (confirmed server-side as Stripe.js would confirm it). The demo
@@ -7,7 +8,8 @@ subscription twice. Before the second renewal one subscription gets, through the
 that attaches but declines every charge (4000000000000341): that renewal fails and it is past due. Another is
 cancelled at the period end. The customer also buys three one-time licences (the demo vendor's first): an admin
 refunds one, the customer gets one back under the 30-day guarantee, and asks for the third, which, as a third
-refund within 90 days, waits in the admin's Refunds tab.
+refund within 90 days, waits in the admin's Refunds tab. The demo vendor subscribes to the Pro plan at the clock's
+start, so its plan renews twice too (the admin's plan revenue).
 
 The stand-in's webhooks are applied here by the same billing handlers the webhook route calls (`make run` seeds
 before the app serves, with the stand-in's endpoint not yet registered). The orders, subscriptions and access
@@ -26,22 +28,27 @@ from marketplace import db
 from marketplace.config import settings
 from marketplace.integrations import billing, payments
 from marketplace.models import (
+    FREE_PLAN_ID,
     Agent,
     AgentStatus,
     Order,
+    PlanPayment,
     PlatformSetting,
     PricingModel,
     Purchase,
     Subscription,
     User,
+    VendorPlan,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import refunds
+from marketplace.services import plans, refunds
 from marketplace.services.billing import cancel_subscription, demo_clock, finish_card_update, start_card_update
 from marketplace.services.billing import invoices as billing_invoices
+from marketplace.services.plans import subscriptions as plan_subscriptions
 from marketplace.services.purchases import checkout, completion
 
 CUSTOMER, VENDOR, ADMIN = "customer", "vendor", "admin"
+VENDOR_PLAN = "pro"
 START_DAYS_AGO = 63  # the clock starts here: two monthly renewals fall before today
 FIRST_ADVANCE_DAYS = 32
 SECOND_ADVANCE_DAYS = 31  # at least: to today (a demo clock made elsewhere at today's time goes ahead)
@@ -138,6 +145,43 @@ def _apply_webhooks(buyer: User) -> None:
         billing_invoices.subscription_changed(stripe_id)
 
 
+def _vendor_on_pro(vendor: User) -> None:
+    """The demo vendor's Pro plan (the demo data's, which has no subscription) made real: chosen through the
+    plans service on the demo clock and its first invoice paid, as the Payment Element would."""
+    with db.session_scope() as session:
+        row = session.get(VendorPlan, vendor.id)
+        if row is not None and row.stripe_subscription_id:
+            return
+        session.merge(VendorPlan(user_id=vendor.id, plan_id=FREE_PLAN_ID))  # to be paid for from Free
+    change = plans.choose_plan(actor=vendor, plan_id=VENDOR_PLAN)
+    assert change.client_secret is not None
+    _pay(change.client_secret)
+    plans.refresh_plan(actor=vendor)
+
+
+def _apply_plan_webhooks(vendor: User) -> None:
+    """What the webhooks do for the vendor's plan subscription: each paid invoice recorded, the plan mirrored,
+    each payment dated when Stripe's clock says it was paid."""
+    with db.session_scope() as session:
+        row = session.get(VendorPlan, vendor.id)
+        stripe_id = row.stripe_subscription_id if row is not None else None
+    if stripe_id is None:
+        return
+    client = payments.client()
+    listed = client.v1.invoices.list(params={"subscription": stripe_id, "limit": 100})
+    for invoice in sorted(listed.data, key=lambda i: i.created):
+        paid, sub = billing.retrieve_invoice(invoice.id), billing.retrieve_subscription(stripe_id)
+        if invoice.status == "paid" and paid is not None and sub is not None:
+            plan_subscriptions.invoice_paid(paid, sub)
+            with db.session_scope() as session:
+                payment = session.exec(select(PlanPayment).where(PlanPayment.invoice_id == invoice.id)).one()
+                payment.created_at = datetime.fromtimestamp(invoice.status_transitions.paid_at, UTC)
+                session.add(payment)
+    current = billing.retrieve_subscription(stripe_id)
+    if current is not None:
+        plan_subscriptions.mirror(current)
+
+
 def _dated_by_the_clock(buyer: User) -> None:
     """The app records an invoice's order when it hears of it; these were paid on the demo clock, months back,
     so their orders, the subscriptions and the access they gave are dated when Stripe says they happened (the
@@ -188,13 +232,16 @@ def seed() -> dict[str, str] | None:
         return None
     started = time.monotonic()
     _start_clock()
+    _vendor_on_pro(vendor)
     renewing, cancelled, past_due = (_subscribe(buyer, agent) for agent in monthly)
     refunded, self_refunded, requested = (_buy(buyer, agent) for agent in one_time)
     _advance(_clock_time() + timedelta(days=FIRST_ADVANCE_DAYS))
     _apply_webhooks(buyer)
+    _apply_plan_webhooks(vendor)
     _give_failing_card(buyer, past_due)
     _advance(max(utcnow(), _clock_time() + timedelta(days=SECOND_ADVANCE_DAYS)))
     _apply_webhooks(buyer)
+    _apply_plan_webhooks(vendor)
     cancel_subscription(actor=buyer, subscription_id=cancelled)
     refunds.refund_order(actor=admin, order_id=refunded.id, reason=REFUND_REASON)
     refunds.request_refund(actor=buyer, order_id=self_refunded.id, reason=GUARANTEE_REASON)  # paid back at once

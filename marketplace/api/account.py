@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from marketplace.api.deps import SESSION_COOKIE, SignedInUser, clear_session_cookie, client_address
+from marketplace.api.deps import (
+    SESSION_COOKIE,
+    SignedInUser,
+    clear_session_cookie,
+    client_address,
+    set_session_cookie,
+)
 from marketplace.models import MessageOut, TwoFactorSetup, UserPublic
 from marketplace.models.user import ChangePasswordIn, CodeIn, ForgotPasswordIn, ResetPasswordIn, VerifyEmailIn
-from marketplace.services import accounts
+from marketplace.services import accounts, auth, guest_checkout
 
 router = APIRouter(prefix="/api", tags=["accounts"])
 
@@ -28,6 +34,16 @@ def reset_password(body: ResetPasswordIn, response: Response) -> MessageOut:
     accounts.reset_password(token=body.token, password=body.password)
     clear_session_cookie(response)
     return MessageOut(message="Your password has been reset. Please sign in with your new password.")
+
+
+@router.post("/auth/guest-password", response_model=UserPublic)
+def guest_password(body: ResetPasswordIn, request: Request, response: Response) -> UserPublic:
+    """A guest buyer's receipt link (single use, 24 hours): sets the password, confirms the address and signs
+    the buyer in on this browser."""
+    user = guest_checkout.set_password(token=body.token, password=body.password)
+    auth.end_session(token=_token(request))  # whoever was signed in here, the buyer is now
+    set_session_cookie(response, auth.create_session(user=user))
+    return UserPublic.of(user)
 
 
 @router.post("/auth/verify-email", response_model=UserPublic)

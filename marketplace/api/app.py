@@ -19,15 +19,18 @@ from marketplace.api import catalog as catalog_routes
 from marketplace.api import demo as demo_routes
 from marketplace.api import demo_images as demo_image_routes
 from marketplace.api import engagement as engagement_routes
+from marketplace.api import licenses as license_routes
 from marketplace.api import notifications as notification_routes
 from marketplace.api import oauth as oauth_routes
 from marketplace.api import page_serving, routing, security
+from marketplace.api import plans as plan_routes
 from marketplace.api import purchases as purchase_routes
 from marketplace.api import refunds as refund_routes
 from marketplace.api import settings as settings_routes
 from marketplace.api import subscriptions as subscription_routes
 from marketplace.api import uploads as upload_routes
 from marketplace.api import vendor as vendor_routes
+from marketplace.api import vendor_license_keys as vendor_key_routes
 from marketplace.api.errors import ERROR_RESPONSES
 from marketplace.config import settings
 from marketplace.services.errors import DomainError, TooManyRequests
@@ -75,7 +78,7 @@ def create_api() -> FastAPI:
                catalog_routes.router, engagement_routes.router, purchase_routes.router, settings_routes.router,
                vendor_routes.router, notification_routes.router, admin_routes.router, upload_routes.router,
                agent_file_routes.router, demo_image_routes.router, refund_routes.router,
-               subscription_routes.router)
+               subscription_routes.router, license_routes.router, vendor_key_routes.router, plan_routes.router)
     for router in routers:
         api.include_router(router, responses=ERROR_RESPONSES)
 

@@ -9,6 +9,7 @@ from fastapi import Depends, Request, Response
 from marketplace.config import settings
 from marketplace.models import User
 from marketplace.services import auth
+from marketplace.services import client_address as addresses
 from marketplace.services.auth import SESSION_COOKIE
 from marketplace.services.permissions import require_user
 
@@ -26,7 +27,9 @@ SignedInUser = Annotated[User, Depends(signed_in_user)]
 
 
 def client_address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """What per-address limits count: the peer, or the client a trusted proxy forwarded (`TRUSTED_PROXIES`)."""
+    return addresses.client_address(peer=request.client.host if request.client else None,
+                                    forwarded_for=",".join(request.headers.getlist("x-forwarded-for")))
 
 
 def set_session_cookie(response: Response, token: str) -> None:

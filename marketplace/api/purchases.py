@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from marketplace.api.deps import OptionalUser
+from marketplace.api.deps import OptionalUser, client_address
 from marketplace.models.commerce import (
     ClaimFreeIn,
     CompleteIn,
@@ -18,7 +18,7 @@ from marketplace.models.commerce import (
     PurchasePublic,
     StripeConfigPublic,
 )
-from marketplace.services import catalog, downloads, money, purchases
+from marketplace.services import catalog, downloads, guest_checkout, money, purchases
 
 router = APIRouter(prefix="/api", tags=["purchases"])
 
@@ -36,8 +36,12 @@ def stripe_config() -> StripeConfigPublic:
 
 
 @router.post("/purchase/create-payment-intent", response_model=PaymentIntentPublic)
-def create_payment_intent(body: PaymentIntentIn, user: OptionalUser) -> PaymentIntentPublic:
-    intent = purchases.create_payment_intent(actor=user, agent_id=body.agent_id)
+def create_payment_intent(body: PaymentIntentIn, request: Request, user: OptionalUser) -> PaymentIntentPublic:
+    """Signed out with `isGuestCheckout`: 403 while the admin has guest checkout off, 409 for an e-mail that
+    belongs to an account, 429 past the per-address limit."""
+    guest = guest_checkout.GuestDetails(email=body.customer_email or "", name=body.customer_name or "",
+                                        address=client_address(request)) if body.is_guest_checkout else None
+    intent = purchases.create_payment_intent(actor=user, agent_id=body.agent_id, guest=guest)
     return PaymentIntentPublic(
         client_secret=intent.client_secret,
         payment_intent_id=intent.payment_intent_id,
@@ -54,8 +58,13 @@ def create_payment_intent(body: PaymentIntentIn, user: OptionalUser) -> PaymentI
 
 @router.post("/purchase/complete", response_model=PurchaseCompletePublic)
 def complete_purchase(body: CompleteIn, user: OptionalUser) -> PurchaseCompletePublic:
-    done = purchases.complete_payment(actor=user, payment_intent_id=body.payment_intent_id,
-                                      agent_id=body.agent_id, user_id=body.user_id)
+    """Signed out with `isGuestCheckout`: recorded for the guest account the payment was made for (403 if it
+    was not made by a guest checkout)."""
+    if body.is_guest_checkout and user is None:
+        done = purchases.complete_guest_payment(payment_intent_id=body.payment_intent_id, agent_id=body.agent_id)
+    else:
+        done = purchases.complete_payment(actor=user, payment_intent_id=body.payment_intent_id,
+                                          agent_id=body.agent_id, user_id=body.user_id)
     return _completion(done)
 
 
@@ -87,6 +96,7 @@ def user_purchases(user: OptionalUser) -> list[PurchasePublic]:
                 file_url=catalog.download_url(r.agent.id) if r.has_files else None,
             ),
             order=OrderPublic.of(r.order) if r.order else None,
+            license_key=r.license_key,
         )
         for r in purchases.list_purchases(actor=user)
     ]

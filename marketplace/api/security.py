@@ -23,8 +23,10 @@ from marketplace.services.text import has_forbidden
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 # Server-to-server (signed by Stripe) and the local storage backend's targets (authenticated by their signature,
-# like S3's presigned URLs, which take no Origin either).
-ORIGIN_EXEMPT = {"/api/stripe/webhook", "/api/uploads/local"}
+# like S3's presigned URLs, which take no Origin either); the public license API, which a vendor's agent calls
+# with the key as its only credential (it never reads a cookie, so another site's page gains nothing by it).
+ORIGIN_EXEMPT = {"/api/stripe/webhook", "/api/uploads/local", "/api/licenses/activate", "/api/licenses/validate",
+                 "/api/licenses/deactivate"}
 ORIGIN_EXEMPT_PREFIX = "/api/uploads/local/"
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"  # the HTML of a page: served from cache only after a (304) check, so a new build shows at once

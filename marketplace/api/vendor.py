@@ -32,7 +32,7 @@ from marketplace.models.vendor import (
 )
 from marketplace.services import money
 from marketplace.services.vendor import agents, applications, payouts, recurring, sales, stats
-from marketplace.services.vendor.drafts import AgentDraft
+from marketplace.services.vendor.drafts import UNLIMITED, AgentDraft
 
 router = APIRouter(prefix="/api", tags=["vendor"])
 
@@ -59,7 +59,8 @@ def _draft(body: AgentDraftIn) -> AgentDraft:
     price = body.price if isinstance(body.price, str) or body.price is None else str(body.price)
     return AgentDraft(name=body.name, short_description=body.short_description, description=body.description,
                       price=price or "", category_id=body.category_id, demo_url=body.demo_url,
-                      image_url=body.image_url, tags=list(body.tags or []), pricing_model=body.pricing_model)
+                      image_url=body.image_url, tags=list(body.tags or []), pricing_model=body.pricing_model,
+                      activation_limit=body.activation_limit)
 
 
 def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
@@ -67,7 +68,7 @@ def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
     return VendorAgentDraftPublic(
         id=a.id, status=a.status, has_pending_revision=a.has_pending_revision, name=d.name,
         short_description=d.short_description, description=d.description, price=d.price,
-        pricing_model=d.pricing_model or "monthly",
+        pricing_model=d.pricing_model or "monthly", activation_limit=d.activation_limit or UNLIMITED,
         category_id=d.category_id, demo_url=d.demo_url, image_url=d.image_url, tags=list(d.tags),
         files=[AgentFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type)
                for f in a.files],

@@ -45,3 +45,13 @@ def notification_type_badge(kind: Var[str], **props: object) -> rx.Component:
         ("update", rx.badge("update", color_scheme="violet", **props)),
         rx.badge(kind, color_scheme="gray", **props),
     )
+
+
+def license_status_badge(status: Var[str], label: Var[str], **props: object) -> rx.Component:
+    """A license key's status (services/licenses): active green, expired gray, disabled and refunded red."""
+    return rx.match(
+        status,
+        ("active", rx.badge(rx.icon("circle-check", size=12), label, color_scheme="green", **props)),
+        ("expired", rx.badge(rx.icon("clock", size=12), label, color_scheme="gray", **props)),
+        rx.badge(rx.icon("ban", size=12), label, color_scheme="red", **props),
+    )

@@ -54,10 +54,11 @@ def tab_view(specs: list[TabSpec], value: Var[str], on_change: Callable[[str], o
 
     Below the md breakpoint (phones) the triggers give way to one select (`#select_id`, named `label`) that shows
     the open tab and lists them all: a row of tabs there showed two or three of them with no sign of the rest.
-    `compact` narrows the triggers and drops their icons up to xl, so that the admin's eleven labels with counts
-    fit on one row at 1280 px."""
+    `compact` narrows the triggers and drops their icons up to xl, so that the admin's thirteen labels with counts
+    stay on one row at 1280 px."""
     bar: dict[str, object] = {"flex_wrap": "wrap", "display": rx.breakpoints(initial="none", md="flex")}
-    if compact:
+    if compact:  # one row: what does not fit scrolls inside the bar rather than opening a second row
+        bar.update(flex_wrap="nowrap", overflow_x="auto", overflow_y="hidden")
         bar["style"] = {"--tab-padding-x": "2px", "--tab-inner-padding-x": "var(--space-1)"}
     picker = rx.box(
         rx.select.root(

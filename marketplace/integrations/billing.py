@@ -9,7 +9,7 @@ period an invoice pays for is its line's `period` (a renewal's own `period_start
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -51,6 +51,7 @@ class Subscription:
     metadata: dict[str, str]
     transfer_destination: str | None
     application_fee_percent: Decimal | None
+    item_id: str = ""  # the one subscription item (a change of price names it)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class Invoice:
     payment_intent_id: str | None
     # The end of the period this invoice pays for (its subscription line's), not the invoice's own period_end.
     period_end: datetime | None
+    # The subscription's metadata when the invoice was made (`parent.subscription_details.metadata`).
+    subscription_metadata: dict[str, str] = field(default_factory=dict)
 
 
 class PaymentDeclined(PaymentsError):
@@ -124,6 +127,7 @@ def _subscription(sdk_obj: Any) -> Subscription:
         metadata={str(k): str(v) for k, v in (obj.get("metadata") or {}).items()},
         transfer_destination=_id(transfer.get("destination")) if transfer else None,
         application_fee_percent=Decimal(str(fee)) if fee is not None else None,
+        item_id=str(items[0].get("id") or ""),
     )
 
 
@@ -143,6 +147,7 @@ def _invoice(sdk_obj: Any) -> Invoice:
         amount_paid=int(obj.get("amount_paid") or 0), amount_due=int(obj.get("amount_due") or 0),
         currency=str(obj.get("currency") or "usd").lower(), payment_intent_id=intent_id,
         period_end=_timestamp(max(ends)) if ends else _timestamp(obj.get("period_end")),
+        subscription_metadata={str(k): str(v) for k, v in (details.get("metadata") or {}).items()},
     )
 
 
@@ -174,15 +179,27 @@ def create_customer(*, email: str, name: str, user_id: str, test_clock: str | No
 def monthly_price(*, agent_id: str, agent_name: str, amount: int, currency: str) -> str:
     """The id of the monthly Price for this agent, amount and currency: found by its lookup key, else created
     (on the agent's one Product) under an idempotency key, so concurrent first subscribers share one Price."""
-    lookup_key = f"agent-{agent_id}-{currency}-{amount}"
+    return _monthly_price(product_id=f"agent_{agent_id}", name=agent_name or agent_id,
+                          lookup_key=f"agent-{agent_id}-{currency}-{amount}", amount=amount, currency=currency,
+                          metadata={"agentId": agent_id})
+
+
+def plan_price(*, plan_id: str, plan_name: str, amount: int) -> str:
+    """The monthly USD Price of a vendor plan at this amount (a new amount is a new Price; subscribers keep
+    theirs), on the plan's one Product."""
+    return _monthly_price(product_id=f"plan_{plan_id}", name=f"{plan_name} plan",
+                          lookup_key=f"plan-{plan_id}-usd-{amount}", amount=amount, currency="usd",
+                          metadata={"vendorPlan": plan_id})
+
+
+def _monthly_price(*, product_id: str, name: str, lookup_key: str, amount: int, currency: str,
+                   metadata: dict[str, str]) -> str:
     found = _call(client().v1.prices.list, params={"lookup_keys": [lookup_key], "limit": 1})
     if found.data:
         return str(found.data[0].id)
-    product_id = f"agent_{agent_id}"
     try:
-        client().v1.products.create(params={"id": product_id, "name": agent_name[:200] or agent_id,
-                                            "metadata": {"agentId": agent_id}},
-                                    options={"idempotency_key": f"product-{agent_id}"})
+        client().v1.products.create(params={"id": product_id, "name": name[:200], "metadata": metadata},
+                                    options={"idempotency_key": f"product-{product_id}"})
     except stripe.InvalidRequestError as exc:
         if exc.code != "resource_already_exists":
             raise _provider_error(exc) from exc
@@ -190,7 +207,7 @@ def monthly_price(*, agent_id: str, agent_name: str, amount: int, currency: str)
         raise _provider_error(exc) from exc
     price = _call(client().v1.prices.create, params={
         "product": product_id, "unit_amount": amount, "currency": currency, "recurring": {"interval": "month"},
-        "lookup_key": lookup_key, "metadata": {"agentId": agent_id}},
+        "lookup_key": lookup_key, "metadata": metadata},
         options={"idempotency_key": f"price-{lookup_key}"})
     return str(price.id)
 
@@ -244,6 +261,30 @@ def cancel_now(subscription_id: str) -> Subscription:
         raise _provider_error(exc) from exc
     except stripe.StripeError as exc:
         raise _provider_error(exc) from exc
+
+
+def change_price(subscription_id: str, *, item_id: str, price: str, now: bool,
+                 metadata: dict[str, str]) -> Subscription:
+    """Move a subscription to another Price (and renew it: a pending cancellation is undone). `now`: at once,
+    the difference prorated and charged on an invoice right away (`PaymentDeclined` and no change when the card
+    fails: an upgrade); else from the next renewal, nothing prorated (a downgrade at the period end)."""
+    params: dict[str, Any] = {"items": [{"id": item_id, "price": price}], "metadata": metadata,
+                              "cancel_at_period_end": False,
+                              "proration_behavior": "always_invoice" if now else "none"}
+    if now:
+        params["payment_behavior"] = "error_if_incomplete"
+    try:
+        return _subscription(client().v1.subscriptions.update(subscription_id, params=params))
+    except stripe.CardError as exc:
+        raise PaymentDeclined(exc.user_message or "Your card was declined.") from exc
+    except stripe.StripeError as exc:
+        raise _provider_error(exc) from exc
+
+
+def set_application_fee_percent(subscription_id: str, percent: Decimal) -> Subscription:
+    """The platform's share of a split subscription's invoices from the next one on."""
+    return _subscription(_call(client().v1.subscriptions.update, subscription_id,
+                               params={"application_fee_percent": float(percent)}))
 
 
 def set_default_payment_method(subscription_id: str, payment_method: str) -> Subscription:

@@ -48,9 +48,11 @@ from marketplace.models.engagement import (
     ReviewPage,
     ReviewPublic,
 )
+from marketplace.models.licenses import LicenseActivation, LicenseKey, LicenseStatus
 from marketplace.models.mail import OutboxMail
+from marketplace.models.plans import FREE_PLAN_ID, Plan, PlanPayment, VendorPlan, VendorPlanStatus
 from marketplace.models.platform import PlatformSetting
-from marketplace.models.ratelimit import RateLimitHit
+from marketplace.models.ratelimit import RateLimitCounter, RateLimitHit
 from marketplace.models.submissions import AgentDownload, AgentRevision, RevisionStatus, Upload, UploadMethod
 from marketplace.models.user import (
     AccountToken,
@@ -66,6 +68,7 @@ from marketplace.models.user import (
 from marketplace.models.vendor import ApplicationStatus, Notification, NotificationType, VendorApplication
 
 __all__ = [
+    "FREE_PLAN_ID",
     "AccountToken",
     "Agent",
     "AgentDownload",
@@ -87,6 +90,9 @@ __all__ = [
     "CategoryRef",
     "Favorite",
     "FavoriteStatus",
+    "LicenseActivation",
+    "LicenseKey",
+    "LicenseStatus",
     "LoginAttempt",
     "MessageOut",
     "Notification",
@@ -97,10 +103,13 @@ __all__ = [
     "OrderKind",
     "OrderStatus",
     "OutboxMail",
+    "Plan",
+    "PlanPayment",
     "PlatformSetting",
     "PricingModel",
     "ProcessedWebhookEvent",
     "Purchase",
+    "RateLimitCounter",
     "RateLimitHit",
     "Refund",
     "RefundSource",
@@ -127,5 +136,7 @@ __all__ = [
     "UserPublic",
     "UserSession",
     "VendorApplication",
+    "VendorPlan",
+    "VendorPlanStatus",
     "VendorRef",
 ]

@@ -71,6 +71,8 @@ class SalesSummaryPublic(ApiModel):
     # Recurring revenue (services/vendor/recurring.py): live subscriptions and their monthly prices in USD.
     active_subscriptions: int = 0
     monthly_recurring_revenue: str = "0.00"
+    # What vendors paid for their plans (Pro, Enterprise...), in USD.
+    plan_revenue: str = "0.00"
 
 
 class CommissionPublic(ApiModel):

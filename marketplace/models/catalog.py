@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Column, Index, String, Text, text
+from sqlalchemy import Column, Index, Integer, String, Text, text
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiModel, new_id, utcnow
@@ -82,6 +82,9 @@ class Agent(SQLModel, table=True):
     deleted_at: datetime | None = None
     current_version: int = 1  # the file set buyers download; a new one goes live when an admin approves it
     view_count: int = 0  # distinct visitors per day on its page (agent_views rows), for Most Viewed
+    # How many machines one license key may be activated on (1-100; None: unlimited), set by the vendor.
+    # (No column default: the ORM would write it in place of an explicit None; revision 0018 sets one in SQL.)
+    activation_limit: int | None = Field(default=3, sa_column=Column(Integer, nullable=True))
 
 
 class AgentTag(SQLModel, table=True):

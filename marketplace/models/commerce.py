@@ -187,6 +187,7 @@ class PurchasePublic(ApiModel):
     currency: str
     agent: PurchasedAgentPublic
     order: OrderPublic | None = None
+    license_key: str | None = None  # XXXXX-XXXXX-XXXXX-XXXXX, checked by the agent at /api/licenses/*
 
 
 class PaymentIntentPublic(ApiModel):

@@ -120,6 +120,8 @@ class VendorAgentDraftPublic(ApiModel):
     description: str
     price: str
     pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
+    activation_limit: int | str = pydantic.Field(
+        default=3, description="Machines one license key may be activated on: 1-100, or 'unlimited'")
     category_id: int | str | None = None
     demo_url: str | None = None
     image_url: str | None = None
@@ -204,6 +206,8 @@ class AgentDraftIn(ApiInput):
     price: str | int | float | None = pydantic.Field(default=None, union_mode="left_to_right")
     # 'monthly' or 'one_time'; left out: monthly for a new agent, the agent's current model for an edit
     pricing_model: str | None = pydantic.Field(default=None, max_length=50)
+    # 1-100 or 'unlimited'; left out: 3 for a new agent, the agent's current limit for an edit
+    activation_limit: pydantic.StrictInt | str | None = pydantic.Field(default=None, union_mode="left_to_right")
     category_id: int | str | None = pydantic.Field(default=None, union_mode="left_to_right")
     demo_url: str | None = pydantic.Field(default=None, max_length=5000)
     image_url: str | None = pydantic.Field(default=None, max_length=5000)

@@ -79,6 +79,7 @@ class UserSession(SQLModel, table=True):
 class TokenPurpose(StrEnum):
     VERIFY_EMAIL = "verify_email"
     RESET_PASSWORD = "reset_password"
+    GUEST_SIGN_IN = "guest_sign_in"  # a guest buyer's receipt link: set a password, confirm the address
 
 
 class AccountToken(SQLModel, table=True):

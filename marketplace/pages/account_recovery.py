@@ -1,4 +1,4 @@
-"""/forgot-password, /reset-password and /verify-email: the pages behind the e-mailed links."""
+"""/forgot-password, /reset-password, /verify-email and /set-password: the pages behind the e-mailed links."""
 
 from __future__ import annotations
 
@@ -7,7 +7,13 @@ import reflex as rx
 from marketplace.components.forms import field
 from marketplace.components.layout import page_frame
 from marketplace.pages.login import auth_card
-from marketplace.state.account_recovery import ForgotPasswordState, ResetPasswordState, VerifyEmailState
+from marketplace.state.account_recovery import (
+    ForgotPasswordState,
+    GuestPasswordState,
+    PasswordLinkForm,
+    ResetPasswordState,
+    VerifyEmailState,
+)
 from marketplace.state.session import SessionState
 
 
@@ -36,37 +42,52 @@ def forgot_password_page() -> rx.Component:
     )
 
 
-def _password_input(name: str, label: str) -> rx.Component:
-    field_id = f"reset-{name.replace('_', '-')}"
+def _password_input(state: type[PasswordLinkForm], name: str, label: str, prefix: str) -> rx.Component:
+    field_id = f"{prefix}-{name.replace('_', '-')}"
     return field(label,
-                 rx.input(id=field_id, name=name, type="password", value=getattr(ResetPasswordState, name),
-                          on_change=ResetPasswordState.set_field(name),
-                          auto_complete="new-password", size="3"),
-                 ResetPasswordState.errors.get(name, ""), field_id=field_id)
+                 rx.input(id=field_id, name=name, type="password", value=getattr(state, name),
+                          on_change=state.set_field(name), auto_complete="new-password", size="3"),
+                 state.errors.get(name, ""), field_id=field_id)
+
+
+def _password_link_card(state: type[PasswordLinkForm], *, prefix: str, title: str, intro: str, button: str,
+                        button_id: str, footer: rx.Component) -> rx.Component:
+    """The link is checked first; then the new password twice (reset and a guest buyer's first password)."""
+    form = rx.form(
+        rx.vstack(
+            _password_input(state, "password", "New Password", prefix),
+            _password_input(state, "confirm_password", "Confirm New Password", prefix),
+            rx.button(rx.cond(state.submitting, "Saving...", button), type="submit", size="3", width="100%",
+                      disabled=state.submitting, id=button_id),
+            spacing="3", width="100%",
+        ),
+        on_submit=state.submit, width="100%", no_validate=True,
+    )
+    dead = rx.callout(state.link_message, icon="triangle-alert", color_scheme="red", id=f"{prefix}-link-invalid")
+    return page_frame(
+        auth_card(
+            title, intro,
+            rx.match(state.link_status, ("valid", form), ("invalid", dead),
+                     rx.center(rx.spinner(size="3"), width="100%", id=f"{prefix}-link-checking")),
+            footer,
+        )
+    )
 
 
 def reset_password_page() -> rx.Component:
-    form = rx.form(
-        rx.vstack(
-            _password_input("password", "New Password"),
-            _password_input("confirm_password", "Confirm New Password"),
-            rx.button(rx.cond(ResetPasswordState.submitting, "Saving...", "Set New Password"), type="submit",
-                      size="3", width="100%", disabled=ResetPasswordState.submitting, id="set-new-password"),
-            spacing="3", width="100%",
-        ),
-        on_submit=ResetPasswordState.submit, width="100%", no_validate=True,
-    )
-    dead = rx.callout(ResetPasswordState.link_message, icon="triangle-alert", color_scheme="red",
-                      id="reset-link-invalid")
-    return page_frame(
-        auth_card(
-            "Choose a new password",
-            "At least 6 characters. Setting it signs you out on every device.",
-            rx.match(ResetPasswordState.link_status, ("valid", form), ("invalid", dead),
-                     rx.center(rx.spinner(size="3"), width="100%", id="reset-link-checking")),
-            rx.link("Request a new link", href="/forgot-password", size="2"),
-        )
-    )
+    return _password_link_card(
+        ResetPasswordState, prefix="reset", title="Choose a new password",
+        intro="At least 6 characters. Setting it signs you out on every device.", button="Set New Password",
+        button_id="set-new-password", footer=rx.link("Request a new link", href="/forgot-password", size="2"))
+
+
+def set_password_page() -> rx.Component:
+    return _password_link_card(
+        GuestPasswordState, prefix="guest", title="Set your password",
+        intro="You bought as a guest. Choose a password (at least 6 characters) to sign in and reach your agents; "
+              "this also confirms your e-mail address.",
+        button="Set Password and Sign In", button_id="set-guest-password",
+        footer=rx.link("Link expired? Request a new one", href="/forgot-password", size="2"))
 
 
 def verify_email_page() -> rx.Component:

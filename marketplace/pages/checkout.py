@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from marketplace.components.forms import field
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.stripe_payment import stripe_payment_form
@@ -104,6 +105,41 @@ def billing_info() -> rx.Component:
             spacing="3", width="100%",
         ),
         size="3", width="100%",
+    )
+
+
+def _guest_input(attribute: str, name: str, label: str, *, kind: str, auto: str, placeholder: str) -> rx.Component:
+    return field(label,
+                 rx.input(id=name, name=name, type=kind, value=getattr(CheckoutState, attribute),
+                          on_change=CheckoutState.set_field(attribute), auto_complete=auto,
+                          placeholder=placeholder, size="3", width="100%"),
+                 CheckoutState.errors.get(CheckoutState.FORM_FIELDS[attribute], ""), field_id=name)
+
+
+def guest_details() -> rx.Component:
+    """A signed-out buyer's e-mail and name (guest checkout), before the payment opens."""
+    return rx.card(
+        rx.form(
+            rx.vstack(
+                rx.heading("Your Details", size="4"),
+                rx.text("Buy as a guest: we e-mail your receipt and a link to set a password for your new "
+                        "account. Already have an account? ",
+                        rx.link("Sign in", href="/login", id="guest-sign-in"), size="2", color_scheme="gray"),
+                _guest_input("guest_email", "guestEmail", "Email", kind="email", auto="email",
+                             placeholder="you@example.com"),
+                _guest_input("guest_name", "guestName", "Name", kind="text", auto="name", placeholder="Your name"),
+                rx.cond(CheckoutState.guest_error != "",
+                        rx.callout(CheckoutState.guest_error, icon="circle-alert", color_scheme="red", size="1",
+                                   width="100%", id="guest-error")),
+                rx.button(rx.cond(CheckoutState.preparing, rx.spinner(size="2"), rx.icon("arrow-right", size=16)),
+                          rx.cond(CheckoutState.preparing, "Preparing payment...", "Continue to Payment"),
+                          type="submit", size="3", width="100%", disabled=CheckoutState.preparing,
+                          id="continue-to-payment"),
+                spacing="3", width="100%",
+            ),
+            on_submit=CheckoutState.continue_as_guest, no_validate=True, width="100%",
+        ),
+        size="3", width="100%", id="guest-details",
     )
 
 
@@ -223,8 +259,11 @@ def ready_view() -> rx.Component:
             rx.grid(
                 rx.vstack(order_summary(), what_you_get(), spacing="4", width="100%"),
                 rx.vstack(
-                    billing_info(),
-                    rx.cond(CheckoutState.is_free, free_card(), rx.fragment(payment_card(), test_mode_note())),
+                    rx.cond(CheckoutState.guest & (CheckoutState.client_secret == ""), guest_details(),
+                            billing_info()),
+                    rx.cond(CheckoutState.is_free, free_card(),
+                            rx.cond(CheckoutState.client_secret != "",
+                                    rx.fragment(payment_card(), test_mode_note()))),
                     spacing="4", width="100%",
                 ),
                 columns=rx.breakpoints(initial="1", md="2"), spacing="5", width="100%",

@@ -13,6 +13,7 @@ from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.spinner import section_spinner
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.account_security import security_card
+from marketplace.pages.dashboard_license import license_box
 from marketplace.pages.dashboard_profile import profile_tab, read_value
 from marketplace.pages.dashboard_refunds import refund_action, refund_dialog
 from marketplace.state.catalog import AgentCard
@@ -185,6 +186,7 @@ def _purchase_card(card: PurchaseCard) -> rx.Component:
                 width="100%", align="center",
             ),
             rx.cond(card.subscription_id != "", _subscription_box(card)),
+            rx.cond(card.license_key != "", license_box(card)),
             rx.cond(card.has_order, _payment_box(card)),
             rx.hstack(
                 rx.cond(

@@ -7,15 +7,11 @@ import reflex as rx
 from marketplace.components.agent_card import agent_grid
 from marketplace.components.catalog import category_tile, quick_search
 from marketplace.components.layout import container, page_frame
+from marketplace.components.spinner import skeleton_block
 from marketplace.config import settings
 from marketplace.state.catalog import HomeState
+from marketplace.state.plans import OfferState, PlanOption
 from marketplace.state.session import SessionState, full_page_load
-
-PLANS = [
-    ("Free", "$0", ["Up to 3 agents", "15% transaction fee", "Community support"]),
-    ("Pro", "$29", ["Unlimited listings", "10% transaction fee", "Priority support"]),
-    ("Enterprise", "$99", ["Unlimited listings", "5% transaction fee", "Dedicated account manager"]),
-]
 
 
 def _stat(value: rx.Var | str, label: str, stat_id: str) -> rx.Component:
@@ -97,25 +93,36 @@ def hero() -> rx.Component:
     )
 
 
-def pricing() -> rx.Component:
-    def plan(name: str, price: str, features: list[str]) -> rx.Component:
-        return rx.card(
-            rx.vstack(
-                rx.heading(name, size="5"),
-                rx.hstack(rx.heading(price, size="8"), rx.text("/month", color_scheme="gray"), align="baseline"),
-                *[rx.hstack(rx.icon("check", size=16, color="var(--green-9)"), rx.text(f, size="2")) for f in features],
-                rx.button("Get Started", width="100%", variant="soft" if name != "Pro" else "solid",
-                          on_click=full_page_load("/api/login")),
-                spacing="3", align="start",
-            ),
-            size="3",
-        )
+def _feature(text: rx.Var | str) -> rx.Component:
+    return rx.hstack(rx.icon("check", size=16, color="var(--green-9)"), rx.text(text, size="2"))
 
+
+def _plan(plan: PlanOption) -> rx.Component:
+    """One plan as stored: its name, price, limit and fee; the button leads to /vendor/plans (sign-in first)."""
+    return rx.card(
+        rx.vstack(
+            rx.heading(plan.name, size="5"),
+            rx.hstack(rx.heading(plan.price, size="8"), rx.text("/month", color_scheme="gray"), align="baseline"),
+            _feature(plan.limit_label),
+            _feature(plan.fee_label),
+            _feature(plan.support),
+            rx.link(rx.button("Get Started", width="100%", variant=rx.cond(plan.featured, "solid", "soft")),
+                    href="/vendor/plans", width="100%", id=f"plan-{plan.id}-start"),
+            spacing="3", align="start",
+        ),
+        size="3", id=f"plan-{plan.id}", class_name="offer-plan",
+    )
+
+
+def pricing() -> rx.Component:
     return container(
         rx.vstack(
             rx.heading("Simple pricing for vendors", size="7", align="center"),
-            rx.grid(*[plan(*p) for p in PLANS], columns=rx.breakpoints(initial="1", md="3"), spacing="4",
-                    width="100%"),
+            rx.grid(
+                rx.cond(OfferState.loading, rx.fragment(*[skeleton_block("16em") for _ in range(3)]),
+                        rx.foreach(OfferState.plans, _plan)),
+                columns=rx.breakpoints(initial="1", md="3"), spacing="4", width="100%", id="pricing-plans",
+            ),
             spacing="5", align="center",
         )
     )

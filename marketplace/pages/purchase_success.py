@@ -28,6 +28,51 @@ def _next_step(icon: str, title: str, text: str) -> rx.Component:
     )
 
 
+def guest_order() -> rx.Component:
+    """A guest's order (no dashboard to see it in yet) and where the sign-in link went."""
+    return rx.vstack(
+        rx.card(
+            rx.vstack(
+                rx.hstack(rx.text("Order", size="2", color_scheme="gray"), rx.spacer(),
+                          rx.text(PurchaseSuccessState.order_number, size="2", weight="bold", id="guest-order-number"),
+                          width="100%"),
+                rx.hstack(rx.text("Agent", size="2", color_scheme="gray"), rx.spacer(),
+                          rx.text(PurchaseSuccessState.order_agent, size="2", weight="bold", id="guest-order-agent"),
+                          width="100%"),
+                rx.hstack(rx.text("Total", size="2", color_scheme="gray"), rx.spacer(),
+                          rx.text(PurchaseSuccessState.order_total, size="2", weight="bold", id="guest-order-total"),
+                          width="100%"),
+                spacing="2", width="100%",
+            ),
+            width="100%", id="guest-order",
+        ),
+        rx.callout.root(
+            rx.callout.icon(rx.icon("mail")),
+            rx.vstack(
+                rx.text("Check your e-mail", weight="bold", size="2"),
+                rx.text("We sent your receipt and a link to set your password to ",
+                        rx.text.strong(PurchaseSuccessState.order_email, word_break="break-all"),
+                        ". The link works once, for 24 hours; then your agent is in My Agents.", size="2"),
+                spacing="1",
+            ),
+            color_scheme="blue", variant="surface", width="100%", id="check-your-email",
+        ),
+        spacing="3", width="100%",
+    )
+
+
+def _actions() -> rx.Component:
+    return rx.flex(
+        rx.link(rx.button(rx.icon("layout-dashboard", size=16), "View Dashboard", size="3"),
+                href="/dashboard", id="view-dashboard"),
+        rx.link(rx.button(rx.icon("package", size=16), "View My Purchases", size="3", variant="soft"),
+                href="/dashboard", id="view-purchases"),
+        rx.link(rx.button(rx.icon("search", size=16), "Browse More Agents", size="3", variant="outline"),
+                href="/", id="browse-more"),
+        spacing="3", wrap="wrap", justify="center", width="100%",
+    )
+
+
 def success_card() -> rx.Component:
     return rx.card(
         rx.vstack(
@@ -40,19 +85,17 @@ def success_card() -> rx.Component:
                 "This was a test transaction: no real charges were made.",
                 icon="flask-conical", color_scheme="amber", variant="surface", width="100%", id="test-notice",
             ),
-            rx.box(
-                rx.heading("What's Next", size="4", margin_bottom="0.75em"),
-                rx.vstack(*[_next_step(*step) for step in WHATS_NEXT], spacing="3"),
-                width="100%", id="whats-next",
-            ),
-            rx.flex(
-                rx.link(rx.button(rx.icon("layout-dashboard", size=16), "View Dashboard", size="3"),
-                        href="/dashboard", id="view-dashboard"),
-                rx.link(rx.button(rx.icon("package", size=16), "View My Purchases", size="3", variant="soft"),
-                        href="/dashboard", id="view-purchases"),
-                rx.link(rx.button(rx.icon("search", size=16), "Browse More Agents", size="3", variant="outline"),
-                        href="/", id="browse-more"),
-                spacing="3", wrap="wrap", justify="center", width="100%",
+            rx.cond(
+                PurchaseSuccessState.guest,
+                guest_order(),
+                rx.fragment(
+                    rx.box(
+                        rx.heading("What's Next", size="4", margin_bottom="0.75em"),
+                        rx.vstack(*[_next_step(*step) for step in WHATS_NEXT], spacing="3"),
+                        width="100%", id="whats-next",
+                    ),
+                    _actions(),
+                ),
             ),
             align="center", spacing="5", padding="1em",
         ),

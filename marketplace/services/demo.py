@@ -28,9 +28,10 @@ from marketplace.models import (
     Role,
     User,
     VendorApplication,
+    VendorPlan,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import demo_images, mail, money, platform, purchases
+from marketplace.services import demo_images, licenses, mail, money, plans, platform, purchases
 from marketplace.services.admin import audit
 from marketplace.services.auth import hash_password
 from marketplace.services.errors import NotFound
@@ -202,6 +203,7 @@ def seed(*, loaded_by: User | None = None) -> None:
     """Load the demo data; running it again adds only what is missing. A load someone asked for (`loaded_by`)
     is written to the audit log with it, in its transaction."""
     platform.ensure_defaults()
+    plans.ensure_plans()
     storage = get_storage()
     rng = random.Random(42)
     with session_scope() as session:
@@ -237,7 +239,18 @@ def seed(*, loaded_by: User | None = None) -> None:
                 agent.rejection_reason, agent.reviewed_at = reason, submitted + timedelta(hours=20)
                 session.add(agent)
         _demo_notifications(session, accounts["vendor"], now)
+        _demo_plans(session, accounts["vendor"])
         _pending_application(session, {u.username: u for u in reviewers}[PENDING_APPLICANT[0]], now)
+
+
+DEMO_VENDOR_PLAN = "pro"
+
+
+def _demo_plans(session: Session, vendor: User) -> None:
+    """`vendor` is on Pro (the Stripe stand-in's seed makes it a paid subscription, `seed_billing`); `nova_labs`
+    stays on Free, whose limit its live agents (listed before plans existed) reach: it can add no more."""
+    if session.get(VendorPlan, vendor.id) is None:
+        session.add(VendorPlan(user_id=vendor.id, plan_id=DEMO_VENDOR_PLAN))
 
 
 def _demo_agent(session: Session, storage: Storage, *, vendor: User, category: Category, name: str, short: str,
@@ -302,8 +315,11 @@ def _demo_sales(session: Session, agent: Agent, buyers: list[User], rng: random.
         )
         session.add(order)
         session.flush()
-        session.add(Purchase(user_id=buyer.id, agent_id=agent.id, order_id=order.id, purchase_price_cents=amount,
-                             currency=currency, purchased_at=when))
+        purchase = Purchase(user_id=buyer.id, agent_id=agent.id, order_id=order.id, purchase_price_cents=amount,
+                            currency=currency, purchased_at=when)
+        session.add(purchase)
+        session.flush()
+        licenses.ensure_key(session, purchase=purchase)
         rating, comment = rng.choice(REVIEW_LINES)
         session.add(Review(agent_id=agent.id, user_id=buyer.id, rating=rating, comment=comment,
                            is_verified_purchase=True, created_at=when, updated_at=when))

@@ -20,7 +20,7 @@ from zipstream import ZIP_DEFLATED, ZIP_STORED, ZipStream
 from marketplace.db import session_scope
 from marketplace.integrations.storage import get_storage
 from marketplace.models import Agent, AgentDownload, AgentFile, Role, User
-from marketplace.services import access
+from marketplace.services import access, licenses, mail_texts
 from marketplace.services.errors import Forbidden, NotFound
 from marketplace.services.filenames import entry_name
 from marketplace.services.filetypes import COMPRESSED_KINDS, COMPRESSED_TYPES, kind_of_name
@@ -29,6 +29,7 @@ from marketplace.services.permissions import require_admin, require_user
 NO_ACCESS = "You don't have access to download this file."
 NOT_FOUND = "File not found."
 CHUNK_BYTES = 1 << 20
+LICENSE_FILE = "LICENSE-KEY.txt"
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,8 @@ def _compress_type(row: AgentFile) -> int:
 
 
 def agent_archive(*, actor: User | None, agent_id: str) -> Archive:
-    """The zip of the agent's current version for someone allowed to download it; logs the download."""
+    """The zip of the agent's current version for someone allowed to download it, with the buyer's license key
+    in LICENSE-KEY.txt; logs the download."""
     user = require_user(actor)
     storage = get_storage()
     with session_scope() as session:
@@ -97,13 +99,19 @@ def agent_archive(*, actor: User | None, agent_id: str) -> Archive:
             raise NotFound(NOT_FOUND)
         session.add(AgentDownload(user_id=user.id, agent_id=agent.id, version=agent.current_version))
         name, version = agent.name, agent.current_version
+        key = licenses.key_of(session, user_id=user.id, agent_id=agent.id)
     types = [_compress_type(row) for row in files]
     sized = all(t == ZIP_STORED for t in types)
     stream = ZipStream(compress_type=ZIP_STORED if sized else ZIP_DEFLATED, sized=sized)
-    used: set[str] = set()
+    # The buyer's own key, last, under its own name (a file of the agent's called so is renamed); a vendor or an
+    # admin downloading has none.
+    used: set[str] = {LICENSE_FILE} if key is not None else set()
     for row, size, compress_type in zip(files, sizes, types, strict=True):
         stream.add(_chunks(row.storage_key), _entry_name(row.filename, used),
                    size=size, compress_type=compress_type)
+    if key is not None:
+        text = mail_texts.license_key_file(agent_name=name, license_key=key).encode()
+        stream.add(text, LICENSE_FILE, size=len(text), compress_type=ZIP_STORED)
     return Archive(filename=archive_name(name), chunks=iter(stream), size=len(stream) if sized else None,
                    version=version)
 

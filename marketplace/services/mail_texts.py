@@ -60,16 +60,36 @@ def password_changed(*, to: str, name: str) -> OutgoingMail:
     )
 
 
+GUEST_PASSWORD_PATH = "/set-password"
+
+
 def receipt(*, to: str, name: str, agent_name: str, amount: str, currency: str, order_id: str,
-            agent_id: str) -> OutgoingMail:
+            agent_id: str, license_key: str, sign_in_token: str | None = None) -> OutgoingMail:
+    """`sign_in_token`: a guest buyer's single-use link to set a password (and confirm this address) first."""
+    key = (f"\n\nLicense key: {license_key}\nThe agent asks for it when it starts; it also comes in the download "
+           f"(LICENSE-KEY.txt).") if license_key else ""
+    guest = "" if sign_in_token is None else (
+        f"\n\nYou bought as a guest. Set a password to sign in (this also confirms your e-mail address):\n"
+        f"{url(GUEST_PASSWORD_PATH + '?token=' + quote(sign_in_token))}\nThe link works once and expires in "
+        f"{settings.guest_link_hours} hours.")
     return OutgoingMail(
         to=to,
         subject=f"Your receipt: {agent_name}",
         text=f"Hi {name},\n\nThank you for your purchase.\n\nAgent: {agent_name}\nAmount: {amount} "
-             f"{currency.upper()}\nOrder number: {order_id[-8:]} ({order_id})\n\nDownload it here (sign in "
+             f"{currency.upper()}\nOrder number: {order_id[-8:]} ({order_id}){key}{guest}\n\nDownload it here (sign in "
              f"first):\n{url(f'/api/agents/{agent_id}/download')}\n\nYour agents are also in your dashboard:\n"
              f"{url('/dashboard')}{SIGNATURE}",
     )
+
+
+def license_key_file(*, agent_name: str, license_key: str) -> str:
+    """LICENSE-KEY.txt, in the buyer's download: the key, and how the agent checks it."""
+    return (f"License key for {agent_name}\n\n{license_key}\n\nThe agent checks this key with the marketplace "
+            f"when it starts. To check it yourself:\n\n  curl -X POST {url('/api/licenses/validate')} \\\n"
+            f"    -H 'Content-Type: application/json' -d '{{\"licenseKey\": \"{license_key}\"}}'\n\n"
+            f"The answer says whether it is valid (\"valid\": true) and how many machines use it. Keep the key "
+            f"to yourself: each machine it is activated on counts. Your keys and their machines are in your "
+            f"dashboard: {url('/dashboard')}\n")
 
 
 def sale(*, to: str, name: str, agent_name: str, amount: str, currency: str, order_id: str) -> OutgoingMail:

@@ -106,6 +106,11 @@ def _plain_percent(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def percent_label(value: Decimal) -> str:
+    """A fee as pages write it: 20 -> '20%', 12.50 -> '12.5%'."""
+    return f"{_plain_percent(Decimal(value))}%"
+
+
 def split_label(commission_percent: Decimal) -> str:
     """Vendor/platform split from an order's snapshotted commission: 20 -> '80/20', 12.5 -> '87.5/12.5'."""
     platform_share = Decimal(commission_percent)

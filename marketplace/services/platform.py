@@ -1,4 +1,4 @@
-"""Platform settings: commission rate and checkout currency, with their defaults.
+"""Platform settings: commission rate, checkout currency and guest checkout, with their defaults.
 
 Admins change them through `update_setting`, which validates each key's value and stores it normalised, so
 readers (checkout pricing, commission split) never see a value they cannot parse. Each change is written to the
@@ -10,6 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session
 
 from marketplace.db import is_postgres, session_scope
 from marketplace.models import PlatformSetting, User
@@ -24,20 +25,26 @@ from marketplace.services.text import bounded_number
 COMMISSION_RATE = "commissionRate"
 CHECKOUT_CURRENCY = "checkoutCurrency"
 USD_TO_EUR_RATE = "usdToEurRate"
+ALLOW_GUEST_CHECKOUT = "allowGuestCheckout"
 
 DEFAULTS: dict[str, tuple[str, str]] = {
     COMMISSION_RATE: ("20%", "Platform commission rate on each sale"),
     CHECKOUT_CURRENCY: ("usd", "Currency charged at checkout (usd or eur)"),
     USD_TO_EUR_RATE: ("0.9200", "USD to EUR exchange rate used when charging in euros"),
+    ALLOW_GUEST_CHECKOUT: ("false", "Let signed-out visitors buy with an e-mail address (true or false)"),
 }
 
 
-def get_setting(key: str) -> str:
-    with session_scope() as session:
+def get_setting(key: str, *, session: Session | None = None) -> str:
+    """The stored value, else the default; in the caller's transaction when `session` is given."""
+    if session is not None:
         row = session.get(PlatformSetting, key)
         return row.value if row else DEFAULTS[key][0]
+    with session_scope() as own:
+        return get_setting(key, session=own)
 
 
+INVALID_SWITCH = "Allow guest checkout must be true or false"
 INVALID_COMMISSION = "Please enter a valid number for commission rate"
 INVALID_RATE = (f"Exchange rate must be a number from {money.MIN_RATE} to {money.MAX_RATE} "
                 "with at most 4 decimals")
@@ -53,9 +60,14 @@ def _parse_percent(value: str) -> Decimal:
     return rate.quantize(money.PERCENT_QUANTUM)
 
 
-def commission_rate() -> Decimal:
-    """The current platform share in percent (e.g. Decimal('20.00'))."""
-    return _parse_percent(get_setting(COMMISSION_RATE))
+def commission_rate(*, session: Session | None = None) -> Decimal:
+    """The current platform share in percent (e.g. Decimal('20.00')): the Free plan's fee (services/plans)."""
+    return _parse_percent(get_setting(COMMISSION_RATE, session=session))
+
+
+def parse_percent(value: str) -> Decimal:
+    """A percentage as the commission rate is validated (plans' fees use the same rule and message)."""
+    return _parse_percent(value)
 
 
 def set_commission_rate(*, actor: User | None, value: str, description: str | None = None) -> PlatformSetting:
@@ -80,10 +92,23 @@ def _normalise_commission(value: str) -> str:
     return f"{_parse_percent(value).normalize():f}%"
 
 
+def _normalise_switch(value: str) -> str:
+    switch = (value or "").strip().lower()
+    if switch not in ("true", "false"):
+        raise Invalid(INVALID_SWITCH, field="value")
+    return switch
+
+
+def guest_checkout_allowed() -> bool:
+    """Whether signed-out visitors may buy (the admin's switch; off unless set to "true")."""
+    return get_setting(ALLOW_GUEST_CHECKOUT) == "true"
+
+
 _NORMALISERS = {
     COMMISSION_RATE: _normalise_commission,
     CHECKOUT_CURRENCY: _normalise_currency,
     USD_TO_EUR_RATE: _normalise_rate,
+    ALLOW_GUEST_CHECKOUT: _normalise_switch,
 }
 
 
@@ -109,20 +134,32 @@ def update_setting(*, actor: User | None, key: str, value: str, description: str
         raise NotFound("Unknown setting")
     normalised = normalise(value)
     with session_scope() as session:
-        default, default_description = DEFAULTS[key]
-        dialect = postgresql if is_postgres() else sqlite
-        session.execute(dialect.insert(PlatformSetting).values(key=key, value=default, description=default_description)
-                        .on_conflict_do_nothing())  # the first change of a setting finds a row to claim
-        claim(session, PlatformSetting, PlatformSetting.key == key, values={"updated_at": utcnow()},
-              conflict="Unknown setting")
-        row = session.get(PlatformSetting, key)
-        before = row.value
-        row.value = normalised
-        row.description = description or row.description or default_description
-        session.add(row)
-        audit.record(session, actor=admin, action="setting.update", target_type="setting", target_id=key,
-                     details={"from": before, "to": normalised})
+        return store_setting(session, admin=admin, key=key, normalised=normalised, description=description)
+
+
+def store_setting(session: Session, *, admin: User, key: str, normalised: str,
+                  description: str | None = None) -> PlatformSetting:
+    """In the caller's transaction: claim the setting's row, store an already validated value, audit it (the
+    Free plan's fee edit writes the commission rate through here too)."""
+    default, default_description = DEFAULTS[key]
+    dialect = postgresql if is_postgres() else sqlite
+    session.execute(dialect.insert(PlatformSetting).values(key=key, value=default, description=default_description)
+                    .on_conflict_do_nothing())  # the first change of a setting finds a row to claim
+    claim(session, PlatformSetting, PlatformSetting.key == key, values={"updated_at": utcnow()},
+          conflict="Unknown setting")
+    row = session.get(PlatformSetting, key)
+    before = row.value
+    row.value = normalised
+    row.description = description or row.description or default_description
+    session.add(row)
+    audit.record(session, actor=admin, action="setting.update", target_type="setting", target_id=key,
+                 details={"from": before, "to": normalised})
     return row
+
+
+def normalised_commission(value: str) -> str:
+    """'15.50%' -> '15.5%', as the commission rate setting stores it."""
+    return _normalise_commission(value)
 
 
 def ensure_defaults() -> None:

@@ -1,4 +1,5 @@
-"""Forgot password, reset password (from the e-mailed link) and e-mail confirmation (from its link).
+"""Forgot password, reset password (from the e-mailed link), e-mail confirmation (from its link), and a guest
+buyer's first password (from the receipt's link).
 
 Requests that need the client's address or change the session cookie go through /api from the browser
 (`fetch_api`); the confirmation link is checked by the service directly.
@@ -11,7 +12,7 @@ from typing import Any, ClassVar
 
 import reflex as rx
 
-from marketplace.services import accounts, auth
+from marketplace.services import accounts, auth, guest_checkout, mail_texts
 from marketplace.services.errors import DomainError
 from marketplace.state import blocking
 from marketplace.state.browser import error_message, fetch_api, response_json
@@ -19,6 +20,7 @@ from marketplace.state.forms import FormState, take_submitted
 from marketplace.state.session import SessionState, flash_and_go
 
 RESET_PATH = "/reset-password"
+GUEST_PASSWORD_PATH = mail_texts.GUEST_PASSWORD_PATH
 
 
 class ForgotPasswordState(FormState, rx.State):
@@ -50,14 +52,29 @@ class ForgotPasswordState(FormState, rx.State):
         return rx.toast.error("Request failed", description=error_message(result) or "Please try again.")
 
 
-class ResetPasswordState(FormState, rx.State):
+class PasswordLinkForm(FormState, rx.State, mixin=True):
+    """A page opened from an e-mailed link that chooses a password: the link is checked as the page opens, the
+    password is sent through /api (which may change the session cookie). Each page names its link check, its
+    API path and where it goes after."""
+
     FORM_FIELDS: ClassVar[dict[str, str]] = {"password": "password", "confirm_password": "confirm_password"}
+    PATH: ClassVar[str] = ""
+    API_PATH: ClassVar[str] = ""
+    FAILED_TITLE: ClassVar[str] = "Request failed"
     token: str = ""
     password: str = ""
     confirm_password: str = ""
     submitting: bool = False
     link_status: str = "checking"  # checking | valid | invalid (no token, unknown, used or expired)
     link_message: str = ""
+
+    @classmethod
+    def check_link(cls, token: str) -> None:
+        """Raise DomainError unless the link would work now (runs on a worker thread)."""
+        raise NotImplementedError
+
+    def finished(self) -> rx.event.EventSpec:
+        raise NotImplementedError
 
     @rx.event
     async def on_load(self) -> AsyncIterator[Any]:
@@ -66,13 +83,13 @@ class ResetPasswordState(FormState, rx.State):
         self.token = self.router.url.query_parameters.get("token", "")
         yield
         try:
-            await blocking.run(accounts.check_reset_link, token=self.token)
+            await blocking.run(type(self).check_link, self.token)
         except DomainError as error:
             self.link_status, self.link_message = "invalid", error.message
             return
         self.link_status = "valid"
         # The token stays in state for the submit; it leaves the address bar (history, screenshots, shoulders).
-        yield rx.call_script(f"window.history.replaceState(null, '', {RESET_PATH!r})")
+        yield rx.call_script(f"window.history.replaceState(null, '', {self.PATH!r})")
 
     @rx.event
     def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
@@ -88,14 +105,14 @@ class ResetPasswordState(FormState, rx.State):
         self.submitting = True
         body = {"token": self.token, "password": self.password}
         self.password = self.confirm_password = ""
-        return rx.call_script(fetch_api("POST", "/api/auth/reset-password", body), callback=ResetPasswordState.done)
+        return rx.call_script(fetch_api("POST", self.API_PATH, body), callback=type(self).done)
 
     @rx.event
     def done(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
         self.submitting = False
         if result.get("ok"):
             self.token, self.link_status = "", "checking"
-            return flash_and_go("Password reset", "Please sign in with your new password.", "/login")
+            return self.finished()
         answer = response_json(result)
         if answer.get("field") == "password":
             self.errors = {"password": error_message(result)}
@@ -103,7 +120,20 @@ class ResetPasswordState(FormState, rx.State):
         if answer.get("field") == "token":  # used up meanwhile (another tab): the page says so, as on opening
             self.link_status, self.link_message = "invalid", error_message(result)
             return None
-        return rx.toast.error("Reset failed", description=error_message(result) or "Please try again.")
+        return rx.toast.error(self.FAILED_TITLE, description=error_message(result) or "Please try again.")
+
+
+class ResetPasswordState(PasswordLinkForm, rx.State):
+    PATH: ClassVar[str] = RESET_PATH
+    API_PATH: ClassVar[str] = "/api/auth/reset-password"
+    FAILED_TITLE: ClassVar[str] = "Reset failed"
+
+    @classmethod
+    def check_link(cls, token: str) -> None:
+        accounts.check_reset_link(token=token)
+
+    def finished(self) -> rx.event.EventSpec:
+        return flash_and_go("Password reset", "Please sign in with your new password.", "/login")
 
 
 class VerifyEmailState(SessionState):
@@ -124,3 +154,18 @@ class VerifyEmailState(SessionState):
         self.verify_message = accounts.confirmation_notice(confirmed=user, viewer_id=self.user_id or None)
         if self.user_id == user.id:
             self._apply(user)
+
+
+class GuestPasswordState(PasswordLinkForm, rx.State):
+    """/set-password: a guest buyer's receipt link; setting the password confirms the address and signs in."""
+
+    PATH: ClassVar[str] = GUEST_PASSWORD_PATH
+    API_PATH: ClassVar[str] = "/api/auth/guest-password"
+    FAILED_TITLE: ClassVar[str] = "Could not set the password"
+
+    @classmethod
+    def check_link(cls, token: str) -> None:
+        guest_checkout.check_link(token=token)
+
+    def finished(self) -> rx.event.EventSpec:
+        return flash_and_go("Password set", "You are signed in. Your agents are in My Agents.", "/dashboard")

@@ -229,7 +229,7 @@ class AgentDetailState(SessionState):
         try:
             await blocking.run(review_service.submit_review, actor=await self.viewer(), agent_id=self.agent.id,
                                rating=self.review_rating, comment=self.review_comment,
-                               address=self.router.session.client_ip or "unknown")
+                               address=self._client_address())
         except Unauthorized:
             self.review_submitting = False
             yield logged_out_again()
@@ -278,7 +278,7 @@ class AgentDetailState(SessionState):
                 reports.report_agent,
                 actor=await self.viewer(), agent_id=self.agent.id, report_type=self.report_type,
                 reason=self.report_reason, description=self.report_description.strip() or None,
-                address=self.router.session.client_ip or "unknown",
+                address=self._client_address(),
             )
         except Unauthorized:
             self.report_submitting = False

@@ -13,17 +13,19 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from typing import Any
+from decimal import Decimal
+from typing import Any, ClassVar
 from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services import images, money, pricing, purchases
-from marketplace.services.errors import DomainError
+from marketplace.services import guest_checkout, images, money, pricing, purchases
+from marketplace.services.errors import Conflict, DomainError, Forbidden, Unauthorized
 from marketplace.state import blocking
 from marketplace.state.display import format_day
+from marketplace.state.forms import FormState, take_submitted
 from marketplace.state.session import SessionState, toast_on_load
 
 log = logging.getLogger(__name__)
@@ -46,8 +48,10 @@ async def _signed_in_user(state: rx.State) -> User | None:
     return await session.viewer()
 
 
-class CheckoutState(rx.State):
+class CheckoutState(FormState, rx.State):
     """/checkout/[agent_id]: loading -> ready | failed; then the payment progress."""
+
+    FORM_FIELDS: ClassVar[dict[str, str]] = {"guest_email": "email", "guest_name": "name"}  # a guest's details
 
     loading: bool = True
     failed: bool = False
@@ -78,8 +82,15 @@ class CheckoutState(rx.State):
     redirecting: bool = False
     # The last payment's refusal, shown above the button (not a toast over it); a new attempt clears it.
     payment_error: str = ""
+    # Guest checkout (signed out, the admin allows it): e-mail and name first, then the payment.
+    guest: bool = False
+    guest_email: str = ""
+    guest_name: str = ""
+    guest_error: str = ""  # a refusal of the details as a whole (409: sign in; 429; 403)
+    preparing: bool = False
     # The order just recorded: the success page is opened with it and shows it only if the server agrees.
     _order_id: str = ""
+    _pricing_model: str = ""
 
     @rx.var
     def is_eur(self) -> bool:
@@ -112,21 +123,30 @@ class CheckoutState(rx.State):
         self.reset()  # the tab's state outlives page loads: never show the previous checkout
         yield
         user = await _signed_in_user(self)
-        if user is None:
-            self.loading = False
-            yield [toast_on_load("Login Required", "Please log in to purchase agents", error=True),
-                   rx.redirect("/login")]
-            return
         agent_id = self._route_agent_id()
+        if user is None:
+            try:  # a signed-out visitor checks out as a guest while the admin allows it, else signs in
+                agent = await blocking.run(purchases.checkout_agent, actor=None, agent_id=agent_id, guest=True)
+            except (Forbidden, Unauthorized):
+                self.loading = False
+                yield [toast_on_load("Login Required", "Please log in to purchase agents", error=True),
+                       rx.redirect("/login")]
+                return
+            except DomainError as error:
+                yield self._fail(error.message)
+                return
+            self.guest = True
         if not agent_id:
             self.loading, self.failed = False, True
             self.error_message = "Agent ID is required"
             yield toast_on_load("Invalid Request", "Agent ID is required", error=True)
             return
-        self.billing_name = f"{user.first_name or ''} {user.last_name or ''}".strip() or "Customer"
-        self.billing_email = user.email
+        if user is not None:
+            self.billing_name = f"{user.first_name or ''} {user.last_name or ''}".strip() or "Customer"
+            self.billing_email = user.email
         try:
-            agent = await blocking.run(purchases.checkout_agent, actor=user, agent_id=agent_id)
+            if user is not None:
+                agent = await blocking.run(purchases.checkout_agent, actor=user, agent_id=agent_id)
             self.item_id, self.item_name = agent.id, agent.name
             self.item_image = images.displayable_image_url(agent.image_url)
             self.usd_price = money.format_amount(agent.price_usd_cents, "usd")
@@ -138,16 +158,12 @@ class CheckoutState(rx.State):
                 self.price_label = money.price_label(0, pricing_model=agent.pricing_model)
                 self.total = self.fees = money.format_amount(0, "usd")
             else:
-                config = purchases.browser_config()
-                intent = await blocking.run(purchases.create_payment_intent, actor=user, agent_id=agent_id)
-                self.publishable_key, self.stripe_js_url = config.publishable_key, config.stripe_js_url
-                self.client_secret = intent.client_secret
-                self.currency = intent.currency
-                self.total = money.format_amount(intent.amount, intent.currency)
-                self.price_label = money.price_label(intent.amount, currency=intent.currency,
-                                                     pricing_model=agent.pricing_model)
-                self.fees = money.format_amount(0, intent.currency)
-                self.exchange_rate = money.format_rate(intent.exchange_rate)
+                self._pricing_model = agent.pricing_model
+                if self.guest:  # the payment opens once the guest's details are in
+                    self._show_price(*await blocking.run(purchases.quote, price_usd_cents=agent.price_usd_cents))
+                else:
+                    self._show_intent(await blocking.run(purchases.create_payment_intent, actor=user,
+                                                         agent_id=agent_id))
         except DomainError as error:
             yield self._fail(error.message)
             return
@@ -156,6 +172,53 @@ class CheckoutState(rx.State):
             yield self._fail("")
             return
         self.loading = False
+
+    def _show_price(self, currency: str, rate: Decimal, amount: int) -> None:
+        self.currency = currency
+        self.total = money.format_amount(amount, currency)
+        self.price_label = money.price_label(amount, currency=currency, pricing_model=self._pricing_model)
+        self.fees = money.format_amount(0, currency)
+        self.exchange_rate = money.format_rate(rate)
+
+    def _show_intent(self, intent: purchases.CheckoutIntent) -> None:
+        config = purchases.browser_config()
+        self.publishable_key, self.stripe_js_url = config.publishable_key, config.stripe_js_url
+        self.client_secret = intent.client_secret
+        self._show_price(intent.currency, intent.exchange_rate, intent.amount)
+
+    # --- guest checkout ----------------------------------------------------------------------------------------
+
+    @rx.event
+    async def continue_as_guest(self, form: dict | None = None) -> AsyncIterator[Any]:
+        """The guest's e-mail and name: the server picks the account and opens the payment (or says why not)."""
+        take_submitted(self, form, {"guestEmail": "guest_email", "guestName": "guest_name"})
+        if not self.guest or self.preparing or self.client_secret:
+            return
+        self.errors = guest_checkout.details_errors(email=self.guest_email, name=self.guest_name)
+        self.guest_error = ""
+        if self.errors:
+            return
+        self.preparing = True
+        yield
+        details = guest_checkout.GuestDetails(email=self.guest_email, name=self.guest_name,
+                                              address=self.router.session.client_ip or "unknown")
+        try:
+            intent = await blocking.run(purchases.create_payment_intent, actor=None, agent_id=self.item_id,
+                                        guest=details)
+        except DomainError as error:
+            self.preparing = False
+            if error.field in ("email", "name") and not isinstance(error, Conflict):
+                self.errors = {error.field: error.message}
+            else:
+                self.guest_error = error.message or CHECKOUT_FAILED
+            return
+        except Exception:
+            log.exception("guest checkout of agent %s could not be prepared", self.item_id)
+            self.preparing, self.guest_error = False, CHECKOUT_FAILED
+            return
+        self.preparing = False
+        self.billing_name, self.billing_email = self.guest_name.strip(), self.guest_email.strip().lower()
+        self._show_intent(intent)
 
     @rx.event
     def back_to_agent(self) -> rx.event.EventSpec:
@@ -180,10 +243,8 @@ class CheckoutState(rx.State):
         self.processing = True
         self.progress, self.progress_label = STEP_PROCESSING
         yield
-        user = await _signed_in_user(self)
         try:
-            done = await blocking.run(purchases.complete_payment, actor=user,
-                                     payment_intent_id=payment_intent_id, agent_id=self.item_id)
+            done = await self._complete(payment_intent_id)
         except DomainError as error:
             self._payment_error(error.message)
             return
@@ -194,6 +255,13 @@ class CheckoutState(rx.State):
         self.progress, self.progress_label = STEP_COMPLETING
         yield
         yield self._succeeded(done.order.id)
+
+    async def _complete(self, payment_intent_id: str) -> purchases.Completion:
+        if self.guest:
+            return await blocking.run(purchases.complete_guest_payment, payment_intent_id=payment_intent_id,
+                                      agent_id=self.item_id)
+        return await blocking.run(purchases.complete_payment, actor=await _signed_in_user(self),
+                                  payment_intent_id=payment_intent_id, agent_id=self.item_id)
 
     @rx.event
     def payment_incomplete(self, _status: str) -> None:
@@ -247,14 +315,20 @@ class CheckoutState(rx.State):
 class PurchaseSuccessState(rx.State):
     """/purchase-success: opened by the checkout with `?order=` (its order just recorded), or by Stripe with
     `?payment_intent=` after a redirect-based payment method. Either is checked by a service for this user;
-    opened any other way (directly, a bookmark, someone else's order) it sends the user to the dashboard."""
+    opened any other way (directly, a bookmark, someone else's order) it sends the user to the dashboard.
+    A guest (signed out) sees the order this tab's own checkout recorded, and is told to check their e-mail."""
 
     # The success content shows only once the server has confirmed a purchase (no confetti for nothing).
     confirmed: bool = False
+    guest: bool = False
+    order_number: str = ""
+    order_agent: str = ""
+    order_total: str = ""
+    order_email: str = ""
 
     @rx.event
     async def on_load(self) -> AsyncIterator[Any]:
-        self.confirmed = False
+        self.reset()
         params = self.router.url.query_parameters
         intent_id = params.get("payment_intent", "")
         if intent_id and params.get("redirect_status") not in (None, "succeeded"):
@@ -262,19 +336,32 @@ class PurchaseSuccessState(rx.State):
             return
         yield
         user = await _signed_in_user(self)
+        checkout = await self.get_state(CheckoutState)
+        guest = user is None and checkout.guest
         if not intent_id:
-            try:
-                await blocking.run(purchases.recent_purchase, actor=user, order_id=params.get(ORDER_PARAM, ""))
-            except DomainError:
-                yield rx.redirect(NO_PURCHASE_PATH)
-                return
+            if guest and checkout._order_id and params.get(ORDER_PARAM) == checkout._order_id:
+                order_id = checkout._order_id  # this tab's checkout recorded it on the server just now
+            else:
+                try:
+                    await blocking.run(purchases.recent_purchase, actor=user, order_id=params.get(ORDER_PARAM, ""))
+                except DomainError:
+                    yield rx.redirect(NO_PURCHASE_PATH)
+                    return
         else:
             try:
-                await blocking.run(purchases.complete_payment, actor=user, payment_intent_id=intent_id)
+                if guest:
+                    done = await blocking.run(purchases.complete_guest_payment, payment_intent_id=intent_id)
+                    order_id = done.order.id
+                else:
+                    await blocking.run(purchases.complete_payment, actor=user, payment_intent_id=intent_id)
             except DomainError as error:
                 yield [toast_on_load("Payment Error", error.message or PAYMENT_FAILED, error=True),
                        rx.redirect("/")]
                 return
+        if guest:
+            self.guest, self.order_number = True, order_id[-8:]
+            self.order_agent, self.order_total, self.order_email = (checkout.item_name, checkout.total,
+                                                                    checkout.billing_email)
         self.confirmed = True
         # Drop the order, or the intent id and its client secret, from the address bar.
         yield rx.call_script(f"window.history.replaceState(null, '', {SUCCESS_PATH!r})")

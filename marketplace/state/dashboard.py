@@ -7,7 +7,7 @@ tab, which purchase and the profile form. Lists are kept as small display record
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
@@ -15,7 +15,18 @@ import reflex as rx
 
 from marketplace.models import ApplicationStatus, Order, Role, User
 from marketplace.models.commerce import OrderPublic
-from marketplace.services import billing, catalog, downloads, favorites, images, money, purchases, refunds, users
+from marketplace.services import (
+    billing,
+    catalog,
+    downloads,
+    favorites,
+    images,
+    licenses,
+    money,
+    purchases,
+    refunds,
+    users,
+)
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import applications as vendors
 from marketplace.state import blocking
@@ -34,6 +45,13 @@ from marketplace.state.session import SessionState
 TABS = ("purchases", "favorites", "orders", "profile", "payment", "account")
 _PROFILE_FIELDS = {"firstName": "first_name", "lastName": "last_name", "email": "email",
                    "currentPassword": "current_password"}
+
+
+@dataclass
+class ActivationRow:
+    id: str
+    name: str
+    activated_at: str
 
 
 @dataclass
@@ -66,6 +84,16 @@ class PurchaseCard:
     can_resume: bool = False
     past_due: bool = False
     card_update_url: str = ""
+    # The purchase's license key, its status (services/licenses), 'n of m activations' and each activation.
+    license_key: str = ""
+    license_status: str = ""
+    activation_usage: str = ""
+    activations: list[ActivationRow] = field(default_factory=list)
+
+
+def _usage(key: licenses.KeyView) -> str:
+    limit = "unlimited" if key.activation_limit is None else str(key.activation_limit)
+    return f"{key.activation_usage} of {limit} activations"
 
 
 @dataclass
@@ -88,9 +116,9 @@ def _renewal(sub: billing.SubscriptionView, day: str, zone: ZoneInfo) -> str:
 
 
 def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo,
-                  sub: billing.SubscriptionView | None = None) -> PurchaseCard:
+                  sub: billing.SubscriptionView | None = None, key: licenses.KeyView | None = None) -> PurchaseCard:
     """One My Agents card; the split label and amounts come from the order's own snapshot, the subscription's
-    status and dates from its row."""
+    status and dates from its row, the license key's status and activations from the key."""
     agent, order = record.agent, record.order
     day = format_day(sub.current_period_end, zone) if sub and sub.current_period_end else ""
     public = OrderPublic.of(order) if order else None
@@ -123,7 +151,22 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo,
         can_resume=bool(sub and sub.can_resume),
         past_due=bool(sub and sub.past_due),
         card_update_url=billing.card_update_path(sub.id) if sub else "",
+        license_key=key.key if key else "",
+        license_status=key.status if key else "",
+        activation_usage=_usage(key) if key else "",
+        activations=[ActivationRow(id=a.id, name=a.name, activated_at=format_day_time(a.created_at, zone))
+                     for a in key.activations] if key else [],
     )
+
+
+def _purchase_cards(user: User, zone: ZoneInfo) -> list[PurchaseCard]:
+    """My Agents' cards, built on the state pool with their reads: with keys and activations, a long list is
+    tens of milliseconds of work that would otherwise hold the event loop."""
+    records = purchases.list_purchases(actor=user)
+    subs = {s.id: s for s in billing.list_subscriptions(actor=user)}
+    keys = {k.purchase_id: k for k in licenses.buyer_keys(actor=user)}
+    return [purchase_card(r, zone, subs.get(r.purchase.subscription_id or ""), keys.get(r.purchase.id))
+            for r in records]
 
 
 def order_row(order: Order, zone: ZoneInfo, refund: str = "") -> OrderRow:
@@ -156,6 +199,7 @@ class DashboardState(FormState, SessionState):
     cancel_target: str = ""  # the subscription whose cancellation waits for the confirmation dialog
     cancel_until: str = ""  # its last day of access, as the dialog says
     changing_subscription: str = ""  # a subscription being cancelled or resumed
+    deactivating: str = ""  # the license activation being deactivated
     # profile
     editing: bool = False
     saving: bool = False
@@ -209,10 +253,7 @@ class DashboardState(FormState, SessionState):
         await self._load_application(user)
 
     async def _load_purchases(self, user: User) -> None:
-        zone = time_zone(self.time_zone)
-        records = await blocking.run(purchases.list_purchases, actor=user)
-        subs = {s.id: s for s in await blocking.run(billing.list_subscriptions, actor=user)}
-        self.purchases = [purchase_card(r, zone, subs.get(r.purchase.subscription_id or "")) for r in records]
+        self.purchases = await blocking.run(_purchase_cards, user, time_zone(self.time_zone))
 
     async def _load_application(self, user: User) -> None:
         application = await blocking.run(vendors.latest_application, actor=user)
@@ -249,6 +290,33 @@ class DashboardState(FormState, SessionState):
         description = {403: downloads.NO_ACCESS, 404: downloads.NOT_FOUND}.get(
             status, "Failed to download agent files." if status == 0 else "Failed to download file.")
         return rx.toast.error("Download failed", description=description)
+
+    # --- license keys ------------------------------------------------------------------------------------
+
+    @rx.event
+    def copy_key(self, key: str) -> list[rx.event.EventSpec]:
+        return [rx.set_clipboard(key), rx.toast("License key copied", description="Paste it into your agent.")]
+
+    @rx.event
+    async def deactivate_instance(self, instance_id: str) -> AsyncIterator[Any]:
+        if not instance_id or self.deactivating:
+            return
+        self.deactivating = instance_id
+        yield
+        user = await self.viewer()
+        try:
+            await blocking.run(licenses.deactivate_instance, actor=user, instance_id=instance_id)
+        except Unauthorized:
+            self.deactivating = ""
+            yield logged_out_again()
+            return
+        except DomainError as error:
+            self.deactivating = ""
+            yield rx.toast.error("Not deactivated", description=error.message)
+            return
+        await self._load_purchases(user)  # type: ignore[arg-type]
+        self.deactivating = ""
+        yield rx.toast("Instance deactivated", description="Its place can be used on another machine.")
 
     # --- subscriptions -----------------------------------------------------------------------------------
 
@@ -348,7 +416,7 @@ class DashboardState(FormState, SessionState):
             user = await blocking.run(
                 users.update_profile, actor=await self.viewer(), first_name=self.form_first_name,
                 last_name=self.form_last_name, email=self.form_email, current_password=password,
-                keep_token=self._token(), address=self.router.session.client_ip or "unknown")
+                keep_token=self._token(), address=self._client_address())
         except Unauthorized:
             self.saving = False
             yield logged_out_again()

@@ -9,7 +9,7 @@ import reflex as rx
 
 from marketplace.config import settings
 from marketplace.models import User
-from marketplace.services import auth, names
+from marketplace.services import auth, client_address, names
 from marketplace.services.auth import SESSION_COOKIE
 from marketplace.state import blocking
 from marketplace.state.browser import error_message, fetch_api
@@ -62,6 +62,11 @@ class SessionState(rx.State):
             return None
         morsel = jar.get(SESSION_COOKIE)
         return morsel.value if morsel else None
+
+    def _client_address(self) -> str:
+        """The websocket's client as per-address limits count it, by the same rule as the API's requests."""
+        return client_address.client_address(peer=self.router.session.client_ip,
+                                             forwarded_for=self.router.headers.raw_headers.get("x-forwarded-for"))
 
     async def viewer(self) -> User | None:
         """The signed-in user as the services see it, re-read from the database on a worker thread each time."""

@@ -19,16 +19,15 @@ from typing import Any
 import pytest
 from fastapi.routing import iter_route_contexts
 from fastapi.testclient import TestClient
-from sqlalchemy import text
-from sqlmodel import SQLModel
+from sqlmodel import select
 
 from marketplace import db
 from marketplace.api.app import create_api
 from marketplace.api.deps import SESSION_COOKIE
-from marketplace.models import AgentStatus, Order, Role, User
-from marketplace.services import auth
+from marketplace.models import AgentStatus, LicenseKey, Order, Role, User
+from marketplace.services import auth, licenses
 from tests import factories
-from tests.conftest import BASE_URL
+from tests.conftest import BASE_URL, empty_database
 
 ROLES = ("anonymous", "customer", "vendor", "other_vendor", "admin")
 ANY = "*"  # a mount: every method
@@ -94,12 +93,27 @@ class World:
             order = session.get(Order, self.fresh_paid_order())
         return factories.make_refund(order, status="requested").id
 
+    def fresh_key(self, *, disabled: bool = False) -> str:
+        """A new buyer's license key of the vendor's agent (disabled, for Enable)."""
+        purchase = factories.make_purchase(factories.make_user(), factories.make_agent(self.vendor))
+        with db.session_scope() as session:
+            key = session.exec(select(LicenseKey).where(LicenseKey.purchase_id == purchase.id)).one()
+            if disabled:
+                key.disabled_at = factories.ago(days=1)
+                session.add(key)
+            return key.id
+
     def unique(self, prefix: str) -> str:
         self.made[prefix] = self.made.get(prefix, 0) + 1
         return f"{prefix}{self.made[prefix]}"
 
 
 Fill = Callable[[World], Any]
+
+
+def _license_key(world: World) -> str:
+    """The key of the customer's purchase of the module's agent."""
+    return licenses.buyer_keys(actor=world.customer)[0].key
 
 
 @dataclass(frozen=True)
@@ -133,6 +147,7 @@ DEFAULT_PATH: dict[str, Fill] = {
     "key": lambda _w: "commissionRate",
     "path": lambda _w: "no/such/route",
     "subscription_id": lambda w: w.subscription_id,
+    "plan_id": lambda _w: "pro",
 }
 
 # (method, path): (signed out, customer, vendor, other vendor, admin), then how to call it when not plain.
@@ -165,6 +180,8 @@ _row("POST", "/api/auth/forgot-password", (200, 200, 200, 200, 200),
 _row("POST", "/api/auth/reset-password", (400, 400, 400, 400, 400),
      Call(body={"token": "not-a-token", "password": "secret456"}))
 _row("POST", "/api/auth/verify-email", (400, 400, 400, 400, 400), Call(body={"token": "not-a-token"}))
+_row("POST", "/api/auth/guest-password", (400, 400, 400, 400, 400),
+     Call(body={"token": "not-a-token", "password": "secret456"}))
 _row("POST", "/api/auth/resend-verification", (401, 409, 409, 409, 409), Call(own_account=True))
 _row("PUT", "/api/user/password", (401, 200, 200, 200, 200),
      Call(body={"currentPassword": factories.PASSWORD, "newPassword": "secret456"}, own_account=True))
@@ -220,6 +237,13 @@ _row("POST", "/api/purchase/claim-free", (401, 201, 403, 201, 201), Call(body=la
 _row("POST", "/api/stripe/webhook", (400, 400, 400, 400, 400),
      Call(body={"type": "payment_intent.succeeded"}, payments=True))
 _row("GET", "/api/user/purchases", (401, 200, 200, 200, 200))
+# The public license API: the key is the only credential (the customer's, whoever sends it; no session is read).
+# Past the agent's limit of 3 an activation is still a 200 (`activated: false`); an unknown instance is a 404.
+_row("POST", "/api/licenses/activate", (200, 200, 200, 200, 200),
+     Call(body=lambda w: {"licenseKey": _license_key(w), "instanceName": "build server"}))
+_row("POST", "/api/licenses/validate", (200, 200, 200, 200, 200), Call(body=lambda w: {"licenseKey": _license_key(w)}))
+_row("POST", "/api/licenses/deactivate", (404, 404, 404, 404, 404),
+     Call(body=lambda w: {"licenseKey": _license_key(w), "instanceId": "no-such-instance"}))
 _row("GET", "/api/user/orders", (401, 200, 200, 200, 200))
 _row("GET", "/api/agents/{agent_id}/download", (401, 200, 200, 403, 200))
 # Subscriptions: only their owner (the customer; its subscription has ended, so a change is a 409).
@@ -232,6 +256,16 @@ _row("POST", "/api/user/subscriptions/{subscription_id}/card/complete", (401, 40
 # ---- platform settings (admin) -------------------------------------------------------------------------------
 _row("GET", "/api/admin/settings", (401, 403, 403, 403, 200))
 _row("PUT", "/api/admin/settings/{key}", (401, 403, 403, 403, 200), Call(body={"value": "20%"}))
+_row("PUT", "/api/admin/plans/{plan_id}", (401, 403, 403, 403, 200), Call(body={"name": "Pro"}))
+
+# ---- vendor plans ----------------------------------------------------------------------------------------------
+_row("GET", "/api/plans", (200, 200, 200, 200, 200))
+_row("GET", "/api/vendor/plan", (401, 403, 200, 200, 200))
+# A fresh vendor (or admin) is on Free: a subscription to pay for (a fresh one: the stand-in is new each call).
+_row("POST", "/api/vendor/plan", (401, 403, 200, 200, 200),
+     Call(body={"planId": "pro"}, payments=True, own_account=True))
+# Nothing to cancel: on Free, or on Pro without a subscription of its own in Stripe (the matrix's row).
+_row("POST", "/api/vendor/plan/cancel", (401, 403, 409, 409, 409))
 
 # ---- vendor ---------------------------------------------------------------------------------------------------
 # Vendors and admins cannot apply.
@@ -291,6 +325,16 @@ _row("POST", "/api/admin/refunds/{refund_id}/approve", _ADMIN,
      Call(path={"refund_id": World.fresh_refund_request}, payments=True))
 _row("POST", "/api/admin/refunds/{refund_id}/reject", _ADMIN,
      Call(path={"refund_id": World.fresh_refund_request}, payments=True, body={"reason": "No"}))
+# License keys: the agent's vendor (and admins) manage its keys; the admin list and its actions are admins' only.
+_row("GET", "/api/vendor/agents/{agent_id}/license-keys", (401, 403, 200, 403, 200))
+_row("POST", "/api/vendor/license-keys/{key_id}/disable", (401, 403, 200, 403, 200),
+     Call(path={"key_id": World.fresh_key}))
+_row("POST", "/api/vendor/license-keys/{key_id}/enable", (401, 403, 200, 403, 200),
+     Call(path={"key_id": lambda w: w.fresh_key(disabled=True)}))
+_row("GET", "/api/admin/license-keys", _ADMIN)
+_row("POST", "/api/admin/license-keys/{key_id}/disable", _ADMIN, Call(path={"key_id": World.fresh_key}))
+_row("POST", "/api/admin/license-keys/{key_id}/enable", _ADMIN,
+     Call(path={"key_id": lambda w: w.fresh_key(disabled=True)}))
 _row("DELETE", "/api/admin/users/{user_id}", (401, 403, 403, 403, 204),
      Call(path={"user_id": lambda w: factories.make_user().id}))
 
@@ -350,21 +394,11 @@ def _empty_tables() -> Iterator[None]:
     yield
 
 
-def _empty_all() -> None:
-    engine = db.engine()
-    tables = [t.name for t in reversed(SQLModel.metadata.sorted_tables)]
-    with engine.begin() as conn:
-        if engine.dialect.name == "postgresql":
-            conn.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
-        else:
-            for name in tables:
-                conn.execute(text(f"DELETE FROM {name}"))
-
-
 @pytest.fixture(scope="module")
 def world() -> Iterator[World]:
-    _empty_all()
+    empty_database()
     vendor = factories.make_vendor("matrix-vendor")
+    factories.put_on_plan(vendor, "pro")  # room for the agents the rows below submit
     customer = factories.make_user("matrix-customer")
     category = factories.make_category()
     agent = factories.make_agent(vendor, category=category, demo_url="https://demo.example.com")
@@ -380,7 +414,7 @@ def world() -> Iterator[World]:
                 notification_id=factories.make_notification(vendor).id,
                 subscription_id=factories.make_subscription(
                     factories.make_agent(vendor), customer, status="canceled", ended_at=factories.ago(days=1)).id)
-    _empty_all()
+    empty_database()
 
 
 @pytest.fixture(scope="module")

@@ -30,6 +30,7 @@ from marketplace.models import (
     User,
     VendorApplication,
 )
+from marketplace.services import downloads
 from marketplace.services.admin import applications, moderation
 from tests import factories
 from tests.live_api import LiveApi, fire
@@ -82,10 +83,11 @@ def _files(agent: Agent) -> dict[str, str]:
 
 
 def _download(client: httpx.Client, agent_id: str) -> dict[str, bytes]:
+    """The agent's files in the buyer's zip (their LICENSE-KEY.txt aside)."""
     response = client.get(f"/api/agents/{agent_id}/download")
     assert response.status_code == 200, response.text
     with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
-        return {name: archive.read(name) for name in archive.namelist()}
+        return {name: archive.read(name) for name in archive.namelist() if name != downloads.LICENSE_FILE}
 
 
 @rounds

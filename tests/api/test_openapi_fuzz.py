@@ -36,6 +36,9 @@ from tests.conftest import BASE_URL
 schema = schemathesis.openapi.from_asgi("/api/openapi.json", create_api())
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,
           response_headers_conformance, unsupported_method, allow_header_conformance]
+# The public license API answers a wrong key with its usual shape (`valid: false`...), as the issue asks.
+OWN_NOT_FOUND = {"/api/licenses/activate": "ActivateOut", "/api/licenses/validate": "ValidateOut",
+                 "/api/licenses/deactivate": "DeactivateOut"}
 BOUNDED = settings(max_examples=6, deadline=None, database=None, derandomize=True,
                    suppress_health_check=list(HealthCheck))
 
@@ -82,10 +85,15 @@ def test_every_operation_documents_the_error_answers():
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
             for status in ("400", "401", "403", "404", "409", "422", "429"):
+                if status == "404" and path in OWN_NOT_FOUND:
+                    continue
                 content = operation["responses"].get(status, {}).get("content", {})
                 if content.get("application/json", {}).get("schema") != {"$ref": "#/components/schemas/ErrorOut"}:
                     missing.append((method, path, status))
     assert missing == []
+    for path, answer in OWN_NOT_FOUND.items():
+        content = document["paths"][path]["post"]["responses"]["404"]["content"]["application/json"]
+        assert content["schema"] == {"$ref": f"#/components/schemas/{answer}"}
     assert set(document["components"]["schemas"]["ErrorOut"]["properties"]) == {"message", "field"}
     assert document["paths"]["/api/login"]["post"]["responses"]["429"]["headers"]["Retry-After"]["schema"] == {
         "type": "integer", "minimum": 1}

@@ -12,11 +12,12 @@ from marketplace.config import settings
 from marketplace.services import auth, ratelimit, reports, reviews
 from marketplace.services.errors import TooManyRequests
 from tests import factories
+from tests.conftest import browser_client
 
 
-def _register(client, n: int):
-    return client.post("/api/register", json={"username": f"person{n}", "email": f"p{n}@example.com",
-                                              "password": "secret123"})
+def _register(client, n: int, headers: dict[str, str] | None = None):
+    return client.post("/api/register", headers=headers, json={"username": f"person{n}", "email": f"p{n}@example.com",
+                                                               "password": "secret123"})
 
 
 def test_registration_is_rate_limited_per_address(client, monkeypatch):
@@ -127,3 +128,30 @@ def test_the_demo_setup_state_hashes_in_a_thread():
     handler = DemoSetupState.event_handlers["initialize"].fn
     assert inspect.isasyncgenfunction(handler)
     assert "blocking.run(demo.init_demo_data" in inspect.getsource(handler)
+
+
+def _register_from(peer: str, n: int, forwarded_for: str):
+    """A sign-up sent from `peer` (the connection's address) with an `X-Forwarded-For` header."""
+    with browser_client(client=(peer, 40000)) as sender:
+        return _register(sender, n, {"X-Forwarded-For": forwarded_for})
+
+
+def test_behind_a_trusted_proxy_each_forwarded_client_is_counted_on_its_own(monkeypatch):
+    monkeypatch.setattr(settings, "trusted_proxies", "10.0.0.0/8")
+    monkeypatch.setattr(settings, "rate_limit_register", 2)
+    # The proxy (10.0.0.2) appends each client's address; one client's own forged hop is ignored.
+    first = [_register_from("10.0.0.2", n, f"6.6.6.{n}, 198.51.100.1").status_code for n in range(3)]
+    assert first == [201, 201, 429]
+    assert _register_from("10.0.0.2", 3, "198.51.100.2").status_code == 201  # another client, its own count
+
+
+def test_a_sender_that_is_not_a_trusted_proxy_cannot_spoof_x_forwarded_for(monkeypatch):
+    monkeypatch.setattr(settings, "trusted_proxies", "10.0.0.0/8")
+    monkeypatch.setattr(settings, "rate_limit_register", 2)
+    # A new forged address on every request: all counted under the sender's own address.
+    sent = [_register_from("203.0.113.9", n, f"198.51.100.{n}").status_code for n in range(3)]
+    assert sent == [201, 201, 429]
+    monkeypatch.setattr(settings, "trusted_proxies", "")
+    assert _register_from("10.0.0.2", 3, "198.51.100.7").status_code == 201
+    assert _register_from("10.0.0.2", 4, "198.51.100.8").status_code == 201
+    assert _register_from("10.0.0.2", 5, "198.51.100.9").status_code == 429  # no proxies trusted: the peer counts

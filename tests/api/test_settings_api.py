@@ -36,7 +36,8 @@ def test_admin_lists_defaults_then_changes_each_setting(client, login, admin):
     login(admin)
     listed = client.get("/api/admin/settings").json()
     assert [(s["key"], s["value"]) for s in listed] == [
-        ("commissionRate", "20%"), ("checkoutCurrency", "usd"), ("usdToEurRate", "0.9200")]
+        ("commissionRate", "20%"), ("checkoutCurrency", "usd"), ("usdToEurRate", "0.9200"),
+        ("allowGuestCheckout", "false")]
     assert all(s["description"] and s["updatedAt"] for s in listed)
 
     response = client.put("/api/admin/settings/checkoutCurrency", json={"value": " EUR "})

@@ -27,7 +27,7 @@ from tests.e2e.helpers import (
 
 ADMIN_ONLY = "Admin access required. Redirecting..."
 TAB_LABELS = ["Overview", "Customers", "Vendors", "Agents", "Applications", "Approvals", "Reports", "Refunds",
-              "Analytics", "Stats", "Sales & Commissions", "Audit Log"]
+              "License Keys", "Analytics", "Stats", "Sales & Commissions", "Audit Log"]
 
 
 def _admin_panel(page: Page, query: str = "") -> None:

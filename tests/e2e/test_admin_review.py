@@ -89,7 +89,7 @@ def test_overview_rows_tab_counts_one_tab_row_and_published_agents(page: Page, v
     for tab, count in counts.items():
         expect(page.locator(f"#tab-{tab} .tab-count").first).to_have_text(str(count))
     tops = page.get_by_role("tab").evaluate_all("tabs => tabs.map(t => Math.round(t.getBoundingClientRect().top))")
-    assert len(tops) == 12 and len(set(tops)) == 1, f"the tabs wrap onto {len(set(tops))} rows at 1280 px"
+    assert len(tops) == 13 and len(set(tops)) == 1, f"the tabs wrap onto {len(set(tops))} rows at 1280 px"
     shot(page, "admin-review-overview")
 
     # Each pending row opens the sub-tab it counts.
@@ -104,7 +104,7 @@ def test_overview_rows_tab_counts_one_tab_row_and_published_agents(page: Page, v
     # Vendor Details: the live agents only (the table's column counts every agent).
     open_page(page, "/admin?tab=vendors")
     row = page.locator(".vendor-row[data-username=vendor]")
-    expect(row.locator("td").nth(3)).to_have_text(str(len(mine)))
+    expect(row.locator("td").nth(4)).to_have_text(str(len(mine)))
     row.locator(".view-vendor").click()
     expect(page.locator("#vendor-agent-count")).to_have_text(str(live))
 

@@ -89,7 +89,8 @@ def test_admin_changes_commission_and_checkout_currency(page: Page, defaults_bac
     expect_toast(page, "Payment settings updated", "Checkout currency and exchange rate have been saved.")
     expect(page.locator("#payment-now")).to_contain_text("1 USD = 0.9300 EUR now (4 decimals). Buyers are charged "
                                                          "in EUR.")
-    assert _settings(page) == {"commissionRate": "15.5%", "checkoutCurrency": "eur", "usdToEurRate": "0.9300"}
+    assert _settings(page) == {"commissionRate": "15.5%", "checkoutCurrency": "eur", "usdToEurRate": "0.9300",
+                               "allowGuestCheckout": "false"}
 
     page.fill("#usdToEurRate", "0.12345")
     page.click("#save-payment")

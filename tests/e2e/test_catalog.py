@@ -227,10 +227,14 @@ def test_open_an_agent_from_its_card_and_come_back(page: Page) -> None:
 
 
 def test_get_this_agent_goes_to_checkout(page: Page) -> None:
+    """A customer's button opens the agent's checkout (a signed-out visitor's passes through it to sign-in, too
+    briefly to watch; tests/e2e/test_guest_checkout.py follows that path)."""
+    sign_up(page, "getter")
     agent_id = _agent_id(page, "InsightLens")
     open_page(page, f"/agents/{agent_id}")
     page.click("#get-agent")
     expect(page).to_have_url(re.compile(rf"/checkout/{agent_id}/?$"))
+    expect(page.locator("#order-summary")).to_be_visible()
 
 
 def test_demo_agents_show_their_own_long_cached_pictures(page: Page) -> None:

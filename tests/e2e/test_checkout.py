@@ -134,17 +134,18 @@ def test_buy_an_agent_end_to_end(page: Page) -> None:
     page.get_by_role("link", name="View My Purchases").click()
     card = page.locator(".purchase-card", has_text="BlogSmith")
     expect(card).to_be_visible()
-    # The demo vendor has a connected Stripe account: the sale is a destination charge split at 80/20.
+    # The demo vendor has a connected Stripe account and the Pro plan: the sale is a destination charge split at
+    # Pro's fee, 90/10.
     payment = card.locator(".payment-processing")
-    expect(payment.get_by_text("Commission Split (80/20)")).to_be_visible()
-    expect(payment.get_by_text("23.99 USD")).to_be_visible()
-    expect(payment.get_by_text("6.00 USD")).to_be_visible()
+    expect(payment.get_by_text("Commission Split (90/10)")).to_be_visible()
+    expect(payment.get_by_text("26.99 USD")).to_be_visible()
+    expect(payment.get_by_text("3.00 USD")).to_be_visible()
     expect(card.locator(".purchase-price")).to_have_text(re.compile(r"29\.99"))
     with page.expect_download() as info:
         card.get_by_role("button", name="Download").click()
     assert info.value.suggested_filename == "BlogSmith_files.zip"
     with zipfile.ZipFile(io.BytesIO(info.value.path().read_bytes())) as archive:
-        assert sorted(archive.namelist()) == ["README.md", "agent.json", "agent.py"]
+        assert sorted(archive.namelist()) == ["LICENSE-KEY.txt", "README.md", "agent.json", "agent.py"]
     page.click("#tab-orders")
     row = page.locator(".order-row")
     expect(row).to_have_count(1)

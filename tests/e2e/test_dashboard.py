@@ -89,7 +89,7 @@ def test_download_saves_the_agent_zip_and_strangers_get_403(page: Page) -> None:
     download = info.value
     assert download.suggested_filename == "CodeReviewer_Pro_files.zip"
     with zipfile.ZipFile(io.BytesIO(download.path().read_bytes())) as archive:
-        assert sorted(archive.namelist()) == ["README.md", "agent.json", "agent.py"]
+        assert sorted(archive.namelist()) == ["LICENSE-KEY.txt", "README.md", "agent.json", "agent.py"]
         assert archive.read("README.md").startswith(b"# CodeReviewer Pro")
     expect_toast(page, "Download started", "Downloading CodeReviewer Pro files...")
     shot(page, "dashboard-download-started")

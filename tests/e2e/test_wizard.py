@@ -133,10 +133,13 @@ def _own_agent(page: Page, name: str) -> dict:
 
 
 def _download(page: Page, agent_id: str) -> dict[str, bytes]:
+    """The agent's files in the buyer's zip (their LICENSE-KEY.txt, checked here, aside)."""
     response = page.request.get(f"/api/agents/{agent_id}/download")
     assert response.ok, response.text()
     with zipfile.ZipFile(io.BytesIO(response.body())) as archive:
-        return {name: archive.read(name) for name in archive.namelist()}
+        files = {name: archive.read(name) for name in archive.namelist()}
+    assert files.pop("LICENSE-KEY.txt").startswith(b"License key for ")
+    return files
 
 
 def _buy(page: Page, agent_id: str, label: str) -> None:

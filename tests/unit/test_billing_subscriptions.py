@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
@@ -30,11 +29,10 @@ from marketplace.models import (
 )
 from marketplace.models.base import utcnow
 from marketplace.services import access, billing, purchases
-from marketplace.services.billing import customers, demo_clock, lifecycle, records
+from marketplace.services.billing import customers, lifecycle, records
 from marketplace.services.errors import BadGateway, Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from tests import factories
-from tests.live_api import LiveApi
-from tests.payments_fixtures import WEBHOOK_SECRET, StandIn, set_platform, sign
+from tests.payments_fixtures import on_clock, set_platform, sign
 
 DAY = timedelta(days=1)
 
@@ -86,21 +84,6 @@ def _events_about(standin, *object_ids: str) -> list[dict]:
     events = standin.stripe.v1.events.list(params={"limit": 100}).data
     plain = [e.to_dict() for e in reversed(events)]
     return [e for e in plain if e["data"]["object"].get("id") in object_ids]
-
-
-def _on_clock(standin, monkeypatch, at: datetime) -> str:
-    clock = standin.stripe.v1.test_helpers.test_clocks.create(params={"frozen_time": int(at.timestamp())})
-    monkeypatch.setattr(demo_clock, "clock_id_for_new_customer", lambda: clock.id)
-    return clock.id
-
-
-@pytest.fixture
-def app_webhooks(stripe_standin: StandIn, live_api: LiveApi) -> Iterator[StandIn]:
-    """The stand-in's webhooks go to the live app, so a clock's advance is handled before it is `ready`."""
-    httpx.post(f"{stripe_standin.base}/_config/webhooks/app", data={
-        "url": f"{live_api.url}/api/stripe/webhook", "secret": WEBHOOK_SECRET}).raise_for_status()
-    yield stripe_standin
-    stripe_standin.drain()  # every delivery answered before the tables are emptied for the next test
 
 
 # --- checkout ------------------------------------------------------------------------------------------------
@@ -304,7 +287,7 @@ def test_a_renewal_on_a_test_clock_makes_a_renewal_order_and_extends_access(app_
                                                                             make_agent, monkeypatch, mailbox):
     standin = app_webhooks
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1)
-    clock = _on_clock(standin, monkeypatch, start)
+    clock = on_clock(standin, monkeypatch, start)
     vendor = make_vendor("enabled")
     agent = make_agent(vendor, price_cents=2999, name="Renew Bot")
     intent = _subscribe(standin, buyer, agent)
@@ -328,7 +311,7 @@ def _paid_with_a_card_that_will_decline(
 ) -> tuple[str, purchases.CheckoutIntent, datetime]:
     """A subscription on a test clock whose first invoice is paid and whose card declines from now on: the test
     clock, the checkout's intent and the first period's end."""
-    clock = _on_clock(standin, monkeypatch, datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1))
+    clock = on_clock(standin, monkeypatch, datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1))
     intent = _subscribe(standin, buyer, agent)
     purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
     card = standin.stripe.v1.subscriptions.retrieve(_row(intent.subscription_id).stripe_subscription_id)
@@ -391,7 +374,7 @@ def test_a_renewal_never_paid_ends_the_subscription_and_says_so_once(app_webhook
 def test_a_lapse_ends_access_and_the_lapsed_subscriber_may_buy_again(app_webhooks, buyer, make_agent, monkeypatch):
     standin = app_webhooks
     start = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1)
-    clock = _on_clock(standin, monkeypatch, start)
+    clock = on_clock(standin, monkeypatch, start)
     agent = make_agent(price_cents=1000)
     intent = _subscribe(standin, buyer, agent)
     purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)

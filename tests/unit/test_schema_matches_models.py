@@ -6,14 +6,17 @@ from sqlmodel import SQLModel
 
 from marketplace import db
 
-# Kept by migrations only and read by raw SQL: the search index (SQLite FTS5, PostgreSQL tsvector and its term
-# table) and the catalogue version counter.
-MIGRATION_ONLY = {"agent_search_docs", "agent_search", "agent_search_terms", "catalog_version", "catalog_touches"}
+# Kept by migrations only and read by raw SQL: the search index (SQLite FTS5, PostgreSQL tsvector and its kept
+# postings), the catalogue version counter, and the admin searches' trigram indexes (revision 0021).
+MIGRATION_ONLY = {"agent_search_docs", "agent_search", "agent_search_prefixes", "agent_search_postings",
+                  "catalog_version", "catalog_touches"}
 
 
 def _migration_only(change: tuple) -> bool:
     kind, item = change[0], change[1]
     table = item.name if kind == "remove_table" else item.table.name if kind == "remove_index" else None
+    if kind == "remove_index" and item.name.startswith("ix_trgm_"):
+        return True
     return table is not None and (table in MIGRATION_ONLY or table.startswith("agents_fts"))
 
 

@@ -4,7 +4,7 @@ from sqlmodel import func, select
 
 from marketplace import db
 from marketplace.config import DEFAULT_SECRET_KEY, Settings
-from marketplace.models import Agent, AgentFile, Category, Order, Review, User
+from marketplace.models import Agent, AgentFile, Category, LicenseKey, Order, Purchase, Review, User
 from marketplace.services import demo
 from marketplace.services.errors import Forbidden, NotFound, Unauthorized
 
@@ -26,8 +26,9 @@ def _count(model) -> int:
 
 def test_demo_seed_is_complete_and_idempotent():
     demo.seed()
-    counts = {m: _count(m) for m in (Agent, AgentFile, Category, Order, Review, User)}
+    counts = {m: _count(m) for m in (Agent, AgentFile, Category, Order, Review, User, LicenseKey)}
     assert counts[Agent] >= 24 and counts[Category] == len(demo.CATEGORIES)
+    assert counts[LicenseKey] == _count(Purchase) > 0  # every demo purchase has its license key
     assert counts[AgentFile] == 3 * counts[Agent]
     with db.session_scope() as session:
         slugs = set(session.exec(select(Category.slug)).all())

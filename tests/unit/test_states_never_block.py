@@ -29,6 +29,8 @@ PURE_SERVICE_CALLS = (
     "marketplace.services.auth.password_error",
     "marketplace.services.auth.registration_errors",
     "marketplace.services.users.profile_errors",
+    "marketplace.services.guest_checkout.details_errors",  # the guest form's messages, from the text in hand
+    "marketplace.services.guest_checkout.GuestDetails",  # a dataclass
     "marketplace.services.images.displayable_image_url",
     "marketplace.services.catalog.download_url",
     "marketplace.services.catalog.price_filter",
@@ -39,9 +41,12 @@ PURE_SERVICE_CALLS = (
     "marketplace.services.downloads.archive_name",
     "marketplace.services.vendor.drafts.AgentDraft",
     "marketplace.services.vendor.drafts.parse_tags",
+    "marketplace.services.vendor.drafts.parse_activation_limit",
     "marketplace.services.vendor.payouts.requirement_labels",  # Stripe's keys as words, from a status in hand
     "marketplace.services.accounts.confirmation_notice",  # the words for a user in hand
     "marketplace.services.billing.card_update_path",  # a page address from an id in hand
+    "marketplace.services.plans.limit_message",  # the limit's words for a plan in hand
+    "marketplace.services.client_address.client_address",  # the peer and a header in hand, the configured proxies
 )
 
 

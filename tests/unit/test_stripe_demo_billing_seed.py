@@ -11,7 +11,7 @@ from dev.stripe_standin import seed_billing, seed_demo
 from marketplace import db
 from marketplace.models import Order, OrderKind, OrderStatus, Refund, Subscription, User
 from marketplace.models.base import utcnow
-from marketplace.services import billing, demo, refunds
+from marketplace.services import billing, demo, plans, refunds
 from marketplace.services.admin import sales
 from marketplace.services.billing import demo_clock
 from marketplace.services.vendor import recurring
@@ -82,6 +82,17 @@ def test_the_demo_customer_gets_real_subscriptions_renewals_and_a_refund_once(st
     assert figures.cancellations_30d == 1 and figures.refunds_30d >= 1
     overview = sales.summary(actor=admin)
     assert overview.active_subscriptions == 3 and overview.mrr_cents == figures.mrr_cents
+
+    # The demo vendor's Pro plan is a real subscription, renewed twice on the demo clock (the plan revenue), so
+    # its sales pay Pro's fee; nova_labs is on Free at its limit.
+    pro = plans.current_plan(actor=vendor)
+    assert (pro.plan.id, pro.status, pro.pending_plan) == ("pro", "active", None) and pro.current_period_end
+    assert [(p.plan_id, p.revenue_cents, p.vendors) for p in overview.plan_revenue] == [
+        ("pro", 3 * 2900, 1), ("enterprise", 0, 0)]
+    assert _orders(renewing.id)[-1].commission_rate == plans.get_plan(plan_id="pro").fee_percent
+    nova = plans.current_plan(actor=_user("nova_labs"))
+    assert nova.plan.id == "free" and nova.at_limit
+    assert plans.room_refusal(actor=_user("nova_labs")) == "Your Free plan allows 3 agents. Upgrade to list more."
 
     before = _snapshot()
     assert seed_billing.seed() is None

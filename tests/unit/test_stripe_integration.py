@@ -143,3 +143,24 @@ def test_connect_payouts_helper_and_standin_balance(stripe_standin):
     assert listed.created.tzinfo is not None and listed.arrival_date > listed.created
     with pytest.raises(payments.PaymentProviderError):
         payments.list_payouts(account_id="acct_unknown", limit=10)
+
+
+def test_webhooks_are_read_as_the_sdk_reads_them_and_refused_when_not_signed_or_not_json(monkeypatch):
+    from tests.payments_fixtures import WEBHOOK_SECRET, event_body, sign
+
+    monkeypatch.setattr(settings, "stripe_webhook_secret", WEBHOOK_SECRET)
+    body = event_body({"id": "evt_1", "object": "event", "type": "payment_intent.succeeded",
+                       "data": {"object": {"id": "pi_1", "object": "payment_intent", "amount": 2999,
+                                           "metadata": {"agentId": "a1", "userId": "u1"},
+                                           "charges": {"object": "list", "data": [{"id": "ch_1"}]}}}})
+    event = payments.parse_webhook(body, sign(body))
+    sdk = stripe.Webhook.construct_event(body, sign(body), WEBHOOK_SECRET).to_dict()
+    assert (event.id, event.type, event.object_id, event.data) == (
+        sdk["id"], sdk["type"], "pi_1", sdk["data"]["object"])
+    with pytest.raises(payments.InvalidWebhook, match="signature"):
+        payments.parse_webhook(body, sign(body, secret="whsec_other"))
+    with pytest.raises(payments.InvalidWebhook, match="signature"):
+        payments.parse_webhook(body, sign(body, timestamp=1))  # replayed long after
+    for bad in (b"not json", b"[1, 2]"):
+        with pytest.raises(payments.InvalidWebhook, match="payload"):
+            payments.parse_webhook(bad, sign(bad))

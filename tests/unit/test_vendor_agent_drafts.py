@@ -192,5 +192,5 @@ def test_editable_agent_of_a_new_agent(category):
     vendor = make_vendor()
     agent_id = agents.create_agent(actor=vendor, draft=draft(category))
     editable = agents.get_editable_agent(actor=vendor, agent_id=agent_id)
-    assert editable.draft == draft(category, price="29.99", pricing_model="monthly")
+    assert editable.draft == draft(category, price="29.99", pricing_model="monthly", activation_limit=3)
     assert (editable.status, editable.has_pending_revision, editable.files) == ("pending", False, [])

@@ -22,6 +22,7 @@ from marketplace.models.submissions import (
 )
 from marketplace.services import downloads, money
 from marketplace.services.admin import deletion, moderation
+from marketplace.services.vendor.drafts import UNLIMITED
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 
@@ -30,7 +31,10 @@ _TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "items on all pages", 
 
 
 def _change_value(field: str, value: object) -> str | list[str] | None:
-    """A revision's value in the API's terms: a price as an amount, tags as a list, an empty field as null."""
+    """A revision's value in the API's terms: a price as an amount, tags as a list, no activation limit as
+    'unlimited', an empty field as null."""
+    if field == "activation_limit" and value is None:
+        return UNLIMITED
     if value is None or value == "":
         return None
     if field == "price_cents" and isinstance(value, int):

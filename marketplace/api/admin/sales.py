@@ -23,7 +23,7 @@ _cents = money.format_cents
 @router.get("/sales", response_model=SalesSummaryPublic)
 def summary(user: OptionalUser) -> SalesSummaryPublic:
     """Completed sales in USD (EUR orders at their own rate); commissionRate is today's setting; active
-    subscriptions and their monthly recurring revenue in USD."""
+    subscriptions and their monthly recurring revenue in USD; planRevenue: what vendors paid for their plans."""
     s = sales.summary(actor=user)
     return SalesSummaryPublic(
         total_revenue=_cents(s.total_revenue_cents), admin_earnings=_cents(s.admin_earnings_cents),
@@ -31,6 +31,7 @@ def summary(user: OptionalUser) -> SalesSummaryPublic:
         total_sales=s.total_sales, commission_split_rate=s.commission_split_rate, split_payments=s.split_payments,
         direct_payments=s.direct_payments, total_vendor_payouts=_cents(s.total_vendor_payouts_cents),
         active_subscriptions=s.active_subscriptions, monthly_recurring_revenue=_cents(s.mrr_cents),
+        plan_revenue=_cents(s.plan_revenue_cents),
     )
 
 

@@ -76,6 +76,7 @@ def _vendor(vendor: PersonView) -> rx.Component:
         rx.table.cell(rx.text(vendor.name, weight="medium", white_space="nowrap")),
         rx.table.cell(vendor.email),
         rx.table.cell(_vendor_status(vendor.approved)),
+        rx.table.cell(rx.badge(vendor.plan, color_scheme="violet", variant="soft"), class_name="vendor-plan"),
         rx.table.cell(vendor.agent_count),
         rx.table.cell(rx.text(vendor.joined, white_space="nowrap")),
         rx.table.cell(_actions(V, vendor, "vendor")),
@@ -90,6 +91,7 @@ def _vendor_details() -> rx.Component:
         detail("Email", v.email),
         detail("Username", v.username),
         detail("Approval status", rx.hstack(_vendor_status(v.approved), spacing="2")),
+        detail("Plan", rx.text(v.plan, size="2", id="vendor-plan")),
         detail("Agents published", rx.text(v.published_count, size="2", id="vendor-agent-count")),
         detail("Member since", v.joined),
         spacing="3", width="100%",
@@ -106,7 +108,7 @@ def _vendor_details() -> rx.Component:
 
 def vendors_tab() -> rx.Component:
     return table_tab(
-        V, "vendors", "Vendors", "store", ["Name", "Email", "Status", "Agents", "Joined", "Actions"], _vendor,
-        min_width="720px", empty="No vendors registered yet", searched="No vendors match your search",
+        V, "vendors", "Vendors", "store", ["Name", "Email", "Status", "Plan", "Agents", "Joined", "Actions"],
+        _vendor, min_width="800px", empty="No vendors registered yet", searched="No vendors match your search",
         dialogs=(_vendor_details(), confirm_dialog(V, "delete", DELETE_VENDOR, element_id="delete-vendor-dialog")),
     )

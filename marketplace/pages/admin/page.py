@@ -18,6 +18,7 @@ from marketplace.pages.admin.applications import applications_tab
 from marketplace.pages.admin.approvals import approvals_tab
 from marketplace.pages.admin.audit import audit_tab
 from marketplace.pages.admin.customers import customers_tab, vendors_tab
+from marketplace.pages.admin.license_keys import license_keys_tab
 from marketplace.pages.admin.overview import overview_tab
 from marketplace.pages.admin.refunds import refunds_tab
 from marketplace.pages.admin.reports import reports_tab
@@ -35,6 +36,7 @@ TABS = [
     TabSpec("agent-approvals", "Approvals", A.pending_agents, approvals_tab, icon="clipboard-check"),
     TabSpec("reports", "Reports", A.pending_reports, reports_tab, icon="flag"),
     TabSpec("refunds", "Refunds", A.requested_refunds, refunds_tab, icon="undo-2"),
+    TabSpec("license-keys", "License Keys", None, license_keys_tab, icon="key-round"),
     TabSpec("analytics", "Analytics", None, analytics_tab, icon="chart-pie"),
     TabSpec("stats", "Stats", None, stats_tab, icon="chart-line"),
     TabSpec("sales", "Sales & Commissions", None, sales_tab, icon="dollar-sign"),

@@ -7,8 +7,8 @@ import reflex as rx
 
 from marketplace.components.data_table import Column
 from marketplace.components.empty_state import empty_state
-from marketplace.pages.admin.widgets import admin_card, rate_figure, summary_figure, table, table_skeleton
-from marketplace.state.admin.sales import CommissionView
+from marketplace.pages.admin.widgets import admin_card, figure, rate_figure, summary_figure, table, table_skeleton
+from marketplace.state.admin.sales import CommissionView, PlanRevenueView
 from marketplace.state.admin.sales import SalesState as S
 
 
@@ -40,6 +40,24 @@ def _split() -> rx.Component:
             spacing="0", width="100%",
         ),
         icon="split", element_id="split-analytics",
+    )
+
+
+def _plan_revenue(plan: PlanRevenueView) -> rx.Component:
+    return figure(plan.name, rx.hstack(rx.text(plan.vendors, size="1", color_scheme="gray"),
+                                       rx.text(plan.revenue, weight="bold"), align="baseline", spacing="2"))
+
+
+def _plans() -> rx.Component:
+    """What vendors paid for their plans: first payments, upgrades and renewals, in USD."""
+    return admin_card(
+        "Vendor Plan Revenue",
+        rx.vstack(
+            summary_figure(S, "Total Plan Revenue", S.plan_revenue, "sales-plan-revenue"),
+            rx.cond(S.loading, rx.fragment(), rx.foreach(S.plan_revenues, _plan_revenue)),
+            spacing="0", width="100%", id="plan-revenue-list",
+        ),
+        icon="layers", element_id="plan-revenue",
     )
 
 
@@ -107,8 +125,8 @@ def _commissions() -> rx.Component:
 def sales_tab() -> rx.Component:
     """Mounted when the tab opens; mounting loads the summary and the newest commission entries."""
     return rx.vstack(
-        rx.grid(_overview(), _split(), _settings(), columns=rx.breakpoints(initial="1", md="2", lg="3"), spacing="4",
-                width="100%"),
+        rx.grid(_overview(), _split(), _plans(), _settings(), columns=rx.breakpoints(initial="1", md="2", lg="3"),
+                spacing="4", width="100%"),
         _commissions(),
         spacing="4", width="100%", on_mount=S.on_open, id="admin-sales",
     )

@@ -1,4 +1,4 @@
-"""/admin/settings: commission rate, checkout currency and the USD to EUR rate, for admins."""
+"""/admin/settings: commission rate, checkout currency, the USD to EUR rate and guest checkout, for admins."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import reflex as rx
 from marketplace.components.forms import field
 from marketplace.components.layout import container, page_frame
 from marketplace.components.spinner import skeleton_block
+from marketplace.pages.admin.plans import plans_section
 from marketplace.pages.admin.widgets import denied_card
+from marketplace.state.admin.plans import AdminPlansState
 from marketplace.state.admin.settings import AdminSettingsState as S
 
 
@@ -15,7 +17,8 @@ def _heading() -> rx.Component:
     return rx.hstack(
         rx.vstack(
             rx.heading("Platform Settings", size=rx.breakpoints(initial="7", sm="8"), id="settings-heading"),
-            rx.text("Commission on each sale and the currency buyers pay in. Changes apply to later sales only.",
+            rx.text("Commission on each sale, the currency buyers pay in, and who may buy. Changes apply to later "
+                    "sales only.",
                     color_scheme="gray"),
             spacing="1",
         ),
@@ -51,7 +54,8 @@ def _commission_card() -> rx.Component:
                 _save_button("Save Commission Rate", S.saving_commission, S.commission_changed, "save-commission"),
                 spacing="3", width="100%",
             ),
-            on_submit=S.save_commission, no_validate=True, width="100%",
+            on_submit=[S.save_commission, AdminPlansState.load],  # the Free plan's fee is this rate
+            no_validate=True, width="100%",
         ),
         width="100%", id="commission-card",
     )
@@ -100,6 +104,31 @@ def _payment_card() -> rx.Component:
     )
 
 
+def _guest_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(rx.icon("user-round-check", size=20, color="var(--accent-9)"),
+                      rx.heading("Guest Checkout", size="4"), align="center", spacing="2"),
+            rx.text("Let signed-out visitors buy with their e-mail address and name. Each new address gets an "
+                    "account; the receipt carries a link to set its password.", size="2", color_scheme="gray"),
+            rx.el.label(
+                rx.hstack(
+                    rx.switch(checked=S.allow_guest_checkout, on_change=S.save_guest_checkout,
+                              disabled=S.saving_guest, size="3", id="allowGuestCheckout"),
+                    rx.text("Allow guest checkout", weight="bold", size="2"),
+                    rx.cond(S.saving_guest, rx.spinner(size="1")),
+                    align="center", spacing="3",
+                ),
+                cursor="pointer",
+            ),
+            rx.text(rx.cond(S.allow_guest_checkout, "On: visitors can buy without signing in.",
+                            "Off: visitors must sign in to buy."), size="1", color_scheme="gray", id="guest-now"),
+            spacing="3", width="100%",
+        ),
+        width="100%", id="guest-card",
+    )
+
+
 def _loading() -> rx.Component:
     return container(
         rx.vstack(skeleton_block("2.2em", "16em"),
@@ -114,8 +143,9 @@ def _settings() -> rx.Component:
     return container(
         rx.vstack(
             _heading(),
-            rx.grid(_commission_card(), _payment_card(), columns=rx.breakpoints(initial="1", md="2"), spacing="4",
-                    width="100%", align_items="start"),
+            rx.grid(_commission_card(), _payment_card(), _guest_card(), columns=rx.breakpoints(initial="1", md="2"),
+                    spacing="4", width="100%", align_items="start"),
+            plans_section(),
             spacing="5", width="100%",
         ),
         id="admin-settings",

@@ -128,6 +128,24 @@ def _pricing_choice(value: str, title: str, detail: str) -> rx.Component:
     )
 
 
+def _activation_limit() -> rx.Component:
+    """Machines one buyer's license key may run on: a number, or no limit."""
+    return rx.vstack(
+        field("Activation limit *", rx.hstack(
+            rx.input(id="activationLimit", name="activationLimit", value=W.activation_limit,
+                     on_change=W.set_activation_limit, type="number", min="1", max="100", step="1", size="3",
+                     input_mode="numeric", disabled=W.unlimited_activations, width="8em",
+                     aria_label="Activation limit"),
+            rx.checkbox("Unlimited", checked=W.unlimited_activations, on_change=W.set_unlimited_activations,
+                        id="unlimitedActivations", name="unlimitedActivations", size="2"),
+            spacing="4", align="center", wrap="wrap",
+        ), W.activation_limit_error, field_id="activationLimit"),
+        rx.text("How many machines a buyer's license key can be activated on (1-100).", size="1",
+                color_scheme="gray"),
+        spacing="1", width="100%",
+    )
+
+
 def _pricing() -> rx.Component:
     return rx.vstack(
         field("Pricing model *", rx.radio_cards.root(
@@ -139,6 +157,7 @@ def _pricing() -> rx.Component:
         _input(rx.cond(W.pricing_model == "one_time", "Price (One-time) *", "Price (Monthly) *"), "price", W.price,
                W.set_price, type="number", step="0.01", min="0",
                placeholder="29.99", input_mode="decimal"),
+        _activation_limit(),
         field("Category *", rx.select.root(
             rx.select.trigger(id="categoryId", placeholder="Select a category", width="100%",
                               aria_label="Category"),
@@ -189,6 +208,7 @@ def _review() -> rx.Component:
         _summary_row("Name", W.name, "summary-name"),
         _summary_row("Short description", W.short_description, "summary-short"),
         _summary_row("Price", W.price_text, "summary-price"),
+        _summary_row("Activation limit", W.activation_text, "summary-activation-limit"),
         _summary_row("Category", W.category_name, "summary-category"),
         _summary_row("File uploaded", rx.hstack(_yes_no(W.file_count > 0),
                                                 rx.cond(W.file_count > 0, rx.text(f"{W.file_count} file(s)",
@@ -367,5 +387,14 @@ def _loading() -> rx.Component:
                                spacing="5", width="100%", max_width="860px", margin_x="auto"), id="wizard-loading")
 
 
+def _limited() -> rx.Component:
+    """No room for another agent on the vendor's plan: the service's words, before step 1, and the way on."""
+    return notice_card("layers", "Agent limit reached", W.limit_message,
+                       rx.link(rx.button(rx.icon("arrow-up-right", size=16), "See plans"), href="/vendor/plans",
+                               id="limit-plans-link"),
+                       card_id="wizard-limit", text_id="wizard-limit-message", max_width="460px")
+
+
 def add_agent_page() -> rx.Component:
-    return page_frame(rx.match(W.mode, ("signed_out", _signed_out()), ("ready", _wizard()), _loading()))
+    return page_frame(rx.match(W.mode, ("signed_out", _signed_out()), ("limited", _limited()), ("ready", _wizard()),
+                               _loading()))

@@ -10,6 +10,8 @@ from marketplace.components.data_table import Column, table
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
 from marketplace.components.spinner import skeleton_block
+from marketplace.pages.vendor.license_keys import keys_button, keys_dialog
+from marketplace.pages.vendor.plan_card import plan_card
 from marketplace.state.vendor.dashboard import AgentRow, PayoutRow, SaleRow
 from marketplace.state.vendor.dashboard import VendorDashboardState as D
 
@@ -391,8 +393,13 @@ def _agent(agent: AgentRow) -> rx.Component:
         ),
         rx.spacer(),
         rx.text(agent.submitted, size="1", color_scheme="gray", display=["none", "block"], white_space="nowrap"),
-        rx.link(rx.button(rx.icon("pencil", size=14), "Edit", size="1", variant="soft"),
-                href=f"/vendor/agents/{agent.id}/edit", class_name="edit-agent", flex_shrink="0"),
+        rx.hstack(
+            keys_button(agent.id, agent.name),
+            rx.link(rx.button(rx.icon("pencil", size=14), "Edit", size="1", variant="soft"),
+                    href=f"/vendor/agents/{agent.id}/edit", class_name="edit-agent", flex_shrink="0"),
+            # stacked on phones, so the agent's name keeps the room
+            direction=rx.breakpoints(initial="column", sm="row"), spacing="2", align="end", flex_shrink="0",
+        ),
         width="100%", align="start", padding_y="0.6em", border_bottom="1px solid var(--gray-a4)",
         class_name="vendor-agent", data_agent=agent.name, data_status=agent.status,
     )
@@ -410,6 +417,7 @@ def _agents() -> rx.Component:
                                 element_id="agents-empty"),
                     rx.box(rx.foreach(D.agents, _agent), width="100%")),
         ),
+        keys_dialog(),
         icon="bot", element_id="vendor-agents",
     )
 
@@ -418,6 +426,7 @@ def dashboard_tab() -> rx.Component:
     """Mounted when the tab opens; mounting loads the data."""
     return rx.vstack(
         _toolbar(),
+        plan_card(),
         _stats(),
         _recurring(),
         _chart(),

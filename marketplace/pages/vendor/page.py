@@ -56,7 +56,9 @@ def _already_vendor() -> rx.Component:
                        rx.link(rx.button("Go to Vendor Dashboard"), href="/vendor"), card_id="already-vendor")
 
 
-def _by_mode(vendor_view: rx.Component) -> rx.Component:
+def by_mode(vendor_view: rx.Component) -> rx.Component:
+    """The vendor's view once VendorState has found an approved vendor (and its time zone); else sign-in or the
+    application."""
     return rx.match(
         VendorState.mode,
         ("signed_out", _signed_out()),
@@ -67,8 +69,8 @@ def _by_mode(vendor_view: rx.Component) -> rx.Component:
 
 
 def vendor_page() -> rx.Component:
-    return page_frame(_by_mode(_vendor_area()))
+    return page_frame(by_mode(_vendor_area()))
 
 
 def vendor_apply_page() -> rx.Component:
-    return page_frame(_by_mode(_already_vendor()))
+    return page_frame(by_mode(_already_vendor()))

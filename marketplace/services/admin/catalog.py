@@ -14,7 +14,7 @@ from sqlmodel import select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentStatus, AgentTag, Category, User
-from marketplace.services.admin import search as text_search
+from marketplace.services import table_search as text_search
 from marketplace.services.errors import InvalidParameter
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin

@@ -1,7 +1,8 @@
 """Admin tables of customers and vendors: paged, searchable, newest first (admin only).
 
 Both read users that are not deleted, through ix_users_admin_role_created (revision 0011), so a page and its
-total stay fast at 100,000 users; a vendor's agent count is one grouped query over the page's ids.
+total stay fast at 100,000 users; a vendor's agent count is one grouped query over the page's ids, its plan
+another.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from sqlmodel import select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentStatus, Role, User
-from marketplace.services.admin import search as text_search
+from marketplace.services import table_search as text_search
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
+from marketplace.services.plans.current import plans_of
 
 MAX_OFFSET = 100_000
 
@@ -34,6 +36,7 @@ class PersonRow:
     profile_image_url: str | None
     agent_count: int  # agents with this vendorId, not deleted
     published_count: int  # of those, the live ones (approved): what the vendor has published
+    plan_name: str | None = None  # a vendor's plan (Free without one of its own); None for customers
 
 
 def _list(role: str, *, actor: User | None, limit: int, offset: int, search: str | None
@@ -55,10 +58,12 @@ def _list(role: str, *, actor: User | None, limit: int, offset: int, search: str
         counts = {vendor: (int(n), int(published or 0)) for vendor, n, published in session.exec(
             select(Agent.vendor_id, func.count(), live).where(Agent.vendor_id.in_(ids), Agent.deleted_at.is_(None))
             .group_by(Agent.vendor_id)).all()} if ids else {}
+        vendor_plans = plans_of(session, ids) if role == Role.VENDOR else {}
     rows = [PersonRow(id=u.id, first_name=u.first_name, last_name=u.last_name, email=u.email, username=u.username,
                       role=u.role, is_vendor_approved=u.is_vendor_approved, created_at=u.created_at,
                       profile_image_url=u.profile_image_url, agent_count=counts.get(u.id, (0, 0))[0],
-                      published_count=counts.get(u.id, (0, 0))[1])
+                      published_count=counts.get(u.id, (0, 0))[1],
+                      plan_name=vendor_plans[u.id].name if u.id in vendor_plans else None)
             for u in users]
     return rows, int(total)
 
@@ -71,5 +76,6 @@ def list_customers(*, actor: User | None, limit: int = 20, offset: int = 0, sear
 
 def list_vendors(*, actor: User | None, limit: int = 20, offset: int = 0, search: str | None = None
                  ) -> tuple[list[PersonRow], int]:
-    """Vendors (approved or not), newest first, each with its number of agents; same search as customers."""
+    """Vendors (approved or not), newest first, each with its number of agents and its plan; same search as
+    customers."""
     return _list(Role.VENDOR, actor=actor, limit=limit, offset=offset, search=search)

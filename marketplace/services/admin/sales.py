@@ -12,7 +12,8 @@ connected accounts); on a direct payment the platform holds the vendor's share.
 Every charge is an order: a one-off purchase, a subscription's first payment or a renewal (`kind`, labelled
 Purchase / Subscription / Renewal), all counted alike. The entries and both CSVs also list refunded orders,
 marked `refunded`, so the admin sees the money that went back; they are never summed. The summary adds the
-platform's recurring revenue: active subscriptions and MRR (services/vendor/recurring.py says how).
+platform's recurring revenue: active subscriptions and MRR (services/vendor/recurring.py says how), and the plan
+revenue: what vendors paid for their plans, per plan.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from sqlmodel import select
 from marketplace.db import session_scope
 from marketplace.models import Order, OrderDayTotal, OrderKind, OrderStatus, User
 from marketplace.services import csv_export, money, platform, pricing
-from marketplace.services.admin import search as text_search
+from marketplace.services import table_search as text_search
 from marketplace.services.csv_export import cell
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
+from marketplace.services.plans.revenue import PlanRevenue, revenue_in
 from marketplace.services.vendor import recurring
 from marketplace.services.vendor.sales import to_usd
 
@@ -58,6 +60,11 @@ class SalesSummary:
     total_vendor_payouts_cents: int
     active_subscriptions: int = 0
     mrr_cents: int = 0  # USD
+    plan_revenue: tuple[PlanRevenue, ...] = ()  # what vendors paid for each paid plan (services/plans/revenue)
+
+    @property
+    def plan_revenue_cents(self) -> int:
+        return sum(plan.revenue_cents for plan in self.plan_revenue)
 
 
 @dataclass(frozen=True)
@@ -100,10 +107,11 @@ def commission_rate_text() -> str:
 
 def summary(*, actor: User | None, now: datetime | None = None) -> SalesSummary:
     """Revenue, the platform's and the vendors' shares, the split/direct counts, active subscriptions and MRR,
-    in USD."""
+    and the plan revenue, in USD."""
     require_admin(actor)
     with session_scope() as session:
         recurring_now = recurring.figures(session, vendor_id=None, now=now or datetime.now(UTC))
+        plan_revenue = tuple(revenue_in(session))
         t = OrderDayTotal
         groups = session.exec(
             select(t.currency, t.exchange_rate, t.commission_split_enabled, func.sum(t.sales),
@@ -128,6 +136,7 @@ def summary(*, actor: User | None, now: datetime | None = None) -> SalesSummary:
         commission_split_rate=round(split * 100 / sales, 1) if sales else None, split_payments=split,
         direct_payments=direct, total_vendor_payouts_cents=payouts,
         active_subscriptions=recurring_now.active_subscribers, mrr_cents=recurring_now.mrr_cents,
+        plan_revenue=plan_revenue,
     )
 
 

@@ -30,7 +30,17 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import access, decisions, mail, mail_texts, money, names, notifications
+from marketplace.services import (
+    access,
+    decisions,
+    guest_checkout,
+    licenses,
+    mail,
+    mail_texts,
+    money,
+    names,
+    notifications,
+)
 from marketplace.services.errors import Conflict, Invalid
 
 ATTEMPTS = 5
@@ -170,9 +180,11 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
         session.refresh(order)
         return Recorded(order=order, purchase=None, created=True, duplicate=True)
     purchase = _grant(session, current, order, period_end=invoice.period_end)
+    key = licenses.ensure_key(session, purchase=purchase) if purchase is not None else None
     if kind == OrderKind.SUBSCRIPTION:
         session.exec(update(Agent).where(Agent.id == current.agent_id).values(sales_count=Agent.sales_count + 1))
-    _tell(session, current, buyer, order, period_end=invoice.period_end or current.current_period_end)
+    _tell(session, current, buyer, order, period_end=invoice.period_end or current.current_period_end,
+          license_key=key.key if key else "")
     return Recorded(order=order, purchase=purchase, created=True)
 
 
@@ -210,12 +222,16 @@ def _grant(session: Session, row: Subscription, order: Order, *, period_end: dat
     return purchase
 
 
-def _tell(session: Session, row: Subscription, buyer: User, order: Order, *, period_end: datetime | None) -> None:
-    """The buyer's receipt, and the vendor's sale notification and e-mail, sent once this commits."""
+def _tell(session: Session, row: Subscription, buyer: User, order: Order, *, period_end: datetime | None,
+          license_key: str) -> None:
+    """The buyer's receipt (with the license key), and the vendor's sale notification and e-mail, sent once this
+    commits."""
     amount, currency = money.format_cents(order.total_amount_cents), order.currency
     if order.kind == OrderKind.SUBSCRIPTION:
         text = mail_texts.receipt(to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name,
-                                  amount=amount, currency=currency, order_id=order.id, agent_id=row.agent_id or "")
+                                  amount=amount, currency=currency, order_id=order.id, agent_id=row.agent_id or "",
+                                  license_key=license_key,
+                                  sign_in_token=guest_checkout.sign_in_token(session, buyer=buyer))
     else:
         text = mail_texts.renewal_receipt(
             to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name, amount=amount,

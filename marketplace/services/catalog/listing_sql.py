@@ -292,10 +292,11 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
         )
         return page, select(total)
 
-    found = fulltext.matches(shape.search == "many", shape.dialect, terms=shape.search == "terms")
     filtered = shape.category is not None or shape.price is not None or shape.min_rating is not None
     needs_agents = shape.dialect != "postgresql" or filtered or shape.featured or bool(shape.tags)
     needs_agents = needs_agents or shape.sort != "relevance"
+    terms = shape.search == "terms"
+    found = fulltext.matches(shape.search == "many", shape.dialect, terms=terms, page=terms and not needs_agents)
 
     def hits(alias: str) -> tuple[FromClause, ColumnElement, list[ColumnElement]]:
         if not needs_agents:
@@ -316,6 +317,8 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
         counted = AGENTS.alias("counted")
         passes = exists().where(counted.c.id == found.c.agent_id, _conditions(counted, shape, category_id, probe=True))
         total = select(func.count()).select_from(found).where(passes).scalar_subquery()
+    elif terms:  # the page's rows only; every row carries the number of all matches
+        total = select(func.coalesce(func.max(found.c.matched), 0)).scalar_subquery()
     else:
         total = select(func.count()).select_from(found).scalar_subquery()
     page = (

@@ -8,9 +8,10 @@ Query words are letters and digits; every word must match and the last one may b
 word, so results appear while the user is still typing.
 - PostgreSQL: earlier words are stemmed (`plainto_tsquery('english')`), the last matches its stem or
   any word starting with it; ranked by `ts_rank_cd` (name A > short description, tags B > vendor C >
-  description D). A one-word query is answered from `agent_search_terms` (revision 0014) with the same
-  matches and the same ranks: `ts_rank_cd` of a one-word query is the sum of the matching lexemes' position
-  weights, which that table holds per (lexeme, agent), so nothing has to read or rank whole documents.
+  description D). A one-word query is answered from kept per-prefix postings (revision 0021) with the same
+  matches and the same order: `ts_rank_cd` of a one-word query is the sum of the matching lexemes' position
+  weights, which `agent_search_postings` holds (x 10, as integers) per (prefix, document), in impact order,
+  with the count of matches kept per prefix, so nothing has to read, rank or count whole documents.
 - SQLite (FTS5): no stemmer, so every word is a prefix match and a trailing plural "s" is dropped
   ("agents" finds "agent"); ranked by `bm25` with column weights in the same order.
 """
@@ -22,21 +23,17 @@ from dataclasses import dataclass
 
 from sqlalchemy import (
     CTE,
-    REAL,
     Float,
+    Integer,
     String,
-    Text,
     bindparam,
-    cast,
     column,
     func,
     literal_column,
-    or_,
     select,
     table,
     text,
 )
-from sqlalchemy.dialects.postgresql import ARRAY
 
 from marketplace.services.errors import InvalidParameter
 
@@ -50,9 +47,7 @@ BM25_WEIGHTS = (10.0, 5.0, 1.0, 4.0, 2.0)
 _docs = table("agent_search_docs", column("search_key"), column("agent_id"))
 _fts = table("agents_fts")
 _pg_search = table("agent_search", column("agent_id"), column("live"), column("document"))
-_pg_terms = table("agent_search_terms", column("lexeme"), column("agent_id"), column("score"))
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
-MAX_CODE_POINT = 0x10FFFF  # a prefix's upper bound: prefix || chr(MAX_CODE_POINT) (lexemes compare as "C" text)
 
 
 @dataclass(frozen=True)
@@ -89,7 +84,7 @@ def fts5_match_expression(query: SearchQuery) -> str:
 
 
 def by_terms(query: SearchQuery, dialect_name: str) -> bool:
-    """Whether PostgreSQL answers this query from `agent_search_terms`: one word of ASCII letters and digits
+    """Whether PostgreSQL answers this query from the kept postings: one word of ASCII letters and digits
     (one token for its text parser, so the word's stem is the one lexeme `to_tsvector` gives it)."""
     return dialect_name == "postgresql" and not query.head and _ASCII_WORD.fullmatch(query.last) is not None
 
@@ -117,42 +112,73 @@ def _pg_tsquery(has_head: bool):  # noqa: ANN202 (SQL expression)
     return head.op("&&")(last)
 
 
-def _pg_term_matches(name: str, ranked: bool) -> CTE:
-    """One word, from `agent_search_terms` (live agents only): lexemes starting with the word's English stem
-    or with the word itself (what `to_tsquery('english', 'w:*') || to_tsquery('simple', 'w:*')` matches),
-    found by one range scan of the primary key; rank = -(sum of their scores), as `-ts_rank_cd` (a float4)."""
-    t = _pg_terms.c
-    word = cast(bindparam("search_word", type_=String), Text)
-    stems = func.tsvector_to_array(func.to_tsvector(literal_column("'english'::regconfig"), word), type_=ARRAY(Text))
-    stem = func.coalesce(stems[1], word)  # a stop word has no English lexeme: then only the word itself
-    low = select(func.least(stem, word).collate("C")).scalar_subquery()
-    high = select(func.greatest(stem, word).collate("C").op("||")(func.chr(MAX_CODE_POINT))).scalar_subquery()
-    # Grouped under "C" (a byte comparison: ~30% faster than the database's collation here), then given back
-    # the default collation, so that joins with agents use their primary key and ties order as before.
-    key = t.agent_id.collate("C")
-    columns = [key.collate("default").label("agent_id")]
-    if ranked:
-        columns.append((-cast(func.sum(t.score), REAL)).label("rank"))
-    return (
-        select(*columns)
-        .where(t.lexeme >= low, t.lexeme < high,
-               or_(func.starts_with(t.lexeme, select(stem).scalar_subquery()), func.starts_with(t.lexeme, word)))
-        .group_by(key)
-        .cte(name)
-        .prefix_with("MATERIALIZED")
-    )
+# One word from `agent_search_prefixes` / `agent_search_postings` (revision 0021). The word matches the lexemes
+# starting with its English stem or with itself; the minimal prefixes among those (no other one starts them)
+# partition the matching lexemes. One minimal prefix: its postings are the answer as kept (a document's total is
+# its rank x 10, the count is kept), and a page needs only the highest totals down to the tier holding its last
+# row. Several (a short prefix, or a stem that is not a prefix of the word): their postings summed per document.
+# `{cut}` is true for a page (`page_offset`, `page_limit`) ordered by relevance, false for every match.
+_TERMS_SQL = """
+WITH word AS MATERIALIZED (
+    SELECT CAST(:search_word AS text) COLLATE "C" AS w,
+           coalesce((tsvector_to_array(to_tsvector('english'::regconfig, CAST(:search_word AS text))))[1],
+                    CAST(:search_word AS text)) COLLATE "C" AS stem
+), matching AS MATERIALIZED (
+    SELECT x.prefix, x.live_count FROM agent_search_prefixes AS x, word
+    WHERE x.prefix >= least(word.stem, word.w) AND x.prefix < greatest(word.stem, word.w) || chr(1114111) -- U+10FFFF
+      AND (starts_with(x.prefix, word.stem) OR starts_with(x.prefix, word.w))
+), minimal AS MATERIALIZED (
+    SELECT m.prefix, m.live_count FROM matching AS m
+    WHERE NOT EXISTS (SELECT 1 FROM matching AS y WHERE y.prefix < m.prefix AND starts_with(m.prefix, y.prefix))
+), single AS (
+    SELECT prefix, live_count FROM minimal WHERE (SELECT count(*) FROM minimal) = 1
+), tiers AS (
+    SELECT p.total, sum(cardinality(p.doc_keys)) AS n
+    FROM agent_search_postings AS p JOIN single USING (prefix) GROUP BY p.total
+), cut AS (
+    SELECT CASE WHEN {cut} THEN coalesce(min(t.total), 0) ELSE 0 END AS total
+    FROM (SELECT total, sum(n) OVER (ORDER BY total DESC) - n AS before FROM tiers) AS t
+    WHERE t.before < :page_offset + :page_limit
+), sums AS MATERIALIZED (
+    SELECT d AS doc_key, sum(p.total)::integer AS total
+    FROM agent_search_postings AS p JOIN minimal USING (prefix), unnest(p.doc_keys) AS d
+    WHERE (SELECT count(*) FROM minimal) > 1
+    GROUP BY d
+), hits AS (
+    SELECT d AS doc_key, p.total FROM agent_search_postings AS p JOIN single USING (prefix), unnest(p.doc_keys) AS d
+    WHERE p.total >= (SELECT total FROM cut)
+    UNION ALL
+    SELECT doc_key, total FROM sums
+    WHERE NOT {cut} OR total >= coalesce(
+        (SELECT total FROM sums ORDER BY total DESC OFFSET :page_offset + :page_limit - 1 LIMIT 1), 0)
+)
+SELECT s.agent_id COLLATE "default" AS agent_id, -h.total AS rank,
+       coalesce((SELECT live_count FROM single), (SELECT count(*) FROM sums))::integer AS matched
+FROM hits AS h JOIN agent_search AS s ON s.doc_key = h.doc_key
+"""
+
+
+def _pg_term_matches(name: str, page: bool) -> CTE:
+    """One word's `(agent_id, rank, matched)` from the kept postings; `matched` is the number of all matches.
+    With `page`, only the rows a relevance page (bound offset and limit) can hold, ties included."""
+    paging = [bindparam(n, type_=Integer, literal_execute=True) for n in ("page_offset", "page_limit")]
+    statement = text(_TERMS_SQL.format(cut="true" if page else "false")).bindparams(
+        bindparam("search_word", type_=String), *paging)
+    return (statement.columns(column("agent_id", String), column("rank", Integer), column("matched", Integer))
+            .cte(name).prefix_with("MATERIALIZED"))
 
 
 def matches(has_head: bool, dialect_name: str, *, name: str = "search", ranked: bool = True,
-            terms: bool = False) -> CTE:
+            terms: bool = False, page: bool = False) -> CTE:
     """`(agent_id, rank)` of the agents matching the bound query (see `bind_values`), smaller rank =
     better; without `rank` when not `ranked`. `has_head`: the query has more than one word; `terms`: it is
-    answered from the term table (`by_terms`). PostgreSQL returns live agents only; on SQLite the caller
-    checks liveness against agents.
+    answered from the kept postings (`by_terms`; then also `matched`, the number of all matches, and with
+    `page` only the rows of the bound relevance page). PostgreSQL returns live agents only; on SQLite the
+    caller checks liveness against agents.
 
     A materialised CTE, so that a page and its total share one index scan and one ranking pass."""
     if dialect_name == "postgresql" and terms:
-        return _pg_term_matches(name, ranked)
+        return _pg_term_matches(name, page)
     if dialect_name == "postgresql":
         tsq = _pg_tsquery(has_head)
         columns = [_pg_search.c.agent_id.label("agent_id")]
@@ -182,8 +208,12 @@ def matches(has_head: bool, dialect_name: str, *, name: str = "search", ranked: 
 def rebuild_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
     """Recompute every search document (after bulk loads that bypassed triggers, or to repair)."""
     if connection.dialect.name == "postgresql":
-        connection.execute(text("DELETE FROM agent_search"))
+        # The postings are rebuilt in one set-based pass, not document by document by their row trigger.
+        connection.execute(text("TRUNCATE agent_search"))
+        connection.execute(text("ALTER TABLE agent_search DISABLE TRIGGER agent_search_postings_sync"))
         connection.execute(text("SELECT agent_search_refresh(ARRAY(SELECT id FROM agents))"))
+        connection.execute(text("ALTER TABLE agent_search ENABLE TRIGGER agent_search_postings_sync"))
+        connection.execute(text("SELECT agent_search_postings_rebuild()"))
     elif connection.dialect.name == "sqlite":
         connection.execute(text("DELETE FROM agent_search_docs"))
         connection.execute(

@@ -24,6 +24,7 @@ from marketplace.services.purchases.checkout import (
     checkout_agent,
     checkout_currency,
     create_payment_intent,
+    quote,
 )
 from marketplace.services.purchases.completion import (
     COMPLETION_ATTEMPTS,
@@ -38,6 +39,7 @@ from marketplace.services.purchases.completion import (
     PriceChanged,
     checkout_rate_for,
     claim_free_agent,
+    complete_guest_payment,
     complete_payment,
 )
 from marketplace.services.purchases.history import (
@@ -81,11 +83,13 @@ __all__ = [
     "checkout_currency",
     "checkout_rate_for",
     "claim_free_agent",
+    "complete_guest_payment",
     "complete_payment",
     "create_payment_intent",
     "handle_webhook",
     "list_orders",
     "list_purchases",
+    "quote",
     "recent_purchase",
     "spending_summary",
 ]

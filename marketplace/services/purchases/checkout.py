@@ -12,12 +12,12 @@ from decimal import Decimal
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import PricingModel, User
-from marketplace.services import money, platform
-from marketplace.services.errors import Conflict, Invalid
+from marketplace.services import guest_checkout, money, plans, platform
+from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
 from marketplace.services.purchases import subscribe
-from marketplace.services.purchases.completion import checkout_rate_for, complete_payment, purchasable
+from marketplace.services.purchases.completion import checkout_rate_for, complete_payment, live_agent, purchasable
 
 NO_ACCOUNT = "Vendor has not connected a Stripe account"
 CHARGES_DISABLED = "Vendor's Stripe account cannot accept charges yet"
@@ -67,6 +67,13 @@ def _price(usd_cents: int, currency: str, rate: Decimal) -> _Pricing:
     return _Pricing(currency=currency, rate=rate, amount=money.convert_from_usd(usd_cents, rate))
 
 
+def quote(*, price_usd_cents: int) -> tuple[str, Decimal, int]:
+    """Currency, rate and amount a payment opened now would carry: a guest's summary before their details."""
+    currency, rate = checkout_currency()
+    pricing = _price(price_usd_cents, currency, rate)
+    return pricing.currency, pricing.rate, pricing.amount
+
+
 def _route(vendor: User | None) -> _Route:
     if vendor is None or vendor.deleted_at is not None:
         return _Route(None, NO_VENDOR)
@@ -96,11 +103,20 @@ class CheckoutAgent:
         return self.price_usd_cents == 0
 
 
-def checkout_agent(*, actor: User | None, agent_id: str) -> CheckoutAgent:
-    """The agent a checkout page is opened for, if this buyer may get it (the same refusals as paying)."""
-    buyer = require_user(actor)
+GUEST_FREE = "Please log in to get free agents"
+
+
+def checkout_agent(*, actor: User | None, agent_id: str, guest: bool = False) -> CheckoutAgent:
+    """The agent a checkout page is opened for, if this buyer may get it (the same refusals as paying). A
+    signed-out visitor (`guest`) may open it while guest checkout is on (403 otherwise), for a paid agent."""
     with session_scope() as session:
-        agent = purchasable(session, buyer, agent_id)
+        if guest and actor is None:
+            guest_checkout.require_open()
+            agent = live_agent(session, agent_id)
+            if agent.price_cents == 0:
+                raise Unauthorized(GUEST_FREE)  # a free claim needs an account: nothing to pay for as a guest
+        else:
+            agent = purchasable(session, require_user(actor), agent_id)
         return CheckoutAgent(id=agent.id, name=agent.name, image_url=agent.image_url,
                              price_usd_cents=agent.price_cents, pricing_model=agent.pricing_model)
 
@@ -112,9 +128,15 @@ def browser_config() -> payments.BrowserConfig:
         return payments.browser_config()
 
 
-def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutIntent:
-    """Price the agent on the server and open a PaymentIntent for the signed-in buyer."""
-    buyer = require_user(actor)
+def create_payment_intent(*, actor: User | None, agent_id: str,
+                          guest: guest_checkout.GuestDetails | None = None) -> CheckoutIntent:
+    """Price the agent on the server and open a PaymentIntent for the signed-in buyer, or for a signed-out
+    visitor's `guest` details when the admin allows guest checkout (the server picks the account)."""
+    if guest is not None and actor is None:
+        checkout_agent(actor=None, agent_id=agent_id, guest=True)  # first: no account for a sale that cannot be
+        buyer = guest_checkout.open_account(details=guest)
+    else:
+        buyer = require_user(actor)
     with session_scope() as session:
         agent = purchasable(session, buyer, agent_id)
         if agent.price_cents == 0:
@@ -127,7 +149,7 @@ def create_payment_intent(*, actor: User | None, agent_id: str) -> CheckoutInten
     pricing = _price(price_cents, currency, rate)
     if pricing.amount < MIN_CHARGE_CENTS:
         raise Invalid(f"The price is below the minimum card payment of 0.50 {currency.upper()}")
-    commission = platform.commission_rate()
+    commission = plans.fee_for_vendor(vendor_id=vendor_id)  # the fee of the vendor's plan at this moment
     fee = money.platform_fee(pricing.amount, commission)
     metadata = {
         "agentId": agent_id,

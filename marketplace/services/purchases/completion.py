@@ -33,7 +33,19 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import access, decisions, mail, mail_texts, money, names, notifications, platform
+from marketplace.services import (
+    access,
+    decisions,
+    guest_checkout,
+    licenses,
+    mail,
+    mail_texts,
+    money,
+    names,
+    notifications,
+    plans,
+    platform,
+)
 from marketplace.services.billing import invoices
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
@@ -63,7 +75,7 @@ class Completion:
     created: bool
 
 
-def _live_agent(session: Session, agent_id: str) -> Agent:
+def live_agent(session: Session, agent_id: str) -> Agent:
     agent = session.get(Agent, agent_id) if isinstance(agent_id, str) and agent_id else None
     if agent is None or agent.status != AgentStatus.APPROVED or agent.deleted_at is not None:
         raise NotFound("Agent not found")
@@ -72,7 +84,7 @@ def _live_agent(session: Session, agent_id: str) -> Agent:
 
 def purchasable(session: Session, buyer: User, agent_id: str) -> Agent:
     """A live agent this buyer may get: not their own, not already owned (checkout, payment and free claim)."""
-    agent = _live_agent(session, agent_id)
+    agent = live_agent(session, agent_id)
     if agent.vendor_id == buyer.id:
         raise Forbidden("You cannot buy your own agent")
     if _owns(session, buyer.id, agent.id):
@@ -217,7 +229,8 @@ def _record(v: _Verified) -> Completion:
                         message=f"{v.buyer_name} bought {v.agent_name} for "
                                 f"{money.format_cents(v.intent.amount)} {v.intent.currency.upper()}.",
                     )
-                _queue_purchase_mail(session, v, order)
+                key = licenses.ensure_key(session, purchase=purchase)
+                _queue_purchase_mail(session, v, order, license_key=key.key)
             return Completion(order=order, purchase=purchase, created=True)
         except IntegrityError:
             # Another completion of this intent (or another purchase of this agent) won the race.
@@ -245,12 +258,15 @@ def _licence(session: Session, v: _Verified, order: Order) -> Purchase:
     return purchase
 
 
-def _queue_purchase_mail(session: Session, v: _Verified, order: Order) -> None:
-    """The buyer's receipt and the vendor's sale e-mail, sent once the purchase is committed."""
+def _queue_purchase_mail(session: Session, v: _Verified, order: Order, *, license_key: str) -> None:
+    """The buyer's receipt (with the license key) and the vendor's sale e-mail, sent once the purchase is
+    committed."""
     amount, currency = money.format_cents(v.intent.amount), v.intent.currency
+    buyer = session.get(User, v.user_id)
     mail.send_after_commit(session, mail_texts.receipt(
         to=v.customer_email, name=v.buyer_greeting, agent_name=v.agent_name, amount=amount, currency=currency,
-        order_id=order.id, agent_id=v.agent_id))
+        order_id=order.id, agent_id=v.agent_id, license_key=license_key,
+        sign_in_token=guest_checkout.sign_in_token(session, buyer=buyer) if buyer else None))
     vendor = session.get(User, v.vendor_id) if v.vendor_id and v.intent.amount else None
     if vendor is not None and vendor.deleted_at is None:
         mail.send_after_commit(session, mail_texts.sale(
@@ -308,6 +324,15 @@ def complete_payment(
     return done
 
 
+def complete_guest_payment(*, payment_intent_id: str, agent_id: str | None = None) -> Completion:
+    """A signed-out guest's checkout records its payment as the webhook would (for the buyer the payment was
+    made for; nothing the browser says is trusted), and sees the order only if that buyer is an unclaimed guest
+    account: a signed-in account's payment stays its owner's to see."""
+    done = complete_payment(actor=None, payment_intent_id=payment_intent_id, agent_id=agent_id, from_webhook=True)
+    guest_checkout.require_guest_buyer(user_id=done.order.user_id)
+    return done
+
+
 def _refund_duplicate(done: Completion) -> Completion:
     """A paid order that granted nothing (the buyer already owned the agent, e.g. paid in two tabs): give
     the money back. Safe to repeat: the refund's idempotency key is the payment's, and a failed refund
@@ -346,7 +371,7 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
                                currency="usd", metadata={}),
         user_id=buyer.id, agent_id=agent_id, vendor_id=vendor_id, agent_name=agent_name,
         customer_email=buyer.email, buyer_name=buyer.username, buyer_greeting=names.greeting_name(buyer),
-        commission=platform.commission_rate(),
+        commission=plans.fee_for_vendor(vendor_id=vendor_id),
         rate=Decimal(1), original_usd_cents=0, split=False, reason=FREE_REASON, vendor_amount=0, fee=0,
     )
     return _record(verified)

@@ -12,7 +12,7 @@ from sqlmodel import select
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentFile, Order, OrderStatus, Purchase, User
 from marketplace.models.base import utcnow
-from marketplace.services import access
+from marketplace.services import access, licenses
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.permissions import require_user
 
@@ -35,6 +35,7 @@ class PurchaseRecord:
     has_files: bool
     order: Order | None
     access_note: str = ""  # empty while the agent may be used (services/access), else why not
+    license_key: str | None = None  # the purchase's key (every purchase has one once recorded)
 
 
 def _access_note(purchase: Purchase, order: Order | None, has_access: bool) -> str:
@@ -58,8 +59,10 @@ def list_purchases(*, actor: User | None) -> list[PurchaseRecord]:
         agent_ids = {agent.id for _, agent, _, _ in rows}
         with_files = set(session.exec(select(AgentFile.agent_id).where(AgentFile.agent_id.in_(agent_ids))).all()) \
             if agent_ids else set()
+        keys = licenses.keys_by_purchase(session, purchase_ids=[p.id for p, _, _, _ in rows])
     return [PurchaseRecord(purchase=p, agent=a, has_files=a.id in with_files, order=o,
-                           access_note=_access_note(p, o, bool(ok))) for p, a, o, ok in rows]
+                           access_note=_access_note(p, o, bool(ok)), license_key=keys.get(p.id))
+            for p, a, o, ok in rows]
 
 
 def recent_purchase(*, actor: User | None, order_id: str) -> Order:

@@ -13,6 +13,8 @@ from marketplace.models import ProcessedWebhookEvent
 from marketplace.services.billing import webhooks as billing_webhooks
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
+from marketplace.services.plans import fees as plan_fees
+from marketplace.services.plans import webhooks as plan_webhooks
 from marketplace.services.purchases.completion import complete_payment
 from marketplace.services.refunds import stripe_events as refund_events
 from marketplace.services.vendor import payouts
@@ -70,7 +72,10 @@ def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
     elif event.type == "charge.dispute.created":
         result = refund_events.dispute_created(event.data, record=_record_payment)
     elif event.type in billing_webhooks.HANDLERS:
-        result = billing_webhooks.handle(event)
+        plan = plan_webhooks.is_plan_event(event)  # a vendor's plan, not a customer's agent subscription
+        result = plan_webhooks.handle(event) if plan else billing_webhooks.handle(event)
+    elif event.type == "invoice.created" and event.object_id:
+        result = plan_fees.invoice_created(event.object_id)
     elif event.type == "account.updated" and event.object_id:
         result = "updated" if payouts.sync_account(payments.account_from_event(event.data)) else "ignored"
     _mark_processed(event)

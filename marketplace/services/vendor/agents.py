@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import func
+from sqlalchemy import func, update
 from sqlmodel import select
 
 from marketplace.db import session_scope
@@ -21,8 +21,9 @@ from marketplace.models import Agent, AgentFile, AgentRevision, AgentStatus, Cat
 from marketplace.models.base import utcnow
 from marketplace.services import money
 from marketplace.services.permissions import require_vendor
+from marketplace.services.plans import limits
 from marketplace.services.vendor import revisions
-from marketplace.services.vendor.drafts import AgentDraft, clean_draft
+from marketplace.services.vendor.drafts import UNLIMITED, AgentDraft, clean_draft
 from marketplace.services.vendor.revisions import FileInfo, file_info, own_agent
 
 
@@ -120,13 +121,18 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
 
 
 def create_agent(*, actor: User | None, draft: AgentDraft) -> str:
-    """A new agent of the actor, pending review; answers its id."""
+    """A new agent of the actor, pending review; answers its id. Refused (403) at the plan's agent limit,
+    counted under the vendor's plan row lock so that submissions at the same moment never go over."""
     vendor = require_vendor(actor)
     with session_scope() as session:
+        limits.lock_submissions(session, vendor)
         clean = clean_draft(session, draft)
         agent = Agent(vendor_id=vendor.id, status=AgentStatus.PENDING, **clean.values())
         session.add(agent)
         session.flush()
+        if clean.activation_limit is None:  # an INSERT leaves out None, so the column's default (3) would apply
+            session.exec(update(Agent).where(Agent.id == agent.id).values(activation_limit=None))
+        limits.check_room(session, vendor)
         revisions.replace_tags(session, agent.id, clean.tags)
         return agent.id
 
@@ -134,14 +140,17 @@ def create_agent(*, actor: User | None, draft: AgentDraft) -> str:
 def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft) -> None:
     """Edit the actor's agent: pending/rejected -> updated in place, (back) to pending; approved -> the
     values go into its pending revision and the live listing is unchanged until an admin approves.
-    409 when the agent changed (e.g. was decided) between reading it and claiming it."""
+    409 when the agent changed (e.g. was decided) between reading it and claiming it; a rejected agent sent
+    back to review counts against the plan's agent limit again (403 at the limit)."""
     vendor = require_vendor(actor)
     with session_scope() as session:
         agent = own_agent(session, vendor=vendor, agent_id=agent_id)
         pending = revisions.pending_revision(session, agent) if agent.status == AgentStatus.APPROVED else None
-        # A draft that names no pricing model keeps the one the vendor last chose (the revision's, else the live).
-        current_model = (revisions.read_changes(pending) if pending else {}).get("pricing_model", agent.pricing_model)
-        clean = clean_draft(session, draft, current_model=current_model)
+        # A draft that names no pricing model or activation limit keeps the one the vendor last chose (the
+        # revision's, else the live).
+        proposed = revisions.read_changes(pending) if pending else {}
+        clean = clean_draft(session, draft, current_model=proposed.get("pricing_model", agent.pricing_model),
+                            current_limit=proposed.get("activation_limit", agent.activation_limit))
         if agent.status == AgentStatus.APPROVED:
             changes = {**clean.values(), "tags": list(clean.tags)}
             live_tags = revisions.agent_tags(session, agent.id)
@@ -152,8 +161,13 @@ def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft) -> Non
             revisions.write_changes(revision, changes)
             session.add(revision)
             return
+        resubmitted = agent.status == AgentStatus.REJECTED  # counted again against the plan's agent limit
+        if resubmitted:
+            limits.lock_submissions(session, vendor)
         revisions.claim_agent(session, agent, {**clean.values(), "status": AgentStatus.PENDING,
                                                "rejection_reason": None, "updated_at": utcnow()})
+        if resubmitted:
+            limits.check_room(session, vendor)
         revisions.replace_tags(session, agent.id, clean.tags)
 
 
@@ -168,6 +182,7 @@ def _draft_of(agent: Agent, tags: list[str], changes: dict[str, object]) -> Agen
         category_id=value("category_id"), demo_url=value("demo_url"), image_url=value("image_url"),  # type: ignore[arg-type]
         tags=list(changes.get("tags", tags)),  # type: ignore[call-overload]
         pricing_model=str(value("pricing_model")),
+        activation_limit=limit if isinstance(limit := value("activation_limit"), int) else UNLIMITED,
     )
 
 

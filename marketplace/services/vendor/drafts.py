@@ -26,6 +26,9 @@ MAX_TAG = 50  # agent_tags.tag
 MAX_PRICE_CENTS = 10_000_000  # 100000.00 (a month, or once)
 MAX_PRICE_TEXT = 20
 MAX_CATEGORY_ID = 2**31 - 1  # categories.id is a 32-bit integer
+DEFAULT_ACTIVATION_LIMIT = 3  # machines per license key, for a new agent
+MAX_ACTIVATION_LIMIT = 100
+UNLIMITED = "unlimited"  # what the wizard and the API send for no limit
 
 NAME_REQUIRED = "Name is required"
 NAME_TOO_LONG = f"Name must be at most {MAX_NAME} characters"
@@ -39,6 +42,7 @@ PRICE_NEGATIVE = "Price cannot be negative"
 PRICE_DECIMALS = "Price can have at most 2 decimals"
 PRICE_TOO_HIGH = f"Price must be at most {money.format_cents(MAX_PRICE_CENTS)}"
 PRICING_MODEL_INVALID = "Pricing model must be 'monthly' (a monthly subscription) or 'one_time' (a one-time licence)"
+ACTIVATION_LIMIT_INVALID = f"Activation limit must be a whole number from 1 to {MAX_ACTIVATION_LIMIT}, or {UNLIMITED}"
 CATEGORY_REQUIRED = "Category is required"
 CATEGORY_UNKNOWN = "Category not found"
 DEMO_URL_INVALID = "Demo URL must be a valid http(s) URL"
@@ -61,6 +65,9 @@ class AgentDraft:
     image_url: str | None = None
     tags: list[str] = field(default_factory=list)
     pricing_model: str | None = None  # None: the agent's current model (monthly for a new agent)
+    # machines per license key: 1-100 (a number or its text) or "unlimited"; None: the agent's current limit
+    # (3 for a new agent)
+    activation_limit: int | str | None = None
 
 
 @dataclass(frozen=True)
@@ -76,11 +83,13 @@ class CleanDraft:
     image_url: str | None
     tags: tuple[str, ...]
     pricing_model: str = PricingModel.MONTHLY
+    activation_limit: int | None = DEFAULT_ACTIVATION_LIMIT  # None: unlimited
 
     def values(self) -> dict[str, object]:
         """The agent columns (tags excluded) as a dict, e.g. for a revision's `changes`."""
         return {"name": self.name, "short_description": self.short_description, "description": self.description,
-                "price_cents": self.price_cents, "pricing_model": self.pricing_model, "category_id": self.category_id,
+                "price_cents": self.price_cents, "pricing_model": self.pricing_model,
+                "activation_limit": self.activation_limit, "category_id": self.category_id,
                 "demo_url": self.demo_url, "image_url": self.image_url}
 
 
@@ -121,6 +130,28 @@ def parse_pricing_model(value: str | None, *, current: str = PricingModel.MONTHL
     if text not in tuple(PricingModel):
         raise Invalid(PRICING_MODEL_INVALID, field="pricing_model")
     return text
+
+
+def parse_activation_limit(value: int | str | None, *, current: int | None = DEFAULT_ACTIVATION_LIMIT
+                           ) -> int | None:
+    """1-100 (a whole number, or its digits as text) or 'unlimited' (-> None); not given -> `current`, so an
+    edit that leaves it out keeps the agent's limit."""
+    if value is None:
+        return current
+    if isinstance(value, bool):
+        raise Invalid(ACTIVATION_LIMIT_INVALID, field="activation_limit")
+    text = value.strip().lower() if isinstance(value, str) else ""
+    if text == UNLIMITED:
+        return None
+    if isinstance(value, int):
+        number = value
+    elif is_digits(text) and len(text) <= 3:
+        number = int(text)
+    else:
+        raise Invalid(ACTIVATION_LIMIT_INVALID, field="activation_limit")
+    if not 1 <= number <= MAX_ACTIVATION_LIMIT:
+        raise Invalid(ACTIVATION_LIMIT_INVALID, field="activation_limit")
+    return number
 
 
 def parse_category_id(value: int | str | None) -> int:
@@ -167,9 +198,10 @@ def parse_tags(text: str) -> list[str]:
     return list(normalise_tags((text or "").split(",")))
 
 
-def clean_draft(session: Session, draft: AgentDraft, *, current_model: str = PricingModel.MONTHLY) -> CleanDraft:
+def clean_draft(session: Session, draft: AgentDraft, *, current_model: str = PricingModel.MONTHLY,
+                current_limit: int | None = DEFAULT_ACTIVATION_LIMIT) -> CleanDraft:
     """Check every field in the wizard's order (first error wins) and that the category exists.
-    `current_model` is the edited agent's pricing model, kept when the draft does not name one."""
+    `current_model` and `current_limit` are the edited agent's, kept when the draft does not name them."""
     name = _text(draft.name, field_name="name", label="Name", required=NAME_REQUIRED, too_long=NAME_TOO_LONG,
                  limit=MAX_NAME)
     short = _text(draft.short_description, field_name="short_description", label="Short description",
@@ -181,10 +213,11 @@ def clean_draft(session: Session, draft: AgentDraft, *, current_model: str = Pri
     demo_url = clean_url(draft.demo_url, field_name="demo_url", message=DEMO_URL_INVALID)
     price_cents = parse_price(draft.price)
     pricing_model = parse_pricing_model(draft.pricing_model, current=current_model)
+    activation_limit = parse_activation_limit(draft.activation_limit, current=current_limit)
     category_id = parse_category_id(draft.category_id)
     if session.get(Category, category_id) is None:
         raise Invalid(CATEGORY_UNKNOWN, field="category_id")
     tags = normalise_tags(draft.tags)
     return CleanDraft(name=name, short_description=short, description=description, price_cents=price_cents,
                       category_id=category_id, demo_url=demo_url, image_url=image_url, tags=tags,
-                      pricing_model=pricing_model)
+                      pricing_model=pricing_model, activation_limit=activation_limit)

@@ -26,7 +26,7 @@ from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentStatus, Order, OrderKind, OrderStatus, User
-from marketplace.services import csv_export, money, platform
+from marketplace.services import csv_export, money, plans
 from marketplace.services.csv_export import cell
 from marketplace.services.errors import InvalidParameter
 from marketplace.services.paging import check_page
@@ -48,7 +48,7 @@ class VendorAnalytics:
     approved_agents: int
     total_agents: int
     avg_rating: float
-    commission_rate: Decimal  # today's platform rate, for the split label
+    commission_rate: Decimal  # the fee of the vendor's plan now, for the split label
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnaly
         total_vendor_earnings_cents=sums[0], total_revenue_cents=sums[1], this_month_earnings_cents=sums[2],
         this_month_revenue_cents=sums[3], total_sales=sales, approved_agents=int(approved_agents),
         total_agents=int(total_agents), avg_rating=round(float(rating or 0.0), 2),
-        commission_rate=platform.commission_rate(),
+        commission_rate=plans.fee_for_vendor(vendor_id=vendor.id),
     )
 
 

@@ -30,7 +30,7 @@ REJECT = Action(moderation.reject, "agent_id",
                 plain_toast=True)
 # services/vendor/revisions.DRAFT_FIELDS (+ tags) as the wizard labels them
 FIELD_LABELS = {"name": "Name", "short_description": "Short description", "description": "Description",
-                "price_cents": "Price", "pricing_model": "Pricing model",
+                "price_cents": "Price", "pricing_model": "Pricing model", "activation_limit": "Activation limit",
                 "category_id": "Category", "demo_url": "Demo URL", "image_url": "Image URL",
                 "tags": "Tags"}
 
@@ -88,13 +88,16 @@ class ReviewedCard:
 
 def _value_text(name: str, value: object, pricing_model: str) -> str:
     """A field's value as the admin compares it: prices as money under the model they were set with
-    (money.price_label), pricing models by the wizard's names, tags joined, nothing as a dash."""
+    (money.price_label), pricing models by the wizard's names, tags joined, no activation limit as 'Unlimited',
+    nothing as a dash."""
     if name == "price_cents" and isinstance(value, int):
         return money.price_label(value, pricing_model=pricing_model)
     if name == "pricing_model":
         return pricing.MODEL_NAMES.get(str(value), str(value))
     if name == "tags" and isinstance(value, list):
         return ", ".join(str(tag) for tag in value) or "No tags"
+    if name == "activation_limit" and value is None:
+        return "Unlimited"
     return "—" if value is None or value == "" else str(value)
 
 

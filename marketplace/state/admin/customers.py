@@ -36,6 +36,7 @@ class PersonView:
     approved: bool = False
     agent_count: int = 0  # every agent of the vendor (the table's Agents column)
     published_count: int = 0  # the live ones (the details' Agents published)
+    plan: str = ""  # a vendor's plan's name
 
 
 def person_view(row: people.PersonRow, zone: ZoneInfo) -> PersonView:
@@ -44,7 +45,7 @@ def person_view(row: people.PersonRow, zone: ZoneInfo) -> PersonView:
                       role=row.role, joined=format_day(row.created_at, zone),
                       image_url=images.displayable_image_url(row.profile_image_url),
                       approved=bool(row.is_vendor_approved), agent_count=row.agent_count,
-                      published_count=row.published_count)
+                      published_count=row.published_count, plan=row.plan_name or "")
 
 
 class CustomersState(AdminList, AdminState):

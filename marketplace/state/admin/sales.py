@@ -12,12 +12,25 @@ import reflex as rx
 from marketplace.models import User
 from marketplace.services import money
 from marketplace.services.admin import sales as admin_sales
+from marketplace.services.plans.revenue import PlanRevenue
 from marketplace.state import blocking
 from marketplace.state.admin.commission import SalesSummary
 from marketplace.state.admin.page import AdminState
 from marketplace.state.display import format_day_time, time_zone
 
 RECENT_COMMISSIONS = 10  # spec section 9
+
+
+@dataclass
+class PlanRevenueView:
+    name: str = ""
+    revenue: str = ""
+    vendors: str = ""  # '2 vendors now'
+
+
+def plan_revenue_view(row: PlanRevenue) -> PlanRevenueView:
+    return PlanRevenueView(name=row.plan_name, revenue=money.format_amount(row.revenue_cents, "usd"),
+                           vendors=f"{row.vendors:,} {'vendor' if row.vendors == 1 else 'vendors'} now")
 
 
 @dataclass
@@ -53,6 +66,8 @@ class SalesState(SalesSummary, AdminState):
     split_payments: str = "0"
     direct_payments: str = "0"
     vendor_payouts: str = "$0.00"
+    plan_revenue: str = "$0.00"  # what vendors paid for their plans
+    plan_revenues: list[PlanRevenueView] = []  # per paid plan
     commissions: list[CommissionView] = []
     commissions_total: int = 0
 
@@ -69,6 +84,8 @@ class SalesState(SalesSummary, AdminState):
         self.split_payments = f"{summary.split_payments:,}"
         self.direct_payments = f"{summary.direct_payments:,}"
         self.vendor_payouts = money.format_amount(summary.total_vendor_payouts_cents, "usd")
+        self.plan_revenue = money.format_amount(summary.plan_revenue_cents, "usd")
+        self.plan_revenues = [plan_revenue_view(row) for row in summary.plan_revenue]
 
     async def _read(self, user: User | None) -> None:
         await super()._read(user)

@@ -1,4 +1,5 @@
-"""/admin/settings: the commission rate and the checkout currency with its USD to EUR rate (admins only).
+"""/admin/settings: the commission rate, the checkout currency with its USD to EUR rate, and guest checkout
+(admins only).
 
 Values are read and written through services/platform.py, which validates and normalises them; the commission
 rate is stored the way the admin tabs' editor stores it (state/admin/commission.store_rate), and this state turns
@@ -26,6 +27,9 @@ LOG = logging.getLogger(__name__)
 
 PAYMENT_SAVED = ("Payment settings updated", "Checkout currency and exchange rate have been saved.")
 PAYMENT_FAILED = ("Error", "Failed to update payment settings.")
+GUEST_ON = ("Guest checkout turned on", "Signed-out visitors can now buy with their e-mail address.")
+GUEST_OFF = ("Guest checkout turned off", "Visitors must sign in to buy.")
+GUEST_FAILED = ("Error", "Failed to update guest checkout.")
 CURRENCIES = ("usd", "eur")
 
 
@@ -48,6 +52,8 @@ class AdminSettingsState(SessionState):
     stored_rate: str = ""
     saving_commission: bool = False
     saving_payment: bool = False
+    allow_guest_checkout: bool = False
+    saving_guest: bool = False
 
     @rx.event
     async def on_load(self) -> list[rx.event.EventSpec] | None:
@@ -68,6 +74,8 @@ class AdminSettingsState(SessionState):
         self.checkout_currency = self.stored_currency
         self.stored_rate = values.get(platform.USD_TO_EUR_RATE, self.stored_rate)
         self.usd_to_eur_rate = self.stored_rate
+        if platform.ALLOW_GUEST_CHECKOUT in values:
+            self.allow_guest_checkout = values[platform.ALLOW_GUEST_CHECKOUT] == "true"
 
     @rx.event
     def set_commission_rate(self, value: str) -> None:
@@ -89,6 +97,12 @@ class AdminSettingsState(SessionState):
             self.mode = "denied"
             return admin_only()
         return None
+
+    def _failure(self, error: Exception, failed: tuple[str, str], what: str) -> Any:
+        if not isinstance(error, DomainError):
+            LOG.exception("%s update failed", what)
+        title, description = failure_toast(error, invalid=(INVALID_VALUE[0], ""), failed=failed)
+        return self._refused(error) or rx.toast.error(title, description=description)
 
     @rx.event
     async def save_commission(self, form: dict | None = None) -> AsyncIterator[Any]:
@@ -122,14 +136,30 @@ class AdminSettingsState(SessionState):
                                           value=self.checkout_currency)
         except Exception as error:  # every failure becomes a toast; unexpected ones are logged
             self.saving_payment = False
-            if not isinstance(error, DomainError):
-                LOG.exception("payment settings update failed")
-            title, description = failure_toast(error, invalid=(INVALID_VALUE[0], ""), failed=PAYMENT_FAILED)
-            yield self._refused(error) or rx.toast.error(title, description=description)
+            yield self._failure(error, PAYMENT_FAILED, "payment settings")
             return
         self.saving_payment = False
         self._show({platform.USD_TO_EUR_RATE: rate.value, platform.CHECKOUT_CURRENCY: currency.value})
         yield rx.toast.success(PAYMENT_SAVED[0], description=PAYMENT_SAVED[1])
+
+    @rx.event
+    async def save_guest_checkout(self, on: bool) -> AsyncIterator[Any]:
+        """The switch saves at once: it is the setting, not a form field."""
+        if self.saving_guest:
+            return
+        self.saving_guest = True
+        yield
+        try:
+            row = await blocking.run(platform.update_setting, actor=await self.viewer(),
+                                     key=platform.ALLOW_GUEST_CHECKOUT, value="true" if on else "false")
+        except Exception as error:  # every failure becomes a toast; unexpected ones are logged
+            self.saving_guest = False
+            yield self._failure(error, GUEST_FAILED, "guest checkout setting")
+            return
+        self.saving_guest = False
+        self._show({platform.ALLOW_GUEST_CHECKOUT: row.value})
+        title, description = GUEST_ON if self.allow_guest_checkout else GUEST_OFF
+        yield rx.toast.success(title, description=description)
 
     @rx.var
     def commission_changed(self) -> bool:

@@ -14,17 +14,23 @@ import reflex as rx
 
 from marketplace.config import settings
 from marketplace.models import PricingModel
-from marketplace.services import filetypes, images, pricing
+from marketplace.services import filetypes, images, plans, pricing
 from marketplace.services.catalog import categories as category_service
 from marketplace.services.errors import DomainError, Forbidden, NotFound, Unauthorized
 from marketplace.services.permissions import require_vendor
 from marketplace.services.vendor import agents as agent_service
 from marketplace.services.vendor import files as file_service
 from marketplace.services.vendor import submission
-from marketplace.services.vendor.drafts import AgentDraft, parse_tags
+from marketplace.services.vendor.drafts import (
+    DEFAULT_ACTIVATION_LIMIT,
+    UNLIMITED,
+    AgentDraft,
+    parse_activation_limit,
+    parse_tags,
+)
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
-from marketplace.state.forms import take_submitted
+from marketplace.state.forms import submitted_checkbox, take_submitted
 from marketplace.state.session import SessionState
 from marketplace.state.vendor.upload_widget import clear_uploads_script, refuse_upload_script
 from marketplace.state.vendor.wizard_rows import (
@@ -41,11 +47,11 @@ LOG = logging.getLogger(__name__)
 FIELDS = {
     "name": "name", "shortDescription": "short_description", "description": "description", "tags": "tags_text",
     "imageUrl": "image_url", "demoUrl": "demo_url", "price": "price", "categoryId": "category_id",
-    "pricingModel": "pricing_model",
+    "pricingModel": "pricing_model", "activationLimit": "activation_limit",
 }
 # which step shows a field, so a refusal from a service takes the user back to it
 FIELD_STEPS = {"name": 1, "short_description": 1, "description": 1, "tags": 1, "image_url": 2, "demo_url": 2,
-               "price": 3, "pricing_model": 3, "category_id": 3}
+               "price": 3, "pricing_model": 3, "activation_limit": 3, "category_id": 3}
 LAST_STEP = 4
 # The Pricing step's choices: (value, name, what it means), monthly first (preselected).
 PRICING_CHOICES = [(str(model), pricing.MODEL_NAMES[model], pricing.MODEL_DETAILS[model]) for model in PricingModel]
@@ -59,7 +65,8 @@ ALLOWED_TYPES = filetypes.picker_extensions()  # the file picker's name endings
 
 
 class WizardState(SessionState):
-    mode: str = "loading"  # loading | signed_out | ready
+    mode: str = "loading"  # loading | signed_out | limited (no room for a new agent on the plan) | ready
+    limit_message: str = ""  # the plan's refusal, said before step 1
     editing: bool = False  # opened on an existing agent
     agent_id: str = ""  # the agent submits go to (set once a new agent was created, too)
     agent_status: str = ""
@@ -75,6 +82,9 @@ class WizardState(SessionState):
     demo_url: str = ""
     price: str = ""
     pricing_model: str = "monthly"  # PRICING_CHOICES' values; the service checks it
+    activation_limit: str = str(DEFAULT_ACTIVATION_LIMIT)  # machines per license key (the service checks it)
+    unlimited_activations: bool = False
+    activation_limit_error: str = ""
     category_id: str = ""
     categories: list[CategoryOption] = []
     uploads: list[UploadedFile] = []
@@ -119,6 +129,10 @@ class WizardState(SessionState):
         return price_label(self.price, self.pricing_model) if self.price else ""
 
     @rx.var
+    def activation_text(self) -> str:
+        return "Unlimited" if self.unlimited_activations else self.activation_limit
+
+    @rx.var
     def category_name(self) -> str:
         return next((c.label for c in self.categories if c.id == self.category_id), "")
 
@@ -158,7 +172,9 @@ class WizardState(SessionState):
                 return [rx.toast.error("Error", description=error.message), rx.redirect("/vendor", replace=True)]
             self.editing = True
             self._show_editable(editable)
-        self.mode = "ready"
+        else:
+            self.limit_message = await blocking.run(plans.room_refusal, actor=user) or ""
+        self.mode = "limited" if self.limit_message else "ready"
         return None
 
     def _show_editable(self, editable: Any) -> None:
@@ -169,6 +185,8 @@ class WizardState(SessionState):
         self.name, self.short_description, self.description = draft.name, draft.short_description, draft.description
         self.price = draft.price or ""
         self.pricing_model = draft.pricing_model or "monthly"
+        self.unlimited_activations = draft.activation_limit == UNLIMITED
+        self.activation_limit = str(DEFAULT_ACTIVATION_LIMIT if self.unlimited_activations else draft.activation_limit)
         self.category_id = "" if draft.category_id is None else str(draft.category_id)
         self.image_url, self.demo_url = draft.image_url or "", draft.demo_url or ""
         self.tags = list(draft.tags)
@@ -209,6 +227,17 @@ class WizardState(SessionState):
         self.pricing_model = value
 
     @rx.event
+    def set_activation_limit(self, value: str) -> None:
+        self.activation_limit, self.activation_limit_error = value, ""
+
+    @rx.event
+    def set_unlimited_activations(self, value: bool) -> None:
+        self.unlimited_activations, self.activation_limit_error = bool(value), ""
+
+    def _activation_limit(self) -> str:
+        return UNLIMITED if self.unlimited_activations else self.activation_limit
+
+    @rx.event
     def set_category_id(self, value: str) -> None:
         self.category_id = value
 
@@ -232,6 +261,9 @@ class WizardState(SessionState):
 
     def _take(self, form: dict | None) -> rx.event.EventSpec | None:
         take_submitted(self, form, {k: v for k, v in FIELDS.items() if k != "tags"})
+        unlimited = submitted_checkbox(form, "unlimitedActivations") if self.step == 3 else None  # its step only
+        if unlimited is not None:
+            self.unlimited_activations = unlimited
         if isinstance((form or {}).get("tags"), str) and form["tags"] != self.tags_text:
             return self._read_tags(form["tags"])
         return None
@@ -252,6 +284,13 @@ class WizardState(SessionState):
         if not self.can_proceed:
             yield rx.toast.error(BLOCKED[0], description=BLOCKED[1])
             return
+        if self.step == 3:
+            try:
+                parse_activation_limit(self._activation_limit())
+            except DomainError as error:
+                self.activation_limit_error = error.message
+                yield rx.toast.error("Invalid activation limit", description=error.message)
+                return
         self.step += 1
         self.preview_open = False
 
@@ -338,7 +377,7 @@ class WizardState(SessionState):
     def _draft(self) -> AgentDraft:
         return AgentDraft(
             name=self.name, short_description=self.short_description, description=self.description,
-            price=self.price, pricing_model=self.pricing_model,
+            price=self.price, pricing_model=self.pricing_model, activation_limit=self._activation_limit(),
             category_id=self.category_id or None, demo_url=self.demo_url or None,
             image_url=self.image_url or None, tags=list(self.tags),
         )
@@ -379,6 +418,8 @@ class WizardState(SessionState):
             return
         except DomainError as error:
             self.submitting = False
+            if error.field == "activation_limit":
+                self.activation_limit_error = error.message
             self.step = FIELD_STEPS.get(error.field or "", 2 if error.field == submission.FIELD else self.step)
             yield rx.toast.error("Error", description=error.message or CREATE_FAILED)
             return

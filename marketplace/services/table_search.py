@@ -1,4 +1,5 @@
-"""The admin tables' `search` box: one case-insensitive substring match, the same rules for every table."""
+"""The search box of the admin tables and the vendor's key list: one case-insensitive substring match, the same
+rules for every table."""
 
 from __future__ import annotations
 
