@@ -53,7 +53,7 @@ from marketplace.state.dashboard import DashboardState
 from marketplace.state.demo_setup import DemoSetupState
 from marketplace.state.dev_mail import DevMailState
 from marketplace.state.plans import OfferState
-from marketplace.state.session import SessionState
+from marketplace.state.session import SessionEvents
 from marketplace.state.vendor.page import VendorState
 from marketplace.state.vendor.wizard import WizardState
 
@@ -84,51 +84,52 @@ app.register_lifespan_task(_on_start)
 app.register_lifespan_task(uploads.sweep_forever)  # unattached uploads expire and are deleted
 app.register_lifespan_task(mail_outbox.send_forever)  # sends the mail outbox from the app's process
 
-app.add_page(index_page, route="/", title="AgentMarket", on_load=[SessionState.load, HomeState.on_load,
+app.add_page(index_page, route="/", title="AgentMarket", on_load=[SessionEvents.load, HomeState.on_load,
                                                                           OfferState.on_load])
 app.add_page(agents_page, route="/agents", title="Browse AI Agents | AgentMarket",
-             on_load=[SessionState.load, BrowseState.on_load])
+             on_load=[SessionEvents.load, BrowseState.on_load])
 app.add_page(agent_detail_page, route="/agents/[agent_id]", title="AI Agent | AgentMarket",
-             on_load=[SessionState.load, AgentDetailState.on_load])
+             on_load=[SessionEvents.load, AgentDetailState.on_load])
 app.add_page(categories_page, route="/categories", title="Categories | AgentMarket",
-             on_load=[SessionState.load, CategoriesState.on_load])
-app.add_page(login_page, route="/login", title="Sign In | AgentMarket", on_load=[SessionState.load, LoginState.on_load])
+             on_load=[SessionEvents.load, CategoriesState.on_load])
+app.add_page(login_page, route="/login", title="Sign In | AgentMarket",
+             on_load=[SessionEvents.load, LoginState.on_load])
 app.add_page(signup_page, route="/signup", title="Sign Up | AgentMarket",
-             on_load=[SessionState.load, SignupState.on_load])
+             on_load=[SessionEvents.load, SignupState.on_load])
 app.add_page(dashboard_page, route="/dashboard", title="Dashboard | AgentMarket",
-             on_load=[SessionState.load, DashboardState.on_load, AccountSecurityState.on_load])
+             on_load=[SessionEvents.load, DashboardState.on_load, AccountSecurityState.on_load])
 app.add_page(forgot_password_page, route="/forgot-password", title="Forgot Password | AgentMarket",
-             on_load=[SessionState.load, ForgotPasswordState.on_load])
+             on_load=[SessionEvents.load, ForgotPasswordState.on_load])
 app.add_page(reset_password_page, route="/reset-password", title="Reset Password | AgentMarket",
-             on_load=[SessionState.load, ResetPasswordState.on_load])
+             on_load=[SessionEvents.load, ResetPasswordState.on_load])
 app.add_page(set_password_page, route="/set-password", title="Set Your Password | AgentMarket",
-             on_load=[SessionState.load, GuestPasswordState.on_load])
+             on_load=[SessionEvents.load, GuestPasswordState.on_load])
 app.add_page(verify_email_page, route="/verify-email", title="Confirm E-mail | AgentMarket",
-             on_load=[SessionState.load, VerifyEmailState.on_load])
+             on_load=[SessionEvents.load, VerifyEmailState.on_load])
 app.add_page(dev_mail_page, route="/dev/mail", title="Dev Mailbox | AgentMarket",
-             on_load=[SessionState.load, DevMailState.on_load])
+             on_load=[SessionEvents.load, DevMailState.on_load])
 app.add_page(demo_setup_page, route="/demo-setup", title="Demo Testing Center | AgentMarket",
-             on_load=[SessionState.load, DemoSetupState.on_load])
+             on_load=[SessionEvents.load, DemoSetupState.on_load])
 app.add_page(checkout_page, route="/checkout/[agent_id]", title="Checkout | AgentMarket",
-             on_load=[SessionState.load, CheckoutState.on_load])
+             on_load=[SessionEvents.load, CheckoutState.on_load])
 app.add_page(checkout_page, route="/checkout", title="Checkout | AgentMarket",
-             on_load=[SessionState.load, CheckoutState.on_load])
+             on_load=[SessionEvents.load, CheckoutState.on_load])
 app.add_page(card_update_page, route="/dashboard/billing/[subscription_id]", title="Update Card | AgentMarket",
-             on_load=[SessionState.load, CardUpdateState.on_load])
+             on_load=[SessionEvents.load, CardUpdateState.on_load])
 app.add_page(purchase_success_page, route="/purchase-success", title="Purchase Successful | AgentMarket",
-             on_load=[SessionState.load, PurchaseSuccessState.on_load])
+             on_load=[SessionEvents.load, PurchaseSuccessState.on_load])
 app.add_page(vendor_page, route="/vendor", title="Vendor Dashboard | AgentMarket",
-             on_load=[SessionState.load, VendorState.on_load])
+             on_load=[SessionEvents.load, VendorState.on_load])
 app.add_page(vendor_apply_page, route="/vendor/apply", title="Become a Vendor | AgentMarket",
-             on_load=[SessionState.load, VendorState.on_load])
+             on_load=[SessionEvents.load, VendorState.on_load])
 app.add_page(vendor_plans_page, route="/vendor/plans", title="Your Plan | AgentMarket",
-             on_load=[SessionState.load, VendorState.on_load])
+             on_load=[SessionEvents.load, VendorState.on_load])
 app.add_page(add_agent_page, route="/vendor/add-agent", title="Create New AI Agent | AgentMarket",
-             on_load=[SessionState.load, WizardState.on_load])
+             on_load=[SessionEvents.load, WizardState.on_load])
 app.add_page(add_agent_page, route="/vendor/agents/[agent_id]/edit", title="Edit AI Agent | AgentMarket",
-             on_load=[SessionState.load, WizardState.on_load])
+             on_load=[SessionEvents.load, WizardState.on_load])
 app.add_page(admin_page, route="/admin", title="Admin Panel | AgentMarket",
-             on_load=[SessionState.load, AdminState.on_load])
+             on_load=[SessionEvents.load, AdminState.on_load])
 app.add_page(admin_settings_page, route="/admin/settings", title="Platform Settings | AgentMarket",
-             on_load=[SessionState.load, AdminSettingsState.on_load])
-app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionState.load)
+             on_load=[SessionEvents.load, AdminSettingsState.on_load])
+app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionEvents.load)

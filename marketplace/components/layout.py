@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from marketplace.components.spinner import page_spinner
-from marketplace.state.session import SessionState, full_page_load
+from marketplace.state.session import SessionEvents, SessionState, full_page_load
 
 
 def _nav_link(label: str, href: str) -> rx.Component:
@@ -60,7 +60,7 @@ def _avatar_menu() -> rx.Component:
                 rx.menu.item("Admin Panel", on_click=rx.redirect("/admin")),
             ),
             rx.menu.separator(),
-            rx.menu.item("Log out", color="red", on_click=SessionState.logout),
+            rx.menu.item("Log out", color="red", on_click=SessionEvents.logout),
             align="end",
         ),
     )
@@ -140,7 +140,7 @@ def verification_banner() -> rx.Component:
                 size="2",
             ),
             rx.button(rx.cond(SessionState.resending, "Sending...", "Resend link"), size="1", variant="soft",
-                      on_click=SessionState.resend_verification, disabled=SessionState.resending,
+                      on_click=SessionEvents.resend_verification, disabled=SessionState.resending,
                       id="resend-verification"),
             color="blue", strip_id="verify-banner",
         ),

@@ -18,7 +18,7 @@ from marketplace.pages.dashboard_profile import profile_tab, read_value
 from marketplace.pages.dashboard_refunds import refund_action, refund_dialog
 from marketplace.state.catalog import AgentCard
 from marketplace.state.dashboard import DashboardState, OrderRow, PurchaseCard
-from marketplace.state.session import SessionState
+from marketplace.state.session import SessionEvents, SessionState
 
 # --- header and summary --------------------------------------------------------------------------------------
 
@@ -402,7 +402,7 @@ def _account_tab() -> rx.Component:
                 rx.hstack(
                     rx.link(rx.button(rx.icon("store", size=16), "Browse Agents", variant="outline"), href="/"),
                     rx.button(rx.icon("log-out", size=16), "Sign Out", color_scheme="red", variant="soft",
-                              on_click=SessionState.logout, id="sign-out"),
+                              on_click=SessionEvents.logout, id="sign-out"),
                     spacing="2", wrap="wrap",
                 ),
                 spacing="4", width="100%",

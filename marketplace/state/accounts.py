@@ -9,7 +9,7 @@ import reflex as rx
 from marketplace.services import auth, sign_in_errors
 from marketplace.state.browser import error_message, fetch_api, response_json
 from marketplace.state.forms import FormState, submitted_checkbox, take_submitted
-from marketplace.state.session import SessionState, flash_and_go, toast_on_load
+from marketplace.state.session import SessionEvents, flash_and_go, toast_on_load
 
 
 class LoginState(FormState, rx.State):
@@ -33,7 +33,7 @@ class LoginState(FormState, rx.State):
     @rx.event
     def on_load(self) -> list[Any]:
         self.reset()  # the tab's state outlives page loads; start each visit with a clean form
-        events: list[Any] = [SessionState.redirect_if_signed_in]
+        events: list[Any] = [SessionEvents.redirect_if_signed_in]
         query = self.router.url.query_parameters
         if query.get("error"):
             # Only our own texts: the address is anyone's to write (services/sign_in_errors.py).
@@ -96,7 +96,7 @@ class SignupState(FormState, rx.State):
     @rx.event
     def on_load(self) -> rx.event.EventSpec:
         self.reset()
-        return SessionState.redirect_if_signed_in
+        return SessionEvents.redirect_if_signed_in
 
     @rx.event
     def set_enable_2fa(self, value: bool) -> None:

@@ -207,7 +207,14 @@ class DashboardState(FormState, SessionState):
     form_last_name: str = ""
     form_email: str = ""
     form_current_password: str = ""
+    # The profile as saved, copied from `SessionState` when the form opens or is saved: computed vars here read
+    # these, never the session's fields, or every session event would load this state (with its lists) too.
+    saved_first_name: str = ""
+    saved_last_name: str = ""
+    saved_email: str = ""
+    saved_pending_email: str = ""
     # vendor application
+    can_apply: bool = False
     applying: bool = False
     application_status: str = ""
     application_date: str = ""
@@ -215,7 +222,7 @@ class DashboardState(FormState, SessionState):
     @rx.var
     def profile_changed(self) -> bool:
         return (self.form_first_name, self.form_last_name, self.form_email) != (
-            self.first_name, self.last_name, self.email)
+            self.saved_first_name, self.saved_last_name, self.saved_email)
 
     @rx.event
     def on_load(self) -> rx.event.EventSpec | None:
@@ -235,6 +242,7 @@ class DashboardState(FormState, SessionState):
             self._apply(None)
         else:
             await self._load(user)
+        self._remember_profile()
         self.loading = False
 
     async def _load(self, user: User) -> None:
@@ -374,8 +382,14 @@ class DashboardState(FormState, SessionState):
 
     # --- profile -----------------------------------------------------------------------------------------
 
+    def _remember_profile(self) -> None:
+        self.saved_first_name, self.saved_last_name = self.first_name, self.last_name
+        self.saved_email, self.saved_pending_email = self.email, self.pending_email
+        self.can_apply = self.role == Role.USER
+
     @rx.event
     def start_editing(self) -> None:
+        self._remember_profile()
         self.form_first_name, self.form_last_name, self.form_email = self.first_name, self.last_name, self.email
         self.form_current_password = ""
         self.errors = {}
@@ -391,7 +405,7 @@ class DashboardState(FormState, SessionState):
     @rx.var
     def email_changing(self) -> bool:
         typed = self.form_email.strip().lower()
-        return typed not in (self.email, self.pending_email)
+        return typed not in (self.saved_email, self.saved_pending_email)
 
     def _profile_errors(self) -> dict[str, str]:
         errors = users.profile_errors(first_name=self.form_first_name, last_name=self.form_last_name,
@@ -429,6 +443,7 @@ class DashboardState(FormState, SessionState):
             yield rx.toast.error("Update Failed", description=error.message or "Failed to update profile")
             return
         self._apply(user)
+        self._remember_profile()
         self.saving = False
         self.editing = False
         if user.pending_email:
@@ -460,7 +475,3 @@ class DashboardState(FormState, SessionState):
         await self._load_application(user)
         self.applying = False
         yield rx.toast("Application Submitted", description="Your vendor application has been submitted for review.")
-
-    @rx.var
-    def can_apply(self) -> bool:
-        return self.role == Role.USER
