@@ -43,7 +43,7 @@ from marketplace.state.account_recovery import (
 )
 from marketplace.state.account_security import AccountSecurityState
 from marketplace.state.accounts import LoginState, SignupState
-from marketplace.state.admin.page import AdminState
+from marketplace.state.admin.page import AdminEvents
 from marketplace.state.admin.settings import AdminSettingsState
 from marketplace.state.agent_detail import AgentDetailState
 from marketplace.state.card_update import CardUpdateState
@@ -129,7 +129,7 @@ app.add_page(add_agent_page, route="/vendor/add-agent", title="Create New AI Age
 app.add_page(add_agent_page, route="/vendor/agents/[agent_id]/edit", title="Edit AI Agent | AgentMarket",
              on_load=[SessionEvents.load, WizardState.on_load])
 app.add_page(admin_page, route="/admin", title="Admin Panel | AgentMarket",
-             on_load=[SessionEvents.load, AdminState.on_load])
+             on_load=[SessionEvents.load, AdminEvents.on_load])
 app.add_page(admin_settings_page, route="/admin/settings", title="Platform Settings | AgentMarket",
              on_load=[SessionEvents.load, AdminSettingsState.on_load])
 app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionEvents.load)

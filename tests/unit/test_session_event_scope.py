@@ -9,6 +9,7 @@ from reflex.istate.manager.redis import StateManagerRedis
 from reflex.state import State
 
 import marketplace.marketplace  # noqa: F401  (registers every page's state)
+from marketplace.state.admin.page import AdminEvents, AdminState
 from marketplace.state.dashboard import DashboardState
 from marketplace.state.session import SessionEvents, SessionState
 
@@ -20,6 +21,13 @@ def _loaded_for(state: type) -> set[type]:
 
 def test_a_session_event_loads_the_session_alone():
     assert _loaded_for(SessionEvents) == {SessionEvents, SessionState, State}
+
+
+def test_an_admin_page_event_loads_no_tab():
+    """The admin page's thirteen tabs are substates of AdminState; opening one must not unpickle the others."""
+    assert _loaded_for(AdminEvents) == {AdminEvents, AdminState, SessionState, State}
+    own = set(AdminState.event_handlers) - set(SessionState.event_handlers) - {"refresh_counts_quietly"}
+    assert own == set(), f"move {sorted(own)} to AdminEvents"
 
 
 def test_no_page_state_computes_from_the_session_fields():

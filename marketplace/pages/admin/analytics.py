@@ -8,6 +8,7 @@ from reflex.vars import Var
 from marketplace.components.spinner import section_spinner
 from marketplace.state.admin.analytics import AnalyticsState as S
 from marketplace.state.admin.analytics import RankItem, ReportCard
+from marketplace.state.admin.page import AdminEvents
 
 
 def _card(title: str, icon: str, *children: rx.Component, element_id: str, color: str = "var(--accent-9)",
@@ -103,7 +104,7 @@ def _reports() -> rx.Component:
                 rx.text("No reports waiting for review", size="2", color_scheme="gray", id="reports-empty"),
                 rx.box(rx.foreach(S.recent_reports, _report), width="100%")),
         rx.button("All reports, by status", rx.icon("arrow-right", size=14), variant="ghost", size="1",
-                  on_click=S.set_tab("reports"), id="all-reports"),
+                  on_click=AdminEvents.set_tab("reports"), id="all-reports"),
         element_id="recent-reports", color="var(--amber-9)",
     )
 

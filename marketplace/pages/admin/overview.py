@@ -8,6 +8,7 @@ from reflex.vars import Var
 from marketplace.pages.admin.widgets import admin_card, rate_figure, summary_figure
 from marketplace.state.admin.approvals import PendingAgentsState as P
 from marketplace.state.admin.commission import OverviewState as O
+from marketplace.state.admin.page import AdminEvents
 from marketplace.state.admin.page import AdminState as A
 
 
@@ -37,7 +38,8 @@ def _pending_row(label: str, count: Var[int], tab: str, icon: str, subtab: str =
         rx.text(count, weight="bold", color=rx.cond(count > 0, "var(--red-11)", "var(--gray-11)"),
                 class_name="pending-count", data_red=rx.cond(count > 0, "true", "false")),
         rx.icon("chevron-right", size=16, color="var(--gray-9)"),
-        on_click=[P.set_subtab(subtab), A.set_tab(tab)] if subtab else A.set_tab(tab), role="button",
+        on_click=[P.set_subtab(subtab), AdminEvents.set_tab(tab)] if subtab else AdminEvents.set_tab(tab),
+        role="button",
         cursor="pointer", width="100%", align="center", spacing="2",
         padding="0.6em", border_radius="var(--radius-2)", _hover={"background": "var(--gray-a3)"},
         id=f"pending-{tab}-{label.lower().replace(' ', '-')}", class_name="pending-action",

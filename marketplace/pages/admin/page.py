@@ -25,6 +25,7 @@ from marketplace.pages.admin.reports import reports_tab
 from marketplace.pages.admin.sales import sales_tab
 from marketplace.pages.admin.stats import stats_tab
 from marketplace.pages.admin.widgets import denied_card
+from marketplace.state.admin.page import AdminEvents
 from marketplace.state.admin.page import AdminState as A
 
 TABS = [
@@ -57,7 +58,7 @@ def _summary_card(name: str, tab: str, title: str, icon: str, value: Var, captio
             rx.icon(icon, size=22, color="var(--accent-9)", flex_shrink="0", display=["none", "block"]),
             width="100%",
         ),
-        on_click=A.set_tab(tab), cursor="pointer", role="button", id=f"summary-{name}",
+        on_click=AdminEvents.set_tab(tab), cursor="pointer", role="button", id=f"summary-{name}",
         _hover={"box_shadow": "0 0 0 1px var(--accent-8)"},
     )
 
@@ -82,7 +83,7 @@ def _admin_area() -> rx.Component:
                 spacing="1",
             ),
             _summary(),
-            tab_view(TABS, A.tab, A.set_tab, compact=True, label="Admin section"),
+            tab_view(TABS, A.tab, AdminEvents.set_tab, compact=True, label="Admin section"),
             spacing="5", width="100%",
         ),
         id="admin-area",

@@ -95,6 +95,23 @@ class AdminState(SessionState):
     pending_reports: int = 0
     requested_refunds: int = 0
 
+    def _show_counts(self, counts: Counts) -> None:
+        (self.total_customers, self.active_vendors, self.total_agents, self.approved_agents, earnings,
+         self.pending_applications, self.pending_agents, self.pending_reports, self.requested_refunds) = counts
+        self.admin_earnings = money.format_amount(earnings, "usd")
+
+    async def refresh_counts_quietly(self) -> None:
+        """After a write: the counts follow, and a failure to read them never hides the write's own toast."""
+        try:
+            self._show_counts(await blocking.run(_counts, await self.viewer()))
+        except Exception:
+            LOG.exception("admin counts not refreshed")
+
+
+class AdminEvents(AdminState):
+    """The page's own handlers, in a leaf: an event sent to `AdminState` would load (and pickle back) every tab's
+    state, since Reflex fetches all substates of an event's state; here it loads this, its parents and nothing else."""
+
     @rx.event
     def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
         tab = self.router.url.query_parameters.get("tab", "")
@@ -104,7 +121,7 @@ class AdminState(SessionState):
             return admin_only(on_load=True)
         if self.viewer_id != self.user_id:  # someone else (or nobody yet) passed the check: start over
             self.mode = "loading"
-        return rx.call_script(VIEW_JS, callback=AdminState.load_view)
+        return rx.call_script(VIEW_JS, callback=AdminEvents.load_view)
 
     @rx.event
     async def load_view(self, view: list[str]) -> list[rx.event.EventSpec] | None:
@@ -121,18 +138,6 @@ class AdminState(SessionState):
         self.viewer_id = user.id if user else ""
         self.mode = "admin"
         return None
-
-    def _show_counts(self, counts: Counts) -> None:
-        (self.total_customers, self.active_vendors, self.total_agents, self.approved_agents, earnings,
-         self.pending_applications, self.pending_agents, self.pending_reports, self.requested_refunds) = counts
-        self.admin_earnings = money.format_amount(earnings, "usd")
-
-    async def refresh_counts_quietly(self) -> None:
-        """After a write: the counts follow, and a failure to read them never hides the write's own toast."""
-        try:
-            self._show_counts(await blocking.run(_counts, await self.viewer()))
-        except Exception:
-            LOG.exception("admin counts not refreshed")
 
     @rx.event
     def set_tab(self, tab: str) -> rx.event.EventSpec | None:
