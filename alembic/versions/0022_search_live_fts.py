@@ -12,6 +12,9 @@ being live. A search then counts its matches from the FTS index alone and reads 
 page's rows. `bm25`'s corpus statistics are now those of the live catalogue (was: every agent).
 
 PostgreSQL is unchanged (`agent_search.live`, revision 0004).
+
+Later SQLite migrations that re-create the search triggers (0002's note) must use this revision's definitions of
+`agent_search_docs_*` and `agents_search_ai`, and keep `agents_search_live_au`.
 """
 
 from collections.abc import Sequence
