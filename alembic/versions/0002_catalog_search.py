@@ -17,7 +17,8 @@ agent_tags and users.
   for edits of the searchable agent columns or a vendor's username.
 
 Note for later SQLite migrations: batch ("move and copy") operations on agents, agent_tags or users
-drop their triggers; re-create them with `create_sqlite_triggers()` of this module's text.
+drop their triggers; re-create them with `create_sqlite_triggers()` of this module's text, except those
+revision 0022 replaced or added (`agent_search_docs_*`, `agents_search_ai`, `agents_search_live_au`: use 0022's).
 """
 
 from collections.abc import Sequence

@@ -1,9 +1,14 @@
 """PostgreSQL answers one-word searches from kept per-prefix postings (revision 0021): the same matches, order,
 pages and totals as `ts_rank_cd` over the documents, and the postings and their counts follow every change of
-the documents in the writer's transaction."""
+the documents in the writer's transaction.
+
+SQLite's FTS5 index holds the live documents only (revision 0022): a relevance page is ranked inside the index
+and its total counted from it alone. Its pages and totals equal `bm25` over an index built afresh from the live
+agents (ties by search key), after every kind of write."""
 
 import json
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy import text
@@ -15,7 +20,8 @@ from marketplace.services.catalog import listing_sql, search
 from tests.catalog_helpers import update_agent
 from tests.factories import make_agent
 
-pytestmark = pytest.mark.skipif(not db.is_postgres(), reason="the kept postings are PostgreSQL's")
+postgres_only = pytest.mark.skipif(not db.is_postgres(), reason="the kept postings are PostgreSQL's")
+sqlite_only = pytest.mark.skipif(db.is_postgres(), reason="the live-only FTS5 index is SQLite's")
 
 WORDS = ["email", "emails", "em", "e", "policy", "policies",
          "invoice", "invoices", "the", "running", "runs", "x", "2", "gpt4", "acme", "zzz"]
@@ -59,6 +65,7 @@ def pages(word: str, **filters: str) -> tuple[list, int]:
     return answers[0], answers[1]
 
 
+@postgres_only
 def test_one_word_searches_equal_ranking_the_documents(catalogue):
     assert search.by_terms(search.parse_query("emails"), "postgresql")
     assert not search.by_terms(search.parse_query("email writer"), "postgresql")
@@ -70,6 +77,7 @@ def test_one_word_searches_equal_ranking_the_documents(catalogue):
     assert pages("emails")[0][1] == 5  # every agent but "Version 2" and "Policy Desk"
 
 
+@postgres_only
 def test_ranks_equal_ts_rank_cd(catalogue):
     """A prefix's kept total is ts_rank_cd of the prefix query x 10 (as float4), for every matching agent."""
     with db.engine().connect() as conn:
@@ -115,6 +123,7 @@ def check_postings() -> None:
         assert [row for row in wrong if row[1] != row[2]] == []
 
 
+@postgres_only
 def test_postings_and_counts_follow_the_documents(catalogue, make_user):
     check_postings()
     assert kept_count("email") == 5 and kept_count("invoic") == 1
@@ -151,6 +160,7 @@ def test_postings_and_counts_follow_the_documents(catalogue, make_user):
     assert pages("emails")[0] == pages("emails")[1]
 
 
+@postgres_only
 def test_parallel_approvals_keep_postings_and_counts_exact(vendor):
     """Packed postings are shared by many documents: approvals at the same moment wait for each other (one
     advisory lock) instead of losing an update or deadlocking."""
@@ -164,3 +174,125 @@ def test_parallel_approvals_keep_postings_and_counts_exact(vendor):
         list(pool.map(lambda agent: update_agent(agent.id, status=AgentStatus.REJECTED), pending[:3]))
     assert kept_count("parallel") == 3
     check_postings()
+
+
+# ---- SQLite ------------------------------------------------------------------------------------------------
+
+SQLITE_WORDS = ["email", "emails", "em", "e", "policy", "invoice", "the", "running", "x", "2", "gpt4", "acme", "zzz",
+                "email writer", "emails team", "running coach"]
+VARIANTS = ({}, {"limit": "2"}, {"limit": "2", "offset": "1"}, {"limit": "3", "offset": "4"}, {"price": "free"},
+            {"sort": "newest"})
+_LIVE = "a.status = 'approved' AND a.deleted_at IS NULL"
+
+
+def reference(words: str, *, free_only: bool = False) -> list[str]:
+    """Every live match of `words` by `bm25` (then search key), from an FTS5 index built afresh from the live agents'
+    own columns (not from `agent_search_docs` or its triggers), keyed by the same search keys."""
+    match = search.fts5_match_expression(search.parse_query(words))
+    weights = ", ".join(map(str, search.BM25_WEIGHTS))
+    with db.engine().begin() as conn:
+        conn.execute(text("DROP TABLE IF EXISTS temp.ref_fts"))
+        conn.execute(text("CREATE VIRTUAL TABLE temp.ref_fts USING fts5(name, short_description, description, tags, "
+                          "vendor, tokenize='unicode61 remove_diacritics 2')"))
+        conn.execute(text(f"""
+            INSERT INTO temp.ref_fts(rowid, name, short_description, description, tags, vendor)
+            SELECT d.search_key, a.name, a.short_description, a.description,
+                   coalesce((SELECT group_concat(t.tag, ' ') FROM agent_tags t WHERE t.agent_id = a.id), ''),
+                   coalesce((SELECT u.username FROM users u WHERE u.id = a.vendor_id), '')
+            FROM agents a JOIN agent_search_docs d ON d.agent_id = a.id WHERE {_LIVE}
+        """))
+        rows = conn.execute(text(f"""
+            SELECT d.agent_id FROM (SELECT rowid AS k, bm25(ref_fts, {weights}) AS r FROM temp.ref_fts
+                                    WHERE ref_fts MATCH :m) AS f
+            JOIN agent_search_docs d ON d.search_key = f.k JOIN agents a ON a.id = d.agent_id
+            WHERE :free = 0 OR a.price_cents = 0
+            ORDER BY f.r, f.k
+        """), {"m": match, "free": int(free_only)}).scalars().all()
+        conn.execute(text("DROP TABLE temp.ref_fts"))
+    return rows
+
+
+def listing(words: str, **filters: str) -> tuple[list[str], int]:
+    with db.engine().connect() as conn:
+        page = catalog.search_agents_json(conn, catalog.parse_filters(search=words, **filters))
+    return [agent["id"] for agent in json.loads(page.json)], page.total
+
+
+def check_sqlite_index() -> None:
+    """The FTS index is exactly the live documents (FTS5's integrity check against its content view), and a
+    document is marked live exactly when its agent is."""
+    with db.engine().begin() as conn:
+        search.check_index(conn)
+        wrong = conn.execute(text(f"""
+            SELECT a.id FROM agents a LEFT JOIN agent_search_docs d ON d.agent_id = a.id
+            WHERE d.live IS NOT ({_LIVE})
+        """)).scalars().all()
+    assert wrong == []
+
+
+def check_sqlite_pages(words_list=SQLITE_WORDS) -> None:
+    for words in words_list:
+        everything = reference(words)
+        for filters in VARIANTS:
+            ids, total = listing(words, **filters)
+            if "sort" in filters:  # another order (joined with agents): the same matches
+                assert total == len(everything) and len(ids) == min(24, total), (words, filters)
+                assert set(ids) <= set(everything), (words, filters)
+                continue
+            expected = reference(words, free_only=True) if "price" in filters else everything
+            offset, limit = int(filters.get("offset", 0)), int(filters.get("limit", 24))
+            assert (ids, total) == (expected[offset:offset + limit], len(expected)), (words, filters)
+
+
+@sqlite_only
+def test_sqlite_pages_and_totals_equal_bm25_over_the_live_agents(catalogue, vendor):
+    make_agent(vendor, "Hidden Emailer", description="Emails", status=AgentStatus.PENDING)
+    check_sqlite_index()
+    check_sqlite_pages()
+    assert listing("emails") == (reference("emails"), 5)  # every live agent but "Version 2" and "Policy Desk"
+    assert listing("hidden") == ([], 0)
+
+
+@sqlite_only
+def test_sqlite_index_follows_every_write(catalogue, vendor, make_user):
+    agent = catalogue[1]
+    update_agent(agent.id, name="Receipt Bot")  # edit
+    assert listing("receipt")[1] == 1 and listing("invoice")[1] == 1
+    with db.session_scope() as session:  # tags
+        session.add(AgentTag(agent_id=agent.id, tag="ledger", position=1))
+    assert listing("ledger")[1] == 1
+    update_agent(agent.id, status=AgentStatus.PENDING)  # unpublished
+    assert listing("ledger") == ([], 0) and listing("emails")[1] == 4
+    check_sqlite_index()
+    update_agent(agent.id, name="Receipt Bot Two")  # edited while not live: stays out of the index
+    assert listing("receipt") == ([], 0)
+    update_agent(agent.id, status=AgentStatus.APPROVED)  # approved again
+    assert listing("receipt")[1] == 1 and listing("ledger")[1] == 1
+    check_sqlite_index()
+    with db.session_scope() as session:  # vendor rename
+        session.get(type(vendor), vendor.id).username = "zenith"
+    assert listing("zenith")[1] == len(catalogue) and listing("acme") == ([], 0)
+    update_agent(catalogue[0].id, deleted_at=datetime.now(UTC))  # soft delete
+    assert listing("writer") == ([], 0)
+    with db.session_scope() as session:  # hard delete
+        session.delete(session.get(Agent, catalogue[2].id))
+    check_sqlite_index()
+    check_sqlite_pages()
+    with db.engine().begin() as conn:
+        search.rebuild_index(conn)
+    check_sqlite_index()
+    check_sqlite_pages(["email", "receipt", "zenith"])
+
+
+@sqlite_only
+def test_sqlite_parallel_approvals_keep_the_index_exact(vendor):
+    pending = [make_agent(vendor, f"Parallel Mailer {n}", description=f"Sends emails, batch {n}.",
+                          status=AgentStatus.PENDING) for n in range(6)]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        list(pool.map(lambda agent: update_agent(agent.id, status=AgentStatus.APPROVED), pending))
+    assert listing("parallel")[1] == 6
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        list(pool.map(lambda agent: update_agent(agent.id, status=AgentStatus.REJECTED), pending[:3]))
+    assert listing("parallel")[1] == 3
+    check_sqlite_index()
+    check_sqlite_pages(["parallel", "emails"])

@@ -40,10 +40,12 @@ TAGS = AgentTag.__table__
 FILES = AgentFile.__table__
 
 
-def _order_by(table: FromClause, sort: str, rank: ColumnElement | None) -> list[ColumnElement]:
+def _order_by(table: FromClause, sort: str, rank: ColumnElement | None,
+              tie: ColumnElement | None = None) -> list[ColumnElement]:
+    """The ORDER BY of a sort; relevance: `rank`, then `tie` (the search's tiebreak, see `search.tiebreak`)."""
     a = table.c
     if sort == "relevance" and rank is not None:
-        return [rank.asc(), a.id.asc()]
+        return [rank.asc(), (a.id if tie is None else tie).asc()]
     return {
         "popularity": [a.sales_count.desc(), a.id.desc()],
         "rating": [a.avg_rating.desc(), a.review_count.desc(), a.id.desc()],
@@ -292,25 +294,28 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
         )
         return page, select(total)
 
+    # Both dialects' matches are live agents only, so agents are joined only for a filter or another order.
     filtered = shape.category is not None or shape.price is not None or shape.min_rating is not None
-    needs_agents = shape.dialect != "postgresql" or filtered or shape.featured or bool(shape.tags)
-    needs_agents = needs_agents or shape.sort != "relevance"
+    needs_agents = filtered or shape.featured or bool(shape.tags) or shape.sort != "relevance"
     terms = shape.search == "terms"
-    found = fulltext.matches(shape.search == "many", shape.dialect, terms=terms, page=terms and not needs_agents)
+    sqlite = shape.dialect == "sqlite"
+    found = fulltext.matches(shape.search == "many", shape.dialect, terms=terms,
+                             page=(terms or sqlite) and not needs_agents)
+    tie = fulltext.tiebreak(found, shape.dialect)
 
     def hits(alias: str) -> tuple[FromClause, ColumnElement, list[ColumnElement]]:
         if not needs_agents:
-            return found, true(), [found.c.rank.asc(), found.c.agent_id.asc()]
+            return found, true(), [found.c.rank.asc(), tie.asc()]
         hit = AGENTS.alias(alias)
         return (
             found.join(hit, hit.c.id == found.c.agent_id),
             _conditions(hit, shape, category_id, probe=True),
-            _order_by(hit, shape.sort, found.c.rank),
+            _order_by(hit, shape.sort, found.c.rank, tie),
         )
 
     source, where, order = hits("hit")
     page_ids = (
-        select(found.c.agent_id, found.c.rank).select_from(source).where(where).order_by(*order)
+        select(found.c.agent_id, found.c.rank, tie.label("tie")).select_from(source).where(where).order_by(*order)
         .limit(limit).offset(offset).subquery("page")
     )
     if needs_agents:  # a correlated EXISTS keeps the matches as the outer loop (SQLite would scan agents)
@@ -319,12 +324,14 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
         total = select(func.count()).select_from(found).where(passes).scalar_subquery()
     elif terms:  # the page's rows only; every row carries the number of all matches
         total = select(func.coalesce(func.max(found.c.matched), 0)).scalar_subquery()
+    elif sqlite:  # the page's rows only; the FTS index (live documents) counts the matches
+        total = fulltext.match_count(shape.dialect)
     else:
         total = select(func.count()).select_from(found).scalar_subquery()
     page = (
         _details(total, shape.dialect)
         .select_from(_with_vendor_and_category(page_ids.join(AGENTS, AGENTS.c.id == page_ids.c.agent_id)))
-        .order_by(*_order_by(AGENTS, shape.sort, page_ids.c.rank))
+        .order_by(*_order_by(AGENTS, shape.sort, page_ids.c.rank, page_ids.c.tie))
     )
     return page, select(total)
 

@@ -11,9 +11,13 @@ word, so results appear while the user is still typing.
   description D). A one-word query is answered from kept per-prefix postings (revision 0021) with the same
   matches and the same order: `ts_rank_cd` of a one-word query is the sum of the matching lexemes' position
   weights, which `agent_search_postings` holds (x 10, as integers) per (prefix, document), in impact order,
-  with the count of matches kept per prefix, so nothing has to read, rank or count whole documents.
+  with the count of matches kept per prefix, so nothing has to read, rank or count whole documents. Equal ranks
+  are ordered by `doc_key` (the order agents were indexed in).
 - SQLite (FTS5): no stemmer, so every word is a prefix match and a trailing plural "s" is dropped
-  ("agents" finds "agent"); ranked by `bm25` with column weights in the same order.
+  ("agents" finds "agent"); ranked by `bm25` with column weights in the same order, equal ranks by search
+  key (as on PostgreSQL: the order agents were indexed in), so a page never needs the agent ids of all its
+  ties. The FTS index holds live documents only (revision 0022): the matches are counted from it alone, and a
+  relevance page without filters reads `agent_search_docs` for its own rows only.
 """
 
 from __future__ import annotations
@@ -45,8 +49,9 @@ _WORD = re.compile(r"[^\W_]+")
 BM25_WEIGHTS = (10.0, 5.0, 1.0, 4.0, 2.0)
 
 _docs = table("agent_search_docs", column("search_key"), column("agent_id"))
+_BM25 = f"bm25(agents_fts, {', '.join(map(str, BM25_WEIGHTS))})"
 _fts = table("agents_fts")
-_pg_search = table("agent_search", column("agent_id"), column("live"), column("document"))
+_pg_search = table("agent_search", column("agent_id"), column("doc_key"), column("live"), column("document"))
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -151,20 +156,59 @@ WITH word AS MATERIALIZED (
     SELECT doc_key, total FROM sums
     WHERE NOT {cut} OR total >= coalesce(
         (SELECT total FROM sums ORDER BY total DESC OFFSET :page_offset + :page_limit - 1 LIMIT 1), 0)
+), ranked AS (
+    SELECT doc_key, total FROM hits {top}
 )
-SELECT s.agent_id COLLATE "default" AS agent_id, -h.total AS rank,
+SELECT s.agent_id COLLATE "default" AS agent_id, -h.total AS rank, h.doc_key,
        coalesce((SELECT live_count FROM single), (SELECT count(*) FROM sums))::integer AS matched
-FROM hits AS h JOIN agent_search AS s ON s.doc_key = h.doc_key
+FROM ranked AS h JOIN agent_search AS s ON s.doc_key = h.doc_key
 """
+# A page: its rows by (total, doc key) before their agent ids are read (a tie tier's page is its first keys).
+_TOP = "ORDER BY total DESC, doc_key LIMIT :page_offset + :page_limit"
+
+
+# SQLite: the best `page_offset + page_limit` matches by (rank, search key), ranked inside FTS5 (a top-k sort of
+# rowid and rank), and only then their agent ids.
+_FTS_PAGE_SQL = f"""
+SELECT d.agent_id AS agent_id, t.rank AS rank, t.search_key AS search_key
+FROM (SELECT rowid AS search_key, {_BM25} AS rank FROM agents_fts WHERE agents_fts MATCH :search_match
+      ORDER BY rank, rowid LIMIT :page_offset + :page_limit) AS t
+JOIN agent_search_docs AS d ON d.search_key = t.search_key
+"""
+
+
+def _sqlite_page(name: str) -> CTE:
+    paging = [bindparam(n, type_=Integer, literal_execute=True) for n in ("page_offset", "page_limit")]
+    statement = text(_FTS_PAGE_SQL).bindparams(bindparam("search_match", type_=String), *paging)
+    return (statement.columns(column("agent_id", String), column("rank", Float), column("search_key", Integer))
+            .cte(name).prefix_with("MATERIALIZED"))
+
+
+def match_count(dialect_name: str):  # noqa: ANN201 (SQL expression)
+    """SQLite: the number of live agents matching the bound query, from the FTS index alone (it holds live
+    documents only)."""
+    if dialect_name != "sqlite":
+        raise NotImplementedError(f"no kept match count for {dialect_name}")
+    return (select(func.count()).select_from(_fts)
+            .where(literal_column("agents_fts").op("MATCH")(bindparam("search_match", type_=String)))
+            .scalar_subquery())
+
+
+def tiebreak(found: CTE, dialect_name: str):  # noqa: ANN201 (SQL expression)
+    """The column that orders equal ranks of `matches`: the document's key in the index (`doc_key` on PostgreSQL,
+    `search_key` on SQLite; both follow the order agents were indexed in), so that a page of a large tie is the
+    index's first keys and never needs the agent ids of the whole tie."""
+    return found.c.search_key if dialect_name == "sqlite" else found.c.doc_key
 
 
 def _pg_term_matches(name: str, page: bool) -> CTE:
     """One word's `(agent_id, rank, matched)` from the kept postings; `matched` is the number of all matches.
     With `page`, only the rows a relevance page (bound offset and limit) can hold, ties included."""
     paging = [bindparam(n, type_=Integer, literal_execute=True) for n in ("page_offset", "page_limit")]
-    statement = text(_TERMS_SQL.format(cut="true" if page else "false")).bindparams(
+    statement = text(_TERMS_SQL.format(cut="true" if page else "false", top=_TOP if page else "")).bindparams(
         bindparam("search_word", type_=String), *paging)
-    return (statement.columns(column("agent_id", String), column("rank", Integer), column("matched", Integer))
+    return (statement.columns(column("agent_id", String), column("rank", Integer), column("doc_key", Integer),
+                              column("matched", Integer))
             .cte(name).prefix_with("MATERIALIZED"))
 
 
@@ -173,15 +217,16 @@ def matches(has_head: bool, dialect_name: str, *, name: str = "search", ranked: 
     """`(agent_id, rank)` of the agents matching the bound query (see `bind_values`), smaller rank =
     better; without `rank` when not `ranked`. `has_head`: the query has more than one word; `terms`: it is
     answered from the kept postings (`by_terms`; then also `matched`, the number of all matches, and with
-    `page` only the rows of the bound relevance page). PostgreSQL returns live agents only; on SQLite the
-    caller checks liveness against agents.
+    `page` only the rows of the bound relevance page). Both return live agents only. SQLite also gives
+    `search_key` (equal ranks are ordered by it, see `tiebreak`), and with `page` only the first
+    `page_offset + page_limit` matches by relevance.
 
     A materialised CTE, so that a page and its total share one index scan and one ranking pass."""
     if dialect_name == "postgresql" and terms:
         return _pg_term_matches(name, page)
     if dialect_name == "postgresql":
         tsq = _pg_tsquery(has_head)
-        columns = [_pg_search.c.agent_id.label("agent_id")]
+        columns = [_pg_search.c.agent_id.label("agent_id"), _pg_search.c.doc_key.label("doc_key")]
         if ranked:
             columns.append((-func.ts_rank_cd(_pg_search.c.document, tsq)).label("rank"))
         return (
@@ -190,9 +235,11 @@ def matches(has_head: bool, dialect_name: str, *, name: str = "search", ranked: 
             .cte(name)
             .prefix_with("MATERIALIZED")
         )
+    if dialect_name == "sqlite" and page:
+        return _sqlite_page(name)
     if dialect_name == "sqlite":
         fts = literal_column("agents_fts")
-        columns = [_docs.c.agent_id.label("agent_id")]
+        columns = [_docs.c.agent_id.label("agent_id"), _docs.c.search_key.label("search_key")]
         if ranked:
             columns.append(func.bm25(fts, *BM25_WEIGHTS, type_=Float).label("rank"))
         return (
@@ -219,10 +266,11 @@ def rebuild_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
         connection.execute(
             text(
                 """
-                INSERT INTO agent_search_docs(agent_id, name, short_description, description, tags, vendor)
+                INSERT INTO agent_search_docs(agent_id, name, short_description, description, tags, vendor, live)
                 SELECT a.id, a.name, a.short_description, a.description,
                        coalesce((SELECT group_concat(tag, ' ') FROM agent_tags t WHERE t.agent_id = a.id), ''),
-                       coalesce((SELECT username FROM users u WHERE u.id = a.vendor_id), '')
+                       coalesce((SELECT username FROM users u WHERE u.id = a.vendor_id), ''),
+                       a.status = 'approved' AND a.deleted_at IS NULL
                 FROM agents a
                 """
             )
@@ -233,6 +281,12 @@ def rebuild_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
 
 
 def check_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
-    """SQLite: raise if the FTS index differs from its content table (used by tests)."""
+    """SQLite: raise if the FTS index differs from its content, the live documents (used by tests)."""
     if connection.dialect.name == "sqlite":
         connection.execute(text("INSERT INTO agents_fts(agents_fts, rank) VALUES ('integrity-check', 1)"))
+        wrong = connection.execute(text("""
+            SELECT count(*) FROM agents a LEFT JOIN agent_search_docs d ON d.agent_id = a.id
+            WHERE d.live IS NOT (a.status = 'approved' AND a.deleted_at IS NULL)
+        """)).scalar_one()
+        if wrong:
+            raise RuntimeError(f"{wrong} search documents disagree with their agent about being live")
