@@ -70,8 +70,8 @@ def list_agents(*, actor: User | None, limit: int = 20, offset: int = 0, search:
         conditions.append(text_search.matches(like, rows.c.name, rows.c.short_description))
     with session_scope() as session:
         # The page's ids first (without a search an index-only scan, however deep the offset), then those rows.
-        ids, total = text_search.page_and_total(session, rows=rows, conditions=conditions, search=search,
-                                                limit=limit, offset=offset)
+        ids, total = text_search.page_and_total(session, rows=rows, conditions=conditions, limit=limit,
+                                                offset=offset)
         by_id = {a.id: a for a in session.exec(select(Agent).where(Agent.id.in_(ids))).all()} if ids else {}
         agents = [by_id[i] for i in ids if i in by_id]
         vendor_ids = {a.vendor_id for a in agents if a.vendor_id}

@@ -51,8 +51,8 @@ def _list(role: str, *, actor: User | None, limit: int, offset: int, search: str
                                               rows.c.last_name))
     with session_scope() as session:
         # The page's ids first (without a search an index-only scan, however deep the offset), then those rows.
-        ids, total = text_search.page_and_total(session, rows=rows, conditions=conditions, search=search,
-                                                limit=limit, offset=offset)
+        ids, total = text_search.page_and_total(session, rows=rows, conditions=conditions, limit=limit,
+                                                offset=offset)
         by_id = {u.id: u for u in session.exec(select(User).where(User.id.in_(ids))).all()} if ids else {}
         users = [by_id[i] for i in ids if i in by_id]
         live = func.sum(case((Agent.status == AgentStatus.APPROVED, 1), else_=0))

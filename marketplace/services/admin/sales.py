@@ -165,8 +165,8 @@ def list_commissions(*, actor: User | None, limit: int = 10, offset: int = 0, se
         conditions.append(text_search.matches(like, found.c.agent_name, found.c.customer_email))
     with session_scope() as session:
         # The page's ids first (without a search from the index alone, however deep the offset), then those rows.
-        ids, total = text_search.page_and_total(session, rows=found, conditions=conditions, search=search,
-                                                limit=limit, offset=offset)
+        ids, total = text_search.page_and_total(session, rows=found, conditions=conditions, limit=limit,
+                                                offset=offset)
         rows = session.exec(select(*_ROW_COLUMNS).where(Order.id.in_(ids))).all() if ids else []
     by_id = {row[0]: row for row in rows}
     return [_row(by_id[i]) for i in ids if i in by_id], int(total)
