@@ -163,3 +163,26 @@ def test_the_shadows_follow_every_write():
                 assert copied == conn.execute(text(f"SELECT count(*) FROM {table}")).scalar_one(), table
                 conn.execute(text(f"INSERT INTO admin_search_{table}_fts(admin_search_{table}_fts) "
                                   "VALUES ('integrity-check')"))
+
+
+def test_the_migration_builds_the_shadows_for_rows_that_existed_before_it():
+    from alembic.config import Config
+
+    from alembic import command
+    from marketplace import migrate
+    from marketplace.config import PROJECT_ROOT
+
+    admin = make_admin()
+    config = Config(str(PROJECT_ROOT / "alembic.ini"))
+    with db.engine().begin() as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0021")
+    try:
+        buyer = make_user("earlybird", last_name="Prewrittenson")  # written while 0021 is the schema
+        agent = make_agent(make_vendor("earlyvendor"), "Preexisting Planner")
+        order = make_order(agent, buyer)
+    finally:
+        migrate.upgrade()
+    assert [r.id for r in people.list_customers(actor=admin, search="writtenso")[0]] == [buyer.id]
+    assert [r.id for r in catalog.list_agents(actor=admin, search="existing plan")[0]] == [agent.id]
+    assert [r.order_id for r in sales.list_commissions(actor=admin, search="earlybird@")[0]] == [order.id]
