@@ -94,8 +94,8 @@ class CommissionRow:
         return self.status == OrderStatus.REFUNDED
 
 
-LISTED_STATUSES = (OrderStatus.COMPLETED, OrderStatus.REFUNDED)
-_LISTED = Order.status.in_(LISTED_STATUSES)
+_LISTED_STATUSES = (OrderStatus.COMPLETED, OrderStatus.REFUNDED)
+_LISTED = Order.status.in_(_LISTED_STATUSES)
 _ROW_COLUMNS = (Order.id, Order.agent_name, Order.total_amount_cents, Order.commission_split_enabled,
                 Order.platform_fee_cents, Order.vendor_amount_cents, Order.customer_email, Order.created_at,
                 Order.currency, Order.exchange_rate, Order.commission_rate, Order.kind, Order.status)
@@ -160,7 +160,7 @@ def list_commissions(*, actor: User | None, limit: int = 10, offset: int = 0, se
     check_page(limit=limit, offset=offset, max_offset=MAX_OFFSET)
     like = text_search.pattern(search)
     found = text_search.source(Order.__table__, search)
-    conditions = [found.c.status.in_(LISTED_STATUSES)]
+    conditions = [found.c.status.in_(_LISTED_STATUSES)]
     if like is not None:
         conditions.append(text_search.matches(like, found.c.agent_name, found.c.customer_email))
     with session_scope() as session:
