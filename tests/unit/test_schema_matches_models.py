@@ -7,7 +7,8 @@ from sqlmodel import SQLModel
 from marketplace import db
 
 # Kept by migrations only and read by raw SQL: the search index (SQLite FTS5, PostgreSQL tsvector and its kept
-# postings), the catalogue version counter, and the admin searches' trigram indexes (revision 0021).
+# postings), the catalogue version counter, the admin searches' trigram indexes (revision 0021) and their SQLite
+# FTS5 trigram shadows `admin_search_<table>` with `admin_search_<table>_fts*` (revision 0022).
 MIGRATION_ONLY = {"agent_search_docs", "agent_search", "agent_search_prefixes", "agent_search_postings",
                   "catalog_version", "catalog_touches"}
 
@@ -17,7 +18,7 @@ def _migration_only(change: tuple) -> bool:
     table = item.name if kind == "remove_table" else item.table.name if kind == "remove_index" else None
     if kind == "remove_index" and item.name.startswith("ix_trgm_"):
         return True
-    return table is not None and (table in MIGRATION_ONLY or table.startswith("agents_fts"))
+    return table is not None and (table in MIGRATION_ONLY or table.startswith(("agents_fts", "admin_search_")))
 
 
 def test_migrated_schema_matches_the_models():

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace.db import session_scope
@@ -63,17 +62,16 @@ def list_agents(*, actor: User | None, limit: int = 20, offset: int = 0, search:
     check_page(limit=limit, offset=offset, max_offset=MAX_OFFSET)
     wanted = _status(status)
     like = text_search.pattern(search)
-    conditions = [Agent.deleted_at.is_(None)]
+    rows = text_search.source(Agent.__table__, search)
+    conditions = [rows.c.deleted_at.is_(None)]
     if wanted is not None:
-        conditions.append(Agent.status == wanted)
+        conditions.append(rows.c.status == wanted)
     if like is not None:
-        conditions.append(text_search.matches(like, Agent.name, Agent.short_description))
+        conditions.append(text_search.matches(like, rows.c.name, rows.c.short_description))
     with session_scope() as session:
-        total = session.exec(select(func.count()).select_from(Agent).where(*conditions)).one()
-        # The page's ids first (an index-only scan, however deep the offset), then those rows.
-        ids = list(session.exec(select(Agent.id).where(*conditions).order_by(Agent.created_at.desc(),
-                                                                             Agent.id.desc())
-                                .limit(limit).offset(offset)).all())
+        # The page's ids first (without a search an index-only scan, however deep the offset), then those rows.
+        ids, total = text_search.page_and_total(session, rows=rows, conditions=conditions, limit=limit,
+                                                offset=offset)
         by_id = {a.id: a for a in session.exec(select(Agent).where(Agent.id.in_(ids))).all()} if ids else {}
         agents = [by_id[i] for i in ids if i in by_id]
         vendor_ids = {a.vendor_id for a in agents if a.vendor_id}

@@ -44,14 +44,15 @@ def _list(role: str, *, actor: User | None, limit: int, offset: int, search: str
     require_admin(actor)
     check_page(limit=limit, offset=offset, max_offset=MAX_OFFSET)
     like = text_search.pattern(search)
-    conditions = [User.role == role, User.deleted_at.is_(None)]
+    rows = text_search.source(User.__table__, search)
+    conditions = [rows.c.role == role, rows.c.deleted_at.is_(None)]
     if like is not None:
-        conditions.append(text_search.matches(like, User.username, User.email, User.first_name, User.last_name))
+        conditions.append(text_search.matches(like, rows.c.username, rows.c.email, rows.c.first_name,
+                                              rows.c.last_name))
     with session_scope() as session:
-        total = session.exec(select(func.count()).select_from(User).where(*conditions)).one()
-        # The page's ids first (an index-only scan, however deep the offset), then those rows.
-        ids = list(session.exec(select(User.id).where(*conditions).order_by(User.created_at.desc(), User.id.desc())
-                                .limit(limit).offset(offset)).all())
+        # The page's ids first (without a search an index-only scan, however deep the offset), then those rows.
+        ids, total = text_search.page_and_total(session, rows=rows, conditions=conditions, limit=limit,
+                                                offset=offset)
         by_id = {u.id: u for u in session.exec(select(User).where(User.id.in_(ids))).all()} if ids else {}
         users = [by_id[i] for i in ids if i in by_id]
         live = func.sum(case((Agent.status == AgentStatus.APPROVED, 1), else_=0))
@@ -59,13 +60,13 @@ def _list(role: str, *, actor: User | None, limit: int, offset: int, search: str
             select(Agent.vendor_id, func.count(), live).where(Agent.vendor_id.in_(ids), Agent.deleted_at.is_(None))
             .group_by(Agent.vendor_id)).all()} if ids else {}
         vendor_plans = plans_of(session, ids) if role == Role.VENDOR else {}
-    rows = [PersonRow(id=u.id, first_name=u.first_name, last_name=u.last_name, email=u.email, username=u.username,
-                      role=u.role, is_vendor_approved=u.is_vendor_approved, created_at=u.created_at,
-                      profile_image_url=u.profile_image_url, agent_count=counts.get(u.id, (0, 0))[0],
-                      published_count=counts.get(u.id, (0, 0))[1],
-                      plan_name=vendor_plans[u.id].name if u.id in vendor_plans else None)
-            for u in users]
-    return rows, int(total)
+    people = [PersonRow(id=u.id, first_name=u.first_name, last_name=u.last_name, email=u.email, username=u.username,
+                        role=u.role, is_vendor_approved=u.is_vendor_approved, created_at=u.created_at,
+                        profile_image_url=u.profile_image_url, agent_count=counts.get(u.id, (0, 0))[0],
+                        published_count=counts.get(u.id, (0, 0))[1],
+                        plan_name=vendor_plans[u.id].name if u.id in vendor_plans else None)
+              for u in users]
+    return people, total
 
 
 def list_customers(*, actor: User | None, limit: int = 20, offset: int = 0, search: str | None = None

@@ -94,7 +94,8 @@ class CommissionRow:
         return self.status == OrderStatus.REFUNDED
 
 
-_LISTED = Order.status.in_((OrderStatus.COMPLETED, OrderStatus.REFUNDED))
+_LISTED_STATUSES = (OrderStatus.COMPLETED, OrderStatus.REFUNDED)
+_LISTED = Order.status.in_(_LISTED_STATUSES)
 _ROW_COLUMNS = (Order.id, Order.agent_name, Order.total_amount_cents, Order.commission_split_enabled,
                 Order.platform_fee_cents, Order.vendor_amount_cents, Order.customer_email, Order.created_at,
                 Order.currency, Order.exchange_rate, Order.commission_rate, Order.kind, Order.status)
@@ -158,14 +159,14 @@ def list_commissions(*, actor: User | None, limit: int = 10, offset: int = 0, se
     require_admin(actor)
     check_page(limit=limit, offset=offset, max_offset=MAX_OFFSET)
     like = text_search.pattern(search)
-    conditions = [_LISTED]
+    found = text_search.source(Order.__table__, search)
+    conditions = [found.c.status.in_(_LISTED_STATUSES)]
     if like is not None:
-        conditions.append(text_search.matches(like, Order.agent_name, Order.customer_email))
+        conditions.append(text_search.matches(like, found.c.agent_name, found.c.customer_email))
     with session_scope() as session:
-        total = session.exec(select(func.count()).select_from(Order).where(*conditions)).one()
-        # The page's ids first (from the index alone, however deep the offset), then those rows.
-        ids = session.exec(select(Order.id).where(*conditions).order_by(Order.created_at.desc(), Order.id.desc())
-                           .limit(limit).offset(offset)).all()
+        # The page's ids first (without a search from the index alone, however deep the offset), then those rows.
+        ids, total = text_search.page_and_total(session, rows=found, conditions=conditions, limit=limit,
+                                                offset=offset)
         rows = session.exec(select(*_ROW_COLUMNS).where(Order.id.in_(ids))).all() if ids else []
     by_id = {row[0]: row for row in rows}
     return [_row(by_id[i]) for i in ids if i in by_id], int(total)
