@@ -3,7 +3,7 @@ rules for every table.
 
 Matching is always `lower(column) LIKE '%term%'` (wildcards in the term literal). What serves it differs: on
 PostgreSQL the trigram indexes of revision 0021; on SQLite, for the admin tables and terms of three or more
-characters, the FTS5 trigram shadows of revision 0022 (`source`), whose phrase match is a superset of the
+characters, the FTS5 trigram shadows of revision 0023 (`source`), whose phrase match is a superset of the
 substring match, so the LIKE test on the shadow's copy of the row still decides.
 """
 
@@ -22,7 +22,7 @@ from marketplace.services.errors import InvalidParameter
 MAX_SEARCH = 200
 MIN_INDEXED = 3  # a trigram tokenizer has nothing to look up in a shorter term
 
-# table -> the columns its SQLite shadow copies (revision 0022): those a search filters and orders on, then
+# table -> the columns its SQLite shadow copies (revision 0023): those a search filters and orders on, then
 # those it matches.
 SHADOWED: dict[str, tuple[str, ...]] = {
     "users": ("id", "role", "deleted_at", "created_at", "username", "email", "first_name", "last_name"),

@@ -1,6 +1,6 @@
 """Admin searches: substrings anywhere in a word, ignoring case, on every searched column; on PostgreSQL each
 searched expression is served by its trigram index (revision 0021), on SQLite a term of three or more characters
-by the FTS5 trigram shadows (revision 0022), rather than a scan of the table; either way the rows and totals are
+by the FTS5 trigram shadows (revision 0023), rather than a scan of the table; either way the rows and totals are
 exactly what the scan gives, and the shadows follow every write."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def test_postgresql_reads_each_searched_expression_from_its_trigram_index():
     engine = db.engine()
     with engine.connect() as conn:
         if engine.dialect.name != "postgresql":
-            # SQLite has no trigram index: revision 0021 leaves its schema alone (0022 adds the FTS5 shadows).
+            # SQLite has no trigram index: revision 0021 leaves its schema alone (0023 adds the FTS5 shadows).
             found = conn.execute(text("SELECT name FROM sqlite_master WHERE name LIKE 'ix_trgm_%'")).scalars().all()
             assert found == []
             return
@@ -64,7 +64,7 @@ def test_sqlite_reads_a_search_of_three_characters_or_more_from_the_fts5_shadow(
     engine = db.engine()
     with engine.connect() as conn:
         if engine.dialect.name != "sqlite":
-            # PostgreSQL keeps its trigram indexes: revision 0022 creates nothing there.
+            # PostgreSQL keeps its trigram indexes: revision 0023 creates nothing there.
             found = conn.execute(text("SELECT tablename FROM pg_tables WHERE tablename LIKE 'admin_search_%'"))
             assert found.scalars().all() == []
             return
@@ -176,9 +176,9 @@ def test_the_migration_builds_the_shadows_for_rows_that_existed_before_it():
     config = Config(str(PROJECT_ROOT / "alembic.ini"))
     with db.engine().begin() as conn:
         config.attributes["connection"] = conn
-        command.downgrade(config, "0021")
+        command.downgrade(config, "0022")
     try:
-        buyer = make_user("earlybird", last_name="Prewrittenson")  # written while 0021 is the schema
+        buyer = make_user("earlybird", last_name="Prewrittenson")  # written before 0023
         agent = make_agent(make_vendor("earlyvendor"), "Preexisting Planner")
         order = make_order(agent, buyer)
     finally:

@@ -8,7 +8,7 @@ from marketplace import db
 
 # Kept by migrations only and read by raw SQL: the search index (SQLite FTS5, PostgreSQL tsvector and its kept
 # postings), the catalogue version counter, the admin searches' trigram indexes (revision 0021) and their SQLite
-# FTS5 trigram shadows `admin_search_<table>` with `admin_search_<table>_fts*` (revision 0022).
+# FTS5 trigram shadows `admin_search_<table>` with `admin_search_<table>_fts*` (revision 0023).
 MIGRATION_ONLY = {"agent_search_docs", "agent_search", "agent_search_prefixes", "agent_search_postings",
                   "catalog_version", "catalog_touches"}
 

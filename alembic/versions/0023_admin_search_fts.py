@@ -1,7 +1,7 @@
 """Admin searches on SQLite: trigram FTS5 shadows of users, agents and orders
 
-Revision ID: 0022
-Revises: 0021
+Revision ID: 0023
+Revises: 0022
 
 The admin tables' search box is a case-insensitive substring match (services/table_search.py) over users'
 username, e-mail, first and last name, agents' name and short description, and orders' agent name and customer
@@ -27,8 +27,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0022"
-down_revision: str | None = "0021"
+revision: str = "0023"
+down_revision: str | None = "0022"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
