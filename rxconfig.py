@@ -4,6 +4,7 @@ import reflex as rx
 
 from marketplace.build_chunks import FewerChunks
 from marketplace.config import settings
+from marketplace.early_socket import EarlySocket
 
 config = rx.Config(
     app_name="marketplace",
@@ -17,6 +18,7 @@ config = rx.Config(
     show_built_with_reflex=False,
     plugins=[
         FewerChunks(),
+        EarlySocket(),  # the event websocket is dialled by the HTML, while the modules load
         # The app's Radix theme (the plugin replaces the deprecated `rx.App(theme=...)`).
         rx.plugins.RadixThemesPlugin(theme=rx.theme(accent_color="violet", gray_color="slate", radius="large")),
     ],

@@ -11,7 +11,8 @@ What it does:
    - `fcp`: the browser's first contentful paint,
    - `main`: what the user came for is there (real agent cards, the agent's title and price, the category cards,
      the dashboard's summary figures and its purchases tab);
-   plus the requests, the 307 redirects and the websocket frames each load took;
+   plus the requests, the 307 redirects and the websocket frames each load took, and when the event websocket
+   was dialled and its upgrade answered (from the document's request);
 3. prints a table of medians with PASS/FAIL against the budgets (cold: main <= 0.8 s on loopback, <= 1.2 s at
    100 ms, <= 2.0 s at 300 ms; frame or skeleton within 0.3 s on loopback); `--json FILE` writes every run.
 
@@ -218,6 +219,8 @@ class Load:
     redirects: list[str] = field(default_factory=list)
     cached: int = 0  # answers served from the browser's cache
     ws_sent: int = 0  # websocket frames sent before the main content showed (events, their callbacks)
+    ws_dial_s: float | None = None  # the event websocket's handshake request left, from the document's request
+    ws_open_s: float | None = None  # its upgrade answered (the engine.io open packet follows on it)
 
 
 def _emulate(page: Page, rtt_ms: int) -> CDPSession:
@@ -234,8 +237,10 @@ def _load(page: Page, cdp: CDPSession, url: str, label: str, rtt_ms: int, kind: 
     redirects: list[str] = []
     cached = [0]
     frames = [0]
+    times: dict[str, float] = {}  # DevTools' monotonic timestamps (s): the document request, the socket's upgrade
 
     def on_request(event: dict) -> None:
+        times.setdefault("document", event["timestamp"])
         requests.append(event["request"]["url"])
         if event.get("redirectResponse"):
             redirects.append(f"{event['redirectResponse']['status']} {event['redirectResponse']['url']}")
@@ -248,6 +253,8 @@ def _load(page: Page, cdp: CDPSession, url: str, label: str, rtt_ms: int, kind: 
     cdp.on("Network.responseReceived", on_response)
     cdp.on("Network.requestServedFromCache", lambda _event: cached.__setitem__(0, cached[0] + 1))
     cdp.on("Network.webSocketFrameSent", lambda _event: frames.__setitem__(0, frames[0] + 1))
+    cdp.on("Network.webSocketWillSendHandshakeRequest", lambda event: times.setdefault("dial", event["timestamp"]))
+    cdp.on("Network.webSocketHandshakeResponseReceived", lambda event: times.setdefault("open", event["timestamp"]))
     page.goto(url, wait_until="commit")
     main_s = None
     try:
@@ -258,8 +265,11 @@ def _load(page: Page, cdp: CDPSession, url: str, label: str, rtt_ms: int, kind: 
         marks = page.evaluate("() => window.__bench || {}")
     sent_before_main = frames[0]
     fcp = page.evaluate("() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime ?? null")
+    since = {name: round(times[name] - times["document"], 3) if name in times and "document" in times else None
+             for name in ("dial", "open")}
     return Load(label, rtt_ms, kind, run, main_s, marks.get("frame", None) and marks["frame"] / 1000,
-                fcp / 1000 if fcp is not None else None, len(requests), redirects, cached[0], sent_before_main)
+                fcp / 1000 if fcp is not None else None, len(requests), redirects, cached[0], sent_before_main,
+                since["dial"], since["open"])
 
 
 def _context(browser: Browser, base: str, *, signed_in: bool) -> BrowserContext:
@@ -294,7 +304,8 @@ def measure(browser: Browser, base: str, proxy: DelayProxy | None, *, pages: lis
                     loads.append(load)
                     print(f"  {label:<14} rtt {rtt:>3} ms {kind:<4} #{run}: main {_fmt(load.main_s)}  frame "
                           f"{_fmt(load.frame_s)}  fcp {_fmt(load.fcp_s)}  requests {load.requests}  307s "
-                          f"{len(load.redirects)}  ws frames {load.ws_sent}", flush=True)
+                          f"{len(load.redirects)}  ws frames {load.ws_sent}  ws dialled {_fmt(load.ws_dial_s)} "
+                          f"open {_fmt(load.ws_open_s)}", flush=True)
                 context.close()
     return loads
 
@@ -339,8 +350,9 @@ def _median(values: list[float | None]) -> float | None:
 
 
 def report(loads: list[Load]) -> tuple[str, bool]:
-    lines = ["| page | rtt ms | cold main s | warm main s | frame s (cold) | FCP s (cold) | requests (cold) | "
-             "307s | budget |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    lines = ["| page | rtt ms | cold main s | warm main s | frame s (cold) | FCP s (cold) | ws dialled s (cold) | "
+             "ws open s (cold) | requests (cold) | 307s | budget |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     ok = True
     groups: dict[tuple[str, int], list[Load]] = {}
     for load in loads:
@@ -361,7 +373,8 @@ def report(loads: list[Load]) -> tuple[str, bool]:
             ok = ok and passed
         lines.append(
             f"| {label} | {rtt} | {_fmt(main)} | {_fmt(_median([g.main_s for g in warm]))} | {_fmt(frame)} | "
-            f"{_fmt(_median([g.fcp_s for g in cold]))} | {statistics.median(g.requests for g in cold):.0f} | "
+            f"{_fmt(_median([g.fcp_s for g in cold]))} | {_fmt(_median([g.ws_dial_s for g in cold]))} | "
+            f"{_fmt(_median([g.ws_open_s for g in cold]))} | {statistics.median(g.requests for g in cold):.0f} | "
             f"{max(len(g.redirects) for g in cold)} | {', '.join(verdicts)} |"
         )
     return "\n".join(lines), ok

@@ -33,36 +33,42 @@ def _group_of(groups: dict[str, re.Pattern[str]], module: str) -> str | None:
     return next((name for name, test in groups.items() if test.search(module)), None)
 
 
-def test_named_icons_radix_and_framework_get_a_chunk_each_and_lazy_libraries_keep_theirs() -> None:
+def test_named_icons_radix_framework_and_the_runtime_share_one_chunk_and_lazy_libraries_keep_theirs() -> None:
     config = group_chunks(REFLEX_CONFIG, {"search.mjs", "circle-check.mjs"})
-    assert config.index('name: "reflex-env"') < config.index('name: "icons"')  # Reflex's own group still first
+    # first, so that env.json (a dependency of the runtime) goes into it rather than into a file of its own
+    assert config.index('name: "shared"') < config.index('name: "reflex-env"')
     groups = _groups(config)
-    assert list(groups) == ["icons", "radix", "framework"]
+    assert list(groups) == ["shared"]
     expected = {
-        f"{NM}lucide-react/dist/esm/icons/search.mjs": "icons",
-        f"{NM}lucide-react/dist/esm/icons/circle-check.mjs": "icons",
-        f"{NM}lucide-react/dist/esm/createLucideIcon.mjs": "icons",
+        f"{NM}lucide-react/dist/esm/icons/search.mjs": "shared",
+        f"{NM}lucide-react/dist/esm/icons/circle-check.mjs": "shared",
+        f"{NM}lucide-react/dist/esm/icons/wifi-off.mjs": "shared",  # Reflex's connection-lost overlay
+        f"{NM}lucide-react/dist/esm/createLucideIcon.mjs": "shared",
         f"{NM}lucide-react/dist/esm/icons/trash-2.mjs": None,  # no page names it: only the icon picker, lazily
         f"{NM}lucide-react/dist/esm/dynamicIconImports.mjs": None,
         f"{NM}lucide-react/dist/esm/DynamicIcon.mjs": None,
         f"{NM}lucide-react/dist/esm/lucide-react.mjs": None,  # the barrel of every icon
-        f"{NM}@radix-ui/themes/dist/esm/components/button.js": "radix",
-        f"{NM}@radix-ui/react-dialog/dist/index.mjs": "radix",
-        f"{NM}react/jsx-runtime.js": "framework",
-        f"{NM}react-dom/cjs/react-dom-client.production.js": "framework",
-        f"{NM}react-router/dist/production/index.mjs": "framework",
-        f"{NM}socket.io-client/build/esm/index.js": "framework",
+        f"{NM}@radix-ui/themes/dist/esm/components/button.js": "shared",
+        f"{NM}@radix-ui/react-dialog/dist/index.mjs": "shared",
+        f"{NM}react/jsx-runtime.js": "shared",
+        f"{NM}react-dom/cjs/react-dom-client.production.js": "shared",
+        f"{NM}react-router/dist/production/index.mjs": "shared",
+        f"{NM}socket.io-client/build/esm/index.js": "shared",
         f"{NM}react-stripe-js/dist/index.js": None,
         f"{NM}@stripe/stripe-js/dist/index.mjs": None,
         f"{NM}@uppy/core/lib/Uppy.js": None,
         f"{NM}recharts/es6/index.js": None,
         "/app/.web/app/routes/[agents]._index.jsx": None,
+        "/app/.web/utils/context.jsx": "shared",  # the bundler adds state.js, env.json and the helpers it imports
+        f"{NM}some-lib/utils/context.jsx": None,
     }
     assert {module: _group_of(groups, module) for module in expected} == expected
 
 
-def test_without_named_icons_no_icon_group_is_added() -> None:
-    assert list(_groups(group_chunks(REFLEX_CONFIG))) == ["radix", "framework"]
+def test_without_named_icons_only_the_overlay_icon_is_shared() -> None:
+    [test] = _groups(group_chunks(REFLEX_CONFIG)).values()
+    assert test.search(f"{NM}lucide-react/dist/esm/icons/wifi-off.mjs")
+    assert not test.search(f"{NM}lucide-react/dist/esm/icons/search.mjs")
 
 
 def test_a_changed_reflex_template_fails_the_build_loudly() -> None:
@@ -79,4 +85,16 @@ def test_the_plugin_notes_the_icon_files_pages_import() -> None:
     plugin.pre_compile(add_modify_task=lambda *task: tasks.append(task))
     [(path, modify)] = tasks
     assert path == "vite.config.js"
-    assert 'name: "icons"' in modify(REFLEX_CONFIG) and "circle\\-check\\.mjs" in modify(REFLEX_CONFIG)
+    assert 'name: "shared"' in modify(REFLEX_CONFIG) and "circle\\-check\\.mjs" in modify(REFLEX_CONFIG)
+
+
+class _Listing(rx.State):
+    slugs: list[str] = []
+
+
+def test_the_plugin_sees_icons_inside_a_foreach_and_a_match() -> None:
+    """Reflex compiles a foreach's body apart (a memoized component), where the hook does not reach."""
+    plugin = FewerChunks()
+    cards = rx.foreach(_Listing.slugs, lambda slug: rx.match(slug, ("code", rx.icon("code")), rx.icon("folder")))
+    plugin.enter_component(rx.box(cards), page_context=None, compile_context=None)
+    assert plugin.icon_files == {"code.mjs", "folder.mjs"}
