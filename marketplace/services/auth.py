@@ -22,7 +22,7 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import TwoFactorSetup, User, UserSession
 from marketplace.models.base import utcnow
-from marketplace.services import account_tokens, ratelimit, session_cache, sign_in_throttle
+from marketplace.services import account_tokens, ratelimit, sign_in_throttle
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.text import NOT_ALLOWED, check_text, form_error, has_forbidden
 
@@ -277,25 +277,16 @@ def create_session(*, user: User) -> str:
 
 
 def user_for_token(token: str | None) -> User | None:
-    """The signed-in user of a session token (None: no live session), reused for a moment by the rule in
-    `session_cache` (every websocket handler asks; a write to users or sessions empties it)."""
     if not token:
         return None
-    token_hash = _hash_token(token)
-    cached = session_cache.get(token_hash)
-    if cached is not session_cache.MISS:
-        return cached
-    read_at = session_cache.generation()
     with session_scope() as session:
-        found = session.exec(select(User, UserSession.expires_at).join(UserSession, UserSession.user_id == User.id)
-                             .where(UserSession.token_hash == token_hash)).first()
-    user, expires_at = found if found is not None else (None, None)
-    if expires_at is not None and expires_at <= utcnow():
-        user = None
-    if user is not None and user.deleted_at is not None:
-        user = None
-    session_cache.put(token_hash, user, session_expires=expires_at if user else None, read_at=read_at)
-    return user
+        row = session.get(UserSession, _hash_token(token))
+        if row is None or row.expires_at <= utcnow():
+            return None
+        user = session.get(User, row.user_id)
+        if user is None or user.deleted_at is not None:
+            return None
+        return user
 
 
 def end_session(*, token: str | None) -> None:
