@@ -14,3 +14,7 @@ if [ -z "${NPM_CONFIG_REGISTRY:-}" ]; then
   NPM_CONFIG_REGISTRY="$(npm config get registry 2>/dev/null)"
   export NPM_CONFIG_REGISTRY
 fi
+# Without Redis (SQLite runs) Reflex keeps states on disk. Its default 2 s write debounce makes the writer task
+# wake for every queued tab and list and stat the whole states folder each time (a third of the worker's GIL
+# time at 40 browsers, benchmarks/README.md "Websocket load"); written at once, the folder is swept hourly.
+export REFLEX_STATE_MANAGER_DISK_DEBOUNCE="${REFLEX_STATE_MANAGER_DISK_DEBOUNCE:-0}"

@@ -279,14 +279,15 @@ def create_session(*, user: User) -> str:
 def user_for_token(token: str | None) -> User | None:
     if not token:
         return None
-    with session_scope() as session:
-        row = session.get(UserSession, _hash_token(token))
-        if row is None or row.expires_at <= utcnow():
-            return None
-        user = session.get(User, row.user_id)
-        if user is None or user.deleted_at is not None:
-            return None
-        return user
+    with session_scope() as session:  # one query: every websocket handler asks
+        found = session.exec(select(User, UserSession.expires_at).join(UserSession, UserSession.user_id == User.id)
+                             .where(UserSession.token_hash == _hash_token(token))).first()
+    if found is None:
+        return None
+    user, expires_at = found
+    if expires_at <= utcnow() or user.deleted_at is not None:
+        return None
+    return user
 
 
 def end_session(*, token: str | None) -> None:

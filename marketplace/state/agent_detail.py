@@ -22,7 +22,7 @@ from marketplace.state import blocking
 from marketplace.state.catalog import Option, price_parts, rating_label
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
-from marketplace.state.session import SessionState
+from marketplace.state.session import ViewerMixin
 
 REPORT_TYPE_LABELS = {
     ReportType.BROKEN.value: "Agent Not Working",
@@ -118,7 +118,7 @@ def review_view(review: ReviewPublic) -> ReviewView:
     )
 
 
-class AgentDetailState(SessionState):
+class AgentDetailState(ViewerMixin, rx.State):
     loading: bool = True
     found: bool = False
     agent: AgentView = AgentView()

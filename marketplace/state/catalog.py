@@ -22,7 +22,7 @@ from marketplace.services.errors import DomainError
 from marketplace.services.text import is_digits
 from marketplace.state import blocking
 from marketplace.state.forms import take_submitted
-from marketplace.state.session import SessionState
+from marketplace.state.session import ViewerMixin
 
 PAGE_SIZE = 12
 FEATURED_LIMIT = 6
@@ -164,7 +164,7 @@ def agents_url(**params: str | list[str]) -> str:
 # ---- landing and home ---------------------------------------------------------------------------
 
 
-class HomeState(SessionState):
+class HomeState(ViewerMixin, rx.State):
     """Stats, categories and featured agents for `/`, plus the quick search that leads to /agents."""
 
     total_agents: int = 0
@@ -242,7 +242,7 @@ FOLLOW_BACK_JS = (
 )
 
 
-class BrowseState(SessionState):
+class BrowseState(ViewerMixin, rx.State):
     """Filters live in the address. Each change the user makes is a new history entry (pushState, unseen by the
     client router, so the page is not reloaded and a search being typed is never overwritten), and Back returns to
     the filters before it: the popped address is read again, by on_load when React Router notices the change, else
@@ -486,7 +486,7 @@ class BrowseState(SessionState):
 # ---- /categories --------------------------------------------------------------------------------
 
 
-class CategoriesState(SessionState):
+class CategoriesState(ViewerMixin, rx.State):
     categories: list[CategoryCard] = []
     loading: bool = True
 

@@ -13,10 +13,10 @@ from marketplace.services import demo, names, users
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
-from marketplace.state.session import SessionState, flash_and_go
+from marketplace.state.session import SessionState, ViewerMixin, flash_and_go
 
 
-class DemoSetupState(SessionState):
+class DemoSetupState(ViewerMixin, rx.State):
     demo_enabled: bool = False
     initializing: bool = False
     switching: str = ""  # the role being switched to
@@ -49,7 +49,7 @@ class DemoSetupState(SessionState):
 
     @rx.event
     async def switch_role(self, role: str) -> AsyncIterator[Any]:
-        if self.switching or role not in {r.value for r in Role} or role == self.role:
+        if self.switching or role not in {r.value for r in Role} or role == (await self.get_state(SessionState)).role:
             return
         self.switching = role
         yield

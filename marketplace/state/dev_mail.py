@@ -9,7 +9,7 @@ import reflex as rx
 from marketplace.services import demo
 from marketplace.services.errors import Forbidden, NotFound, Unauthorized
 from marketplace.state import blocking
-from marketplace.state.session import SessionState
+from marketplace.state.session import ViewerMixin
 
 SHOWN = 50
 
@@ -23,7 +23,7 @@ class MailRow:
     received_at: str
 
 
-class DevMailState(SessionState):
+class DevMailState(ViewerMixin, rx.State):
     messages: list[MailRow] = []
     available: bool = True  # demo mode is on (else the page is the 404 card)
     allowed: bool = False  # the viewer is an admin (else the page says the mailbox is for admins)

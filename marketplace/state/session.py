@@ -37,22 +37,13 @@ def toast_on_load(title: str, description: str, *, error: bool = False) -> rx.ev
     return rx.call_script(json.dumps(payload), callback=SessionEvents.show_flash)
 
 
-class SessionState(rx.State):
-    """The current user, refreshed on every page load."""
+class ViewerMixin(rx.State, mixin=True):
+    """Who is asking, read from the websocket's cookie and address; holds no fields.
 
-    checked: bool = False
-    user_id: str = ""
-    username: str = ""
-    email: str = ""
-    first_name: str = ""
-    last_name: str = ""
-    role: str = ""
-    is_vendor_approved: bool = False
-    email_verified: bool = True  # no banner until the user is known
-    pending_email: str = ""
-    two_factor_enabled: bool = False
-    demo_mode: bool = False
-    resending: bool = False
+    Page states take this instead of subclassing `SessionState`: Reflex loads a state's whole subtree (and
+    pickles what was touched) for each event on it, so every page state under `SessionState` made
+    `SessionState.load`, sent on every page, load and deserialize every page's state.
+    """
 
     def _token(self) -> str | None:
         raw = self.router.headers.cookie or ""
@@ -71,6 +62,28 @@ class SessionState(rx.State):
     async def viewer(self) -> User | None:
         """The signed-in user as the services see it, re-read from the database on a worker thread each time."""
         return await blocking.run(auth.user_for_token, self._token())
+
+
+class SessionState(ViewerMixin, rx.State):
+    """The current user, refreshed on every page load.
+
+    Only the states that edit these fields (dashboard, account security, e-mail verification) subclass it; other
+    page states read the user with `ViewerMixin` or, for a field, `await self.get_state(SessionState)`.
+    """
+
+    checked: bool = False
+    user_id: str = ""
+    username: str = ""
+    email: str = ""
+    first_name: str = ""
+    last_name: str = ""
+    role: str = ""
+    is_vendor_approved: bool = False
+    email_verified: bool = True  # no banner until the user is known
+    pending_email: str = ""
+    two_factor_enabled: bool = False
+    demo_mode: bool = False
+    resending: bool = False
 
     def _apply(self, user: User | None) -> None:
         self.user_id = user.id if user else ""

@@ -19,7 +19,7 @@ from marketplace.services.errors import DomainError, Forbidden, Unauthorized
 from marketplace.services.permissions import require_admin
 from marketplace.state import blocking
 from marketplace.state.display import BROWSER_TIME_ZONE_JS, logged_out_again, time_zone
-from marketplace.state.session import SessionState, toast_on_load
+from marketplace.state.session import SessionState, ViewerMixin, toast_on_load
 
 LOG = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ def _counts(user: User | None) -> Counts:
             reports.list_reports(actor=user, status="pending", limit=1)[1], refunds.requested_count(actor=user))
 
 
-class AdminState(SessionState):
+class AdminState(ViewerMixin, rx.State):
     """The admin area for the current user. Tab substates inherit from it and refresh its counts after writes."""
 
     mode: str = "loading"  # loading | denied | admin
@@ -113,13 +113,14 @@ class AdminEvents(AdminState):
     state, since Reflex fetches all substates of an event's state; here it loads this, its parents and nothing else."""
 
     @rx.event
-    def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
+    async def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
         tab = self.router.url.query_parameters.get("tab", "")
         self.tab = tab if tab in TABS else "overview"
-        if not self.signed_in:
+        session = await self.get_state(SessionState)  # SessionState.load, just before, read the user
+        if not session.signed_in:
             self.mode, self.viewer_id = "denied", ""
             return admin_only(on_load=True)
-        if self.viewer_id != self.user_id:  # someone else (or nobody yet) passed the check: start over
+        if self.viewer_id != session.user_id:  # someone else (or nobody yet) passed the check: start over
             self.mode = "loading"
         return rx.call_script(VIEW_JS, callback=AdminEvents.load_view)
 

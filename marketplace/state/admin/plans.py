@@ -19,7 +19,7 @@ from marketplace.state import blocking
 from marketplace.state.admin.commission import INVALID_VALUE
 from marketplace.state.admin.page import admin_failed
 from marketplace.state.admin.settings import AdminSettingsState
-from marketplace.state.session import SessionState
+from marketplace.state.session import ViewerMixin
 
 PLAN_SAVED = "Plan updated"
 PLAN_FAILED = "Failed to update the plan."
@@ -51,7 +51,7 @@ def form_text(form: dict[str, Any], key: str) -> str | None:
     return None if value is None else str(value)
 
 
-class AdminPlansState(SessionState):
+class AdminPlansState(ViewerMixin, rx.State):
     plans: list[PlanDraft] = []
     loading: bool = True
     saving: str = ""  # the plan id being saved

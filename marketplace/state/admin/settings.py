@@ -21,7 +21,7 @@ from marketplace.state.admin.commission import INVALID_VALUE, store_rate
 from marketplace.state.admin.page import admin_only
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
-from marketplace.state.session import SessionState
+from marketplace.state.session import ViewerMixin
 
 LOG = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def failure_toast(error: Exception, *, invalid: tuple[str, str], failed: tuple[s
     return failed
 
 
-class AdminSettingsState(SessionState):
+class AdminSettingsState(ViewerMixin, rx.State):
     """The form values and what is stored; reset on every visit."""
 
     mode: str = "loading"  # loading | denied | ready

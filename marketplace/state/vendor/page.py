@@ -16,13 +16,13 @@ from marketplace.services.permissions import require_vendor
 from marketplace.services.vendor import applications
 from marketplace.state import blocking
 from marketplace.state.display import BROWSER_TIME_ZONE_JS, format_day, logged_out_again, time_zone
-from marketplace.state.session import SessionState
+from marketplace.state.session import SessionState, ViewerMixin
 
 TABS = ("dashboard", "notifications")
 STRIPE_RETURNS = ("return", "refresh")  # ?stripe= values the account-link flow comes back with
 
 
-class VendorState(SessionState):
+class VendorState(ViewerMixin, rx.State):
     """The view of the vendor area for the current user; reset on every visit."""
 
     mode: str = "loading"  # loading | signed_out | apply | pending | vendor
@@ -35,13 +35,13 @@ class VendorState(SessionState):
     previously_rejected: bool = False
 
     @rx.event
-    def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
+    async def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
         self.reset()
         query = self.router.url.query_parameters
         tab = query.get("tab", "")
         self.tab = tab if tab in TABS else "dashboard"
         self.stripe_return = query.get("stripe", "") in STRIPE_RETURNS
-        if not self.signed_in:
+        if not (await self.get_state(SessionState)).signed_in:  # SessionState.load, just before, read the user
             self.mode = "signed_out"
             return logged_out_again(on_load=True)
         return rx.call_script(BROWSER_TIME_ZONE_JS, callback=VendorState.load_view)
@@ -53,7 +53,7 @@ class VendorState(SessionState):
         try:
             require_vendor(user)
         except Unauthorized:
-            self._apply(None)
+            (await self.get_state(SessionState))._apply(None)
             self.mode = "signed_out"
             return logged_out_again(on_load=True)
         except Forbidden:

@@ -31,7 +31,7 @@ from marketplace.services.vendor.drafts import (
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import submitted_checkbox, take_submitted
-from marketplace.state.session import SessionState
+from marketplace.state.session import ViewerMixin
 from marketplace.state.vendor.upload_widget import clear_uploads_script, refuse_upload_script
 from marketplace.state.vendor.wizard_rows import (
     AgentFileRow,
@@ -64,7 +64,7 @@ ATTACHED = ("File uploaded successfully", "Your agent file has been attached.")
 ALLOWED_TYPES = filetypes.picker_extensions()  # the file picker's name endings
 
 
-class WizardState(SessionState):
+class WizardState(ViewerMixin, rx.State):
     mode: str = "loading"  # loading | signed_out | limited (no room for a new agent on the plan) | ready
     limit_message: str = ""  # the plan's refusal, said before step 1
     editing: bool = False  # opened on an existing agent
