@@ -125,8 +125,8 @@ class SessionState(ViewerMixin, rx.State):
 
 class SessionEvents(SessionState):
     """The session's handlers, kept in a leaf: Reflex loads (and pickles back) every substate of the state an
-    event is sent to, and every page's state subclasses `SessionState`; an event here loads this, its parents and
-    nothing else, where one sent to `SessionState` itself loaded the whole tab (37 states)."""
+    event is sent to, and the states that edit the session's fields (the dashboard with its lists, account
+    security) subclass `SessionState`; an event here loads this, its parents and nothing else."""
 
     @rx.event
     async def load(self) -> rx.event.EventSpec:
