@@ -67,5 +67,20 @@ def session_scope() -> Iterator[Session]:
             raise
 
 
+@lru_cache(maxsize=4)
+def _autocommit(bound: Engine) -> Engine:
+    return bound.execution_options(isolation_level="AUTOCOMMIT")
+
+
+@contextmanager
+def autocommit_scope() -> Iterator[Session]:
+    """No transaction: each statement commits on its own and sees what was committed when it ran. For reads of
+    one statement (a session lookup, a completion's rows) and for a write that is complete in one statement (a
+    counter's upsert): on PostgreSQL a transaction would add BEGIN and COMMIT, two more round trips. Anything
+    that must see or leave a consistent state across statements uses `session_scope`."""
+    with Session(_autocommit(engine()), expire_on_commit=False) as session:
+        yield session
+
+
 def is_postgres() -> bool:
     return engine().dialect.name == "postgresql"
