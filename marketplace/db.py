@@ -69,7 +69,9 @@ def session_scope() -> Iterator[Session]:
 
 @lru_cache(maxsize=4)
 def _autocommit(bound: Engine) -> Engine:
-    return bound.execution_options(isolation_level="AUTOCOMMIT")
+    # SQLite's driver opens no transaction for a read anyway; switching its isolation level on every checkout
+    # and back costs a PRAGMA each way for nothing.
+    return bound if bound.dialect.name == "sqlite" else bound.execution_options(isolation_level="AUTOCOMMIT")
 
 
 @contextmanager
