@@ -76,10 +76,10 @@ def _autocommit(bound: Engine) -> Engine:
 
 @contextmanager
 def autocommit_scope() -> Iterator[Session]:
-    """No transaction: each statement commits on its own and sees what was committed when it ran. For reads of
-    one statement (a session lookup, a completion's rows) and for a write that is complete in one statement (a
-    counter's upsert): on PostgreSQL a transaction would add BEGIN and COMMIT, two more round trips. Anything
-    that must see or leave a consistent state across statements uses `session_scope`."""
+    """Reads of one statement (a session lookup, a completion's rows) outside a transaction: each sees what was
+    committed when it ran, and on PostgreSQL a transaction would add BEGIN and COMMIT, two more round trips.
+    Never write in it (it is never committed: on SQLite a write would be rolled back). Reads that must agree
+    with each other, and every write, use `session_scope`."""
     with Session(_autocommit(engine()), expire_on_commit=False) as session:
         yield session
 
