@@ -67,5 +67,22 @@ def session_scope() -> Iterator[Session]:
             raise
 
 
+@lru_cache(maxsize=4)
+def _autocommit(bound: Engine) -> Engine:
+    # SQLite's driver opens no transaction for a read anyway; switching its isolation level on every checkout
+    # and back costs a PRAGMA each way for nothing.
+    return bound if bound.dialect.name == "sqlite" else bound.execution_options(isolation_level="AUTOCOMMIT")
+
+
+@contextmanager
+def autocommit_scope() -> Iterator[Session]:
+    """Reads of one statement (a session lookup, a completion's rows) outside a transaction: each sees what was
+    committed when it ran, and on PostgreSQL a transaction would add BEGIN and COMMIT, two more round trips.
+    Never write in it (it is never committed: on SQLite a write would be rolled back). Reads that must agree
+    with each other, and every write, use `session_scope`."""
+    with Session(_autocommit(engine()), expire_on_commit=False) as session:
+        yield session
+
+
 def is_postgres() -> bool:
     return engine().dialect.name == "postgresql"

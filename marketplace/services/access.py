@@ -33,3 +33,12 @@ def active(now: datetime | None = None) -> ColumnElement[bool]:
 def has_access(session: Session, *, user_id: str, agent_id: str, now: datetime | None = None) -> bool:
     return session.exec(select(Purchase.id).where(Purchase.user_id == user_id, Purchase.agent_id == agent_id,
                                                   active(now))).first() is not None
+
+
+def purchase_and_access(session: Session, *, user_id: str, agent_id: str,
+                        now: datetime | None = None) -> tuple[Purchase | None, bool]:
+    """The buyer's one row for the agent (if any) and whether it gives access now, by the same rule, in one
+    statement: recording a purchase needs both (one round trip instead of two)."""
+    found = session.exec(select(Purchase, active(now).label("gives_access"))
+                         .where(Purchase.user_id == user_id, Purchase.agent_id == agent_id)).first()
+    return (None, False) if found is None else (found[0], bool(found[1]))

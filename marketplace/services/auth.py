@@ -19,7 +19,7 @@ from sqlalchemy import delete, func, or_
 from sqlmodel import Session, select
 
 from marketplace.config import settings
-from marketplace.db import session_scope
+from marketplace.db import autocommit_scope, session_scope
 from marketplace.models import TwoFactorSetup, User, UserSession
 from marketplace.models.base import utcnow
 from marketplace.services import account_tokens, ratelimit, sign_in_throttle
@@ -277,17 +277,15 @@ def create_session(*, user: User) -> str:
 
 
 def user_for_token(token: str | None) -> User | None:
+    """The signed-in user of a live session: one statement (every signed-in request asks)."""
     if not token:
         return None
-    with session_scope() as session:  # one query: every websocket handler asks
-        found = session.exec(select(User, UserSession.expires_at).join(UserSession, UserSession.user_id == User.id)
+    with autocommit_scope() as session:
+        found = session.exec(select(UserSession.expires_at, User).join(User, User.id == UserSession.user_id)
                              .where(UserSession.token_hash == _hash_token(token))).first()
-    if found is None:
-        return None
-    user, expires_at = found
-    if expires_at <= utcnow() or user.deleted_at is not None:
-        return None
-    return user
+        if found is None or found[0] <= utcnow() or found[1].deleted_at is not None:
+            return None
+        return found[1]
 
 
 def end_session(*, token: str | None) -> None:

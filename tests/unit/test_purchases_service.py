@@ -9,7 +9,7 @@ import threading
 from decimal import Decimal
 
 import pytest
-from sqlalchemy import func
+from sqlalchemy import event, func
 from sqlmodel import select
 
 from marketplace import db
@@ -210,6 +210,35 @@ def test_completion_is_idempotent(stripe_standin, buyer, make_agent):
     assert first.created and not second.created
     assert second.order.id == first.order.id and second.purchase.id == first.purchase.id
     assert _count(Order) == 1 and _count(Purchase) == 1 and _sales(agent.id) == 1
+
+
+def test_completion_reads_once_then_writes_in_one_transaction(stripe_standin, buyer, make_vendor, make_agent):
+    """Round trips are most of a completion's time on a busy host: one statement reads the order, agent, buyer
+    and vendor before the payment is retrieved, and one transaction writes everything (issue 21)."""
+    agent = make_agent(make_vendor("enabled"), price_cents=2999)
+    intent, _ = _paid_intent(stripe_standin, buyer, agent)
+    statements, commits = [], []
+    engine = db.engine()
+
+    def on_statement(_conn, _cursor, statement, *_args):
+        statements.append(statement.split()[0].upper())
+
+    def on_commit(_conn):
+        commits.append(len(statements))
+
+    event.listen(engine, "before_cursor_execute", on_statement)
+    event.listen(engine, "commit", on_commit)
+    try:
+        done = purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id,
+                                          agent_id=agent.id, user_id=buyer.id)
+    finally:
+        event.remove(engine, "before_cursor_execute", on_statement)
+        event.remove(engine, "commit", on_commit)
+    assert done.created and _count(Order) == 1 and _count(Purchase) == 1
+    # The read; then the order, the purchase row read with its access, purchase, sales count, key,
+    # notification and both e-mails (one statement).
+    assert statements == ["SELECT", "INSERT", "SELECT", "INSERT", "UPDATE", "INSERT", "INSERT", "INSERT"], statements
+    assert commits == [len(statements)]
 
 
 @pytest.mark.parametrize(("card", "message"), [(DECLINED_CARD, "Your card was declined."),

@@ -3,13 +3,14 @@
 The modules, by what they hold (callers use the names below):
 - `keys`: the key's format, its hash (how it is looked up) and constant-time comparison, masking.
 - `status`: the one status rule (active / expired / disabled / refunded), read from `services.access`.
-- `issue`: `ensure_key`, called wherever a purchase is recorded, in that transaction.
+- `issue`: `ensure_key` (or `issue_key` for a purchase row just inserted), called wherever a purchase is
+  recorded, in that transaction.
 - `public`: what `/api/licenses/activate|validate|deactivate` do (no session), with their rate limits.
 - `manage`: disable / enable by the agent's vendor or an admin; a buyer deactivating one of their machines.
 - `reads`: the buyer's keys, a vendor's agent's keys and all keys for admins.
 """
 
-from marketplace.services.licenses.issue import ensure_key
+from marketplace.services.licenses.issue import ensure_key, issue_key
 from marketplace.services.licenses.keys import mask, new_key
 from marketplace.services.licenses.manage import (
     ALREADY_DISABLED,
@@ -62,6 +63,7 @@ __all__ = [
     "deactivate",
     "deactivate_instance",
     "ensure_key",
+    "issue_key",
     "key_of",
     "keys_by_purchase",
     "mask",

@@ -16,11 +16,14 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from sqlalchemy import update
+from sqlalchemy import false, literal, update
+from sqlalchemy import select as sql_select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import aliased
+from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, select
 
-from marketplace.db import session_scope
+from marketplace.db import autocommit_scope, session_scope
 from marketplace.integrations import payments
 from marketplace.models import (
     Agent,
@@ -107,6 +110,8 @@ class _Verified:
     customer_email: str
     buyer_name: str  # the username, as the vendor's sale notification names the buyer
     buyer_greeting: str  # names.greeting_name, as the receipt greets them
+    buyer: User  # as read with the agent (the receipt's guest sign-in link needs the row)
+    vendor_contact: tuple[str, str] | None  # the live vendor's e-mail and greeting, for the sale e-mail
     commission: Decimal
     rate: Decimal
     original_usd_cents: int
@@ -126,8 +131,46 @@ def _metadata_decimal(metadata: dict[str, str], key: str) -> Decimal:
     return value
 
 
-def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None, user_id: str | None) -> _Verified:
-    """Check the retrieved intent against the database and the caller; raise on any mismatch."""
+@dataclass(frozen=True)
+class _Known:
+    """What one statement read: the order a payment already made (and its purchase), the agent, the buyer and
+    the agent's vendor; None where not asked for or not found."""
+    order: Order | None
+    purchase: Purchase | None
+    agent: Agent | None
+    buyer: User | None
+    vendor: User | None
+
+
+# Built once: an alias of a wide table costs milliseconds of Python to build, and a statement made of the same
+# objects is found in SQLAlchemy's compiled cache.
+_BUYER, _VENDOR = aliased(User, name="buyer"), aliased(User, name="vendor")
+_ANCHOR = sql_select(literal(1).label("one")).subquery("anchor")
+
+
+def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user_id: str | None) -> _Known:
+    """Everything a completion reads before it writes, in one round trip: outer joins from a one-row anchor,
+    so each part is found or not on its own."""
+    buyer, vendor, anchor = _BUYER, _VENDOR, _ANCHOR
+
+    def matches(column: ColumnElement[str], value: str | None) -> ColumnElement[bool]:
+        return column == value if isinstance(value, str) and value else false()
+
+    statement = (sql_select(Order, Purchase, Agent, buyer, vendor).select_from(anchor)
+                 .outerjoin(Order, matches(Order.payment_intent_id, intent_id))
+                 .outerjoin(Purchase, Purchase.order_id == Order.id)
+                 .outerjoin(Agent, matches(Agent.id, agent_id))
+                 .outerjoin(buyer, matches(buyer.id, user_id))
+                 .outerjoin(vendor, vendor.id == Agent.vendor_id))
+    order, purchase, agent, buyer_row, vendor_row = session.exec(statement).one()  # type: ignore[call-overload]
+    return _Known(order=order, purchase=purchase, agent=agent, buyer=buyer_row, vendor=vendor_row)
+
+
+def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None, user_id: str | None,
+            known: _Known) -> _Verified:
+    """Check the retrieved intent against the database and the caller; raise on any mismatch. `known` holds
+    the rows read before the retrieval for the agent and buyer the caller named; they are used only if they
+    are the ones the payment names (else, e.g. for the webhook, which names none, they are read now)."""
     metadata = intent.metadata
     if any(not metadata.get(key) for key in ("agentId", "userId", "commissionRate", "originalPriceUsdCents",
                                              "exchangeRate", "currency")):
@@ -141,16 +184,19 @@ def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None
     if intent.status != "succeeded":
         raise Invalid(NOT_SUCCEEDED)
 
-    with session_scope() as session:
-        agent = session.get(Agent, metadata["agentId"])
-        buyer = session.get(User, metadata["userId"])
-        if agent is None:
-            raise NotFound("Agent not found")
-        if buyer is None:
-            raise Invalid(FOREIGN_PAYMENT)
-        price_cents, vendor_id, agent_name = agent.price_cents, agent.vendor_id, agent.name
-        email = buyer.email
-        buyer_name, buyer_greeting = buyer.username, names.greeting_name(buyer)
+    agent, buyer, vendor = known.agent, known.buyer, known.vendor
+    if agent is None or agent.id != metadata["agentId"] or buyer is None or buyer.id != metadata["userId"]:
+        with autocommit_scope() as session:
+            known = _read(session, intent_id=None, agent_id=metadata["agentId"], user_id=metadata["userId"])
+        agent, buyer, vendor = known.agent, known.buyer, known.vendor
+    if agent is None:
+        raise NotFound("Agent not found")
+    if buyer is None:
+        raise Invalid(FOREIGN_PAYMENT)
+    price_cents, vendor_id, agent_name = agent.price_cents, agent.vendor_id, agent.name
+    email = buyer.email
+    buyer_name, buyer_greeting = buyer.username, names.greeting_name(buyer)
+    vendor_contact = (vendor.email, names.greeting_name(vendor)) if vendor and vendor.deleted_at is None else None
 
     currency = intent.currency
     if currency != metadata["currency"] or currency not in money.SUPPORTED_CURRENCIES:
@@ -175,7 +221,7 @@ def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None
     return _Verified(
         intent=intent, user_id=metadata["userId"], agent_id=metadata["agentId"], vendor_id=vendor_id,
         agent_name=agent_name, customer_email=email, buyer_name=buyer_name, buyer_greeting=buyer_greeting,
-        commission=commission, rate=rate,
+        buyer=buyer, vendor_contact=vendor_contact, commission=commission, rate=rate,
         original_usd_cents=price_cents, split=split,
         reason=None if split else (metadata.get("splitBlockReason") or "Payment processed directly to platform"),
         vendor_amount=vendor_amount, fee=fee,
@@ -192,11 +238,8 @@ def checkout_rate_for(currency: str) -> Decimal:
 
 
 def _existing(session: Session, intent_id: str) -> Completion | None:
-    order = session.exec(select(Order).where(Order.payment_intent_id == intent_id)).first()
-    if order is None:
-        return None
-    purchase = session.exec(select(Purchase).where(Purchase.order_id == order.id)).first()
-    return Completion(order=order, purchase=purchase, created=False)
+    known = _read(session, intent_id=intent_id, agent_id=None, user_id=None)
+    return None if known.order is None else Completion(order=known.order, purchase=known.purchase, created=False)
 
 
 def _record(v: _Verified) -> Completion:
@@ -215,13 +258,14 @@ def _record(v: _Verified) -> Completion:
                 )
                 session.add(order)
                 session.flush()
-                if _owns(session, v.user_id, v.agent_id):
+                held, owned = access.purchase_and_access(session, user_id=v.user_id, agent_id=v.agent_id)
+                if owned:
                     if not v.intent.amount:
                         raise Conflict("You already own this agent")  # a free claim: nothing to keep
                     # A second payment for an agent already owned (two tabs): the order keeps the money
                     # trail and the caller refunds it.
                     return Completion(order=order, purchase=None, created=True)
-                purchase = _licence(session, v, order)
+                purchase = _licence(session, v, order, held)
                 session.exec(update(Agent).where(Agent.id == v.agent_id).values(sales_count=Agent.sales_count + 1))
                 if v.vendor_id:
                     notifications.notify(
@@ -229,23 +273,22 @@ def _record(v: _Verified) -> Completion:
                         message=f"{v.buyer_name} bought {v.agent_name} for "
                                 f"{money.format_cents(v.intent.amount)} {v.intent.currency.upper()}.",
                     )
-                key = licenses.ensure_key(session, purchase=purchase)
+                # A new row has no key yet; a lapsed row taken over keeps its key.
+                key = (licenses.ensure_key if held else licenses.issue_key)(session, purchase=purchase)
                 _queue_purchase_mail(session, v, order, license_key=key.key)
             return Completion(order=order, purchase=purchase, created=True)
         except IntegrityError:
             # Another completion of this intent (or another purchase of this agent) won the race.
-            with session_scope() as session:
+            with autocommit_scope() as session:
                 done = _existing(session, v.intent.id)
             if done is not None:
                 return done
     raise Conflict("The purchase could not be recorded, please retry")
 
 
-def _licence(session: Session, v: _Verified, order: Order) -> Purchase:
-    """The buyer's purchase, for good: a new row, or the lapsed one (an ended subscription) taken over, since
-    there is one row per buyer and agent."""
-    purchase = session.exec(select(Purchase).where(Purchase.user_id == v.user_id,
-                                                   Purchase.agent_id == v.agent_id)).first()
+def _licence(session: Session, v: _Verified, order: Order, purchase: Purchase | None) -> Purchase:
+    """The buyer's purchase, for good: a new row, or the lapsed one (`purchase`, an ended subscription) taken
+    over, since there is one row per buyer and agent."""
     if purchase is None:
         purchase = Purchase(user_id=v.user_id, agent_id=v.agent_id, order_id=order.id,
                             purchase_price_cents=v.intent.amount, currency=v.intent.currency)
@@ -262,16 +305,14 @@ def _queue_purchase_mail(session: Session, v: _Verified, order: Order, *, licens
     """The buyer's receipt (with the license key) and the vendor's sale e-mail, sent once the purchase is
     committed."""
     amount, currency = money.format_cents(v.intent.amount), v.intent.currency
-    buyer = session.get(User, v.user_id)
     mail.send_after_commit(session, mail_texts.receipt(
         to=v.customer_email, name=v.buyer_greeting, agent_name=v.agent_name, amount=amount, currency=currency,
         order_id=order.id, agent_id=v.agent_id, license_key=license_key,
-        sign_in_token=guest_checkout.sign_in_token(session, buyer=buyer) if buyer else None))
-    vendor = session.get(User, v.vendor_id) if v.vendor_id and v.intent.amount else None
-    if vendor is not None and vendor.deleted_at is None:
+        sign_in_token=guest_checkout.sign_in_token(session, buyer=v.buyer)))
+    if v.vendor_contact is not None and v.intent.amount:
+        email, greeting = v.vendor_contact
         mail.send_after_commit(session, mail_texts.sale(
-            to=vendor.email, name=names.greeting_name(vendor), agent_name=v.agent_name,
-            amount=amount, currency=currency, order_id=order.id))
+            to=email, name=greeting, agent_name=v.agent_name, amount=amount, currency=currency, order_id=order.id))
 
 
 def complete_payment(
@@ -289,8 +330,13 @@ def complete_payment(
         actor = require_user(actor)
     if not isinstance(payment_intent_id, str) or not INTENT_ID_RE.match(payment_intent_id):
         raise Invalid("Invalid payment intent id")
-    with session_scope() as session:
-        done = _existing(session, payment_intent_id)
+    # One statement: the order this payment already made, else the agent and buyer the caller names (the
+    # browser names both), so that verifying needs no further read. The unique payment_intent_id still decides
+    # a race between two first completions (`_record`).
+    with autocommit_scope() as session:
+        known = _read(session, intent_id=payment_intent_id, agent_id=agent_id,
+                      user_id=actor.id if actor is not None else user_id)
+    done = None if known.order is None else Completion(order=known.order, purchase=known.purchase, created=False)
     if done is not None:
         if actor is not None and done.order.user_id != actor.id:
             raise Forbidden("This payment belongs to another account")
@@ -312,7 +358,7 @@ def complete_payment(
                 raise Invalid(FOREIGN_PAYMENT)
             return Completion(order=paid.order, purchase=paid.purchase, created=paid.created)
         try:
-            verified = _verify(intent, actor=actor, agent_id=agent_id, user_id=user_id)
+            verified = _verify(intent, actor=actor, agent_id=agent_id, user_id=user_id, known=known)
         except PriceChanged:
             _refund(intent.id, split=intent.transfer_destination is not None, why="the price changed during checkout")
             raise
@@ -371,6 +417,7 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
                                currency="usd", metadata={}),
         user_id=buyer.id, agent_id=agent_id, vendor_id=vendor_id, agent_name=agent_name,
         customer_email=buyer.email, buyer_name=buyer.username, buyer_greeting=names.greeting_name(buyer),
+        buyer=buyer, vendor_contact=None,  # a free claim sends no sale e-mail
         commission=plans.fee_for_vendor(vendor_id=vendor_id),
         rate=Decimal(1), original_usd_cents=0, split=False, reason=FREE_REASON, vendor_amount=0, fee=0,
     )
