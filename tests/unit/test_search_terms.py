@@ -3,15 +3,16 @@ pages and totals as `ts_rank_cd` over the documents, and the postings and their 
 the documents in the writer's transaction.
 
 SQLite's FTS5 index holds the live documents only (revision 0022): a relevance page is ranked inside the index
-and its total counted from it alone. Its pages and totals equal `bm25` over an index built afresh from the live
-agents (ties by search key), after every kind of write."""
+and its total counted from it alone; a one-word page of a kept prefix is read from the kept impacts (revision
+0024). Its pages, ranks and totals equal `bm25` over an index built afresh from the live agents (ties by search
+key), and the kept tables equal what the index gives (`search.check_index`), after every kind of write."""
 
 import json
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from marketplace import db
 from marketplace.models import Agent, AgentStatus, AgentTag, Role
@@ -185,9 +186,10 @@ VARIANTS = ({}, {"limit": "2"}, {"limit": "2", "offset": "1"}, {"limit": "3", "o
 _LIVE = "a.status = 'approved' AND a.deleted_at IS NULL"
 
 
-def reference(words: str, *, free_only: bool = False) -> list[str]:
+def reference(words: str, *, free_only: bool = False, ranks: bool = False) -> list:
     """Every live match of `words` by `bm25` (then search key), from an FTS5 index built afresh from the live agents'
-    own columns (not from `agent_search_docs` or its triggers), keyed by the same search keys."""
+    own columns (not from `agent_search_docs` or its triggers), keyed by the same search keys; with `ranks`,
+    (agent id, bm25) pairs."""
     match = search.fts5_match_expression(search.parse_query(words))
     weights = ", ".join(map(str, search.BM25_WEIGHTS))
     with db.engine().begin() as conn:
@@ -202,14 +204,14 @@ def reference(words: str, *, free_only: bool = False) -> list[str]:
             FROM agents a JOIN agent_search_docs d ON d.agent_id = a.id WHERE {_LIVE}
         """))
         rows = conn.execute(text(f"""
-            SELECT d.agent_id FROM (SELECT rowid AS k, bm25(ref_fts, {weights}) AS r FROM temp.ref_fts
+            SELECT d.agent_id, f.r FROM (SELECT rowid AS k, bm25(ref_fts, {weights}) AS r FROM temp.ref_fts
                                     WHERE ref_fts MATCH :m) AS f
             JOIN agent_search_docs d ON d.search_key = f.k JOIN agents a ON a.id = d.agent_id
             WHERE :free = 0 OR a.price_cents = 0
             ORDER BY f.r, f.k
-        """), {"m": match, "free": int(free_only)}).scalars().all()
+        """), {"m": match, "free": int(free_only)}).all()
         conn.execute(text("DROP TABLE temp.ref_fts"))
-    return rows
+    return [tuple(row) for row in rows] if ranks else [row[0] for row in rows]
 
 
 def listing(words: str, **filters: str) -> tuple[list[str], int]:
@@ -251,6 +253,26 @@ def test_sqlite_pages_and_totals_equal_bm25_over_the_live_agents(catalogue, vend
     check_sqlite_pages()
     assert listing("emails") == (reference("emails"), 5)  # every live agent but "Version 2" and "Policy Desk"
     assert listing("hidden") == ([], 0)
+
+
+@sqlite_only
+def test_sqlite_kept_words_rank_as_bm25_to_the_last_bit(catalogue, vendor):
+    """A one-word page of a kept prefix (revision 0024) is ranked from the kept impacts, not by FTS5: its ranks
+    are the very doubles `bm25` gives, ties included; a word that is not a kept prefix takes FTS5's page."""
+    make_agent(vendor, "Mailroom", description="email " * 7, tags=["email"])
+    make_agent(vendor, "Mailroom Two", description="email " * 7, tags=["email"])  # a tie with the one above
+    with db.engine().connect() as conn:
+        kept = set(conn.execute(text("SELECT prefix FROM agent_search_kept")).scalars())
+    assert {"email", "policy", "running", "acme", "2"} <= kept and "emai" not in kept
+    found = search.matches(False, "sqlite", terms=True, page=True)
+    for word in ["email", "emails", "policy", "running", "acme", "x", "2", "gpt4", "emai", "zzz"]:
+        values = {**search.bind_values(search.parse_query(word), "sqlite"), "page_offset": 0, "page_limit": 100}
+        with db.engine().connect() as conn:
+            rows = conn.execute(select(found.c.agent_id, found.c.rank, found.c.matched)
+                                .order_by(found.c.rank, found.c.search_key), values).all()
+        expected = reference(word, ranks=True)
+        assert [(agent_id, rank) for agent_id, rank, _ in rows] == expected, word
+        assert {matched for *_, matched in rows} <= {len(expected)}, word
 
 
 @sqlite_only

@@ -17,7 +17,9 @@ word, so results appear while the user is still typing.
   ("agents" finds "agent"); ranked by `bm25` with column weights in the same order, equal ranks by search
   key (as on PostgreSQL: the order agents were indexed in), so a page never needs the agent ids of all its
   ties. The FTS index holds live documents only (revision 0022): the matches are counted from it alone, and a
-  relevance page without filters reads `agent_search_docs` for its own rows only.
+  relevance page without filters reads `agent_search_docs` for its own rows only. A one-word relevance page
+  whose prefix is kept (revision 0024: every token of the catalogue) is read from `agent_search_impacts` in
+  `bm25`'s own order and with its exact ranks, without scoring every match, and counted from the kept count.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ BM25_WEIGHTS = (10.0, 5.0, 1.0, 4.0, 2.0)
 
 _docs = table("agent_search_docs", column("search_key"), column("agent_id"))
 _BM25 = f"bm25(agents_fts, {', '.join(map(str, BM25_WEIGHTS))})"
+_K1, _B = "1.2", "0.75"  # FTS5's bm25 constants (fts5_aux.c), as it writes them
 _fts = table("agents_fts")
 _pg_search = table("agent_search", column("agent_id"), column("doc_key"), column("live"), column("document"))
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
@@ -78,10 +81,12 @@ def parse_query(raw: str | None) -> SearchQuery | None:
     return SearchQuery(words) if words else None
 
 
+def _fts5_prefix(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _fts5_term(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        word = word[:-1]
-    return f'"{word}"*'  # words hold no quotes: letters and digits only
+    return f'"{_fts5_prefix(word)}"*'  # words hold no quotes: letters and digits only
 
 
 def fts5_match_expression(query: SearchQuery) -> str:
@@ -89,9 +94,11 @@ def fts5_match_expression(query: SearchQuery) -> str:
 
 
 def by_terms(query: SearchQuery, dialect_name: str) -> bool:
-    """Whether PostgreSQL answers this query from the kept postings: one word of ASCII letters and digits
-    (one token for its text parser, so the word's stem is the one lexeme `to_tsvector` gives it)."""
-    return dialect_name == "postgresql" and not query.head and _ASCII_WORD.fullmatch(query.last) is not None
+    """Whether this query is answered from kept postings: one word of ASCII letters and digits (PostgreSQL: one
+    token for its text parser, so the word's stem is the one lexeme `to_tsvector` gives it; SQLite: one token for
+    FTS5 that tokenises to itself, so it can be looked up among the kept prefixes, which FTS5 wrote)."""
+    return (dialect_name in ("postgresql", "sqlite") and not query.head
+            and _ASCII_WORD.fullmatch(query.last) is not None)
 
 
 def bind_values(query: SearchQuery, dialect_name: str) -> dict[str, str]:
@@ -103,7 +110,10 @@ def bind_values(query: SearchQuery, dialect_name: str) -> dict[str, str]:
         if query.head:
             values["search_head"] = " ".join(query.head)
         return values
-    return {"search_match": fts5_match_expression(query)}
+    values = {"search_match": fts5_match_expression(query)}
+    if by_terms(query, dialect_name):
+        values["search_prefix"] = _fts5_prefix(query.last)
+    return values
 
 
 def _pg_tsquery(has_head: bool):  # noqa: ANN202 (SQL expression)
@@ -184,6 +194,65 @@ def _sqlite_page(name: str) -> CTE:
             .cte(name).prefix_with("MATERIALIZED"))
 
 
+# SQLite, one word, a relevance page from the kept impacts (revision 0024). For one FTS5 phrase `bm25` is
+# -idf * F * (k1 + 1) / (F + k1 * (1 - b + b * D / avgdl)) with `idf` the same for every match, so among matches
+# with the same weighted count F (`freq`) the shortest (`size`, then search key) come first: the page is the
+# merge of, per distinct `freq` (walked from the index one value at a time), its first `page_offset +
+# page_limit` rows (ties on the last size included). Their ranks are computed as FTS5 computes them (the same
+# operations in the same order, in doubles; `idf` and `avgdl` from the kept count and totals), so pages and ties
+# equal ranking every match with `bm25`. A word that is not a kept prefix (partly typed, or new since), or a page
+# deeper than `_KEPT_DEPTH`, takes the FTS5 page instead (`fts`, empty otherwise). Every row carries `matched`.
+_KEPT_DEPTH = 480
+_KEPT_PAGE_SQL = f"""
+WITH RECURSIVE kept AS MATERIALIZED (
+    SELECT id, live_count FROM agent_search_kept
+    WHERE prefix = :search_prefix AND live_count IS NOT NULL AND :page_offset + :page_limit <= {_KEPT_DEPTH}
+), freqs(freq) AS (
+    SELECT (SELECT max(i.freq) FROM agent_search_impacts AS i WHERE i.prefix_id = (SELECT id FROM kept))
+    UNION ALL
+    SELECT (SELECT max(i.freq) FROM agent_search_impacts AS i
+            WHERE i.prefix_id = (SELECT id FROM kept) AND i.freq < f.freq)
+    FROM freqs AS f WHERE f.freq IS NOT NULL
+), stats AS MATERIALIZED (
+    SELECT CASE WHEN idf <= 0.0 THEN 1e-6 ELSE idf END AS idf, avgdl, live_count FROM (
+        SELECT ln((t.docs - k.live_count + 0.5) / (k.live_count + 0.5)) AS idf,
+               CAST(t.tokens AS REAL) / max(t.docs, 1) AS avgdl, k.live_count
+        FROM agent_search_totals AS t, kept AS k)
+), candidates AS MATERIALIZED (
+    SELECT i.search_key, i.freq, i.size FROM freqs AS f
+    JOIN agent_search_impacts AS i ON i.prefix_id = (SELECT id FROM kept) AND i.freq = f.freq
+     AND i.size <= coalesce((SELECT j.size FROM agent_search_impacts AS j
+                             WHERE j.prefix_id = (SELECT id FROM kept) AND j.freq = f.freq
+                             ORDER BY j.size, j.search_key LIMIT 1 OFFSET :page_offset + :page_limit - 1),
+                            9223372036854775807)
+), top AS MATERIALIZED (
+    SELECT c.search_key, s.live_count AS matched,
+           -1.0 * (s.idf * ((c.freq * ({_K1} + 1.0)) / (c.freq + {_K1} * (1 - {_B} + {_B} * c.size / s.avgdl))))
+           AS rank
+    FROM candidates AS c, stats AS s ORDER BY rank, c.search_key LIMIT :page_offset + :page_limit
+), fts AS MATERIALIZED (
+    SELECT rowid AS search_key, {_BM25} AS rank FROM agents_fts
+    WHERE agents_fts MATCH :search_match AND NOT EXISTS (SELECT 1 FROM kept)
+    ORDER BY rank, rowid LIMIT :page_offset + :page_limit
+)
+SELECT d.agent_id AS agent_id, t.rank AS rank, t.search_key AS search_key, t.matched AS matched
+FROM top AS t JOIN agent_search_docs AS d ON d.search_key = t.search_key
+UNION ALL
+SELECT d.agent_id, f.rank, f.search_key,
+       (SELECT count(*) FROM agents_fts WHERE agents_fts MATCH :search_match)
+FROM fts AS f JOIN agent_search_docs AS d ON d.search_key = f.search_key
+"""
+
+
+def _sqlite_kept_page(name: str) -> CTE:
+    paging = [bindparam(n, type_=Integer, literal_execute=True) for n in ("page_offset", "page_limit")]
+    statement = text(_KEPT_PAGE_SQL).bindparams(bindparam("search_match", type_=String),
+                                                bindparam("search_prefix", type_=String), *paging)
+    return (statement.columns(column("agent_id", String), column("rank", Float), column("search_key", Integer),
+                              column("matched", Integer))
+            .cte(name).prefix_with("MATERIALIZED"))
+
+
 def match_count(dialect_name: str):  # noqa: ANN201 (SQL expression)
     """SQLite: the number of live agents matching the bound query, from the FTS index alone (it holds live
     documents only)."""
@@ -217,9 +286,10 @@ def matches(has_head: bool, dialect_name: str, *, name: str = "search", ranked: 
     """`(agent_id, rank)` of the agents matching the bound query (see `bind_values`), smaller rank =
     better; without `rank` when not `ranked`. `has_head`: the query has more than one word; `terms`: it is
     answered from the kept postings (`by_terms`; then also `matched`, the number of all matches, and with
-    `page` only the rows of the bound relevance page). Both return live agents only. SQLite also gives
-    `search_key` (equal ranks are ordered by it, see `tiebreak`), and with `page` only the first
-    `page_offset + page_limit` matches by relevance.
+    `page` only the rows of the bound relevance page; SQLite: with `page` only, from the kept impacts when the
+    word's prefix is kept, else from FTS5). Both return live agents only. SQLite also gives `search_key` (equal
+    ranks are ordered by it, see `tiebreak`), and with `page` only the first `page_offset + page_limit` matches
+    by relevance.
 
     A materialised CTE, so that a page and its total share one index scan and one ranking pass."""
     if dialect_name == "postgresql" and terms:
@@ -236,7 +306,7 @@ def matches(has_head: bool, dialect_name: str, *, name: str = "search", ranked: 
             .prefix_with("MATERIALIZED")
         )
     if dialect_name == "sqlite" and page:
-        return _sqlite_page(name)
+        return _sqlite_kept_page(name) if terms else _sqlite_page(name)
     if dialect_name == "sqlite":
         fts = literal_column("agents_fts")
         columns = [_docs.c.agent_id.label("agent_id"), _docs.c.search_key.label("search_key")]
@@ -276,8 +346,44 @@ def rebuild_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
             )
         )
         connection.execute(text("INSERT INTO agents_fts(agents_fts) VALUES ('rebuild')"))
+        # The kept impacts (revision 0024) from the rebuilt index in one pass (the triggers kept them row by row).
+        for statement in _kept_from_index(""):
+            connection.execute(text(statement))
     else:
         raise NotImplementedError(f"no full-text search for {connection.dialect.name}")
+
+
+_COLUMN_WEIGHT = ("CASE v.col " + " ".join(f"WHEN '{c}' THEN {int(w)}" for c, w in zip(
+    ("name", "short_description", "description", "tags", "vendor"), BM25_WEIGHTS, strict=True)) + " END")
+_PREFIX_OF = ("(k.prefix IN (substr(v.term, 1, 1), substr(v.term, 1, 2)) OR k.prefix BETWEEN substr(v.term, 1, 3) "
+              "AND v.term AND substr(v.term, 1, length(k.prefix)) = k.prefix)")  # as in revision 0024
+
+
+def _kept_from_index(into: str) -> list[str]:
+    """SQLite: statements filling `agent_search_{impacts,sizes,totals}` + `into` from the FTS index (the live
+    documents) as revision 0024's backfill does. `into` empty: the kept tables themselves (emptied first), every
+    token of the index becomes a kept prefix and the prefixes' counts are recomputed; else scratch copies."""
+    sizes = f"""INSERT INTO agent_search_sizes{into}(search_key, size)
+                SELECT doc, count(*) FROM agent_search_terms GROUP BY doc"""
+    totals = f"""INSERT INTO agent_search_totals{into}(id, docs, tokens)
+                 SELECT 1, count(*), coalesce(sum(size), 0) FROM agent_search_sizes{into}"""
+    prefixes = """INSERT INTO agent_search_kept(prefix) SELECT DISTINCT v.term FROM agent_search_terms AS v
+                  WHERE NOT EXISTS (SELECT 1 FROM agent_search_kept AS k WHERE k.prefix = v.term)"""
+    impacts = f"""INSERT INTO agent_search_impacts{into}(prefix_id, freq, size, search_key)
+        SELECT prefix_id, freq, size, search_key FROM (
+            SELECT k.id AS prefix_id, sum(v.freq) AS freq, s.size AS size, v.doc AS search_key
+            FROM (SELECT v.term AS term, v.doc AS doc, sum({_COLUMN_WEIGHT}) AS freq
+                  FROM agent_search_terms AS v GROUP BY v.term, v.doc) AS v
+            JOIN agent_search_kept AS k ON {_PREFIX_OF}
+            JOIN agent_search_sizes{into} AS s ON s.search_key = v.doc
+            GROUP BY k.id, v.doc)
+        ORDER BY prefix_id, freq, size, search_key"""
+    counts = """UPDATE agent_search_kept SET live_count = (
+                SELECT count(*) FROM agent_search_impacts AS i WHERE i.prefix_id = agent_search_kept.id)"""
+    if into:
+        return [sizes, totals, impacts]
+    empty = [f"DELETE FROM agent_search_{name}" for name in ("impacts", "sizes", "totals")]
+    return [*empty, sizes, totals, prefixes, impacts, counts]
 
 
 def check_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
@@ -290,3 +396,32 @@ def check_index(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
         """)).scalar_one()
         if wrong:
             raise RuntimeError(f"{wrong} search documents disagree with their agent about being live")
+        _check_kept(connection)
+
+
+def _check_kept(connection) -> None:  # noqa: ANN001 (a SQLAlchemy Connection)
+    """SQLite: raise if the kept impacts, sizes, totals or prefix counts differ from what the index gives."""
+    for name in ("impacts", "sizes", "totals"):
+        connection.execute(text(f"DROP TABLE IF EXISTS temp.agent_search_{name}_check"))
+        connection.execute(text(f"CREATE TEMP TABLE agent_search_{name}_check AS "
+                                f"SELECT * FROM agent_search_{name} WHERE 0"))
+    for statement in _kept_from_index("_check"):
+        connection.execute(text(statement))
+    differ = []
+    for name in ("impacts", "sizes", "totals"):
+        n = connection.execute(text(f"""SELECT count(*) FROM (
+            SELECT * FROM agent_search_{name} EXCEPT SELECT * FROM temp.agent_search_{name}_check
+            UNION ALL
+            SELECT * FROM temp.agent_search_{name}_check EXCEPT SELECT * FROM agent_search_{name})""")).scalar_one()
+        if n:
+            differ.append(name)
+    unkept = connection.execute(text("""SELECT count(*) FROM agent_search_terms AS v
+        WHERE NOT EXISTS (SELECT 1 FROM agent_search_kept AS k WHERE k.prefix = v.term)""")).scalar_one()
+    if unkept:
+        differ.append("kept prefixes")
+    counts = connection.execute(text("""SELECT count(*) FROM agent_search_kept AS k WHERE k.live_count IS NOT
+        (SELECT count(*) FROM temp.agent_search_impacts_check AS i WHERE i.prefix_id = k.id)""")).scalar_one()
+    if counts:
+        differ.append("kept counts")
+    if differ:
+        raise RuntimeError(f"kept search tables differ from the index: {', '.join(differ)}")
