@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, create_engine
 
 from marketplace.config import settings
@@ -23,18 +25,30 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001
     cursor.close()
 
 
-def build_engine(url: str) -> Engine:
+def build_engine(url: str, *, single_statements: bool = False) -> Engine:
+    """The app's engine; `single_statements`: the one `single_statements` runs on (autocommit, no pre-ping)."""
     parsed = make_url(url)
+    # 20 pooled connections: 16 concurrent requests must not open and close overflow connections (on SQLite the
+    # default 5 made validate open, set up and close a connection on most requests at concurrency 16).
+    pool = {"pool_size": 20, "max_overflow": 20}
+    if single_statements:
+        pool.update(isolation_level="AUTOCOMMIT", pool_reset_on_return=None)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
+        in_file = bool(parsed.database) and parsed.database != ":memory:"
+        if in_file:
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10})
+        if not (in_file and single_statements):
+            # Only the autocommit pool, whose writes each commit inside one call into SQLite, gets the 20: the
+            # main engine's transactions hold the one writer lock until Python commits, and 20 of them queued on
+            # it gave up after the busy timeout under 200 browsers (benchmarks/README.md "Websocket load").
+            # A database in memory has one connection per thread: no pool size.
+            pool = {key: value for key, value in pool.items() if key not in ("pool_size", "max_overflow")}
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 10}, **pool)
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.drivername == "postgresql":
         url = str(parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False))
-    # 20 pooled connections: 16 concurrent requests must not open and close overflow connections.
-    return create_engine(url, pool_pre_ping=True, pool_size=20, max_overflow=20)
+    return create_engine(url, pool_pre_ping=not single_statements, **pool)
 
 
 @lru_cache(maxsize=1)
@@ -82,6 +96,36 @@ def autocommit_scope() -> Iterator[Session]:
     with each other, and every write, use `session_scope`."""
     with Session(_autocommit(engine()), expire_on_commit=False) as session:
         yield session
+
+
+T = TypeVar("T")
+
+
+@lru_cache(maxsize=4)
+def _unpinged(bound: Engine) -> Engine:
+    # Its own pool (the main one pings every checkout), in autocommit: each statement is its own transaction, so
+    # a connection never goes back to the pool inside one and needs no rollback on return. On SQLite a write
+    # statement then takes the writer lock and commits inside one call into SQLite, rather than holding it
+    # from an implicit BEGIN until Python gets the GIL back to commit (16 threads queued on that lock).
+    return build_engine(bound.url.render_as_string(hide_password=False), single_statements=True)
+
+
+def single_statements(work: Callable[[Connection], T]) -> T:
+    """Run `work`, a few statements that are each complete on their own (autocommit: no transaction spans them,
+    each write commits by itself), on a pooled connection without the pool's pre-ping round trip: for the
+    hottest public call (licence validate), where that ping was a third of the database time. Optimistic
+    instead: when the connection turns out dead (the database restarted), SQLAlchemy invalidates the pool and
+    `work` runs once more on a new connection. Only for work that may run twice: a statement whose connection
+    died did not commit, but for a connection lost between its commit and its answer (validate would then count
+    a request twice)."""
+    for attempt in (1, 2):
+        try:
+            with _unpinged(engine()).connect() as connection:
+                return work(connection)
+        except DBAPIError as error:
+            if attempt == 2 or not error.connection_invalidated:
+                raise
+    raise AssertionError("unreachable")
 
 
 def is_postgres() -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import takewhile
 
 from fastapi import FastAPI
@@ -52,8 +53,10 @@ class MethodGuard:
         self.app = app
         self.api = api
         self._templates: list[_Template] | None = None
+        # Every /api request asks: remembered per path (bounded), rather than matching each template each time.
+        self.documented = lru_cache(maxsize=4096)(self._documented)
 
-    def documented(self, path: str) -> list[str] | None:
+    def _documented(self, path: str) -> tuple[str, ...] | None:
         """The documented methods of `path`, from the most literal templates it matches; None when none does."""
         if self._templates is None:  # built on first use: every router is included by then
             self._templates = _templates(self.api)
@@ -65,13 +68,13 @@ class MethodGuard:
                     best, methods = template.literal, set(template.methods)
                 elif template.literal == best:
                     methods |= template.methods
-        return None if best is None else sorted(methods)
+        return None if best is None else tuple(sorted(methods))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"].startswith("/api/"):
             allowed = self.documented(scope["path"])
             if allowed is not None and scope["method"] not in allowed:
-                await _method_not_allowed(allowed)(scope, receive, send)
+                await _method_not_allowed(list(allowed))(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 

@@ -16,7 +16,7 @@ from sqlmodel import func, select
 
 from marketplace import db
 from marketplace.config import settings
-from marketplace.models import Agent, LicenseActivation, LicenseKey, OutboxMail, PricingModel
+from marketplace.models import Agent, LicenseActivation, LicenseKey, OutboxMail, PricingModel, RateLimitCounter
 from marketplace.services import billing, licenses
 from marketplace.services.licenses import keys
 from tests import factories
@@ -220,6 +220,24 @@ def test_rate_limited_per_key_and_per_address(agent_client, monkeypatch):
     assert refused.json() == {"message": "Too many license requests. Please try again in a minute."}
     # A refused request is not counted: the address has 2 counted, so two more keys pass, the third is refused.
     assert [_validate(agent_client, keys.new_key()).status_code for _ in range(3)] == [404, 404, 429]
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_concurrent_requests_never_pass_a_rate_limit_and_a_refusal_counts_nowhere(
+        live_api: LiveApi, monkeypatch, round_: int):
+    """Eight validations of one new key at once (its counter row is created by the race), three allowed per key:
+    three answered, five refused, and the address counted three times, not eight."""
+    monkeypatch.setattr(settings, "rate_limit_license_per_key", 3)
+    monkeypatch.setattr(settings, "rate_limit_license_per_address", 100)
+    monkeypatch.setattr(settings, "rate_limit_license_window_seconds", 3600)  # the eight fall in one window
+    key = keys.new_key()
+    clients = [live_api.client() for _ in range(8)]
+    answers = fire([partial(c.post, "/api/licenses/validate", json={"licenseKey": key}) for c in clients])
+    assert sorted(a.status_code for a in answers) == [404] * 3 + [429] * 5
+    with db.session_scope() as session:
+        counts = dict(session.exec(select(RateLimitCounter.key, RateLimitCounter.count)).all())
+    assert counts.pop(f"license-key:{keys.key_hash(key)[:32]}") == 3
+    assert list(counts.values()) == [3]  # the one address
 
 
 def test_a_cross_site_post_is_not_refused_since_no_cookie_is_read(agent_client):

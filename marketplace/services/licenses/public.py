@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache, partial
 
-from sqlalchemy import delete, or_, select
+from sqlalchemy import DateTime, Row, Select, String, and_, bindparam, delete, func, or_, select, true
+from sqlalchemy.engine import Connection
 from sqlmodel import Session
 
+from marketplace import db
 from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import Agent, LicenseActivation, LicenseKey, LicenseStatus, Purchase
+from marketplace.models.base import utcnow
 from marketplace.models.licenses import INSTANCE_NAME_MAX
 from marketplace.services import decisions, ratelimit
 from marketplace.services.errors import InvalidParameter
@@ -66,44 +70,60 @@ class Answer:
 NOT_FOUND = Answer(found=False, ok=False, error=KEY_NOT_FOUND)
 
 
-def _limit(session: Session | None = None, *, address: str | None, key: str) -> None:
+def _limits(address: str | None, key: str) -> list[tuple[str, int]]:
     """Per address and per key (by a hash: the key itself is never stored again), in one short window: an agent
-    checks its key at start-up, not in a loop. In `session` (last, before its commit), or in its own transaction
-    before a call that writes."""
+    checks its key at start-up, not in a loop."""
     limits = [(f"license-key:{keys.key_hash(key)[:32]}", settings.rate_limit_license_per_key)]
     if address:
         limits.append((f"license:{address}", settings.rate_limit_license_per_address))
-    if session is None:
-        with session_scope() as own:
-            _limit(own, address=address, key=key)
-        return
-    ratelimit.hit_counters(session, limits=limits, window_seconds=settings.rate_limit_license_window_seconds,
-                           message=TOO_MANY)
+    return limits
+
+
+def _limit(*, address: str | None, key: str) -> None:
+    """Count this request (its own transaction, before a call that writes); 429 when a limit is reached."""
+    with session_scope() as session:
+        ratelimit.hit_counters(session, limits=_limits(address, key),
+                               window_seconds=settings.rate_limit_license_window_seconds, message=TOO_MANY)
+
+
+# The one read of a key, by every call: its row by hash, its status by the one rule (at the bound `now`) and, when
+# the bound `instance_id` names one of its activations, that activation. Built once: the statement is compiled
+# once (SQLAlchemy caches it by identity), for the most frequent call.
+KEY_READ = (
+    select(LicenseKey.id, LicenseKey.key, status_of(bindparam("now", type_=DateTime)).label("status"),
+           Agent.activation_limit, LicenseKey.activation_usage, Purchase.access_until, LicenseKey.agent_id,
+           LicenseActivation.id.label("instance_id"), LicenseActivation.name.label("instance_name"),
+           LicenseActivation.created_at.label("instance_created_at"))
+    .join(Purchase, Purchase.id == LicenseKey.purchase_id).join(Agent, Agent.id == LicenseKey.agent_id)
+    .outerjoin(LicenseActivation, and_(LicenseActivation.id == bindparam("instance_id", type_=String),
+                                       LicenseActivation.license_key_id == LicenseKey.id))
+    .where(LicenseKey.key_hash == bindparam("key_hash", type_=String))
+)
+NO_KEY_HASH = ""  # what a value that cannot be a key is looked up by: no row has it
+
+
+def _key_params(key: str | None, instance_id: str | None) -> dict[str, object]:
+    return {"now": utcnow(), "key_hash": keys.key_hash(key) if key is not None else NO_KEY_HASH,
+            "instance_id": instance_id}
+
+
+def _read(row: Row | None, key: str | None) -> tuple[KeyState | None, Instance | None]:
+    """The key of a `KEY_READ` row (confirmed in constant time: see `keys`) and the activation it found."""
+    if row is None or row.id is None or key is None or not keys.same(row.key, key):
+        return None, None
+    state = KeyState(id=row.id, status=row.status, activation_limit=row.activation_limit,
+                     activation_usage=row.activation_usage, expires_at=row.access_until, agent_id=row.agent_id)
+    instance = (Instance(id=row.instance_id, name=row.instance_name, created_at=row.instance_created_at)
+                if row.instance_id is not None else None)
+    return state, instance
 
 
 def read_key(session: Session, given: str) -> KeyState | None:
-    """The key `given` names, with its status by the one rule, or None (looked up by hash, then compared in
-    constant time: see `keys`)."""
+    """The key `given` names, with its status by the one rule, or None."""
     key = keys.normalize(given)
     if key is None:
         return None
-    row = session.execute(
-        select(LicenseKey.id, LicenseKey.key, status_of(), Agent.activation_limit, LicenseKey.activation_usage,
-               Purchase.access_until, LicenseKey.agent_id)
-        .join(Purchase, Purchase.id == LicenseKey.purchase_id).join(Agent, Agent.id == LicenseKey.agent_id)
-        .where(LicenseKey.key_hash == keys.key_hash(key))).first()
-    if row is None or not keys.same(row[1], key):
-        return None
-    key_id, _key, status, limit, usage, until, agent_id = row
-    return KeyState(id=key_id, status=status, activation_limit=limit, activation_usage=usage, expires_at=until,
-                    agent_id=agent_id)
-
-
-def _instance(session: Session, key_id: str, instance_id: str) -> Instance | None:
-    row = session.get(LicenseActivation, instance_id) if instance_id else None
-    if row is None or row.license_key_id != key_id:
-        return None
-    return Instance(id=row.id, name=row.name, created_at=row.created_at)
+    return _read(session.execute(KEY_READ, _key_params(key, None)).first(), key)[0]
 
 
 def _clean_name(name: str) -> str:
@@ -141,13 +161,37 @@ def activate(*, license_key: str, instance_name: str, address: str | None) -> An
                       instance=Instance(id=row.id, name=row.name, created_at=row.created_at))
 
 
+@lru_cache(maxsize=8)
+def _validate_statement(dialect: str, slots: int) -> Select:
+    """PostgreSQL: validate in one statement (one round trip, its own transaction): the rate limits counted all or
+    none (`ratelimit.counted_rows`, data-modifying CTEs) and the key read (`KEY_READ`), in one row whatever was
+    found."""
+    tally = select(func.count().label("counted")).select_from(ratelimit.counted_rows(slots)).subquery("tally")
+    key = KEY_READ.subquery("key")
+    return select(tally.c.counted, *key.c).select_from(tally.outerjoin(key, true()))
+
+
+def _count_and_read(connection: Connection, counters: ratelimit.Window, params: dict[str, object]) -> Row | None:
+    dialect, slots = connection.dialect.name, len(counters.limits)
+    if dialect == "postgresql":
+        row = connection.execute(_validate_statement(dialect, slots), {**counters.params(), **params}).one()
+        counters.refuse_unless(row.counted, TOO_MANY)
+        return row
+    # SQLite has no data-modifying CTE: the counting statement (it commits by itself), then the read.
+    result = connection.execute(ratelimit.counting_statement(dialect, slots), counters.params())
+    counters.refuse_unless(ratelimit.counted(dialect, result), TOO_MANY)
+    return connection.execute(KEY_READ, params).first()
+
+
 def validate(*, license_key: str, instance_id: str | None, address: str | None) -> Answer:
-    """Valid: the key is active (and, when `instance_id` is given, that instance is one of its activations). Read
-    and counted in one transaction (the most frequent call: one connection, one commit)."""
-    with session_scope() as session:
-        state = read_key(session, license_key)
-        instance = _instance(session, state.id, instance_id) if state is not None and instance_id else None
-        _limit(session, address=address, key=license_key)
+    """Valid: the key is active (and, when `instance_id` is given, that instance is one of its activations). The
+    most frequent call, so its hot path is short: statements built once, no ORM session, and on PostgreSQL one
+    statement that counts the rate limits (only when every limit passes) and reads the key."""
+    key = keys.normalize(license_key)
+    counters = ratelimit.window(limits=_limits(address, license_key),
+                                window_seconds=settings.rate_limit_license_window_seconds)
+    row = db.single_statements(partial(_count_and_read, counters=counters, params=_key_params(key, instance_id)))
+    state, instance = _read(row, key)
     if state is None:
         return NOT_FOUND
     if instance_id is not None and instance is None:

@@ -19,9 +19,10 @@ from marketplace.models.base import utcnow
 from marketplace.services import access
 
 
-def status_of(now: datetime | None = None) -> ColumnElement[str]:
-    """SQL for the status of the `license_keys` row joined with its `purchases` row."""
-    moment = now or utcnow()
+def status_of(now: datetime | ColumnElement[datetime] | None = None) -> ColumnElement[str]:
+    """SQL for the status of the `license_keys` row joined with its `purchases` row, at `now` (a moment, or a
+    bound parameter for a statement built once: `services.licenses.public.KEY_READ`)."""
+    moment = utcnow() if now is None else now
     refunded = or_(
         exists().where(Order.id == Purchase.order_id, Order.status == OrderStatus.REFUNDED).correlate(Purchase),
         and_(Purchase.subscription_id.is_not(None),
