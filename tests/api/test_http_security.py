@@ -8,6 +8,8 @@ import pytest
 from fastapi import Request
 from fastapi.responses import RedirectResponse
 from fastapi.testclient import TestClient
+from starlette.applications import Starlette
+from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from marketplace.api.app import create_api
@@ -105,20 +107,23 @@ def _frontend_client(tmp_path: Path) -> TestClient:
     (tmp_path / "assets" / "app-AbCd1234.js").write_text("1")
     api = create_api()
 
-    @api.get("/moved")
+    @api.get("/api/moved")
     def _moved(request: Request) -> RedirectResponse:
         return RedirectResponse(str(request.url.replace(path="/agents")))
 
-    api.mount("", StaticFiles(directory=tmp_path, html=True))
+    api.router.routes.insert(0, api.router.routes.pop())  # before the catch-all of unknown /api paths
+
+    # Reflex mounts a Starlette app whose last route is the build's static files (`get_frontend_mount`).
+    api.mount("", Starlette(routes=[Mount("/", StaticFiles(directory=tmp_path, html=True))]))
     return TestClient(api, base_url=BASE_URL)
 
 
 def test_redirects_are_built_from_public_url_never_from_the_host_header(tmp_path):
     with _frontend_client(tmp_path) as c:
-        response = c.get("/moved", headers={"Host": "evil.example"}, follow_redirects=False)
+        response = c.get("/api/moved", headers={"Host": "evil.example"}, follow_redirects=False)
         assert response.status_code in (301, 302, 307, 308)
         assert response.headers["location"] == f"{BASE_URL}/agents"
-        own = c.get("/moved", follow_redirects=False)
+        own = c.get("/api/moved", follow_redirects=False)
         assert own.headers["location"] == f"{BASE_URL}/agents"
         page = c.get("/agents/", headers={"Host": "evil.example"})
         assert page.status_code == 200 and "frame-ancestors 'none'" in page.headers["content-security-policy"]
@@ -143,3 +148,36 @@ def test_hashed_build_assets_are_immutable_and_pages_are_revalidated(tmp_path):
         page = c.get("/agents")
         assert page.headers["cache-control"] == "no-cache"
         assert c.get("/agents", headers={"If-None-Match": page.headers["etag"]}).status_code == 304
+
+
+def test_everything_outside_api_goes_straight_to_the_mounted_pages(tmp_path):
+    """Pages, assets and the websocket skip the `/api` routes' matching and the `/api`-only layers (the OAuth
+    session cookie) but keep the security headers; `/api` paths still reach the routes (issue 21)."""
+    api = create_api()
+    seen: list[tuple[str, str, bool]] = []
+
+    async def pages(scope, receive, send):
+        seen.append((scope["type"], scope["path"], "session" in scope))
+        if scope["type"] == "websocket":
+            await receive()
+            await send({"type": "websocket.accept"})
+            await send({"type": "websocket.close", "code": 1000})
+            return
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/html; charset=utf-8")]})
+        await send({"type": "http.response.body", "body": b"<p>page</p>"})
+
+    api.mount("", pages)
+    with TestClient(api, base_url=BASE_URL) as c:
+        page = c.get("/agents/abc", headers={"Cookie": "mp_oauth=x"})
+        assert page.text == "<p>page</p>"
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+        assert page.headers["cache-control"] == "no-cache"
+        assert c.get("/assets/app-AbCd1234.js").headers["cache-control"] == "public, max-age=31536000, immutable"
+        with c.websocket_connect("/_event/?EIO=4&transport=websocket"):
+            pass
+        assert c.get("/api/nope").json() == {"message": "No API route /api/nope"}
+        assert c.get("/api").status_code == 200  # not an /api/ route: the pages answer
+    assert seen == [("http", "/agents/abc", False), ("http", "/assets/app-AbCd1234.js", False),
+                    ("websocket", "/_event/", False), ("http", "/api", True)]
+    assert all(path.startswith("/api/") for path in api.openapi()["paths"])
