@@ -15,7 +15,7 @@ from typing import Any
 import reflex as rx
 
 from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPublic
-from marketplace.services import catalog, favorites, images, names, reports, views
+from marketplace.services import agent_page, favorites, images, names, reports, views
 from marketplace.services import reviews as review_service
 from marketplace.services.errors import Conflict, DomainError, NotFound, TooManyRequests, Unauthorized
 from marketplace.state import blocking
@@ -148,18 +148,14 @@ class AgentDetailState(ViewerMixin, rx.State):
         """Load the page's data; the signed-in user's id (None when signed out)."""
         user = await self.viewer()
         try:
-            agent = await blocking.run(catalog.get_agent, agent_id=agent_id, actor=user)
-            found_reviews = await blocking.run(review_service.list_reviews, agent_id=agent_id, actor=user)
-            favorited = (await blocking.run(favorites.is_favorited, actor=user, agent_id=agent_id)).is_favorited
-            reported = (await blocking.run(reports.has_reported, actor=user, agent_id=agent_id)).has_reported
+            page = await blocking.run(agent_page.agent_page, agent_id=agent_id, actor=user)
         except NotFound:
             self.found = False
             return None
-        self.agent = agent_view(agent)
-        self.reviews = [review_view(r) for r in found_reviews.items]
-        self.is_favorited, self.has_reported = favorited, reported
-        self.bought = agent.id in await blocking.run(catalog.purchased_agent_ids, actor=user)
-        self.is_owner = user is not None and agent.vendor_id == user.id
+        self.agent = agent_view(page.agent)
+        self.reviews = [review_view(r) for r in page.reviews.items]
+        self.is_favorited, self.has_reported, self.bought = page.is_favorited, page.has_reported, page.bought
+        self.is_owner = user is not None and page.agent.vendor_id == user.id
         self.found = True
         return user.id if user else None
 

@@ -265,6 +265,9 @@ class BrowseState(ViewerMixin, rx.State):
     _category_names: dict[str, str] = {}
     _shown: str = ""  # the address of what the page shows (what the current history entry says)
     _typing: bool = False  # the last change was a search edit: the next one replaces its entry
+    # The viewer's bought agents as read when the page was opened: a filter or search change reuses them (a
+    # purchase happens on another page, and coming back runs on_load, which reads them again).
+    _bought: list[str] = []
 
     # -- computed from plain vars only (no database) --
 
@@ -362,7 +365,9 @@ class BrowseState(ViewerMixin, rx.State):
             offset=(self.page - 1) * PAGE_SIZE,
         )
 
-    async def _fetch(self) -> None:
+    async def _fetch(self, *, reread_bought: bool = False) -> None:
+        if reread_bought:
+            self._bought = sorted(await blocking.run(catalog.purchased_agent_ids, actor=await self.viewer()))
         try:
             result = await blocking.run(catalog.list_agents, **self._query())
             if result.total and not result.items and self.page > 1:  # paged past the end: show the last page
@@ -371,7 +376,7 @@ class BrowseState(ViewerMixin, rx.State):
         except DomainError as error:
             self.cards, self.total, self.failed = [], 0, error.message
             return
-        bought = await blocking.run(catalog.purchased_agent_ids, actor=await self.viewer())
+        bought = set(self._bought)
         self.cards = [agent_card(a, bought) for a in result.items]
         self.total = result.total
         self.failed = ""
@@ -407,7 +412,7 @@ class BrowseState(ViewerMixin, rx.State):
             self.cards = []
             yield
         self._update_options()
-        await self._fetch()
+        await self._fetch(reread_bought=True)
         self.loading = False
         self._shown = self._address()
         if asked is not None and asked != (str(self.page) if self.page > 1 else None):

@@ -229,7 +229,9 @@ def test_webhooks_replayed_out_of_order_and_twice_make_one_order(stripe_standin,
     assert {"invoice.paid", "customer.subscription.created", "customer.subscription.updated",
             "invoice.payment_succeeded", "payment_intent.succeeded"} <= set(types)
     results = [_deliver(e) for e in reversed(events)] + [_deliver(e) for e in events]
-    assert results.count("recorded") == 1 and results[len(events):] == ["duplicate"] * len(events)
+    # A repeat is a duplicate; an event of a type nothing acts on is ignored each time, remembered by no table.
+    again = ["duplicate" if t in purchases.HANDLED else "ignored" for t in types]
+    assert results.count("recorded") == 1 and results[len(events):] == again
     assert "payment_intent.succeeded" in types and results[len(events) - 1 - types.index(
         "payment_intent.succeeded")] == "ignored"  # an invoice's payment is recorded through its invoice
     # Webhooks first, browser last: the same one order.
@@ -390,8 +392,11 @@ def test_a_lapse_ends_access_and_the_lapsed_subscriber_may_buy_again(app_webhook
     # Subscribing again reuses the purchase row (one per buyer and agent) with a new subscription.
     again = _subscribe(standin, buyer, agent)
     assert again.subscription_id != row.id
+    # The stand-in's webhooks reach the app meanwhile: whichever of them and this call comes first records it.
     done = purchases.complete_payment(actor=buyer, payment_intent_id=again.payment_intent_id)
-    assert done.created and _count(Purchase) == 1
+    standin.drain()
+    assert done.order.subscription_id == again.subscription_id and _count(Purchase) == 1
+    assert len(_orders(again.subscription_id)) == 1
     purchase = _purchase(buyer.id, agent.id)
     assert purchase.subscription_id == again.subscription_id and _has_access(buyer.id, agent.id)
     # A late renewal of the old subscription records its money and leaves the new one's access alone.

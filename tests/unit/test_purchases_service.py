@@ -5,6 +5,7 @@ subscription path (monthly agents) is checked in tests/unit/test_billing_subscri
 
 from __future__ import annotations
 
+import json
 import threading
 from decimal import Decimal
 
@@ -580,6 +581,46 @@ def test_webhook_failure_and_foreign_events_change_nothing(stripe_standin, buyer
     tampered = event_body(stripe_standin.event_for(tampered_id, "payment_intent.succeeded"))
     assert purchases.handle_webhook(payload=tampered, signature=sign(tampered)).result == "rejected"
     assert _count(Order) == 0 and _count(Purchase) == 0
+
+
+def test_webhook_of_a_type_nothing_acts_on_touches_no_table(stripe_standin, buyer, make_agent):
+    """Stripe sends about 11 events per purchase and 7 of them (charge.succeeded, payment_intent.created, ...)
+    change nothing here: they are answered without a statement, each delivery alike (issue 21)."""
+    from tests.payments_fixtures import event_body, sign
+
+    agent = make_agent()
+    intent, _ = _paid_intent(stripe_standin, buyer, agent)
+    body = event_body(stripe_standin.event_for(intent.payment_intent_id, "payment_intent.created"))
+    statements: list[str] = []
+
+    def on_statement(_conn, _cursor, statement, *_args):
+        statements.append(statement)
+
+    event.listen(db.engine(), "before_cursor_execute", on_statement)
+    try:
+        outcomes = [purchases.handle_webhook(payload=body, signature=sign(body)).result for _ in range(2)]
+    finally:
+        event.remove(db.engine(), "before_cursor_execute", on_statement)
+    assert outcomes == ["ignored", "ignored"]
+    assert statements == []
+    assert _count(Order) == 0
+
+
+def test_a_first_invoice_s_created_event_is_not_retrieved_again(stripe_standin, monkeypatch):
+    """`invoice.created` matters for a renewal's plan fee only: a subscription's first invoice is ignored from the
+    signed event itself, without a call to Stripe (issue 21)."""
+    from marketplace.services.plans import fees
+    from tests.payments_fixtures import sign
+
+    asked: list[str] = []
+    monkeypatch.setattr(fees, "invoice_created", lambda invoice_id: asked.append(invoice_id) or "ignored")
+    outcomes = []
+    for n, reason in enumerate(("subscription_create", "subscription_cycle", None)):
+        invoice = {"id": f"in_{n}", "object": "invoice", "billing_reason": reason}
+        body = json.dumps({"id": f"evt_inv_{n}", "type": "invoice.created", "data": {"object": invoice}}).encode()
+        outcomes.append(purchases.handle_webhook(payload=body, signature=sign(body)).result)
+    assert outcomes == ["ignored"] * 3
+    assert asked == ["in_1", "in_2"]
 
 
 def test_late_failure_event_after_success_changes_nothing(stripe_standin, buyer, make_agent):

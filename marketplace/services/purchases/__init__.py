@@ -52,7 +52,7 @@ from marketplace.services.purchases.history import (
     recent_purchase,
     spending_summary,
 )
-from marketplace.services.purchases.webhooks import WebhookOutcome, handle_webhook
+from marketplace.services.purchases.webhooks import HANDLED, WebhookOutcome, handle_webhook
 
 __all__ = [
     "CHARGES_DISABLED",
@@ -60,6 +60,7 @@ __all__ = [
     "DUPLICATE_REFUNDED",
     "FOREIGN_PAYMENT",
     "FREE_REASON",
+    "HANDLED",
     "INTENT_ID_RE",
     "METADATA_KEYS",
     "MIN_CHARGE_CENTS",

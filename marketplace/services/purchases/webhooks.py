@@ -45,10 +45,19 @@ def _record_payment(intent_id: str) -> None:
         log.info("payment %s not recorded: %s", intent_id, exc.message)
 
 
+# The event types something below acts on. Stripe sends many more for each purchase (about 7 of 11 for a
+# subscription: payment_intent.created, charge.succeeded, customer.created, ...): those are answered without
+# touching the database, as there is nothing to apply and nothing to remember (a repeat is ignored again).
+HANDLED = frozenset({"payment_intent.succeeded", "payment_intent.payment_failed", "charge.refunded",
+                     "charge.dispute.created", "invoice.created", "account.updated", *billing_webhooks.HANDLERS})
+
+
 def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
     """Verify and apply one Stripe event. Duplicates and late events change nothing."""
     with provider_errors():
         event = payments.parse_webhook(payload, signature)
+    if event.type not in HANDLED:
+        return WebhookOutcome(event.id, event.type, "ignored")
     with session_scope() as session:
         if session.get(ProcessedWebhookEvent, event.id) is not None:
             return WebhookOutcome(event.id, event.type, "duplicate")
@@ -75,7 +84,10 @@ def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
         plan = plan_webhooks.is_plan_event(event)  # a vendor's plan, not a customer's agent subscription
         result = plan_webhooks.handle(event) if plan else billing_webhooks.handle(event)
     elif event.type == "invoice.created" and event.object_id:
-        result = plan_fees.invoice_created(event.object_id)
+        # Only a renewal takes a plan fee; a first invoice (billing_reason `subscription_create`, which never
+        # changes) is ignored without retrieving it from Stripe again (one per subscription purchase).
+        if event.data.get("billing_reason") in (None, "subscription_cycle"):
+            result = plan_fees.invoice_created(event.object_id)
     elif event.type == "account.updated" and event.object_id:
         result = "updated" if payouts.sync_account(payments.account_from_event(event.data)) else "ignored"
     _mark_processed(event)

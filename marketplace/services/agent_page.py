@@ -1,0 +1,45 @@
+"""What `/agents/{id}` shows, read at once: the agent, its first page of reviews and the viewer's marks.
+
+The page used to ask five services on five worker-thread hops (seven statements in four transactions, each
+re-checking that the agent is visible). Here the agent and its reviews come from the catalog's per-version cache
+for a live agent (`catalog.get_agent`, `reviews.list_reviews_json`: no statement once cached), and whether the
+viewer favourited, reported or owns it is one statement (issue 21).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import exists, select
+
+from marketplace.db import autocommit_scope
+from marketplace.models import AgentPublic, Favorite, Purchase, Report, ReviewPage, User
+from marketplace.services import access, catalog, reviews
+
+
+@dataclass(frozen=True)
+class AgentPage:
+    agent: AgentPublic
+    reviews: ReviewPage
+    is_favorited: bool = False
+    has_reported: bool = False
+    bought: bool = False
+
+
+def agent_page(*, agent_id: str, actor: User | None) -> AgentPage:
+    """The agent as `actor` may see it (NotFound otherwise, as `catalog.get_agent`), its newest reviews and,
+    for a signed-in viewer, their favourite, report and purchase marks."""
+    agent = catalog.get_agent(agent_id=agent_id, actor=actor)
+    items, total = reviews.list_reviews_json(agent_id=agent.id, actor=lambda: actor)
+    page = ReviewPage(items=reviews.REVIEW_LIST.validate_json(items), total=total)
+    if actor is None:
+        return AgentPage(agent=agent, reviews=page)
+    marks = select(
+        exists().where(Favorite.user_id == actor.id, Favorite.agent_id == agent.id),
+        exists().where(Report.user_id == actor.id, Report.agent_id == agent.id),
+        exists().where(Purchase.user_id == actor.id, Purchase.agent_id == agent.id, access.active()),
+    )
+    with autocommit_scope() as session:
+        favorited, reported, bought = session.execute(marks).one()
+    return AgentPage(agent=agent, reviews=page, is_favorited=bool(favorited), has_reported=bool(reported),
+                     bought=bool(bought))
