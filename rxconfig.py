@@ -1,6 +1,7 @@
 """Reflex configuration, derived from the one settings object."""
 
 import reflex as rx
+from reflex.constants import StateManagerMode
 
 from marketplace.build_chunks import FewerChunks
 from marketplace.config import settings
@@ -14,6 +15,16 @@ config = rx.Config(
     api_url=settings.public_url,
     cors_allowed_origins=settings.allowed_origins,
     redis_url=settings.redis_url or None,
+    # Without Redis one worker serves every tab: its states stay in memory. Reflex's default there, the disk
+    # manager, pickled each touched state to a file after every event (14% of the worker's time at 40 browsers,
+    # benchmarks/README.md "Websocket load") only so that a restarted process could read them back, and the pages
+    # load their data from the database on every page load anyway.
+    state_manager_mode=StateManagerMode.REDIS if settings.redis_url else StateManagerMode.MEMORY,
+    # A tab's Redis lock is taken when its lease begins (REFLEX_OPLOCK_HOLD_TIME, scripts/env.sh: 5 s) and not
+    # extended: the write-back, after the tab's running event, must land within this. At Reflex's 10 s a saturated
+    # worker (200 browsers on one) lost leases' writes (`LockExpiredError`); the cost of 30 s is that the tabs of a
+    # worker killed outright wait up to 30 s.
+    redis_lock_expiration=30_000,
     telemetry_enabled=False,
     show_built_with_reflex=False,
     plugins=[

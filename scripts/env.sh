@@ -14,7 +14,12 @@ if [ -z "${NPM_CONFIG_REGISTRY:-}" ]; then
   NPM_CONFIG_REGISTRY="$(npm config get registry 2>/dev/null)"
   export NPM_CONFIG_REGISTRY
 fi
-# Without Redis (SQLite runs) Reflex keeps states on disk. Its default 2 s write debounce makes the writer task
-# wake for every queued tab and list and stat the whole states folder each time (a third of the worker's GIL
-# time at 40 browsers, benchmarks/README.md "Websocket load"); written at once, the folder is swept hourly.
-export REFLEX_STATE_MANAGER_DISK_DEBOUNCE="${REFLEX_STATE_MANAGER_DISK_DEBOUNCE:-0}"
+# With Redis, a worker keeps a tab's state in memory (holding the tab's Redis lock) across the tab's events for
+# REFLEX_OPLOCK_HOLD_TIME (5 s), instead of locking, loading and pickling
+# it back for every event; another worker that wants the tab (a page reconnected elsewhere) breaks the lease at
+# once and sees every change (tests/unit/test_state_lease.py). No state is written from outside a tab's own
+# events here (no `app.modify_state`, no background events). A worker killed without SIGTERM loses its tabs'
+# changes since their last write-back (at most the hold time; pages rebuild from the database on load).
+export REFLEX_OPLOCK_ENABLED="${REFLEX_OPLOCK_ENABLED:-true}"
+# Pinned: Reflex's default is half the lock expiry, which rxconfig.py raises to 30 s for the write-back's sake.
+export REFLEX_OPLOCK_HOLD_TIME="${REFLEX_OPLOCK_HOLD_TIME:-5s}"

@@ -25,7 +25,7 @@ from sqlmodel import SQLModel  # noqa: E402
 
 from marketplace import db, migrate  # noqa: E402
 from marketplace.models import User  # noqa: E402
-from marketplace.services import plans  # noqa: E402
+from marketplace.services import plans, session_cache  # noqa: E402
 from tests import factories  # noqa: E402
 
 BASE_URL = "http://localhost:3000"
@@ -82,6 +82,7 @@ def empty_database() -> None:
         else:
             for name in tables:
                 conn.execute(text(f"DELETE FROM {name}"))
+    session_cache.clear()  # the rows went by raw SQL, which the cache's commit hook does not see
     plans.ensure_plans()
 
 

@@ -23,9 +23,10 @@ GRACE = timedelta(days=7)  # access after a failed renewal, while the customer u
 RENEWAL_SLACK = timedelta(days=1)
 
 
-def active(now: datetime | None = None) -> ColumnElement[bool]:
-    """The SQL condition for a `purchases` row that gives access at `now`."""
-    moment = now or utcnow()
+def active(now: datetime | ColumnElement[datetime] | None = None) -> ColumnElement[bool]:
+    """The SQL condition for a `purchases` row that gives access at `now` (a moment, or a bound parameter when
+    the statement is built once and run many times: the licence API's validate)."""
+    moment = utcnow() if now is None else now
     return and_(Purchase.suspended_at.is_(None),
                 or_(Purchase.access_until.is_(None), Purchase.access_until > moment))
 

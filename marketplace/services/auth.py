@@ -22,7 +22,7 @@ from marketplace.config import settings
 from marketplace.db import autocommit_scope, session_scope
 from marketplace.models import TwoFactorSetup, User, UserSession
 from marketplace.models.base import utcnow
-from marketplace.services import account_tokens, ratelimit, sign_in_throttle
+from marketplace.services import account_tokens, ratelimit, session_cache, sign_in_throttle
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.text import NOT_ALLOWED, check_text, form_error, has_forbidden
 
@@ -277,15 +277,24 @@ def create_session(*, user: User) -> str:
 
 
 def user_for_token(token: str | None) -> User | None:
-    """The signed-in user of a live session: one statement (every signed-in request asks)."""
+    """The signed-in user of a live session (every signed-in request and websocket handler asks): reused while
+    no user or session write has committed in any worker (`session_cache`: one Redis GET), else one statement."""
     if not token:
         return None
+    token_hash, now = _hash_token(token), utcnow()
+    known = session_cache.cache()
+    cached, read_at = known.lookup(token_hash, now=now)
+    if cached is not session_cache.MISS:
+        return cached
     with autocommit_scope() as session:
         found = session.exec(select(UserSession.expires_at, User).join(User, User.id == UserSession.user_id)
-                             .where(UserSession.token_hash == _hash_token(token))).first()
-        if found is None or found[0] <= utcnow() or found[1].deleted_at is not None:
-            return None
-        return found[1]
+                             .where(UserSession.token_hash == token_hash)).first()
+    if found is None or found[0] <= now or found[1].deleted_at is not None:
+        user, expires = None, None
+    else:
+        expires, user = found
+    known.put(token_hash, user, session_expires=expires, read_at=read_at)
+    return user
 
 
 def end_session(*, token: str | None) -> None:

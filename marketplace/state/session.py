@@ -60,7 +60,8 @@ class ViewerMixin(rx.State, mixin=True):
                                              forwarded_for=self.router.headers.raw_headers.get("x-forwarded-for"))
 
     async def viewer(self) -> User | None:
-        """The signed-in user as the services see it, re-read from the database on a worker thread each time."""
+        """The signed-in user as the services see it, on a worker thread (a Redis GET when the answer is kept, see
+        `services/session_cache`; else one query)."""
         return await blocking.run(auth.user_for_token, self._token())
 
 

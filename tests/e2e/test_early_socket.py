@@ -1,4 +1,4 @@
-"""The event websocket is opened by the HTML (marketplace/components/early_socket.py) and Reflex adopts it: one
+"""The event websocket is opened by the HTML (marketplace/early_socket.py) and Reflex adopts it: one
 connection per cold load, made while the document is still being parsed, and it carries the page's events."""
 
 from __future__ import annotations
@@ -52,3 +52,31 @@ def test_the_adopted_socket_carries_a_signed_in_session(page: Page) -> None:
     expect(page.locator("#summary-agents-value")).not_to_be_empty()
     token = page.evaluate("sessionStorage.getItem('token')")
     assert _sockets(page) == [{"state": "loading", "token": token}]
+
+
+def test_a_duplicated_tab_gets_its_own_session_and_both_tabs_keep_working(page: Page) -> None:
+    """Duplicating a tab copies its sessionStorage, token included: the copy's early socket connects with the
+    original's token, the server answers `new_token` on it before Reflex has adopted it, and the replayed message
+    must still reach Reflex, or both tabs would share one state."""
+    open_page(page, "/agents?category=marketing")
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+    original = page.evaluate("sessionStorage.getItem('token')")
+
+    copy = page.context.new_page()
+    copy.add_init_script(RECORD_SOCKETS)
+    copy.add_init_script(f"""if (!sessionStorage.getItem("duplicated")) {{
+        sessionStorage.setItem("duplicated", "1");
+        sessionStorage.setItem("token", {original!r});
+    }}""")
+    open_page(copy, "/agents")
+    assert _sockets(copy) == [{"state": "loading", "token": original}]
+    copy.wait_for_function("token => sessionStorage.getItem('token') !== token", arg=original)
+    copy.fill("#agent-search", "blog")
+    expect(copy.locator("#agents-grid .agent-name").first).to_have_text("BlogSmith")
+
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+    expect(page.locator("#category-filter")).to_have_text("Marketing")
+    page.click("#clear-filters-top")
+    expect(page.locator("#category-filter")).to_have_text("All categories")
+    expect(copy.locator("#agents-grid .agent-name").first).to_have_text("BlogSmith")
+    assert page.evaluate("sessionStorage.getItem('token')") == original

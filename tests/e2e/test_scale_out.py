@@ -50,7 +50,7 @@ from tests.ports import free_port
 
 pytestmark = pytest.mark.scale_out
 
-SCALE_REDIS_DB = 7  # not 0 (the shared app's) and not 5
+SCALE_REDIS_DB = int(os.environ.get("E2E_SCALE_REDIS_DB", "7"))  # not the shared app's (E2E_REDIS_URL's)
 WEB_WORKDIR = ".web-scale"  # its own build folder: the shared app's build is not touched
 RECORD_PREFIX = "token_manager_socket_record_"  # Reflex's RedisTokenManager: which process has which client
 MARKETING_BY_PRICE = ["Social Scheduler", "SEO Scout", "AdCraft"]  # demo data (see test_catalog.py)
