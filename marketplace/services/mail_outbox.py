@@ -89,14 +89,16 @@ def _claim_due(moment: datetime) -> list[OutboxMail]:
     """Take up to `CLAIM_BATCH` due messages for one attempt each, committed at once: the update's condition
     (still due) lets two senders never take the same message."""
     table = OutboxMail.__table__
-    due = (select(table.c.id).where(table.c.due_at <= moment).order_by(table.c.due_at).limit(CLAIM_BATCH)
-           .scalar_subquery())
+    due = (select(table.c.id).where(table.c.due_at <= moment).order_by(table.c.due_at, table.c.created_at)
+           .limit(CLAIM_BATCH).scalar_subquery())
     claim = (update(table).where(table.c.id.in_(due), table.c.due_at <= moment)
              .values(due_at=moment + LEASE, attempts=table.c.attempts + 1)
              .returning(table.c.id, table.c.recipient, table.c.subject, table.c.body, table.c.composer,
-                        table.c.attempts))
+                        table.c.attempts, table.c.created_at))
     with session_scope() as session:
         rows = session.execute(claim).all()
+    # RETURNING has no order (PostgreSQL's follows the rows' places on disk): send in the order they were queued.
+    rows.sort(key=lambda row: row.created_at)
     return [OutboxMail(id=r.id, recipient=r.recipient, subject=r.subject, body=r.body, composer=r.composer,
                        attempts=r.attempts) for r in rows]
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 
-from sqlalchemy import event
+from sqlalchemy import event, update
 from sqlmodel import select
 
 from marketplace.config import PROJECT_ROOT
@@ -165,3 +165,15 @@ def test_a_sender_loop_survives_a_failed_round(monkeypatch, caplog):
 
     asyncio.run(serve())
     assert "sending failed" in caplog.text
+
+
+def test_mail_goes_out_in_the_order_it_was_queued(mailbox):
+    """A batch's claim answers its rows in no set order (PostgreSQL's follows where they sit on disk, which
+    an update changes): they are sent in the order they were queued."""
+    for n in range(1, 6):
+        _write(f"Mail {n}")
+    with session_scope() as session:  # on PostgreSQL the first two rows' new versions go to the table's end
+        first = select(OutboxMail.id).order_by(OutboxMail.created_at).limit(2).scalar_subquery()
+        session.execute(update(OutboxMail).where(OutboxMail.id.in_(first)).values(attempts=OutboxMail.attempts))
+    mail_outbox.drain()
+    assert [m.subject for m in reversed(mailbox.messages())] == [f"Mail {n}" for n in range(1, 6)]
