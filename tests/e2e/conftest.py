@@ -41,6 +41,7 @@ SLOW_CALLBACK = re.compile(r"Executing .+? took \d+\.\d+ seconds")
 # threads run the services, so they are shown as warnings, not failures.
 STATE_EVENT = "name='reflex_event|"
 APP_LOG = pytest.StashKey[Path]()
+LOG_START = pytest.StashKey[int]()  # where the app's log stood when a test began
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -49,6 +50,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if E2E_DIR in item.path.resolve().parents:
             item.add_marker(pytest.mark.e2e)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    """A failed browser test's report shows what the app logged meanwhile (the app runs in its own process)."""
+    outcome = yield
+    report = outcome.get_result()
+    log, start = item.config.stash.get(APP_LOG, None), item.stash.get(LOG_START, None)
+    if report.failed and log is not None and start is not None:
+        with log.open("rb") as text:
+            text.seek(start)
+            written = text.read().decode(errors="replace")
+        report.sections.append(("app log during the test (last 8,000 characters)", written[-8000:]))
 
 
 def _wait_for(url: str, proc: subprocess.Popen, log: Path, timeout: float = 300) -> None:
@@ -73,6 +87,19 @@ def _empty_postgres(url: str) -> None:
         conn.execute(text("DROP SCHEMA public CASCADE"))
         conn.execute(text("CREATE SCHEMA public"))
     engine.dispose()
+
+
+def _warm_up(browser: Browser, base: str) -> None:
+    """One page load before any test: the worker's first events pay one-time costs (Reflex's first deltas,
+    modules imported on first use; 55-72 ms seen) that the loop watch would blame on whichever test's state came
+    first. Whether the app serves a page is still every test's to check."""
+    context = browser.new_context(base_url=base)
+    try:
+        page = context.new_page()
+        page.goto("/")
+        page.locator("#hydrated").wait_for(state="attached", timeout=60_000)
+    finally:
+        context.close()
 
 
 @pytest.fixture(scope="session")
@@ -111,6 +138,7 @@ def app_server(request: pytest.FixtureRequest) -> Iterator[str]:
     try:
         _wait_for(f"{base}/ping", proc, log)
         _wait_for(f"{base}/", proc, log)
+        _warm_up(request.getfixturevalue("browser"), base)
         if SLOW_CALLBACK_MS != "0":
             assert "event loop watched" in log.read_text(), "the app does not watch its event loop"
         request.config.stash[APP_LOG] = log
@@ -140,6 +168,7 @@ def loop_never_held(request: pytest.FixtureRequest) -> Iterator[None]:
         request.getfixturevalue("app_server")  # started before the test's window opens
         log = request.config.stash[APP_LOG]
     start = log.stat().st_size if log else 0
+    request.node.stash[LOG_START] = start
     yield
     held = slow_callbacks(log, start) if log else []
     for line in held:
