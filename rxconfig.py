@@ -20,10 +20,10 @@ config = rx.Config(
     # benchmarks/README.md "Websocket load") only so that a restarted process could read them back, and the pages
     # load their data from the database on every page load anyway.
     state_manager_mode=StateManagerMode.REDIS if settings.redis_url else StateManagerMode.MEMORY,
-    # A tab's Redis lock is taken when its lease begins (REFLEX_OPLOCK_HOLD_TIME, scripts/env.sh: 5 s) and not
-    # extended: the write-back, after the tab's running event, must land within this. At Reflex's 10 s a saturated
-    # worker (200 browsers on one) lost leases' writes (`LockExpiredError`); the cost of 30 s is that the tabs of a
-    # worker killed outright wait up to 30 s.
+    # A tab's Redis lock is not extended while its event runs: the state's write must land within this. At
+    # Reflex's 10 s saturated workers refused handlers' writes (`LockExpiredError`: 62 at 1,000 browsers on 3
+    # workers; with the opportunistic lock, whose write-back waits for the tab's running event, 10 at 200 on one);
+    # at 30 s none were seen. The cost: the tabs of a worker killed outright wait up to 30 s.
     redis_lock_expiration=30_000,
     telemetry_enabled=False,
     show_built_with_reflex=False,

@@ -1,8 +1,8 @@
-"""Reflex's opportunistic lock (`REFLEX_OPLOCK_ENABLED`, on in scripts/env.sh): a worker keeps a tab's state in
-memory, holding the tab's Redis lock, across the tab's events for `REFLEX_OPLOCK_HOLD_TIME`, and writes it back
-when the lease ends. The app relies on the lease being broken at once when another worker wants the tab (a page
-that reconnected elsewhere): that worker must see every change the first one made, and the first one every change
-of the second. Two state managers on one Redis, as two workers are."""
+"""Reflex's opportunistic lock (`REFLEX_OPLOCK_ENABLED`, off by default in scripts/env.sh, an option in docs/deploy.md):
+when on, a worker keeps a tab's state in memory, holding the tab's Redis lock, across the tab's events for
+`REFLEX_OPLOCK_HOLD_TIME`, and writes it back when the lease ends. The app relies on the lease being broken at once
+when another worker wants the tab (a page that reconnected elsewhere): that worker must see every change the first
+one made, and the first one every change of the second. Two state managers on one Redis, as two workers are."""
 
 from __future__ import annotations
 
