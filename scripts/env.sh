@@ -15,14 +15,13 @@ if [ -z "${NPM_CONFIG_REGISTRY:-}" ]; then
   export NPM_CONFIG_REGISTRY
 fi
 # Reflex's opportunistic lock (a worker keeps a tab's state and Redis lock across the tab's events for
-# REFLEX_OPLOCK_HOLD_TIME instead of locking, loading and saving per event) is off, Reflex's default. Measured
+# REFLEX_OPLOCK_HOLD_TIME instead of locking, loading and saving per event) is off. Measured
 # (benchmarks/README.md "Websocket load"): with one worker saturated by 200 browsers it cost more than it saved
 # (24 against 22 ms of CPU per step); only at 40 browsers did it pay (state handling 5.5 -> 2.1 ms per step).
-# And with it on, three of four runs of the whole browser suite failed one or two tests (a page that never
-# hydrated, a wizard step that never advanced, a state's event holding the loop 54-71 ms); the runs of the four
-# stops before it was turned on passed, as did the run with it off since. Not reproduced in 50 runs of those
-# tests alone, so the cause is not pinned down. `true` turns it on (tests/unit/test_state_lease.py keeps it
-# working across workers).
+# Off is also Reflex's default, the path its users run most. With it on, three of four runs of the whole browser
+# suite had failed a test whose page update never came; with it off, one run of two did (scripts/test.sh), so
+# the lock is not shown to be their cause. `true` turns it on (tests/unit/test_state_lease.py keeps it working
+# across workers).
 export REFLEX_OPLOCK_ENABLED="${REFLEX_OPLOCK_ENABLED:-false}"
 # Pinned for when it is on: Reflex's default is half the lock expiry, which rxconfig.py raises to 30 s.
 export REFLEX_OPLOCK_HOLD_TIME="${REFLEX_OPLOCK_HOLD_TIME:-5s}"
