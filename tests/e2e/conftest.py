@@ -59,10 +59,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     report = outcome.get_result()
     log, start = item.config.stash.get(APP_LOG, None), item.stash.get(LOG_START, None)
     if report.failed and log is not None and start is not None:
-        with log.open("rb") as text:
-            text.seek(start)
-            written = text.read().decode(errors="replace")
-        report.sections.append(("app log during the test (last 8,000 characters)", written[-8000:]))
+        report.sections.append(("app log during the test (last 8,000 characters)", logged_since(log, start)[-8000:]))
 
 
 def _wait_for(url: str, proc: subprocess.Popen, log: Path, timeout: float = 300) -> None:
@@ -90,9 +87,9 @@ def _empty_postgres(url: str) -> None:
 
 
 def _warm_up(browser: Browser, base: str) -> None:
-    """One page load before any test: the worker's first events pay one-time costs (Reflex's first deltas,
-    modules imported on first use; 55-72 ms seen) that the loop watch would blame on whichever test's state came
-    first. Whether the app serves a page is still every test's to check."""
+    """One page load before any test: a cold worker's first events pay one-time costs (Reflex's first deltas,
+    modules imported on first use) that the loop watch would blame on whichever test's state came first. A new
+    tab's first events can still hold the loop 50-70 ms later on (an open question, not a start-up cost)."""
     context = browser.new_context(base_url=base)
     try:
         page = context.new_page()
@@ -152,12 +149,16 @@ def app_server(request: pytest.FixtureRequest) -> Iterator[str]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def slow_callbacks(log: Path, start: int) -> list[str]:
-    """The app's reports of callbacks that held its event loop too long, written after byte `start` of its log."""
+def logged_since(log: Path, start: int) -> str:
+    """What the app wrote to its log after byte `start`."""
     with log.open("rb") as text:
         text.seek(start)
-        return [line.strip() for line in text.read().decode(errors="replace").splitlines()
-                if SLOW_CALLBACK.search(line)]
+        return text.read().decode(errors="replace")
+
+
+def slow_callbacks(log: Path, start: int) -> list[str]:
+    """The app's reports of callbacks that held its event loop too long, written after byte `start` of its log."""
+    return [line.strip() for line in logged_since(log, start).splitlines() if SLOW_CALLBACK.search(line)]
 
 
 @pytest.fixture(autouse=True)
