@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 
 import reflex as rx
 
@@ -35,6 +36,7 @@ from marketplace.pages.vendor.add_agent import add_agent_page
 from marketplace.pages.vendor.page import vendor_apply_page, vendor_page
 from marketplace.pages.vendor.plans import vendor_plans_page
 from marketplace.services import auth, mail_outbox, plans, platform, ratelimit, uploads
+from marketplace.services.seo import page_head
 from marketplace.state.account_recovery import (
     ForgotPasswordState,
     GuestPasswordState,
@@ -80,56 +82,58 @@ app = rx.App(
     toaster=rx.toast.provider(visible_toasts=1, duration=5000, close_button=True, position="bottom-right"),
     hydrate_fallback=loading_frame,  # addresses without a prerendered page show the frame, not a blank page
 )
+# Link previews need an absolute image address: the site's preview image rather than Reflex's relative favicon.
+add_page = partial(app.add_page, image=page_head.absolute(page_head.SITE_IMAGE_PATH))
 app.register_lifespan_task(_on_start)
 app.register_lifespan_task(uploads.sweep_forever)  # unattached uploads expire and are deleted
 app.register_lifespan_task(mail_outbox.send_forever)  # sends the mail outbox from the app's process
 
-app.add_page(index_page, route="/", title="AgentMarket", on_load=[SessionEvents.load, HomeState.on_load,
+add_page(index_page, route="/", title=page_head.HOME_TITLE, on_load=[SessionEvents.load, HomeState.on_load,
                                                                           OfferState.on_load])
-app.add_page(agents_page, route="/agents", title="Browse AI Agents | AgentMarket",
+add_page(agents_page, route="/agents", title="Browse AI Agents | AgentMarket",
              on_load=[SessionEvents.load, BrowseState.on_load])
-app.add_page(agent_detail_page, route="/agents/[agent_id]", title="AI Agent | AgentMarket",
+add_page(agent_detail_page, route="/agents/[agent_id]", title=AgentDetailState.page_title,
              on_load=[SessionEvents.load, AgentDetailState.on_load])
-app.add_page(categories_page, route="/categories", title="Categories | AgentMarket",
+add_page(categories_page, route="/categories", title="Categories | AgentMarket",
              on_load=[SessionEvents.load, CategoriesState.on_load])
-app.add_page(login_page, route="/login", title="Sign In | AgentMarket",
+add_page(login_page, route="/login", title="Sign In | AgentMarket",
              on_load=[SessionEvents.load, LoginState.on_load])
-app.add_page(signup_page, route="/signup", title="Sign Up | AgentMarket",
+add_page(signup_page, route="/signup", title="Sign Up | AgentMarket",
              on_load=[SessionEvents.load, SignupState.on_load])
-app.add_page(dashboard_page, route="/dashboard", title="Dashboard | AgentMarket",
+add_page(dashboard_page, route="/dashboard", title="Dashboard | AgentMarket",
              on_load=[SessionEvents.load, DashboardState.on_load, AccountSecurityState.on_load])
-app.add_page(forgot_password_page, route="/forgot-password", title="Forgot Password | AgentMarket",
+add_page(forgot_password_page, route="/forgot-password", title="Forgot Password | AgentMarket",
              on_load=[SessionEvents.load, ForgotPasswordState.on_load])
-app.add_page(reset_password_page, route="/reset-password", title="Reset Password | AgentMarket",
+add_page(reset_password_page, route="/reset-password", title="Reset Password | AgentMarket",
              on_load=[SessionEvents.load, ResetPasswordState.on_load])
-app.add_page(set_password_page, route="/set-password", title="Set Your Password | AgentMarket",
+add_page(set_password_page, route="/set-password", title="Set Your Password | AgentMarket",
              on_load=[SessionEvents.load, GuestPasswordState.on_load])
-app.add_page(verify_email_page, route="/verify-email", title="Confirm E-mail | AgentMarket",
+add_page(verify_email_page, route="/verify-email", title="Confirm E-mail | AgentMarket",
              on_load=[SessionEvents.load, VerifyEmailState.on_load])
-app.add_page(dev_mail_page, route="/dev/mail", title="Dev Mailbox | AgentMarket",
+add_page(dev_mail_page, route="/dev/mail", title="Dev Mailbox | AgentMarket",
              on_load=[SessionEvents.load, DevMailState.on_load])
-app.add_page(demo_setup_page, route="/demo-setup", title="Demo Testing Center | AgentMarket",
+add_page(demo_setup_page, route="/demo-setup", title="Demo Testing Center | AgentMarket",
              on_load=[SessionEvents.load, DemoSetupState.on_load])
-app.add_page(checkout_page, route="/checkout/[agent_id]", title="Checkout | AgentMarket",
+add_page(checkout_page, route="/checkout/[agent_id]", title="Checkout | AgentMarket",
              on_load=[SessionEvents.load, CheckoutState.on_load])
-app.add_page(checkout_page, route="/checkout", title="Checkout | AgentMarket",
+add_page(checkout_page, route="/checkout", title="Checkout | AgentMarket",
              on_load=[SessionEvents.load, CheckoutState.on_load])
-app.add_page(card_update_page, route="/dashboard/billing/[subscription_id]", title="Update Card | AgentMarket",
+add_page(card_update_page, route="/dashboard/billing/[subscription_id]", title="Update Card | AgentMarket",
              on_load=[SessionEvents.load, CardUpdateState.on_load])
-app.add_page(purchase_success_page, route="/purchase-success", title="Purchase Successful | AgentMarket",
+add_page(purchase_success_page, route="/purchase-success", title="Purchase Successful | AgentMarket",
              on_load=[SessionEvents.load, PurchaseSuccessState.on_load])
-app.add_page(vendor_page, route="/vendor", title="Vendor Dashboard | AgentMarket",
+add_page(vendor_page, route="/vendor", title="Vendor Dashboard | AgentMarket",
              on_load=[SessionEvents.load, VendorState.on_load])
-app.add_page(vendor_apply_page, route="/vendor/apply", title="Become a Vendor | AgentMarket",
+add_page(vendor_apply_page, route="/vendor/apply", title="Become a Vendor | AgentMarket",
              on_load=[SessionEvents.load, VendorState.on_load])
-app.add_page(vendor_plans_page, route="/vendor/plans", title="Your Plan | AgentMarket",
+add_page(vendor_plans_page, route="/vendor/plans", title="Your Plan | AgentMarket",
              on_load=[SessionEvents.load, VendorState.on_load])
-app.add_page(add_agent_page, route="/vendor/add-agent", title="Create New AI Agent | AgentMarket",
+add_page(add_agent_page, route="/vendor/add-agent", title="Create New AI Agent | AgentMarket",
              on_load=[SessionEvents.load, WizardState.on_load])
-app.add_page(add_agent_page, route="/vendor/agents/[agent_id]/edit", title="Edit AI Agent | AgentMarket",
+add_page(add_agent_page, route="/vendor/agents/[agent_id]/edit", title="Edit AI Agent | AgentMarket",
              on_load=[SessionEvents.load, WizardState.on_load])
-app.add_page(admin_page, route="/admin", title="Admin Panel | AgentMarket",
+add_page(admin_page, route="/admin", title="Admin Panel | AgentMarket",
              on_load=[SessionEvents.load, AdminEvents.on_load])
-app.add_page(admin_settings_page, route="/admin/settings", title="Platform Settings | AgentMarket",
+add_page(admin_settings_page, route="/admin/settings", title="Platform Settings | AgentMarket",
              on_load=[SessionEvents.load, AdminSettingsState.on_load])
-app.add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionEvents.load)
+add_page(not_found_page, route="404", title="Page Not Found | AgentMarket", on_load=SessionEvents.load)

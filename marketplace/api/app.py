@@ -22,7 +22,7 @@ from marketplace.api import engagement as engagement_routes
 from marketplace.api import licenses as license_routes
 from marketplace.api import notifications as notification_routes
 from marketplace.api import oauth as oauth_routes
-from marketplace.api import page_serving, routing, security
+from marketplace.api import page_serving, public_pages, routing, security
 from marketplace.api import plans as plan_routes
 from marketplace.api import purchases as purchase_routes
 from marketplace.api import refunds as refund_routes
@@ -92,6 +92,7 @@ def create_api() -> FastAPI:
                        same_site="lax", https_only=settings.secure_cookies, max_age=600)
     api.add_middleware(page_serving.PagesPastRoutes, api=api)
     api.add_middleware(page_serving.PageWithoutSlash)
+    api.add_middleware(public_pages.PublicPages)  # outside the slash-follower: it fills the page that one found
     api.add_middleware(security.RequestGuard)
     api.add_middleware(security.ResponseHeaders)  # outermost: refusals get the headers too
     return api

@@ -18,6 +18,7 @@ from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPubli
 from marketplace.services import agent_page, favorites, images, names, reports, views
 from marketplace.services import reviews as review_service
 from marketplace.services.errors import Conflict, DomainError, NotFound, TooManyRequests, Unauthorized
+from marketplace.services.seo import page_head
 from marketplace.state import blocking
 from marketplace.state.catalog import Option, price_parts, rating_label
 from marketplace.state.display import logged_out_again
@@ -138,6 +139,13 @@ class AgentDetailState(ViewerMixin, rx.State):
     report_reason: str = ""
     report_description: str = ""
     report_submitting: bool = False
+
+    @rx.var
+    def page_title(self) -> str:
+        """The tab's title: the one the server's HTML carries (services/seo/page_head.py)."""
+        if self.found:
+            return page_head.agent_title(name=self.agent.name, short_description=self.agent.short_description)
+        return f"{'AI Agent' if self.loading else 'Agent Not Found'} | {page_head.SITE_NAME}"
 
     def _agent_id(self) -> str:
         """The {id} of /agents/{id}, from the address the browser is on."""

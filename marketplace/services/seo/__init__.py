@@ -1,0 +1,1 @@
+"""What the web reads of the public pages before any script runs: heads, content, robots, sitemap, previews."""
