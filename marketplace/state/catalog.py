@@ -19,13 +19,15 @@ from marketplace.models import AgentPublic, CategoryPublic
 from marketplace.services import catalog, images, money
 from marketplace.services.catalog.search import MAX_QUERY_LENGTH
 from marketplace.services.errors import DomainError
+from marketplace.services.seo import public_pages
 from marketplace.services.text import is_digits
 from marketplace.state import blocking
 from marketplace.state.forms import take_submitted
 from marketplace.state.session import ViewerMixin
 
-PAGE_SIZE = 12
-FEATURED_LIMIT = 6
+# The server's plain HTML of /agents and / lists the same pages (services/seo/public_pages.py).
+PAGE_SIZE = public_pages.BROWSE_PAGE_SIZE
+FEATURED_LIMIT = public_pages.FEATURED_LIMIT
 HOME_CATEGORY_LIMIT = 8
 CARD_TAGS = 2
 
