@@ -31,7 +31,15 @@ CONTENT_ID = "crawler-view"
 HIDE = f'<script>document.write("<style>#{CONTENT_ID}{{display:none}}</style>")</script>'
 REMOVE = f'<script>document.getElementById("{CONTENT_ID}").remove()</script>'
 # What Reflex's pages put in the head that this head replaces (a generic title, the favicon as og:image).
-GENERIC_HEAD = re.compile(r'<title>[^<]*</title>|<meta[^>]*(?:property="og:image"|name="description")[^>]*/?>')
+GENERIC_META = re.compile(r'<meta[^>]*(?:property="og:image"|name="description")[^>]*/?>')
+TITLE = re.compile(r"<title>[^<]*</title>")
+# A page compiled without a title (the one shell of every agent) gets the React app's title on its first render,
+# inserted before ours: ours then goes, so the document keeps one title and client-side moves retitle it.
+SERVER_TITLE = "data-server-title"
+DROP_SERVER_TITLE = ("<script>new MutationObserver(function(_, watch) {"
+                     "if (document.head.getElementsByTagName('title').length > 1) {"
+                     f"document.head.querySelector('title[{SERVER_TITLE}]').remove(); watch.disconnect();}}"
+                     "}).observe(document.head, {childList: true})</script>")
 BODY = re.compile(r"<body[^>]*>")
 # Served when no compiled page answers (the bare API in tests, a build not yet there): the same head and content.
 FALLBACK_SHELL = b'<!DOCTYPE html><html lang="en"><head><meta charSet="utf-8"/></head><body></body></html>'
@@ -56,9 +64,9 @@ def json_ld(data: dict[str, Any]) -> str:
 
 
 def render_head(head: PageHead) -> str:
+    """Every tag but the title (`render` places that)."""
     a = lambda value: escape(value, quote=True)  # noqa: E731 - attribute values, every one escaped
     tags = [
-        f"<title>{escape(head.title)}</title>",
         f'<meta name="description" content="{a(head.description)}"/>',
         f'<link rel="canonical" href="{a(head.canonical)}"/>',
         f'<meta property="og:type" content="{a(head.og_type)}"/>',
@@ -104,12 +112,18 @@ def render_content(content: PageContent) -> str:
 
 
 def render(shell: str, page: PublicPage) -> str:
-    """The compiled page with this page's head and content: generic tags out, ours at the end of the head."""
-    html = GENERIC_HEAD.sub("", shell)
-    # Last in the head: React hydrates the head's children in order and takes an unexpected script or title
-    # before its own for a mismatch, then renders the page anew without the server's styles (measured: the
-    # phone's hidden links showed); nodes after its last child are left alone.
-    html = html.replace("</head>", render_head(page.head) + "</head>", 1)
+    """The compiled page with this page's head and content: the title's text in place of the generic one, the
+    other tags at the end of the head. React hydrates the head's children in order: an unexpected title or script
+    before its own is taken for a mismatch, and the page is then rendered anew without the server's styles
+    (measured: a phone's hidden top-bar links showed); nodes after its last child are left alone, and a
+    prerendered title is adopted as it is."""
+    html = GENERIC_META.sub("", shell)
+    title = escape(page.head.title)
+    html, replaced = TITLE.subn(f"<title>{title}</title>", html, count=1)
+    tags = render_head(page.head)
+    if not replaced:
+        tags = f"<title {SERVER_TITLE}>{title}</title>{tags}{DROP_SERVER_TITLE}"
+    html = html.replace("</head>", tags + "</head>", 1)
     body = BODY.search(html)
     if body is None:
         return html

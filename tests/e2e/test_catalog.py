@@ -254,7 +254,9 @@ def test_demo_agents_show_their_own_long_cached_pictures(page: Page) -> None:
 
 
 def test_missing_agent_shows_not_found(page: Page) -> None:
-    open_page(page, "/agents/0123456789abcdef0123456789abcdef")
+    with page.expect_response(lambda r: r.url.endswith("/agents/0123456789abcdef0123456789abcdef")) as answer:
+        open_page(page, "/agents/0123456789abcdef0123456789abcdef")
+    assert answer.value.status == 404  # what a crawler is told; the person sees the page below
     expect(page.locator("#agent-not-found")).to_contain_text("Agent Not Found")
     page.get_by_role("link", name="Back to Agents").click()
     expect(page).to_have_url(re.compile(r"/agents/?$"))

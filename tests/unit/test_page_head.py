@@ -123,7 +123,7 @@ def test_every_value_is_escaped():
     html = page_of(page_head.agent_head(evil), PageContent(heading=NASTY, paragraphs=[NASTY]))
     assert "<script>alert(1)" not in html
     bot = read(html)
-    assert bot.scripts == 2  # only the page's own two scripts (hide and remove the plain content)
+    assert bot.scripts == 3  # only the page's own: hide and remove the plain content, drop the server's title
     assert bot.title.startswith(NASTY)
     assert bot.meta["og:title"].startswith(NASTY)
     assert bot.json_ld[0]["name"] == NASTY  # the JSON-LD parses back to the very text
@@ -164,8 +164,17 @@ def test_render_replaces_the_generic_title_and_image_and_keeps_the_rest():
     assert html.count("<title>") == 1
     assert "favicon.ico" not in html
     assert '<link rel="stylesheet" href="/x.css"/>' in html
-    assert html.index("<link rel=\"stylesheet\" href=\"/x.css\"/>") < html.index("<title>") < html.index("</head>")
+    assert '<meta charSet="utf-8"/><title>AgentMarket: the marketplace for AI agents</title>' in html  # in place
+    assert html.index('<link rel="stylesheet" href="/x.css"/>') < html.index('<meta name="description"')
     assert '<body class="b"><div id="crawler-view">' in html
     assert html.index("crawler-view") < html.index('<div id="root">app</div>')
     bot = read(html)
     assert bot.json_ld[0]["@type"] == "WebSite"
+    assert bot.scripts == 2  # the compiled title stays, so nothing needs to drop ours
+
+
+def test_a_shell_without_a_title_gets_one_that_gives_way_to_the_apps():
+    shell = '<html><head><meta charSet="utf-8"/></head><body></body></html>'
+    html = render(shell, PublicPage(200, page_head.home_head(), PageContent(heading="Hello")))
+    assert "<title data-server-title>AgentMarket: the marketplace for AI agents</title>" in html
+    assert "title[data-server-title]" in html
