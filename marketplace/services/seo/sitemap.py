@@ -11,13 +11,13 @@ an approval makes (`updated_at` moves with `reviewed_at`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Sequence
 from urllib.parse import quote
 from xml.sax.saxutils import escape
 
-from sqlalchemy import func, select
-from sqlalchemy.engine import Connection
+from sqlalchemy import String, cast, func, select, type_coerce
+from sqlalchemy.engine import Connection, Row
+from sqlalchemy.sql import ColumnElement
 
 from marketplace.models import Agent, Category
 from marketplace.services.catalog import reads
@@ -41,8 +41,13 @@ def agent_path(agent_id: str) -> str:
     return f"/agents/{quote(agent_id, safe='')}"
 
 
-def _lastmod(moment: datetime | None) -> str:
-    return "" if moment is None else f"<lastmod>{moment.isoformat(timespec='seconds')}</lastmod>"
+def _reviewed_text(dialect: str) -> ColumnElement[str]:
+    """`reviewed_at` as the database writes it in UTC ('2026-03-04 05:06:07.891011'), sliced into W3C time by
+    `_agent_url`: 50,000 `datetime` objects and their `isoformat` cost more than the query (PostgreSQL's
+    `to_char` too), benchmarks/README.md (issue 29)."""
+    if dialect == "postgresql":
+        return cast(func.timezone("UTC", AGENTS.c.reviewed_at), String)
+    return type_coerce(AGENTS.c.reviewed_at, String)  # SQLite keeps that text, in UTC
 
 
 def _fixed_paths(conn: Connection) -> list[str]:
@@ -56,18 +61,25 @@ def _live_count(conn: Connection) -> int:
     return conn.execute(select(func.count()).select_from(AGENTS).where(LIVE)).scalar_one()
 
 
-def _agent_rows(conn: Connection, *, offset: int, limit: int) -> Iterable[tuple[str, datetime | None]]:
+def _agent_rows(conn: Connection, *, offset: int, limit: int) -> Sequence[Row[tuple[str, str | None]]]:
     a = AGENTS.c
-    stmt = select(a.id, a.reviewed_at).where(LIVE).order_by(a.created_at, a.id).offset(offset).limit(limit)
-    return conn.execute(stmt)
+    stmt = (select(a.id, _reviewed_text(conn.dialect.name)).where(LIVE).order_by(a.created_at, a.id)
+            .offset(offset).limit(limit))
+    return conn.execute(stmt).all()
 
 
-def _urlset(paths: list[str], agents: Iterable[tuple[str, datetime | None]]) -> bytes:
+def _agent_url(base: str, agent_id: str, reviewed: str | None) -> str:
+    # Ids are hex in practice: quoting and escaping are skipped for plain ASCII letters and digits.
+    path = f"/agents/{agent_id}" if agent_id.isascii() and agent_id.isalnum() else escape(agent_path(agent_id))
+    lastmod = f"<lastmod>{reviewed[:10]}T{reviewed[11:19]}+00:00</lastmod>" if reviewed else ""
+    return f"<url><loc>{base}{path}</loc>{lastmod}</url>\n"
+
+
+def _urlset(paths: list[str], agents: Sequence[Row[tuple[str, str | None]]]) -> bytes:
     base = escape(absolute(""))
     parts = [XML_HEAD, f"<urlset {NAMESPACE}>\n"]
     parts += [f"<url><loc>{base}{escape(path)}</loc></url>\n" for path in paths]
-    parts += [f"<url><loc>{base}{escape(agent_path(agent_id))}</loc>{_lastmod(moment)}</url>\n"
-              for agent_id, moment in agents]
+    parts += [_agent_url(base, agent_id, reviewed) for agent_id, reviewed in agents]
     parts.append("</urlset>\n")
     return "".join(parts).encode()
 
@@ -103,7 +115,7 @@ def _page(conn: Connection, number: int, page_size: int) -> bytes | None:
         return None  # one file holds everything (it is /sitemap.xml itself), or no such file
     start, end = (number - 1) * page_size, number * page_size
     agent_slots = end - max(start, len(fixed))
-    agents = _agent_rows(conn, offset=max(start - len(fixed), 0), limit=agent_slots) if agent_slots > 0 else ()
+    agents = _agent_rows(conn, offset=max(start - len(fixed), 0), limit=agent_slots) if agent_slots > 0 else []
     return _urlset(fixed[start:end], agents)
 
 
