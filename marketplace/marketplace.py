@@ -36,7 +36,7 @@ from marketplace.pages.vendor.add_agent import add_agent_page
 from marketplace.pages.vendor.page import vendor_apply_page, vendor_page
 from marketplace.pages.vendor.plans import vendor_plans_page
 from marketplace.services import auth, mail_outbox, plans, platform, ratelimit, uploads
-from marketplace.services.seo import page_head
+from marketplace.services.seo import addresses, page_head, previews
 from marketplace.state.account_recovery import (
     ForgotPasswordState,
     GuestPasswordState,
@@ -83,7 +83,7 @@ app = rx.App(
     hydrate_fallback=loading_frame,  # addresses without a prerendered page show the frame, not a blank page
 )
 # Link previews need an absolute image address: the site's preview image rather than Reflex's relative favicon.
-add_page = partial(app.add_page, image=page_head.absolute(page_head.SITE_IMAGE_PATH))
+add_page = partial(app.add_page, image=addresses.absolute(previews.site_preview_path()))
 app.register_lifespan_task(_on_start)
 app.register_lifespan_task(uploads.sweep_forever)  # unattached uploads expire and are deleted
 app.register_lifespan_task(mail_outbox.send_forever)  # sends the mail outbox from the app's process

@@ -16,13 +16,13 @@ from marketplace.api import admin as admin_routes
 from marketplace.api import agent_files as agent_file_routes
 from marketplace.api import auth as auth_routes
 from marketplace.api import catalog as catalog_routes
+from marketplace.api import crawler_files, page_serving, public_pages, routing, security
 from marketplace.api import demo as demo_routes
 from marketplace.api import demo_images as demo_image_routes
 from marketplace.api import engagement as engagement_routes
 from marketplace.api import licenses as license_routes
 from marketplace.api import notifications as notification_routes
 from marketplace.api import oauth as oauth_routes
-from marketplace.api import page_serving, public_pages, routing, security
 from marketplace.api import plans as plan_routes
 from marketplace.api import purchases as purchase_routes
 from marketplace.api import refunds as refund_routes
@@ -91,6 +91,7 @@ def create_api() -> FastAPI:
     api.add_middleware(SessionMiddleware, secret_key=settings.secret_key, session_cookie="mp_oauth",
                        same_site="lax", https_only=settings.secure_cookies, max_age=600)
     api.add_middleware(page_serving.PagesPastRoutes, api=api)
+    api.add_middleware(crawler_files.CrawlerFiles)  # robots, sitemap, preview images: before the pages
     api.add_middleware(page_serving.PageWithoutSlash)
     api.add_middleware(public_pages.PublicPages)  # outside the slash-follower: it fills the page that one found
     api.add_middleware(security.RequestGuard)

@@ -104,7 +104,7 @@ def test_home_and_categories_pages(client, make_user):
     bot = read(home.text)
     assert bot.title == "AgentMarket: the marketplace for AI agents"
     assert bot.meta["description"].startswith("AgentMarket is a marketplace for AI agents")
-    assert bot.meta["og:image"].endswith("/og/site.png")
+    assert "/og/site.png?v=" in bot.meta["og:image"]
     assert f'href="/agents/{featured.id}"' in home.text and 'href="/agents?category=finance"' in home.text
     categories = client.get("/categories")
     assert categories.status_code == 200

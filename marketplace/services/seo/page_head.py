@@ -7,22 +7,21 @@ every value is plain text here and is escaped there, once.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
 
-from marketplace.config import settings
 from marketplace.models import AgentPublic
 from marketplace.models.billing import PricingModel
 from marketplace.services.money import price_label
+from marketplace.services.seo import previews
+from marketplace.services.seo.addresses import absolute, agent_path, category_path
 
 SITE_NAME = "AgentMarket"
 SITE_DESCRIPTION = ("AgentMarket is a marketplace for AI agents: find, buy and download agents for content, "
                     "automation, analysis, customer support and more, from independent vendors.")
 HOME_TITLE = f"{SITE_NAME}: the marketplace for AI agents"
-SITE_IMAGE_PATH = "/og/site.png"
 DESCRIPTION_MAX = 200  # characters; search engines show about 155-160
 CURRENCY = "USD"  # agents are priced in US dollars (checkout may convert; the listed price is this)
 SCHEMA = "https://schema.org"
@@ -34,7 +33,7 @@ class PageHead:
     description: str
     path: str  # canonical path and query, from the site's root
     og_type: str = "website"
-    image_path: str = SITE_IMAGE_PATH
+    image_path: str = ""  # the site's picture when empty
     indexable: bool = True
     json_ld: list[dict[str, Any]] = field(default_factory=list)
 
@@ -44,12 +43,7 @@ class PageHead:
 
     @property
     def image(self) -> str:
-        return absolute(self.image_path)
-
-
-def absolute(path: str) -> str:
-    """A URL on the site's public address (`PUBLIC_URL`), never on whatever Host a request named."""
-    return settings.public_url.rstrip("/") + path
+        return absolute(self.image_path or previews.site_preview_path())
 
 
 def clip(text: str, limit: int = DESCRIPTION_MAX) -> str:
@@ -67,26 +61,6 @@ def price_cents(agent: AgentPublic) -> int:
 
 def agent_price_label(agent: AgentPublic) -> str:
     return price_label(price_cents(agent), pricing_model=agent.pricing_model)
-
-
-def agent_path(agent_id: str) -> str:
-    return f"/agents/{agent_id}"
-
-
-def category_path(slug: str) -> str:
-    return "/agents?" + urlencode({"category": slug})
-
-
-def preview_stamp(agent: AgentPublic) -> str:
-    """Changes whenever what the preview image shows changes (name, price, rating, category), so a new image
-    gets a new address and every cache of the old one stays right."""
-    shown = "|".join((agent.name, agent.price, agent.pricing_model, agent.avg_rating, str(agent.review_count),
-                      agent.category.name if agent.category else "", agent.updated_at.isoformat()))
-    return hashlib.sha256(shown.encode()).hexdigest()[:12]
-
-
-def agent_image_path(agent: AgentPublic) -> str:
-    return f"/og/agents/{agent.id}.png?v={preview_stamp(agent)}"
 
 
 def has_rating(agent: AgentPublic) -> bool:
@@ -114,7 +88,7 @@ def agent_json_ld(agent: AgentPublic) -> list[dict[str, Any]]:
     url = absolute(agent_path(agent.id))
     app: dict[str, Any] = {
         "@context": SCHEMA, "@type": "SoftwareApplication", "name": agent.name,
-        "description": agent.short_description, "url": url, "image": absolute(agent_image_path(agent)),
+        "description": agent.short_description, "url": url, "image": absolute(previews.preview_path(agent=agent)),
         "applicationCategory": "BusinessApplication", "operatingSystem": "Any",
         "offers": _offer(agent, url),
     }
@@ -145,7 +119,7 @@ def agent_head(agent: AgentPublic) -> PageHead:
     return PageHead(
         title=agent_title(name=agent.name, short_description=agent.short_description),
         description=clip(f"{agent.short_description} {agent_price_label(agent)}."),
-        path=agent_path(agent.id), og_type="product", image_path=agent_image_path(agent),
+        path=agent_path(agent.id), og_type="product", image_path=previews.preview_path(agent=agent),
         json_ld=agent_json_ld(agent),
     )
 

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, urlencode
 from marketplace.models import AgentPublic, CategoryPublic
 from marketplace.services import catalog
 from marketplace.services.errors import DomainError
-from marketplace.services.seo import page_head
+from marketplace.services.seo import addresses, page_head
 from marketplace.services.seo.page_head import PageHead
 
 BROWSE_PAGE_SIZE = 12  # agents per page of /agents (the page's own size: BrowseState reads it from here)
@@ -55,7 +55,7 @@ def rating_text(agent: AgentPublic) -> str:
 
 def _listing_link(agent: AgentPublic) -> Link:
     note = " · ".join((agent.short_description, page_head.agent_price_label(agent), rating_text(agent)))
-    return Link(href=page_head.agent_path(agent.id), text=agent.name, note=note)
+    return Link(href=addresses.agent_path(agent.id), text=agent.name, note=note)
 
 
 def agent_page(agent_id: str) -> PublicPage:
@@ -71,7 +71,7 @@ def agent_page(agent_id: str) -> PublicPage:
         facts.append(("Vendor", agent.vendor.username))
     if agent.tags:
         facts.append(("Tags", ", ".join(agent.tags)))
-    category = (Link(href=page_head.category_path(agent.category.slug), text=agent.category.name)
+    category = (Link(href=addresses.category_path(agent.category.slug), text=agent.category.name)
                 if agent.category else None)
     return PublicPage(200, page_head.agent_head(agent), PageContent(
         heading=agent.name, paragraphs=list(dict.fromkeys([agent.short_description, *agent.description.split("\n\n")])),
@@ -80,7 +80,7 @@ def agent_page(agent_id: str) -> PublicPage:
 
 def _category_link(category: CategoryPublic) -> Link:
     agents = "agent" if category.agent_count == 1 else "agents"
-    return Link(href=page_head.category_path(category.slug), text=category.name,
+    return Link(href=addresses.category_path(category.slug), text=category.name,
                 note=f"{category.description} ({category.agent_count} {agents})")
 
 
