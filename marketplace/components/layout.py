@@ -5,7 +5,7 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars.function import FunctionStringVar
 
-from marketplace.components.links import button_link
+from marketplace.components.links import button_link, menu_link
 from marketplace.components.spinner import page_spinner
 from marketplace.state.session import SessionEvents, SessionState
 
@@ -18,11 +18,6 @@ def _nav_link(label: str, href: str) -> rx.Component:
 NAV_LINKS = [("Browse Agents", "/agents"), ("Categories", "/categories")]
 
 
-def _menu_link(label: str, href: str, **props: object) -> rx.Component:
-    """A menu entry that goes somewhere is a link (Radix gives its item's role and keys to the child)."""
-    return rx.menu.item(rx.link(label, href=href, underline="none", color="inherit"), as_child=True, **props)
-
-
 def _nav_menu() -> rx.Component:
     """Below the sm breakpoint (768 px) the top bar has no room for its links: a menu button holds them. A Radix menu,
     so it opens from the keyboard, moves with the arrow keys and closes on Escape or once an item is chosen."""
@@ -33,7 +28,7 @@ def _nav_menu() -> rx.Component:
                                aria_label="Menu", id="nav-menu"),
             ),
             rx.menu.content(
-                *[_menu_link(label, href, class_name="nav-menu-item") for label, href in NAV_LINKS],
+                *[menu_link(label, href, class_name="nav-menu-item") for label, href in NAV_LINKS],
                 align="start", id="nav-menu-content",
             ),
         ),
@@ -56,9 +51,9 @@ def _avatar_menu() -> rx.Component:
                 padding_x="0.75em", padding_y="0.5em",
             ),
             rx.menu.separator(),
-            _menu_link("Dashboard", "/dashboard"),
-            rx.cond(SessionState.role == "vendor", _menu_link("Vendor Dashboard", "/vendor")),
-            rx.cond(SessionState.role == "admin", _menu_link("Admin Panel", "/admin")),
+            menu_link("Dashboard", "/dashboard"),
+            rx.cond(SessionState.role == "vendor", menu_link("Vendor Dashboard", "/vendor")),
+            rx.cond(SessionState.role == "admin", menu_link("Admin Panel", "/admin")),
             rx.menu.separator(),
             rx.menu.item("Log out", color="red", on_click=SessionEvents.logout),
             align="end",

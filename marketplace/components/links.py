@@ -12,9 +12,14 @@ def button_link(*children: rx.Component | rx.Var | str, href: str | rx.Var[str],
     invalid HTML). App pages are routed in the page; `/api/...` addresses (sign-in, single sign-on) are left to
     the browser, which must load them itself; `is_external` opens another site in a new tab."""
     if is_external:
-        target = rx.el.a(*children, href=href, target="_blank", rel="noopener noreferrer")
-    elif isinstance(href, str) and href.startswith("/api/"):
-        target = rx.el.a(*children, href=href)
-    else:
-        target = ReactRouterLink.create(*children, to=href)
+        target = ReactRouterLink.create(*children, to=href, target="_blank", rel="noopener noreferrer")
+    else:  # (Reflex draws every `<a href>` as a router link: a full load has to be asked for)
+        full_load = isinstance(href, str) and href.startswith("/api/")
+        target = ReactRouterLink.create(*children, to=href, reload_document=full_load)
     return rx.button(target, as_child=True, **props)
+
+
+def menu_link(label: str, href: str, **props: object) -> rx.Component:
+    """A menu entry that goes somewhere: the menu item's role, keys and closing on the link itself (one plain
+    router link as the item's only child, which Radix's `asChild` needs)."""
+    return rx.menu.item(ReactRouterLink.create(label, to=href), as_child=True, **props)
