@@ -147,14 +147,15 @@ def verification_banner() -> rx.Component:
 
 
 # The skip link stays off screen until it has the keyboard's focus; `main` takes focus from it without a ring
-# (it is not a control); every control shows the theme's focus ring when reached by keyboard, links and cards too.
+# (it is not a control); links (cards too) get the theme's focus ring when reached by keyboard, as its buttons and
+# inputs do (a menu's entries show theirs as the highlighted row).
 FRAME_CSS = """
 .skip-link { position: absolute; left: 0.75em; top: -100px; z-index: 100; padding: 0.6em 1em;
   background: var(--color-background); color: var(--accent-12); border-radius: var(--radius-3);
   font-weight: 500; box-shadow: var(--shadow-4); }
 .skip-link:focus { top: 0.6em; outline: 2px solid var(--focus-8); outline-offset: 2px; }
 #main-content:focus { outline: none; }
-a:focus-visible, [role="menuitem"]:focus-visible { outline: 2px solid var(--focus-8); outline-offset: 2px; }
+a:not([role="menuitem"]):focus-visible { outline: 2px solid var(--focus-8); outline-offset: 2px; }
 """
 
 
