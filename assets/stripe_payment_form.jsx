@@ -8,7 +8,8 @@
  *
  * No money and no business decisions here: the button label and the error above it come from the server, and
  * the outcome of `confirmPayment` is reported through the callbacks; the server then verifies the PaymentIntent
- * itself. The error hides as soon as a new attempt starts (the server clears it too).
+ * itself. The error hides as soon as a new attempt starts (the server clears it too); when it shows, it takes the
+ * keyboard's focus, so a screen reader reads it and the next Tab goes on from it (not from the top of the page).
  */
 import React, { useEffect, useMemo, useRef, useState } from "react";
 import { Elements, PaymentElement, useElements, useStripe } from "@stripe/react-stripe-js";
@@ -65,6 +66,14 @@ function PaymentForm({
   const [ready, setReady] = useState(false);
   const [submitting, setSubmitting] = useState(false);
   const guard = useRef(false);
+  const errorBox = useRef(null);
+  const showError = Boolean(errorMessage) && !submitting;
+
+  useEffect(() => {
+    if (showError && errorBox.current) {
+      errorBox.current.focus();
+    }
+  }, [showError, errorMessage]);
 
   // The server's refusal ends the attempt, also one Stripe reported as succeeded (e.g. a second payment that
   // was refunded): the form is usable again and shows why.
@@ -129,8 +138,8 @@ function PaymentForm({
           options={PAYMENT_ELEMENT_OPTIONS}
           onReady={() => setReady(true)}
         />
-        {errorMessage && !submitting ? (
-          <Callout.Root color="red" role="alert" id="payment-error" size="1">
+        {showError ? (
+          <Callout.Root color="red" role="alert" id="payment-error" size="1" ref={errorBox} tabIndex={-1}>
             <Callout.Text>
               <Text weight="bold">Payment Error</Text>
               {" "}

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the app needs, idempotently: a virtualenv with pinned Python requirements, and bun.
+# Installs what the app needs, idempotently: a virtualenv with pinned Python requirements, bun, and in
+# development axe-core (the browser tests inject its axe.min.js into pages to check their accessibility).
 #   scripts/setup.sh          development (`make setup`, for `make run` and `make test`): requirements-dev.txt,
 #                             i.e. the runtime requirements plus test tools, local stand-ins and linters
 #   scripts/setup.sh runtime  production: requirements.txt only, in a virtualenv that holds nothing else
@@ -37,4 +38,10 @@ if [ ! -x .tools/node_modules/.bin/bun ]; then
   echo "==> installing bun (npm package) into .tools"
   mkdir -p .tools
   (cd .tools && npm install --silent --no-audit --no-fund --prefix . bun@1.4.5 >/dev/null)
+fi
+AXE_CORE=4.14.1
+if [ "$MODE" = dev ] && ! grep -qs "\"version\": \"$AXE_CORE\"" .tools/node_modules/axe-core/package.json; then
+  echo "==> installing axe-core $AXE_CORE (npm package, for the browser tests) into .tools"
+  mkdir -p .tools
+  (cd .tools && npm install --silent --no-audit --no-fund --save-exact --prefix . "axe-core@$AXE_CORE" >/dev/null)
 fi

@@ -55,8 +55,9 @@ def tag_list(tags: Var[list[str]], more: Var[int]) -> rx.Component:
     )
 
 
-def agent_card(card: Var[AgentCard], index: Var[int] | int = 0) -> rx.Component:
-    """A clickable card; it fades in 100 ms after the one before it."""
+def agent_card(card: Var[AgentCard], index: Var[int] | int = 0, *, level: str = "h3") -> rx.Component:
+    """A clickable card; it fades in 100 ms after the one before it. `level`: its name's heading level under the
+    page's headings."""
     return rx.link(
         rx.card(
             rx.vstack(
@@ -73,7 +74,7 @@ def agent_card(card: Var[AgentCard], index: Var[int] | int = 0) -> rx.Component:
                     position="relative", width="100%",
                 ),
                 rx.hstack(
-                    rx.heading(card.name, size="4", trim="both", class_name="agent-name"),
+                    rx.heading(card.name, size="4", trim="both", class_name="agent-name", as_=level),
                     rx.spacer(),
                     rating_line(card.rating, card.review_count),
                     align="center", width="100%",
@@ -135,13 +136,13 @@ def skeleton_grid(grid_id: str) -> rx.Component:
     return card_grid(*[agent_card_skeleton() for _ in range(SKELETON_CARDS)], id=f"{grid_id}-loading")
 
 
-def agent_grid(cards: Var[list[AgentCard]], loading: Var[bool], *, grid_id: str) -> rx.Component:
+def agent_grid(cards: Var[list[AgentCard]], loading: Var[bool], *, grid_id: str, level: str = "h3") -> rx.Component:
     """Six skeleton cards while loading, then the cards."""
     return rx.fragment(
         rx.el.style(FADE_IN),
         rx.cond(
             loading,
             skeleton_grid(grid_id),
-            card_grid(rx.foreach(cards, lambda card, i: agent_card(card, i)), id=grid_id),
+            card_grid(rx.foreach(cards, lambda card, i: agent_card(card, i, level=level)), id=grid_id),
         ),
     )

@@ -75,7 +75,7 @@ def quick_search(*, heading: str, form_id: str) -> rx.Component:
     """Text, category and price, leading to /agents with those filters (landing and home)."""
     return rx.form(
         rx.vstack(
-            rx.heading(heading, size="5"),
+            rx.heading(heading, size="5", as_="h2"),
             rx.flex(
                 rx.box(
                     rx.input(

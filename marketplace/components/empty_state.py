@@ -11,7 +11,7 @@ def empty_state(icon: str, title: str, text: str | Var[str] = "", action: rx.Com
     return rx.card(
         rx.vstack(
             rx.icon(icon, size=40, color="var(--gray-8)"),
-            rx.heading(title, size="4", align="center"),
+            rx.heading(title, size="4", align="center", as_="h2"),
             *([rx.text(text, color_scheme="gray", size="2", align="center")] if isinstance(text, Var) or text else []),
             *([action] if action is not None else []),
             align="center", spacing="3", padding_y="2.5em",

@@ -5,14 +5,20 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
-from marketplace.state.session import full_page_load
+from marketplace.components.links import button_link
 
 
 def field(label: str, control: rx.Component, error: Var[str] | str = "", *, field_id: str = "") -> rx.Component:
+    """The control is marked invalid and described by its error while there is one; the error names the field it
+    belongs to (`data-error-for`), so that a refused submit can move the focus there (state/forms.py)."""
+    if isinstance(error, Var):
+        control.custom_attrs["aria-invalid"] = rx.cond(error != "", "true", None)
+        control.custom_attrs["aria-describedby"] = rx.cond(error != "", f"{field_id}-error", None)
     return rx.vstack(
         rx.text(label, as_="label", size="2", weight="medium", html_for=field_id),
         control,
-        rx.cond(error != "", rx.text(error, size="1", color_scheme="red", id=f"{field_id}-error")),
+        rx.cond(error != "", rx.text(error, size="1", color_scheme="red", id=f"{field_id}-error",
+                                     class_name="field-error", data_error_for=field_id)),
         spacing="1", width="100%", align="stretch",
     )
 
@@ -20,10 +26,8 @@ def field(label: str, control: rx.Component, error: Var[str] | str = "", *, fiel
 def sso_buttons() -> rx.Component:
     """Google and GitHub: full-page navigation, since the provider redirects back to /api."""
     return rx.vstack(
-        rx.button("Continue with Google", variant="outline", width="100%", type="button",
-                  on_click=full_page_load("/api/auth/google")),
-        rx.button("Continue with GitHub", variant="outline", width="100%", type="button",
-                  on_click=full_page_load("/api/auth/github")),
+        button_link("Continue with Google", href="/api/auth/google", variant="outline", width="100%"),
+        button_link("Continue with GitHub", href="/api/auth/github", variant="outline", width="100%"),
         spacing="2", width="100%",
     )
 

@@ -1,11 +1,13 @@
-"""Top bar and the page frame every page shares."""
+"""The page frame every page shares: skip link, header (top bar and its navigation), banners, `main`, footer."""
 
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars.function import FunctionStringVar
 
+from marketplace.components.links import button_link, menu_link
 from marketplace.components.spinner import page_spinner
-from marketplace.state.session import SessionEvents, SessionState, full_page_load
+from marketplace.state.session import SessionEvents, SessionState
 
 
 def _nav_link(label: str, href: str) -> rx.Component:
@@ -26,8 +28,7 @@ def _nav_menu() -> rx.Component:
                                aria_label="Menu", id="nav-menu"),
             ),
             rx.menu.content(
-                *[rx.menu.item(label, on_click=rx.redirect(href), class_name="nav-menu-item")
-                  for label, href in NAV_LINKS],
+                *[menu_link(label, href, class_name="nav-menu-item") for label, href in NAV_LINKS],
                 align="start", id="nav-menu-content",
             ),
         ),
@@ -50,15 +51,9 @@ def _avatar_menu() -> rx.Component:
                 padding_x="0.75em", padding_y="0.5em",
             ),
             rx.menu.separator(),
-            rx.menu.item("Dashboard", on_click=rx.redirect("/dashboard")),
-            rx.cond(
-                SessionState.role == "vendor",
-                rx.menu.item("Vendor Dashboard", on_click=rx.redirect("/vendor")),
-            ),
-            rx.cond(
-                SessionState.role == "admin",
-                rx.menu.item("Admin Panel", on_click=rx.redirect("/admin")),
-            ),
+            menu_link("Dashboard", "/dashboard"),
+            rx.cond(SessionState.role == "vendor", menu_link("Vendor Dashboard", "/vendor")),
+            rx.cond(SessionState.role == "admin", menu_link("Admin Panel", "/admin")),
             rx.menu.separator(),
             rx.menu.item("Log out", color="red", on_click=SessionEvents.logout),
             align="end",
@@ -66,18 +61,22 @@ def _avatar_menu() -> rx.Component:
     )
 
 
+def brand() -> rx.Component:
+    """The product's name in the top bar: a heading's look, not a heading (each page's own title is its h1)."""
+    return rx.hstack(rx.text("🤖", size="6", aria_hidden="true"),
+                     rx.heading(rx.el.span("AgentMarket"), size=rx.breakpoints(initial="4", sm="5"), as_child=True),
+                     align="center", spacing="2")
+
+
 def top_bar() -> rx.Component:
-    return rx.box(
+    return rx.el.header(
         rx.hstack(
-            _nav_menu(),
-            rx.link(
-                rx.hstack(rx.text("🤖", size="6"), rx.heading("AgentMarket", size=rx.breakpoints(initial="4", sm="5")),
-                          align="center", spacing="2"),
-                href="/", underline="none", color_scheme="gray", high_contrast=True,
-            ),
-            rx.hstack(
-                *[_nav_link(label, href) for label, href in NAV_LINKS],
-                spacing="5", display=rx.breakpoints(initial="none", sm="flex"),
+            rx.el.nav(_nav_menu(), aria_label="Main", display=rx.breakpoints(initial="block", sm="none")),
+            rx.link(brand(), href="/", underline="none", color_scheme="gray", high_contrast=True,
+                    aria_label="AgentMarket home"),
+            rx.el.nav(
+                rx.hstack(*[_nav_link(label, href) for label, href in NAV_LINKS], spacing="5"),
+                aria_label="Main", display=rx.breakpoints(initial="none", sm="block"),
             ),
             rx.spacer(),
             rx.cond(
@@ -86,10 +85,9 @@ def top_bar() -> rx.Component:
                     SessionState.signed_in,
                     _avatar_menu(),
                     rx.hstack(
-                        rx.button("Sign In", variant="ghost", on_click=full_page_load("/api/login"),
-                                  size=rx.breakpoints(initial="1", sm="2")),
-                        rx.button("Get Started", on_click=full_page_load("/api/login"),
-                                  size=rx.breakpoints(initial="1", sm="2")),
+                        button_link("Sign In", href="/api/login", variant="ghost",
+                                    size=rx.breakpoints(initial="1", sm="2")),
+                        button_link("Get Started", href="/api/login", size=rx.breakpoints(initial="1", sm="2")),
                         spacing="3", align="center",
                     ),
                 ),
@@ -99,7 +97,7 @@ def top_bar() -> rx.Component:
             height="64px",
         ),
         border_bottom="1px solid var(--gray-a5)", background="var(--color-background)",
-        position="sticky", top="0", z_index="10",
+        position="sticky", top="0", z_index="10", display="block",
     )
 
 
@@ -107,7 +105,8 @@ def _strip(*children: rx.Component, color: str, strip_id: str) -> rx.Component:
     return rx.box(
         rx.hstack(*children, align="center", spacing="2", wrap="wrap", max_width="1200px", margin_x="auto",
                   padding_x=rx.breakpoints(initial="0.75em", sm="1.5em"), padding_y="0.4em"),
-        background=f"var(--{color}-3)", border_bottom=f"1px solid var(--{color}-6)", color=f"var(--{color}-11)",
+        # Step 12 of the scale: step 11 on step 3 is 4.24:1 for amber, under WCAG AA's 4.5:1.
+        background=f"var(--{color}-3)", border_bottom=f"1px solid var(--{color}-6)", color=f"var(--{color}-12)",
         font_size="var(--font-size-2)", id=strip_id, role="status",
     )
 
@@ -147,16 +146,62 @@ def verification_banner() -> rx.Component:
     )
 
 
+# The skip link stays off screen until it has the keyboard's focus; `main` takes focus from it without a ring
+# (it is not a control); links (cards too) get the theme's focus ring when reached by keyboard, as its buttons and
+# inputs do (a menu's entries show theirs as the highlighted row).
+FRAME_CSS = """
+.skip-link { position: absolute; left: 0.75em; top: -100px; z-index: 100; padding: 0.6em 1em;
+  background: var(--color-background); color: var(--accent-12); border-radius: var(--radius-3);
+  font-weight: 500; box-shadow: var(--shadow-4); }
+.skip-link:focus { top: 0.6em; outline: 2px solid var(--focus-8); outline-offset: 2px; }
+#main-content:focus { outline: none; }
+a:not([role="menuitem"]):focus-visible { outline: 2px solid var(--focus-8); outline-offset: 2px; }
+"""
+
+
+# The app's router takes the link's address in the page, where a browser would have focused the target: the
+# press hands the focus to `main` itself (in a browser task of its own, once the router is done).
+_FOCUS_MAIN = FunctionStringVar.create("(() => window.setTimeout(() => document.getElementById('main-content')"
+                                       "?.focus()))")
+
+
+def skip_link() -> rx.Component:
+    """The first thing a keyboard reaches: past the top bar to the page's own content."""
+    return rx.el.a("Skip to content", href="#main-content", on_click=_FOCUS_MAIN, class_name="skip-link",
+                   id="skip-link")
+
+
+def site_footer() -> rx.Component:
+    return rx.el.footer(
+        container(
+            rx.hstack(
+                rx.text("© AgentMarket", color_scheme="gray", size="2", white_space="nowrap"),
+                rx.spacer(),
+                *[rx.link(label, href="#", color_scheme="gray", size="2")
+                  for label in ("About", "Terms", "Privacy", "Contact")],
+                spacing="4", wrap="wrap", id="footer",
+            ),
+        ),
+        border_top="1px solid var(--gray-a5)",
+    )
+
+
 def page_frame(content: rx.Component, *, pending: rx.Component | None = None) -> rx.Component:
-    """Every page: top bar and banners, then `pending` (a spinner unless the page has its own loading view)
-    until the session is known, then the content."""
+    """Every page: skip link, header and banners, then in `main` the `pending` view (a spinner unless the page
+    has its own loading view) until the session is known, then the content; the footer last."""
     return rx.box(
+        rx.el.style(FRAME_CSS),
+        skip_link(),
         top_bar(),
         demo_banner(),
         verification_banner(),
-        rx.cond(SessionState.checked, content, pending if pending is not None else page_spinner()),
+        rx.el.main(
+            rx.cond(SessionState.checked, content, pending if pending is not None else page_spinner()),
+            id="main-content", tab_index=-1, flex="1", width="100%",
+        ),
+        site_footer(),
         rx.cond(SessionState.is_hydrated, rx.box(id="hydrated", display="none")),
-        min_height="100vh",
+        min_height="100vh", display="flex", flex_direction="column",
     )
 
 
@@ -172,7 +217,7 @@ def notice_card(icon: str, title: str, text: rx.Var | str, action: rx.Component,
         rx.card(
             rx.vstack(
                 rx.icon(icon, size=32, color=color),
-                rx.heading(title, size="5"),
+                rx.heading(title, size="5", as_="h1"),  # the page's one message, so its title
                 rx.text(text, color_scheme="gray", align="center", id=text_id),
                 action,
                 align="center", spacing="3", padding="1em",

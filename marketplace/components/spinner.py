@@ -24,7 +24,8 @@ def loading_frame() -> rx.Component:
     return rx.box(
         rx.box(
             rx.hstack(
-                rx.text("🤖", size="6"), rx.heading("AgentMarket", size=rx.breakpoints(initial="4", sm="5")),
+                rx.text("🤖", size="6", aria_hidden="true"),
+                rx.heading(rx.el.span("AgentMarket"), size=rx.breakpoints(initial="4", sm="5"), as_child=True),
                 align="center", spacing="2", max_width="1200px", margin_x="auto",
                 padding_x=rx.breakpoints(initial="0.75em", sm="1.5em"), height="64px",
             ),

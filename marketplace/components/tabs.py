@@ -38,8 +38,10 @@ def _parts(spec: TabSpec, *, compact: bool = False) -> list[rx.Component | str]:
 
 
 def _trigger(spec: TabSpec, *, compact: bool) -> rx.Component:
+    # Radix links a trigger and its panel by ids of its own; ours replace them (tests and `?tab=` use them), so
+    # the links are named again here, else they point at ids that exist nowhere.
     return rx.tabs.trigger(rx.hstack(*_parts(spec, compact=compact), spacing="1", align="center"), value=spec.value,
-                           id=f"tab-{spec.value}")
+                           id=f"tab-{spec.value}", aria_controls=f"panel-{spec.value}")
 
 
 def _option(spec: TabSpec) -> rx.Component:
@@ -71,7 +73,8 @@ def tab_view(specs: list[TabSpec], value: Var[str], on_change: Callable[[str], o
     return rx.tabs.root(
         picker,
         rx.tabs.list(*[_trigger(spec, compact=compact) for spec in specs], **bar),
-        *[rx.tabs.content(rx.box(spec.render(), padding_top="1.25em"), value=spec.value, id=f"panel-{spec.value}")
+        *[rx.tabs.content(rx.box(spec.render(), padding_top="1.25em"), value=spec.value, id=f"panel-{spec.value}",
+                          aria_labelledby=f"tab-{spec.value}")
           for spec in specs],
         value=value, on_change=on_change, width="100%",
     )

@@ -6,6 +6,7 @@ import reflex as rx
 
 from marketplace.components.forms import field
 from marketplace.components.layout import page_frame
+from marketplace.components.links import button_link
 from marketplace.pages.login import auth_card
 from marketplace.state.account_recovery import (
     ForgotPasswordState,
@@ -106,8 +107,8 @@ def verify_email_page() -> rx.Component:
             result,
             rx.cond(
                 SessionState.signed_in,
-                rx.link(rx.button("Go to your dashboard", width="100%"), href="/dashboard", width="100%"),
-                rx.link(rx.button("Sign In", width="100%"), href="/login", width="100%"),
+                button_link("Go to your dashboard", href="/dashboard", width="100%"),
+                button_link("Sign In", href="/login", width="100%"),
             ),
         )
     )

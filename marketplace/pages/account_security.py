@@ -19,7 +19,7 @@ def _password(name: str, label: str, complete: str) -> rx.Component:
 def _change_password() -> rx.Component:
     return rx.form(
         rx.vstack(
-            rx.heading("Change password", size="3"),
+            rx.heading("Change password", size="3", as_="h3"),
             rx.grid(
                 _password("current_password", "Current Password", "current-password"),
                 _password("new_password", "New Password", "new-password"),
@@ -81,7 +81,7 @@ def _two_factor() -> rx.Component:
         spacing="2",
     )
     return rx.vstack(
-        rx.heading("Two-factor authentication", size="3"),
+        rx.heading("Two-factor authentication", size="3", as_="h3"),
         rx.cond(S.two_factor_enabled, enabled, rx.cond(S.totp_secret != "", enrolling, disabled)),
         spacing="2", width="100%",
     )
@@ -115,13 +115,13 @@ def _sign_out_everywhere() -> rx.Component:
 def security_card() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("Security", size="4"),
+            rx.heading("Security", size="4", as_="h2"),
             _change_password(),
             rx.separator(size="4"),
             _two_factor(),
             rx.separator(size="4"),
             rx.vstack(
-                rx.heading("Sessions", size="3"),
+                rx.heading("Sessions", size="3", as_="h3"),
                 rx.text("Signed in somewhere you no longer use? End every session, this one included.", size="2",
                         color_scheme="gray"),
                 _sign_out_everywhere(),

@@ -8,6 +8,7 @@ from marketplace.components.agent_card import stars
 from marketplace.components.catalog import option_select
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, page_frame
+from marketplace.components.links import button_link
 from marketplace.state.agent_detail import (
     RATING_CHOICES,
     REPORT_DESCRIPTION_MAX,
@@ -43,7 +44,7 @@ def header_card() -> rx.Component:
                                                     variant="solid", size="2", id="featured-badge")),
                     spacing="2",
                 ),
-                rx.heading(A.name, size=rx.breakpoints(initial="7", md="8"), id="agent-name"),
+                rx.heading(A.name, size=rx.breakpoints(initial="7", md="8"), id="agent-name", as_="h1"),
                 rx.hstack(
                     stars(A.stars, size=18),
                     rx.cond(A.review_count > 0, rx.text(A.rating, weight="bold", id="agent-rating")),
@@ -67,7 +68,7 @@ def header_card() -> rx.Component:
 def about_card() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("About this agent", size="5"),
+            rx.heading("About this agent", size="5", as_="h2"),
             rx.text(A.description, white_space="pre-wrap", id="agent-description"),
             rx.cond(
                 A.tags.length() > 0,
@@ -86,7 +87,7 @@ def review_form() -> rx.Component:
     blank = S.review_comment.strip() == ""
     return rx.form(
         rx.vstack(
-            rx.heading("Write a Review", size="4"),
+            rx.heading("Write a Review", size="4", as_="h3"),
             rx.hstack(
                 rx.text("Rating", size="2", weight="medium"),
                 rx.box(option_select("review-rating", S.review_rating, S.set_review_rating, RATING_CHOICES,
@@ -130,7 +131,7 @@ def review_item(review: rx.Var) -> rx.Component:
 def reviews_card() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("Reviews (", A.review_count, ")", size="5", id="reviews-heading"),
+            rx.heading("Reviews (", A.review_count, ")", size="5", id="reviews-heading", as_="h2"),
             rx.cond(
                 SessionState.signed_in,
                 rx.cond(
@@ -198,7 +199,7 @@ def action_card() -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
-                rx.heading(A.price, size="8", id="agent-price"),
+                rx.heading(rx.el.p(A.price), size="8", id="agent-price", as_child=True),
                 rx.cond(~A.is_free, rx.text(A.price_suffix, color_scheme="gray", id="agent-price-suffix")),
                 align="baseline", spacing="1",
             ),
@@ -206,16 +207,13 @@ def action_card() -> rx.Component:
                 S.bought,
                 rx.button(rx.icon("circle-check", size=16), "Already Bought", disabled=True, size="3", width="100%",
                           id="already-bought"),
-                rx.button(rx.icon("shopping-cart", size=16), "Get This Agent", size="3", width="100%",
-                          on_click=rx.redirect(f"/checkout/{A.id}"), id="get-agent"),
+                button_link(rx.icon("shopping-cart", size=16), "Get This Agent", href=f"/checkout/{A.id}", size="3",
+                            width="100%", id="get-agent"),
             ),
             rx.cond(
                 A.demo_url != "",
-                rx.link(
-                    rx.button(rx.icon("external-link", size=16), "Try Demo", variant="outline", size="3",
-                              width="100%"),
-                    href=A.demo_url, is_external=True, width="100%", id="try-demo",
-                ),
+                button_link(rx.icon("external-link", size=16), "Try Demo", href=A.demo_url, is_external=True,
+                            variant="outline", size="3", width="100%", id="try-demo"),
             ),
             rx.hstack(
                 rx.button(
@@ -257,7 +255,7 @@ def info_card() -> rx.Component:
 
     return rx.card(
         rx.vstack(
-            rx.heading("Agent Information", size="4"),
+            rx.heading("Agent Information", size="4", as_="h2"),
             row("Category", A.category_name, "info-category"),
             row("Created", A.created, "info-created"),
             row("Last updated", A.updated, "info-updated"),
@@ -272,10 +270,10 @@ def not_found() -> rx.Component:
         rx.card(
             rx.vstack(
                 rx.text("🤖", font_size="3em"),
-                rx.heading("Agent Not Found", size="6"),
+                rx.heading("Agent Not Found", size="6", as_="h1"),
                 rx.text("The agent you're looking for doesn't exist or is no longer available.", color_scheme="gray",
                         align="center"),
-                rx.link(rx.button(rx.icon("arrow-left", size=16), "Back to Agents"), href="/agents"),
+                button_link(rx.icon("arrow-left", size=16), "Back to Agents", href="/agents"),
                 align="center", spacing="3", padding="1em",
             ),
             size="3", max_width="480px", width="100%", id="agent-not-found",

@@ -84,7 +84,7 @@ def empty_state() -> rx.Component:
     return rx.center(
         rx.vstack(
             rx.icon("search-x", size=48, color="var(--gray-8)"),
-            rx.heading("No agents found", size="5"),
+            rx.heading("No agents found", size="5", as_="h2"),
             rx.text(
                 rx.cond(BrowseState.failed != "", BrowseState.failed,
                         "Try adjusting your search or filters to find what you're looking for."),
@@ -128,7 +128,7 @@ def pager() -> rx.Component:
 
 def _title() -> rx.Component:
     return rx.vstack(
-        rx.heading("Browse AI Agents", size="8"),
+        rx.heading("Browse AI Agents", size="8", as_="h1"),
         rx.text("Discover AI agents for content, automation, analysis, support and more.", color_scheme="gray",
                 size="3"),
         spacing="1",
@@ -171,7 +171,7 @@ def _content() -> rx.Component:
             rx.cond(
                 ~BrowseState.loading & (BrowseState.cards.length() == 0),
                 empty_state(),
-                agent_grid(BrowseState.cards, BrowseState.loading, grid_id="agents-grid"),
+                agent_grid(BrowseState.cards, BrowseState.loading, grid_id="agents-grid", level="h2"),
             ),
             pager(),
             # pressed by the page's popstate listener (BrowseState.follow_address): never shown, never focused

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.links import button_link
 from marketplace.components.stripe_payment import stripe_payment_form
 from marketplace.state.card_update import CardUpdateState
 
@@ -12,7 +13,7 @@ from marketplace.state.card_update import CardUpdateState
 def _form() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("Update your card", size="6", id="card-update-title"),
+            rx.heading("Update your card", size="6", id="card-update-title", as_="h1"),
             rx.text(f"Subscription: {CardUpdateState.agent_name}", size="3", weight="medium",
                     id="card-update-agent"),
             rx.cond(
@@ -54,7 +55,7 @@ def card_update_page() -> rx.Component:
                 rx.cond(
                     CardUpdateState.failed,
                     notice_card("credit-card", "Card update unavailable", CardUpdateState.error_message,
-                                rx.link(rx.button("Back to dashboard"), href="/dashboard"),
+                                button_link("Back to dashboard", href="/dashboard"),
                                 card_id="card-update-failed"),
                     rx.center(_form(), width="100%"),
                 ),

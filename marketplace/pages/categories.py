@@ -8,6 +8,7 @@ from reflex.vars import Var
 from marketplace.components.agent_card import card_grid
 from marketplace.components.catalog import category_icon
 from marketplace.components.layout import container, page_frame
+from marketplace.components.links import button_link
 from marketplace.state.catalog import CategoriesState, CategoryCard
 
 SKELETONS = 6
@@ -24,13 +25,11 @@ def category_card(category: Var[CategoryCard]) -> rx.Component:
                          variant="soft", radius="full", class_name="agent-count"),
                 width="100%", align="center",
             ),
-            rx.heading(category.name, size="5", class_name="category-name"),
+            rx.heading(category.name, size="5", class_name="category-name", as_="h2"),
             rx.text(category.description, color_scheme="gray", size="2"),
             rx.spacer(),
-            rx.link(
-                rx.button("Explore Agents", rx.icon("arrow-right", size=16), variant="soft", width="100%"),
-                href=f"/agents?category={category.slug}", width="100%", class_name="explore-link",
-            ),
+            button_link("Explore Agents", rx.icon("arrow-right", size=16), href=f"/agents?category={category.slug}",
+                        variant="soft", width="100%", class_name="explore-link"),
             spacing="3", align="start", height="100%",
         ),
         size="3", class_name="category-card", custom_attrs={"data-slug": category.slug},
@@ -53,12 +52,12 @@ def skeleton_card() -> rx.Component:
 def request_card() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("Can't find what you're looking for?", size="5"),
+            rx.heading("Can't find what you're looking for?", size="5", as_="h2"),
             rx.text("Browse every agent on the marketplace, or tell us which category you would like to see.",
                     color_scheme="gray", align="center"),
             rx.hstack(
-                rx.link(rx.button("Browse All Agents", size="3"), href="/agents"),
-                rx.link(rx.button("Request Category", size="3", variant="outline"), href="/contact"),
+                button_link("Browse All Agents", href="/agents", size="3"),
+                button_link("Request Category", href="/contact", size="3", variant="outline"),
                 spacing="3", wrap="wrap", justify="center",
             ),
             align="center", spacing="3", padding="1.5em",
@@ -69,7 +68,7 @@ def request_card() -> rx.Component:
 
 def _title() -> rx.Component:
     return rx.vstack(
-        rx.heading("AI Agent Categories", size="8"),
+        rx.heading("AI Agent Categories", size="8", as_="h1"),
         rx.text("Explore AI agents by what they do.", color_scheme="gray", size="3"),
         spacing="1",
     )

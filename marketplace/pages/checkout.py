@@ -7,6 +7,7 @@ import reflex as rx
 from marketplace.components.forms import field
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.links import button_link
 from marketplace.components.stripe_payment import stripe_payment_form
 from marketplace.state.checkout import SUCCESS_PATH, CheckoutState
 
@@ -38,7 +39,7 @@ def _row(label: str, value: rx.Var | str, *, strong: bool = False, row_id: str =
 def order_summary() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("Order Summary", size="4"),
+            rx.heading("Order Summary", size="4", as_="h2"),
             rx.hstack(
                 agent_image(CheckoutState.item_image, width="64px", height="64px", emoji_size="2em",
                             alt=CheckoutState.item_name),
@@ -76,7 +77,7 @@ def order_summary() -> rx.Component:
 def what_you_get() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("What you get", size="4"),
+            rx.heading("What you get", size="4", as_="h2"),
             *[
                 rx.hstack(rx.icon("circle-check", size=18, color="var(--green-9)"), rx.text(item, size="2"),
                           align="center", spacing="2")
@@ -91,7 +92,7 @@ def what_you_get() -> rx.Component:
 def billing_info() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("Billing Information", size="4"),
+            rx.heading("Billing Information", size="4", as_="h2"),
             rx.grid(
                 rx.vstack(rx.text("Name", size="1", color_scheme="gray"),
                           rx.text(CheckoutState.billing_name, size="2", weight="medium", id="billing-name"),
@@ -121,7 +122,7 @@ def guest_details() -> rx.Component:
     return rx.card(
         rx.form(
             rx.vstack(
-                rx.heading("Your Details", size="4"),
+                rx.heading("Your Details", size="4", as_="h2"),
                 rx.text("Buy as a guest: we e-mail your receipt and a link to set a password for your new "
                         "account. Already have an account? ",
                         rx.link("Sign in", href="/login", id="guest-sign-in"), size="2", color_scheme="gray"),
@@ -165,7 +166,7 @@ def payment_progress() -> rx.Component:
 def payment_card() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.hstack(rx.icon("lock", size=18), rx.heading("Payment Details", size="4"), align="center",
+            rx.hstack(rx.icon("lock", size=18), rx.heading("Payment Details", size="4", as_="h2"), align="center",
                       spacing="2"),
             payment_progress(),
             stripe_payment_form(
@@ -194,7 +195,7 @@ def payment_card() -> rx.Component:
 def free_card() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.hstack(rx.icon("gift", size=18), rx.heading("This agent is free", size="4"), align="center",
+            rx.hstack(rx.icon("gift", size=18), rx.heading("This agent is free", size="4", as_="h2"), align="center",
                       spacing="2"),
             rx.text("No payment needed: add it to your agents and download it from your dashboard.", size="2",
                     color_scheme="gray"),
@@ -219,7 +220,8 @@ def test_mode_note() -> rx.Component:
                 *[
                     part
                     for number, outcome in TEST_CARDS
-                    for part in (rx.code(number, size="2", white_space="nowrap", class_name="test-card-number"),
+                    for part in (rx.code(number, size="2", white_space="nowrap", class_name="test-card-number",
+                                         high_contrast=True),
                                  rx.text(outcome, size="2"))
                 ],
                 grid_template_columns="max-content minmax(0, 1fr)", align_items="center", spacing_x="2",
@@ -228,7 +230,8 @@ def test_mode_note() -> rx.Component:
             rx.text("Any future expiry date and any CVC.", size="2"),
             spacing="1",
         ),
-        color_scheme="amber", variant="surface", width="100%", id="test-mode-note",
+        # High contrast: amber's step 11 on its surface is 4.43:1, under WCAG AA's 4.5:1.
+        color_scheme="amber", variant="surface", high_contrast=True, width="100%", id="test-mode-note",
     )
 
 
@@ -242,17 +245,18 @@ def loading_view() -> rx.Component:
 
 def failed_view() -> rx.Component:
     return notice_card("circle-alert", "Failed to load checkout", CheckoutState.error_message,
-                       rx.link(rx.button("Return Home", size="3"), href="/"), card_id="checkout-failed",
+                       button_link("Return Home", href="/", size="3"), card_id="checkout-failed",
                        text_id="checkout-error", color="var(--red-9)", max_width="440px")
 
 
 def ready_view() -> rx.Component:
     return container(
         rx.vstack(
-            rx.button(rx.icon("arrow-left", size=16), "Back to Agent", variant="ghost",
-                      on_click=CheckoutState.back_to_agent, id="back-to-agent"),
+            # A link to the agent; pressed, it goes back instead when the page before was ours.
+            button_link(rx.icon("arrow-left", size=16), "Back to Agent", href=f"/agents/{CheckoutState.item_id}",
+                        variant="ghost", on_click=CheckoutState.back_to_agent.prevent_default, id="back-to-agent"),
             rx.vstack(
-                rx.heading("Secure Checkout", size="8"),
+                rx.heading("Secure Checkout", size="8", as_="h1"),
                 rx.text("Complete your purchase to get instant access.", color_scheme="gray"),
                 spacing="1",
             ),

@@ -10,6 +10,7 @@ from marketplace.components.badges import role_badge
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.links import button_link
 from marketplace.components.spinner import section_spinner
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.account_security import security_card
@@ -28,7 +29,7 @@ def _header() -> rx.Component:
         rx.vstack(
             # A long username (no spaces) breaks inside the heading rather than widening a phone's page.
             rx.heading(f"Welcome back, {DashboardState.greeting_name}!", size="8", id="welcome",
-                       overflow_wrap="anywhere"),
+                       overflow_wrap="anywhere", as_="h1"),
             rx.text("Manage your AI agents and purchases", color_scheme="gray", size="3"),
             spacing="1", min_width="0",
         ),
@@ -44,7 +45,7 @@ def _summary_card(name: str, tab: str, title: str, icon: str, value: Var, captio
             rx.vstack(
                 rx.text(title, size="2", weight="medium", color_scheme="gray"),
                 rx.cond(DashboardState.loading, rx.spinner(size="2"),
-                        rx.heading(value, size="7", id=f"summary-{name}-value")),
+                        rx.heading(rx.el.p(value), size="7", id=f"summary-{name}-value", as_child=True)),
                 rx.text(caption, size="1", color_scheme="gray"),
                 spacing="1",
             ),
@@ -122,9 +123,8 @@ def _subscription_box(card: PurchaseCard) -> rx.Component:
         ),
         rx.cond(
             card.past_due,
-            rx.link(rx.button(rx.icon("credit-card", size=16), "Update card", color_scheme="red", variant="soft",
-                              width="100%"),
-                    href=card.card_update_url, width="100%", class_name="update-card-link"),
+            button_link(rx.icon("credit-card", size=16), "Update card", href=card.card_update_url,
+                        color_scheme="red", variant="soft", width="100%", class_name="update-card-link"),
         ),
         rx.cond(
             card.can_cancel,
@@ -170,7 +170,7 @@ def _purchase_card(card: PurchaseCard) -> rx.Component:
             rx.hstack(
                 agent_image(card.image_url, width="72px", height="72px", emoji_size="2em"),
                 rx.vstack(
-                    rx.heading(card.name, size="4"),
+                    rx.heading(card.name, size="4", as_="h2"),
                     rx.text(card.description, size="2", color_scheme="gray", class_name="line-clamp-2",
                             style={"display": "-webkit-box", "-webkit-line-clamp": "2",
                                    "-webkit-box-orient": "vertical", "overflow": "hidden"}),
@@ -204,8 +204,8 @@ def _purchase_card(card: PurchaseCard) -> rx.Component:
                 ),
                 rx.cond(
                     card.demo_url != "",
-                    rx.link(rx.button(rx.icon("external-link", size=16), "Demo", variant="outline", width="100%"),
-                            href=card.demo_url, is_external=True, flex="1", class_name="demo-link"),
+                    button_link(rx.icon("external-link", size=16), "Demo", href=card.demo_url, is_external=True,
+                                variant="outline", width="100%", flex="1", class_name="demo-link"),
                 ),
                 width="100%", spacing="2",
             ),
@@ -223,7 +223,7 @@ def _purchases_tab() -> rx.Component:
             DashboardState.purchases.length() == 0,
             empty_state("package-open", "No agents purchased yet",
                         "Start building your AI toolkit by browsing our marketplace.",
-                        rx.link(rx.button("Browse Agents"), href="/"), element_id="purchases-empty"),
+                        button_link("Browse Agents", href="/"), element_id="purchases-empty"),
             rx.box(
                 rx.grid(rx.foreach(DashboardState.purchases, _purchase_card),
                         columns=rx.breakpoints(initial="1", md="2"), spacing="4", width="100%", id="purchase-grid"),
@@ -243,7 +243,7 @@ def _favorite_card(card: AgentCard) -> rx.Component:
             rx.hstack(
                 agent_image(card.image_url, width="56px", height="56px", emoji_size="1.6em"),
                 rx.vstack(
-                    rx.heading(card.name, size="3"),
+                    rx.heading(card.name, size="3", as_="h2"),
                     rx.hstack(price_tag(card), rating_line(card.rating, card.review_count), spacing="3",
                               align="center"),
                     rx.cond(card.bought,
@@ -264,7 +264,7 @@ def _favorites_tab() -> rx.Component:
         section_spinner("favorites-loading"),
         rx.cond(
             DashboardState.favorites.length() == 0,
-            empty_state("heart", "No favorite agents yet", "", rx.link(rx.button("Browse Agents"), href="/agents"),
+            empty_state("heart", "No favorite agents yet", "", button_link("Browse Agents", href="/agents"),
                         element_id="favorites-empty"),
             rx.grid(rx.foreach(DashboardState.favorites, _favorite_card),
                     columns=rx.breakpoints(initial="1", md="2", lg="3"), spacing="4", width="100%"),
@@ -305,7 +305,7 @@ def _orders_tab() -> rx.Component:
             empty_state("receipt", "No orders found", "Your purchase history will appear here.",
                         element_id="orders-empty"),
             rx.card(
-                rx.heading("Order History", size="4"),
+                rx.heading("Order History", size="4", as_="h2"),
                 rx.box(rx.foreach(DashboardState.orders, _order_row), width="100%"),
                 refund_dialog(),
                 width="100%",
@@ -321,7 +321,7 @@ def _payment_tab() -> rx.Component:
     return rx.vstack(
         rx.card(
             rx.vstack(
-                rx.heading("Payment Methods", size="4"),
+                rx.heading("Payment Methods", size="4", as_="h2"),
                 rx.center(
                     rx.vstack(
                         rx.icon("credit-card", size=36, color="var(--gray-8)"),
@@ -337,7 +337,7 @@ def _payment_tab() -> rx.Component:
         ),
         rx.card(
             rx.vstack(
-                rx.heading("Payment History", size="4"),
+                rx.heading("Payment History", size="4", as_="h2"),
                 rx.center(rx.text("No payment history", color_scheme="gray"), padding_y="1.5em", width="100%"),
                 width="100%",
             ),
@@ -366,7 +366,7 @@ def _become_vendor() -> rx.Component:
         rx.hstack(
             rx.icon("store", size=22, color="var(--accent-9)"),
             rx.vstack(
-                rx.heading("Become a Vendor", size="3"),
+                rx.heading("Become a Vendor", size="3", as_="h3"),
                 rx.text("Start selling your own AI agents on our platform", size="2", color_scheme="gray"),
                 rx.cond(DashboardState.application_status == "pending", pending, open_to_apply),
                 spacing="2",
@@ -382,7 +382,7 @@ def _account_tab() -> rx.Component:
     return rx.vstack(
         rx.card(
             rx.vstack(
-                rx.heading("Account Information", size="4"),
+                rx.heading("Account Information", size="4", as_="h2"),
                 rx.grid(
                     read_value("Name", SessionState.display_name, "account-name"),
                     read_value("Email", SessionState.email, "account-email"),
@@ -397,10 +397,10 @@ def _account_tab() -> rx.Component:
         security_card(),
         rx.card(
             rx.vstack(
-                rx.heading("Account Actions", size="4"),
+                rx.heading("Account Actions", size="4", as_="h2"),
                 rx.cond(DashboardState.can_apply, _become_vendor()),
                 rx.hstack(
-                    rx.link(rx.button(rx.icon("store", size=16), "Browse Agents", variant="outline"), href="/"),
+                    button_link(rx.icon("store", size=16), "Browse Agents", href="/", variant="outline"),
                     rx.button(rx.icon("log-out", size=16), "Sign Out", color_scheme="red", variant="soft",
                               on_click=SessionEvents.logout, id="sign-out"),
                     spacing="2", wrap="wrap",
@@ -427,7 +427,7 @@ TABS = [
 
 def _signed_out() -> rx.Component:
     return notice_card("lock", "Authentication Required", "Please log in to access your dashboard.",
-                       rx.link(rx.button("Log In"), href="/login"), card_id="auth-required")
+                       button_link("Log In", href="/login"), card_id="auth-required")
 
 
 def dashboard_page() -> rx.Component:

@@ -87,7 +87,7 @@ def _profile_edit() -> rx.Component:
 def profile_tab() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("Profile Information", size="4"),
+            rx.heading("Profile Information", size="4", as_="h2"),
             rx.text("Your personal details and the e-mail address for receipts.", size="2", color_scheme="gray"),
             rx.cond(DashboardState.editing, _profile_edit(), _profile_read()),
             spacing="4", width="100%",

@@ -6,6 +6,7 @@ import reflex as rx
 
 from marketplace.components.badges import role_badge
 from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.links import button_link
 from marketplace.pages.not_found import not_found_card
 from marketplace.state.demo_setup import DemoSetupState
 from marketplace.state.session import SessionState, full_page_load
@@ -67,7 +68,7 @@ def _role_card(role: str, title: str, icon: str, description: str, features: lis
     active = SessionState.role == role
     return rx.card(
         rx.vstack(
-            rx.hstack(rx.icon(icon, size=22, color="var(--accent-9)"), rx.heading(title, size="4"),
+            rx.hstack(rx.icon(icon, size=22, color="var(--accent-9)"), rx.heading(title, size="4", as_="h2"),
                       rx.cond(active, rx.badge("Active", color_scheme="green")), align="center", spacing="2"),
             rx.text(description, size="2", color_scheme="gray"),
             rx.vstack(
@@ -92,7 +93,8 @@ def _role_card(role: str, title: str, icon: str, description: str, features: lis
 def _payment_testing() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.hstack(rx.icon("credit-card", size=20), rx.heading("Payment Testing", size="4"), align="center"),
+            rx.hstack(rx.icon("credit-card", size=20), rx.heading("Payment Testing", size="4", as_="h2"),
+                      align="center"),
             rx.text("Use these card numbers at checkout:", size="2", color_scheme="gray"),
             *[rx.hstack(rx.code(number, size="3"), rx.spacer(), rx.badge(label, color_scheme=color),
                         width="100%", align="center") for number, label, color in TEST_CARDS],
@@ -110,9 +112,9 @@ def _quick_links() -> rx.Component:
              ("Admin Settings", "/admin/settings", "settings")]
     return rx.card(
         rx.vstack(
-            rx.heading("Quick Links", size="4"),
-            *[rx.link(rx.button(rx.icon(icon, size=16), label, variant="outline", width="100%"), href=href,
-                      width="100%") for label, href, icon in links],
+            rx.heading("Quick Links", size="4", as_="h2"),
+            *[button_link(rx.icon(icon, size=16), label, href=href, variant="outline", width="100%")
+              for label, href, icon in links],
             spacing="3", width="100%",
         ),
         width="100%", id="quick-links",
@@ -122,7 +124,7 @@ def _quick_links() -> rx.Component:
 def _workflow() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.heading("Testing Workflow", size="4"),
+            rx.heading("Testing Workflow", size="4", as_="h2"),
             *[rx.hstack(
                 rx.center(rx.text(str(n), size="2", weight="bold"), width="28px", height="28px", flex_shrink="0",
                           border_radius="50%", background="var(--accent-a4)", color="var(--accent-11)"),
@@ -145,7 +147,7 @@ def _center() -> rx.Component:
     return container(
         rx.vstack(
             rx.vstack(
-                rx.heading("Demo Testing Center", size="8"),
+                rx.heading("Demo Testing Center", size="8", as_="h1"),
                 rx.text("Test the marketplace as a customer, vendor or administrator. Everything runs in test mode.",
                         color_scheme="gray"),
                 spacing="1",

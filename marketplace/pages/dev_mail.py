@@ -16,7 +16,7 @@ def _message(row: MailRow) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
-                rx.heading(row.subject, size="3", class_name="mail-subject"),
+                rx.heading(row.subject, size="3", class_name="mail-subject", as_="h2"),
                 rx.spacer(),
                 rx.text(row.received_at, size="1", color_scheme="gray"),
                 width="100%", align="center", wrap="wrap",
@@ -43,7 +43,7 @@ def _mailbox() -> rx.Component:
         rx.vstack(
             rx.hstack(
                 rx.vstack(
-                    rx.heading("Dev mailbox", size="7"),
+                    rx.heading("Dev mailbox", size="7", as_="h1"),
                     rx.text("E-mail the app sent to the local SMTP catcher, newest first (demo mode, admins only).",
                             color_scheme="gray", size="2"),
                     spacing="1",

@@ -7,15 +7,18 @@ import reflex as rx
 from marketplace.components.agent_card import agent_grid
 from marketplace.components.catalog import category_tile, quick_search
 from marketplace.components.layout import container, page_frame
+from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.config import settings
 from marketplace.state.catalog import HomeState
 from marketplace.state.plans import OfferState, PlanOption
-from marketplace.state.session import SessionState, full_page_load
+from marketplace.state.session import SessionState
 
 
 def _stat(value: rx.Var | str, label: str, stat_id: str) -> rx.Component:
-    return rx.vstack(rx.heading(value, size="7", id=stat_id), rx.text(label, color_scheme="gray", size="2"),
+    # A figure, not a heading: the heading's look, a paragraph's role.
+    return rx.vstack(rx.heading(rx.el.p(value), size="7", id=stat_id, as_child=True),
+                     rx.text(label, color_scheme="gray", size="2"),
                      align="center", spacing="1")
 
 
@@ -36,7 +39,7 @@ def section(title: str, subtitle: str, *children: rx.Component, link: tuple[str,
     return container(
         rx.vstack(
             rx.hstack(
-                rx.vstack(rx.heading(title, size="7"), rx.text(subtitle, color_scheme="gray"), spacing="1"),
+                rx.vstack(rx.heading(title, size="7", as_="h2"), rx.text(subtitle, color_scheme="gray"), spacing="1"),
                 rx.spacer(),
                 rx.link(link[0], rx.icon("arrow-right", size=16), href=link[1], weight="medium",
                         display="flex", align_items="center", gap="4px", white_space="nowrap", flex_shrink="0",
@@ -76,13 +79,14 @@ def hero() -> rx.Component:
         container(
             rx.vstack(
                 rx.badge("500+ AI agents ready to work", size="2", variant="soft"),
-                rx.heading("Find the perfect AI agent for every job", size="9", align="center", max_width="800px"),
+                rx.heading("Find the perfect AI agent for every job", size="9", align="center", max_width="800px",
+                           as_="h1"),
                 rx.text("Discover, buy and deploy AI agents built by expert vendors. 30-day money-back guarantee "
                         "and free updates for 1 year.", size="4", color_scheme="gray", align="center",
                         max_width="640px"),
                 rx.hstack(
-                    rx.link(rx.button("Browse Agents", size="3"), href="/agents"),
-                    rx.button("Start Selling", size="3", variant="outline", on_click=full_page_load("/api/login")),
+                    button_link("Browse Agents", href="/agents", size="3"),
+                    button_link("Start Selling", href="/api/login", size="3", variant="outline"),
                     spacing="3",
                 ),
                 stats_row(padding_top="1.5em"),
@@ -101,13 +105,14 @@ def _plan(plan: PlanOption) -> rx.Component:
     """One plan as stored: its name, price, limit and fee; the button leads to /vendor/plans (sign-in first)."""
     return rx.card(
         rx.vstack(
-            rx.heading(plan.name, size="5"),
-            rx.hstack(rx.heading(plan.price, size="8"), rx.text("/month", color_scheme="gray"), align="baseline"),
+            rx.heading(plan.name, size="5", as_="h3"),
+            rx.hstack(rx.heading(rx.el.p(plan.price), size="8", as_child=True), rx.text("/month", color_scheme="gray"),
+                      align="baseline"),
             _feature(plan.limit_label),
             _feature(plan.fee_label),
             _feature(plan.support),
-            rx.link(rx.button("Get Started", width="100%", variant=rx.cond(plan.featured, "solid", "soft")),
-                    href="/vendor/plans", width="100%", id=f"plan-{plan.id}-start"),
+            button_link("Get Started", href="/vendor/plans", width="100%",
+                        variant=rx.cond(plan.featured, "solid", "soft"), id=f"plan-{plan.id}-start"),
             spacing="3", align="start",
         ),
         size="3", id=f"plan-{plan.id}", class_name="offer-plan",
@@ -117,7 +122,7 @@ def _plan(plan: PlanOption) -> rx.Component:
 def pricing() -> rx.Component:
     return container(
         rx.vstack(
-            rx.heading("Simple pricing for vendors", size="7", align="center"),
+            rx.heading("Simple pricing for vendors", size="7", align="center", as_="h2"),
             rx.grid(
                 rx.cond(OfferState.loading, rx.fragment(*[skeleton_block("16em") for _ in range(3)]),
                         rx.foreach(OfferState.plans, _plan)),
@@ -129,31 +134,17 @@ def pricing() -> rx.Component:
 
 
 def closing() -> rx.Component:
-    return rx.fragment(
-        container(
-            rx.card(
-                rx.vstack(
-                    rx.heading("Built an AI agent? Sell it here.", size="6", align="center"),
-                    rx.text("Reach thousands of customers. Vendors keep the larger share of every sale.",
-                            color_scheme="gray", align="center"),
-                    rx.button("Submit Your Agent", size="3", on_click=full_page_load("/api/login")),
-                    align="center", spacing="3", padding=rx.breakpoints(initial="0.5em", sm="2em"),
-                ),
-                size="3", id="closing-cta",
-            )
-        ),
-        rx.box(
-            container(
-                rx.hstack(
-                    rx.text("© AgentMarket", color_scheme="gray", size="2", white_space="nowrap"),
-                    rx.spacer(),
-                    *[rx.link(label, href="#", color_scheme="gray", size="2")
-                      for label in ("About", "Terms", "Privacy", "Contact")],
-                    spacing="4", wrap="wrap", id="footer",
-                )
+    return container(
+        rx.card(
+            rx.vstack(
+                rx.heading("Built an AI agent? Sell it here.", size="6", align="center", as_="h2"),
+                rx.text("Reach thousands of customers. Vendors keep the larger share of every sale.",
+                        color_scheme="gray", align="center"),
+                button_link("Submit Your Agent", href="/api/login", size="3"),
+                align="center", spacing="3", padding=rx.breakpoints(initial="0.5em", sm="2em"),
             ),
-            border_top="1px solid var(--gray-a5)",
-        ),
+            size="3", id="closing-cta",
+        )
     )
 
 
@@ -175,7 +166,8 @@ def _home_card(icon: str, title: str, text: str, href: str, card_id: str) -> rx.
             rx.hstack(
                 rx.center(rx.icon(icon, size=22), width="44px", height="44px", border_radius="var(--radius-3)",
                           background="var(--accent-a3)", color="var(--accent-11)", flex_shrink="0"),
-                rx.vstack(rx.heading(title, size="4"), rx.text(text, color_scheme="gray", size="2"), spacing="1"),
+                rx.vstack(rx.heading(title, size="4", as_="h2"), rx.text(text, color_scheme="gray", size="2"),
+                          spacing="1"),
                 rx.spacer(),
                 rx.icon("arrow-right", size=18, color="var(--gray-9)"),
                 align="center", spacing="4", width="100%",
@@ -203,7 +195,7 @@ def home() -> rx.Component:
         container(
             rx.vstack(
                 rx.heading(f"Welcome back, {SessionState.greeting_name}!", size="8", id="welcome",
-                           overflow_wrap="anywhere"),
+                           overflow_wrap="anywhere", as_="h1"),
                 rx.text("Discover new AI agents for your work.", color_scheme="gray"),
                 _role_switcher() if settings.demo_enabled else rx.fragment(),
                 rx.card(quick_search(heading="Find an agent", form_id="home-search"), size="3", width="100%"),

@@ -6,6 +6,7 @@ import reflex as rx
 
 from marketplace.components.forms import field, or_divider, sso_buttons
 from marketplace.components.layout import page_frame
+from marketplace.components.links import button_link
 from marketplace.state.accounts import LoginState
 
 
@@ -13,7 +14,7 @@ def auth_card(title: str, subtitle: str, *children: rx.Component) -> rx.Componen
     return rx.center(
         rx.card(
             rx.vstack(
-                rx.heading(title, size="6"),
+                rx.heading(title, size="6", as_="h1"),
                 rx.text(subtitle, color_scheme="gray", size="2"),
                 *children,
                 spacing="4", width="100%",
@@ -62,6 +63,6 @@ def login_page() -> rx.Component:
             ),
             or_divider(),
             sso_buttons(),
-            rx.button("Create New Account", variant="soft", width="100%", on_click=rx.redirect("/signup")),
+            button_link("Create New Account", href="/signup", variant="soft", width="100%"),
         )
     )

@@ -13,7 +13,7 @@ def not_found_card() -> rx.Component:
         rx.card(
             rx.vstack(
                 rx.hstack(rx.icon("circle-alert", color="var(--red-9)", size=28),
-                          rx.heading("404 Page Not Found", size="6"), align="center"),
+                          rx.heading("404 Page Not Found", size="6", as_="h1"), align="center"),
                 rx.text("Did you forget to add the page to the router?", color_scheme="gray"),
                 rx.link("Go home", href="/"),
                 spacing="3",

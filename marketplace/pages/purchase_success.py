@@ -6,6 +6,7 @@ import reflex as rx
 
 from marketplace.components.confetti import confetti
 from marketplace.components.layout import page_frame
+from marketplace.components.links import button_link
 from marketplace.state.checkout import PurchaseSuccessState
 
 CONFETTI_PIECES = 50
@@ -63,12 +64,12 @@ def guest_order() -> rx.Component:
 
 def _actions() -> rx.Component:
     return rx.flex(
-        rx.link(rx.button(rx.icon("layout-dashboard", size=16), "View Dashboard", size="3"),
-                href="/dashboard", id="view-dashboard"),
-        rx.link(rx.button(rx.icon("package", size=16), "View My Purchases", size="3", variant="soft"),
-                href="/dashboard", id="view-purchases"),
-        rx.link(rx.button(rx.icon("search", size=16), "Browse More Agents", size="3", variant="outline"),
-                href="/", id="browse-more"),
+        button_link(rx.icon("layout-dashboard", size=16), "View Dashboard", href="/dashboard", size="3",
+                    id="view-dashboard"),
+        button_link(rx.icon("package", size=16), "View My Purchases", href="/dashboard", size="3", variant="soft",
+                    id="view-purchases"),
+        button_link(rx.icon("search", size=16), "Browse More Agents", href="/", size="3", variant="outline",
+                    id="browse-more"),
         spacing="3", wrap="wrap", justify="center", width="100%",
     )
 
@@ -78,7 +79,7 @@ def success_card() -> rx.Component:
         rx.vstack(
             rx.center(rx.icon("circle-check", size=40, color="var(--green-9)"), width="72px", height="72px",
                       border_radius="50%", background="var(--green-a3)"),
-            rx.heading("Purchase Successful!", size="8", align="center", id="purchase-success-title"),
+            rx.heading("Purchase Successful!", size="8", align="center", id="purchase-success-title", as_="h1"),
             rx.text("Thank you for your purchase. Your AI agent is ready to use.", size="3",
                     color_scheme="gray", align="center"),
             rx.callout(
@@ -90,7 +91,7 @@ def success_card() -> rx.Component:
                 guest_order(),
                 rx.fragment(
                     rx.box(
-                        rx.heading("What's Next", size="4", margin_bottom="0.75em"),
+                        rx.heading("What's Next", size="4", margin_bottom="0.75em", as_="h2"),
                         rx.vstack(*[_next_step(*step) for step in WHATS_NEXT], spacing="3"),
                         width="100%", id="whats-next",
                     ),

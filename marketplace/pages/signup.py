@@ -6,6 +6,7 @@ import reflex as rx
 
 from marketplace.components.forms import field, or_divider, sso_buttons
 from marketplace.components.layout import page_frame
+from marketplace.components.links import button_link
 from marketplace.pages.login import auth_card
 from marketplace.state.accounts import SignupState
 from marketplace.state.session import SessionState
@@ -43,7 +44,7 @@ def _form() -> rx.Component:
         ),
         or_divider(),
         sso_buttons(),
-        rx.button("Sign In Instead", variant="soft", width="100%", on_click=rx.redirect("/login")),
+        button_link("Sign In Instead", href="/login", variant="soft", width="100%"),
     )
 
 

@@ -16,7 +16,7 @@ from marketplace.services import accounts, auth, guest_checkout, mail_texts
 from marketplace.services.errors import DomainError
 from marketplace.state import blocking
 from marketplace.state.browser import error_message, fetch_api, response_json
-from marketplace.state.forms import FormState, take_submitted
+from marketplace.state.forms import FormState, focus_first_error, take_submitted
 from marketplace.state.session import SessionState, flash_and_go
 
 RESET_PATH = "/reset-password"
@@ -38,7 +38,7 @@ class ForgotPasswordState(FormState, rx.State):
         take_submitted(self, form, {"email": "email"})
         if not self.email.strip():
             self.errors = {"email": "Email is required"}
-            return None
+            return focus_first_error()
         self.submitting = True
         return rx.call_script(fetch_api("POST", "/api/auth/forgot-password", {"email": self.email.strip()}),
                               callback=ForgotPasswordState.done)
@@ -101,7 +101,7 @@ class PasswordLinkForm(FormState, rx.State, mixin=True):
             errors["confirm_password"] = "Passwords don't match"
         self.errors = errors
         if errors:
-            return None
+            return focus_first_error()
         self.submitting = True
         body = {"token": self.token, "password": self.password}
         self.password = self.confirm_password = ""
@@ -116,7 +116,7 @@ class PasswordLinkForm(FormState, rx.State, mixin=True):
         answer = response_json(result)
         if answer.get("field") == "password":
             self.errors = {"password": error_message(result)}
-            return None
+            return focus_first_error()
         if answer.get("field") == "token":  # used up meanwhile (another tab): the page says so, as on opening
             self.link_status, self.link_message = "invalid", error_message(result)
             return None

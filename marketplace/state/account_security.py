@@ -13,7 +13,7 @@ import reflex as rx
 
 from marketplace.services import auth
 from marketplace.state.browser import error_message, fetch_api, response_json
-from marketplace.state.forms import FormState, take_submitted
+from marketplace.state.forms import FormState, focus_first_error, take_submitted
 from marketplace.state.session import SessionState, flash_and_go
 
 _PASSWORD_FIELDS = {"currentPassword": "current_password", "newPassword": "new_password"}
@@ -60,7 +60,9 @@ class AccountSecurityState(FormState, SessionState):
         if self.confirm_new_password != self.new_password:
             errors["confirm_new_password"] = "Passwords don't match"
         self.errors = errors
-        if errors or self.changing_password:
+        if errors:
+            return focus_first_error()
+        if self.changing_password:
             return None
         self.changing_password = True
         body = {"currentPassword": self.current_password, "newPassword": self.new_password}
@@ -76,7 +78,7 @@ class AccountSecurityState(FormState, SessionState):
         field = _PASSWORD_FIELDS.get(str(response_json(result).get("field")))
         if field:
             self.errors = {field: error_message(result)}
-            return None
+            return focus_first_error()
         return rx.toast.error("Password not changed", description=error_message(result) or "Please try again.")
 
     # --- two-factor authentication -----------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import reflex as rx
 
 from marketplace.services import auth, sign_in_errors
 from marketplace.state.browser import error_message, fetch_api, response_json
-from marketplace.state.forms import FormState, submitted_checkbox, take_submitted
+from marketplace.state.forms import FormState, focus_first_error, submitted_checkbox, take_submitted
 from marketplace.state.session import SessionEvents, flash_and_go, toast_on_load
 
 
@@ -53,7 +53,7 @@ class LoginState(FormState, rx.State):
             errors["password"] = "Password is required"
         self.errors = errors
         if errors:
-            return None
+            return focus_first_error()
         self.submitting = True
         body: dict[str, Any] = {"username": self.username.strip(), "password": self.password}
         if self.enable_2fa:
@@ -115,7 +115,7 @@ class SignupState(FormState, rx.State):
                                           confirm_password=self.confirm_password)
         self.errors = {_SIGNUP_FIELDS[field]: message for field, message in errors.items()}
         if errors:
-            return None
+            return focus_first_error()
         self.submitting = True
         body = {"username": self.username.strip(), "email": self.email.strip(), "password": self.password,
                 "enable2FA": self.enable_2fa}
@@ -123,16 +123,17 @@ class SignupState(FormState, rx.State):
         return rx.call_script(fetch_api("POST", "/api/register", body), callback=SignupState.done)
 
     @rx.event
-    def done(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+    def done(self, result: dict[str, Any]) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
         self.submitting = False
         if not result.get("ok"):
             data = response_json(result)
             field = _SIGNUP_FIELDS.get(str(data.get("field")))
             if field:
                 self.errors = {field: str(data.get("message"))}
-            return rx.toast.error(
+            toast = rx.toast.error(
                 "Signup Failed", description=error_message(result) or "An error occurred during registration"
             )
+            return [toast, focus_first_error()] if field else toast
         setup = response_json(result).get("twoFactorSetup")
         if setup:
             self.totp_secret, self.totp_qr = setup["secret"], setup["qrCodeSvg"]
@@ -148,7 +149,7 @@ class SignupState(FormState, rx.State):
         take_submitted(self, form, {"totp_code": "totp_code"})
         if len(self.totp_code.strip()) != 6:
             self.errors = {"totp_code": "Enter the 6-digit code from your authenticator app"}
-            return None
+            return focus_first_error()
         self.confirming = True
         return rx.call_script(
             fetch_api("POST", "/api/user/2fa/confirm", {"code": self.totp_code.strip()}),
@@ -161,4 +162,4 @@ class SignupState(FormState, rx.State):
         if result.get("ok"):
             return self._welcome()
         self.errors = {"totp_code": error_message(result) or "Invalid two-factor code"}
-        return None
+        return focus_first_error()

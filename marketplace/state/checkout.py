@@ -25,7 +25,7 @@ from marketplace.services import guest_checkout, images, money, pricing, purchas
 from marketplace.services.errors import Conflict, DomainError, Forbidden, Unauthorized
 from marketplace.state import blocking
 from marketplace.state.display import format_day
-from marketplace.state.forms import FormState, take_submitted
+from marketplace.state.forms import FormState, focus_first_error, take_submitted
 from marketplace.state.session import SessionState, toast_on_load
 
 log = logging.getLogger(__name__)
@@ -197,6 +197,7 @@ class CheckoutState(FormState, rx.State):
         self.errors = guest_checkout.details_errors(email=self.guest_email, name=self.guest_name)
         self.guest_error = ""
         if self.errors:
+            yield focus_first_error()
             return
         self.preparing = True
         yield
@@ -209,6 +210,7 @@ class CheckoutState(FormState, rx.State):
             self.preparing = False
             if error.field in ("email", "name") and not isinstance(error, Conflict):
                 self.errors = {error.field: error.message}
+                yield focus_first_error()
             else:
                 self.guest_error = error.message or CHECKOUT_FAILED
             return

@@ -39,7 +39,7 @@ from marketplace.state.display import (
     logged_out_again,
     time_zone,
 )
-from marketplace.state.forms import FormState, take_submitted
+from marketplace.state.forms import FormState, focus_first_error, take_submitted
 from marketplace.state.session import SessionState
 
 TABS = ("purchases", "favorites", "orders", "profile", "payment", "account")
@@ -421,6 +421,7 @@ class DashboardState(FormState, SessionState):
             return
         self.errors = self._profile_errors()
         if self.errors:
+            yield focus_first_error()
             return
         self.saving = True
         yield
@@ -440,6 +441,7 @@ class DashboardState(FormState, SessionState):
             field = _PROFILE_FIELDS.get(error.field or "")
             if field:
                 self.errors = {field: error.message}
+                yield focus_first_error()
             yield rx.toast.error("Update Failed", description=error.message or "Failed to update profile")
             return
         self._apply(user)

@@ -2,10 +2,31 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import ClassVar
 
 import reflex as rx
+
+# Run in the browser once the refusal is on screen: the page's first error line (components/forms.py `field`)
+# names its field, which takes the focus. The errors arrive with the same update as this script, and React
+# draws them a frame or two later: it looks for a few frames before giving up.
+_FOCUS_FIRST_ERROR = """(() => { let frames = 0; const look = () => {
+  const error = document.querySelector('[data-error-for]');
+  const target = error && document.getElementById(error.dataset.errorFor);
+  if (target) { target.focus(); } else if (++frames < 30) { requestAnimationFrame(look); }
+}; requestAnimationFrame(look); })()"""
+
+
+def focus_first_error() -> rx.event.EventSpec:
+    """After a refused submit the keyboard's focus goes to the first field in error (its error line describes
+    it, so a screen reader reads both), not left on the button or dropped to the page."""
+    return rx.call_script(_FOCUS_FIRST_ERROR)
+
+
+def focus_field(element_id: str) -> rx.event.EventSpec:
+    """The focus to one field, for a refusal that has no error line of its own (a step left incomplete)."""
+    return rx.call_script(f"document.getElementById({json.dumps(element_id)})?.focus()")
 
 
 def take_submitted(state: object, form: Mapping[str, object] | None, fields: Mapping[str, str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Callable, Iterator
@@ -12,11 +13,12 @@ from urllib.parse import urlsplit
 import httpx
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route, expect
 
-from tests.e2e.conftest import open_page, shot
+from tests.e2e.conftest import ROOT, open_page, shot
 
 __all__ = [
-    "DEMO_ADMIN", "PASSWORD", "PHONE", "buy", "dollars", "expect_toast", "mail_link", "mail_text", "open_page",
-    "pay_with_test_card", "phone", "shot", "sign_in", "sign_up", "submit_sign_in", "submit_sign_up", "unique",
+    "DEMO_ADMIN", "PASSWORD", "PHONE", "buy", "check_accessibility", "dollars", "expect_toast", "mail_link",
+    "mail_text", "open_page", "pay_with_test_card", "phone", "shot", "sign_in", "sign_up", "submit_sign_in",
+    "submit_sign_up", "unique",
 ]
 
 PASSWORD = "secret123"
@@ -44,6 +46,27 @@ def buy(page: Page, agent_id: str) -> None:
     expect(page.locator("#submit-payment")).to_be_enabled()
     pay_with_test_card(page)
     expect(page).to_have_url(re.compile(r"/purchase-success/?$"))
+
+
+# axe-core, the npm package scripts/setup.sh installs into .tools (pinned there).
+AXE_JS = ROOT / ".tools" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_RUN = """() => axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']},
+  resultTypes: ['violations']}).then(result => result.violations)"""
+
+
+def check_accessibility(page: Page, name: str) -> None:
+    """The page as it is now: no serious or critical WCAG 2.1 A/AA violation that axe-core finds, one `main`
+    landmark and one `h1`. `name` says which page failed; every violation is printed with its elements."""
+    assert AXE_JS.is_file(), f"{AXE_JS} is missing: run `make setup`"
+    expect(page.locator("main")).to_have_count(1)
+    expect(page.locator("h1")).to_have_count(1)
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE_JS))
+    violations = [v for v in page.evaluate(AXE_RUN) if v["impact"] in ("serious", "critical")]
+    report = [{"id": v["id"], "impact": v["impact"], "help": v["help"],
+               "nodes": [{"target": n["target"], "why": n["failureSummary"]} for n in v["nodes"][:8]]}
+              for v in violations]
+    assert not violations, f"{name}: axe found serious or critical violations:\n{json.dumps(report, indent=1)}"
 
 
 def unique(prefix: str) -> str:

@@ -26,7 +26,7 @@ def _close_menu(page: Page) -> None:
 def _sign_out(page: Page) -> None:
     _open_menu(page)
     page.get_by_role("menuitem", name="Log out").click()
-    expect(page.get_by_role("button", name="Sign In")).to_be_visible()
+    expect(page.get_by_role("link", name="Sign In", exact=True)).to_be_visible()
 
 
 def test_sign_up_sign_out_and_sign_in(page: Page) -> None:
@@ -166,7 +166,7 @@ def test_site_icon_is_served(page: Page) -> None:
 
 def test_sso_without_configuration_returns_to_login_with_message(page: Page) -> None:
     open_page(page, "/login")
-    page.get_by_role("button", name="Continue with Google").click()
+    page.get_by_role("link", name="Continue with Google").click()
     expect(page).to_have_url(re.compile(r"/login/?\?error=not_configured&provider=google$"))
     expect(page.locator("[data-sonner-toast]").get_by_text("Google sign-in is not configured")).to_be_visible()
 
@@ -187,6 +187,6 @@ def test_the_sign_in_page_shows_only_its_own_error_texts(page: Page) -> None:
 
 def test_top_bar_sign_in_goes_through_api_login(page: Page) -> None:
     open_page(page, "/")
-    page.get_by_role("button", name="Get Started").first.click()
+    page.get_by_role("link", name="Get Started").first.click()
     expect(page).to_have_url(re.compile(r"/login/?$"))
     expect(page.locator("#sign-in")).to_be_visible()

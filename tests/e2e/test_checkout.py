@@ -157,7 +157,7 @@ def test_buy_an_agent_end_to_end(page: Page) -> None:
     expect(page.locator("#checkout-failed").get_by_text("Failed to load checkout")).to_be_visible()
     expect_toast(page, "Checkout Error", "You already own this agent")
     shot(page, "checkout-already-owned")
-    page.get_by_role("button", name="Return Home").click()
+    page.get_by_role("link", name="Return Home").click()
     expect(page).to_have_url(re.compile(r"^http://[^/]+/$"))
 
 
@@ -221,7 +221,7 @@ def test_checkout_without_agent_id_and_with_unknown_agent(page: Page) -> None:
     expect(page.locator("#checkout-failed")).to_be_visible()
     open_page(page, "/checkout/no-such-agent")
     expect_toast(page, "Checkout Error", "Agent not found")
-    expect(page.locator("#checkout-failed").get_by_role("button", name="Return Home")).to_be_visible()
+    expect(page.locator("#checkout-failed").get_by_role("link", name="Return Home")).to_be_visible()
     shot(page, "checkout-unknown-agent")
 
 

@@ -258,7 +258,7 @@ def test_vendors_get_no_become_a_vendor_box_and_can_sign_out(page: Page) -> None
     expect(page.locator("#account-type")).to_have_text("vendor")
     expect(page.locator("#become-vendor")).to_have_count(0)
     page.click("#sign-out")
-    expect(page.get_by_role("button", name="Sign In")).to_be_visible()
+    expect(page.get_by_role("link", name="Sign In", exact=True)).to_be_visible()
     expect(page).to_have_url(re.compile(r"^http://[^/]+/$"))
 
 

@@ -58,7 +58,8 @@ def _details() -> rx.Component:
     body = rx.vstack(
         rx.hstack(
             agent_image(a.image_url, width="64px", height="64px", emoji_size="1.8em"),
-            rx.vstack(rx.heading(a.name, size="4"), rx.text(a.price, size="2", weight="bold", id="agent-details-price"),
+            rx.vstack(rx.heading(a.name, size="4", as_="h2"),
+                      rx.text(a.price, size="2", weight="bold", id="agent-details-price"),
                       spacing="1"),
             spacing="3", align="center",
         ),

@@ -15,7 +15,7 @@ def _card(title: str, icon: str, *children: rx.Component, element_id: str, color
           **props: object) -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.hstack(rx.icon(icon, size=18, color=color, flex_shrink="0"), rx.heading(title, size="3"),
+            rx.hstack(rx.icon(icon, size=18, color=color, flex_shrink="0"), rx.heading(title, size="3", as_="h2"),
                       align="center", spacing="2"),
             *children,
             spacing="3", width="100%",

@@ -51,7 +51,7 @@ def _card(card: ApplicationCard) -> rx.Component:
         rx.vstack(
             rx.hstack(
                 rx.vstack(
-                    rx.heading(card.business_name, size="4", class_name="business-name"),
+                    rx.heading(card.business_name, size="4", class_name="business-name", as_="h3"),
                     rx.text(f"Applied {card.applied}", size="1", color_scheme="gray"),
                     spacing="1", min_width="0",
                 ),
@@ -83,7 +83,7 @@ def applications_tab() -> rx.Component:
             "Pending Vendor Applications ",
             rx.cond(~A.loading, rx.badge(A.total, color_scheme="amber", radius="full", vertical_align="middle",
                                          id="applications-total")),
-            size="5",
+            size="5", as_="h2",
         ),
         card_list(A, "applications", _card, empty),
         _details(),

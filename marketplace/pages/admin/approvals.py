@@ -153,7 +153,7 @@ def _pending_card(card: PendingCard) -> rx.Component:
         rx.vstack(
             rx.hstack(
                 rx.vstack(
-                    rx.heading(card.name, size="4", class_name="agent-name"),
+                    rx.heading(card.name, size="4", class_name="agent-name", as_="h3"),
                     rx.text(card.price, size="2", weight="medium", class_name="agent-price"),
                     spacing="1", min_width="0",
                 ),
@@ -196,9 +196,10 @@ def _reviewed_card(card: ReviewedCard, *, rejected: bool) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
-                rx.link(rx.heading(card.name, size="3", class_name="agent-name"), href=f"/agents/{card.id}",
+                rx.link(rx.heading(card.name, size="3", class_name="agent-name", as_="h3"), href=f"/agents/{card.id}",
                         is_external=True, color_scheme="gray", high_contrast=True, underline="hover",
-                        min_width="0") if not rejected else rx.heading(card.name, size="3", class_name="agent-name"),
+                        min_width="0")
+                if not rejected else rx.heading(card.name, size="3", class_name="agent-name", as_="h3"),
                 rx.spacer(),
                 rx.badge(rx.icon("circle-x" if rejected else "circle-check", size=12),
                          "Rejected" if rejected else "Approved", color_scheme="red" if rejected else "green"),
@@ -247,7 +248,7 @@ def approvals_tab() -> rx.Component:
         field_id="rejection-reason", element_id="reject-agent-dialog", confirm_id="confirm-reject-agent",
         cancel_id="cancel-reject")
     return rx.vstack(
-        rx.heading("Agent Approvals", size="5"),
+        rx.heading("Agent Approvals", size="5", as_="h2"),
         tab_view(SUBTABS, P.subtab, P.set_subtab, select_id="approvals-subtab-select", label="Approvals list"),
         _details(),
         reject,

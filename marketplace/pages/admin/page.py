@@ -50,7 +50,8 @@ def _summary_card(name: str, tab: str, title: str, icon: str, value: Var, captio
         rx.hstack(
             rx.vstack(
                 rx.text(title, size="2", weight="medium", color_scheme="gray"),
-                rx.heading(value, size=rx.breakpoints(initial="5", sm="7"), id=f"summary-{name}-value"),
+                rx.heading(rx.el.p(value), size=rx.breakpoints(initial="5", sm="7"), id=f"summary-{name}-value",
+                           as_child=True),
                 rx.text(caption, size="1", color_scheme="gray"),
                 spacing="1", min_width="0",
             ),
@@ -78,7 +79,7 @@ def _admin_area() -> rx.Component:
     return container(
         rx.vstack(
             rx.vstack(
-                rx.heading("Admin Panel", size=rx.breakpoints(initial="7", sm="8"), id="admin-heading"),
+                rx.heading("Admin Panel", size=rx.breakpoints(initial="7", sm="8"), id="admin-heading", as_="h1"),
                 rx.text("Manage customers, vendors, agents, and platform operations", color_scheme="gray"),
                 spacing="1",
             ),

@@ -45,7 +45,7 @@ def _plan_form(plan: PlanDraft) -> rx.Component:
 
 def plans_section() -> rx.Component:
     return rx.vstack(
-        rx.hstack(rx.icon("layers", size=20, color="var(--accent-9)"), rx.heading("Vendor Plans", size="5"),
+        rx.hstack(rx.icon("layers", size=20, color="var(--accent-9)"), rx.heading("Vendor Plans", size="5", as_="h2"),
                   align="center", spacing="2"),
         rx.text("What vendors pay each month, how many agents they may list and the platform's fee on their sales. "
                 "The Free plan's fee is the commission rate. A new price applies to new subscriptions; a new fee to "

@@ -6,6 +6,7 @@ import reflex as rx
 
 from marketplace.components.forms import field
 from marketplace.components.layout import container, page_frame
+from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.pages.admin.plans import plans_section
 from marketplace.pages.admin.widgets import denied_card
@@ -16,15 +17,15 @@ from marketplace.state.admin.settings import AdminSettingsState as S
 def _heading() -> rx.Component:
     return rx.hstack(
         rx.vstack(
-            rx.heading("Platform Settings", size=rx.breakpoints(initial="7", sm="8"), id="settings-heading"),
+            rx.heading("Platform Settings", size=rx.breakpoints(initial="7", sm="8"), id="settings-heading", as_="h1"),
             rx.text("Commission on each sale, the currency buyers pay in, and who may buy. Changes apply to later "
                     "sales only.",
                     color_scheme="gray"),
             spacing="1",
         ),
         rx.spacer(),
-        rx.link(rx.button(rx.icon("arrow-left", size=16), "Admin Panel", variant="outline"), href="/admin",
-                id="back-to-admin"),
+        button_link(rx.icon("arrow-left", size=16), "Admin Panel", href="/admin", variant="outline",
+                    id="back-to-admin"),
         width="100%", align="center", wrap="wrap", spacing="3",
     )
 
@@ -40,7 +41,7 @@ def _commission_card() -> rx.Component:
         rx.form(
             rx.vstack(
                 rx.hstack(rx.icon("percent", size=20, color="var(--accent-9)"),
-                          rx.heading("Commission Rate", size="4"), align="center", spacing="2"),
+                          rx.heading("Commission Rate", size="4", as_="h2"), align="center", spacing="2"),
                 rx.text("Platform commission on each sale", size="2", color_scheme="gray"),
                 field("Commission rate (%)", rx.hstack(
                     rx.input(id="commissionRate", name="commissionRate", value=S.commission_rate,
@@ -79,7 +80,7 @@ def _payment_card() -> rx.Component:
         rx.form(
             rx.vstack(
                 rx.hstack(rx.icon("banknote", size=20, color="var(--accent-9)"),
-                          rx.heading("Checkout Currency", size="4"), align="center", spacing="2"),
+                          rx.heading("Checkout Currency", size="4", as_="h2"), align="center", spacing="2"),
                 rx.text("Prices are set in US dollars; in euros, buyers pay the dollar price converted at this rate.",
                         size="2", color_scheme="gray"),
                 rx.radio_group.root(
@@ -108,7 +109,7 @@ def _guest_card() -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(rx.icon("user-round-check", size=20, color="var(--accent-9)"),
-                      rx.heading("Guest Checkout", size="4"), align="center", spacing="2"),
+                      rx.heading("Guest Checkout", size="4", as_="h2"), align="center", spacing="2"),
             rx.text("Let signed-out visitors buy with their e-mail address and name. Each new address gets an "
                     "account; the receipt carries a link to set its password.", size="2", color_scheme="gray"),
             rx.el.label(

@@ -19,7 +19,8 @@ def _figure(label: str, value: Var, caption: str, key: str) -> rx.Component:
         rx.vstack(
             rx.text(label, size="2", color_scheme="gray", weight="medium"),
             rx.cond(S.loading, skeleton_block("1.8em", "5em"),
-                    rx.heading(value, size=rx.breakpoints(initial="5", sm="6"), id=f"stats-{key}")),
+                    rx.heading(rx.el.p(value), size=rx.breakpoints(initial="5", sm="6"), id=f"stats-{key}",
+                               as_child=True)),
             rx.text(caption, size="1", color_scheme="gray"),
             spacing="1",
         ),

@@ -29,7 +29,8 @@ def admin_card(title: str, *children: rx.Component, icon: str, element_id: str,
     return rx.card(
         rx.vstack(
             rx.hstack(
-                rx.hstack(rx.icon(icon, size=18, color="var(--accent-9)", flex_shrink="0"), rx.heading(title, size="4"),
+                rx.hstack(rx.icon(icon, size=18, color="var(--accent-9)", flex_shrink="0"),
+                          rx.heading(title, size="4", as_="h2"),
                           align="center", spacing="2"),
                 rx.spacer(),
                 *([action] if action is not None else []),

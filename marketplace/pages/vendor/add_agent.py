@@ -7,6 +7,7 @@ import reflex as rx
 from marketplace.components.forms import field
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.uppy import uppy_upload
 from marketplace.state.display import LOGGED_OUT_MESSAGE, LOGGED_OUT_TITLE
@@ -65,7 +66,7 @@ def _step_header() -> rx.Component:
         W.step,
         *[(i, rx.vstack(rx.text(f"Step {i} of {len(STEPS)}", size="1", color_scheme="gray", weight="medium",
                                 id="step-count"),
-                        rx.heading(title, size="5", id="step-title"),
+                        rx.heading(title, size="5", id="step-title", as_="h2"),
                         rx.text(text, color_scheme="gray", size="2", id="step-description"), spacing="1"))
           for i, (_, title, text) in enumerate(STEPS, start=1)],
         rx.fragment(),
@@ -183,7 +184,7 @@ def _preview() -> rx.Component:
         rx.vstack(
             agent_image(W.preview_image_url, height="200px", emoji_size="5em", alt=W.name),
             rx.hstack(
-                rx.heading(W.name, size="6", id="preview-name"),
+                rx.heading(W.name, size="6", id="preview-name", as_="h3"),
                 rx.spacer(),
                 rx.badge(W.price_text, size="3", id="preview-price"),
                 width="100%", align="center", wrap="wrap", spacing="2",
@@ -194,9 +195,8 @@ def _preview() -> rx.Component:
                     rx.hstack(rx.foreach(W.tags, lambda t: rx.badge(t, variant="soft", radius="full")),
                               spacing="1", wrap="wrap", id="preview-tags")),
             rx.cond(W.demo_url != "",
-                    rx.link(rx.button(rx.icon("external-link", size=16), "View Demo", variant="outline",
-                                      type="button"),
-                            href=W.demo_url, is_external=True, id="preview-demo")),
+                    button_link(rx.icon("external-link", size=16), "View Demo", href=W.demo_url, is_external=True,
+                                variant="outline", id="preview-demo")),
             spacing="3", align="start", width="100%",
         ),
         width="100%", id="agent-preview", variant="surface",
@@ -359,7 +359,7 @@ def _wizard() -> rx.Component:
             rx.link(rx.hstack(rx.icon("arrow-left", size=16), rx.text("Back to Dashboard"), spacing="1",
                               align="center"), href="/vendor", color_scheme="gray", size="2", id="back-to-dashboard"),
             rx.heading(rx.cond(W.editing, "Edit AI Agent", "Create New AI Agent"),
-                       size=rx.breakpoints(initial="7", sm="8"), id="wizard-heading"),
+                       size=rx.breakpoints(initial="7", sm="8"), id="wizard-heading", as_="h1"),
             _edit_notes(),
             _step_indicator(),
             rx.card(
@@ -390,8 +390,8 @@ def _loading() -> rx.Component:
 def _limited() -> rx.Component:
     """No room for another agent on the vendor's plan: the service's words, before step 1, and the way on."""
     return notice_card("layers", "Agent limit reached", W.limit_message,
-                       rx.link(rx.button(rx.icon("arrow-up-right", size=16), "See plans"), href="/vendor/plans",
-                               id="limit-plans-link"),
+                       button_link(rx.icon("arrow-up-right", size=16), "See plans", href="/vendor/plans",
+                                   id="limit-plans-link"),
                        card_id="wizard-limit", text_id="wizard-limit-message", max_width="460px")
 
 

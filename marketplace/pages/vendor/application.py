@@ -18,7 +18,7 @@ def application_form() -> rx.Component:
         rx.vstack(
             rx.hstack(
                 rx.icon("store", size=28, color="var(--accent-9)"),
-                rx.heading("Become a Vendor", size="6"),
+                rx.heading("Become a Vendor", size="6", as_="h2"),
                 align="center", spacing="3",
             ),
             rx.text("Sell your AI agents on AgentMarket. Tell us about your business; every application is reviewed "
@@ -57,7 +57,7 @@ def application_pending() -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.icon("hourglass", size=32, color="var(--amber-9)"),
-            rx.heading("Application submitted", size="6", align="center"),
+            rx.heading("Application submitted", size="6", align="center", as_="h2"),
             rx.badge("Pending review", color_scheme="amber", size="2", id="application-status"),
             rx.data_list.root(
                 rx.data_list.item(rx.data_list.label("Business"),

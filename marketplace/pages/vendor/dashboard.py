@@ -9,6 +9,7 @@ from marketplace.components.badges import agent_status_badge, payout_status_badg
 from marketplace.components.data_table import Column, table
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
+from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.pages.vendor.license_keys import keys_button, keys_dialog
 from marketplace.pages.vendor.plan_card import plan_card
@@ -22,7 +23,7 @@ def _card(title: str, *children: rx.Component, icon: str, element_id: str, actio
         rx.vstack(
             rx.hstack(
                 rx.icon(icon, size=18, color="var(--accent-9)"),
-                rx.heading(title, size="4"),
+                rx.heading(title, size="4", as_="h2"),
                 rx.spacer(),
                 *([action] if action is not None else []),
                 align="center", width="100%", wrap="wrap", spacing="2",
@@ -43,7 +44,8 @@ def _stat(name: str, title: str, icon: str, value: Var, caption: Var | str) -> r
             rx.vstack(
                 rx.text(title, size="2", weight="medium", color_scheme="gray"),
                 rx.cond(D.loading, skeleton_block("1.9em", "6em"),
-                        rx.heading(value, size=rx.breakpoints(initial="5", sm="7"), id=f"stat-{name}")),
+                        rx.heading(rx.el.p(value), size=rx.breakpoints(initial="5", sm="7"), id=f"stat-{name}",
+                                   as_child=True)),
                 rx.text(caption, size="1", color_scheme="gray", id=f"stat-{name}-caption"),
                 spacing="1", min_width="0",
             ),
@@ -84,7 +86,8 @@ def _recurring() -> rx.Component:
 def _toolbar() -> rx.Component:
     return rx.hstack(
         rx.hstack(
-            rx.badge(f"Vendor share {D.vendor_share}%", color_scheme="green", size="2", id="vendor-share"),
+            rx.badge(f"Vendor share {D.vendor_share}%", color_scheme="green", size="2", high_contrast=True,
+                     id="vendor-share"),  # green 11 on 3 is 4.28:1, under WCAG AA
             rx.badge(f"Platform fee {D.platform_share}%", color_scheme="gray", size="2", id="platform-fee"),
             spacing="2", wrap="wrap",
         ),
@@ -93,8 +96,7 @@ def _toolbar() -> rx.Component:
             rx.el.a(rx.button(rx.icon("download", size=16), "Download CSV", variant="outline"),
                     href="/api/vendor/sales.csv", download="", id="download-csv",
                     reload_document=True),  # a Reflex <a> routes client-side: let the browser fetch the file
-            rx.link(rx.button(rx.icon("plus", size=16), "Add New Agent"), href="/vendor/add-agent",
-                    id="add-agent"),
+            button_link(rx.icon("plus", size=16), "Add New Agent", href="/vendor/add-agent", id="add-agent"),
             spacing="2", wrap="wrap",
         ),
         width="100%", align="center", wrap="wrap", spacing="3",
@@ -395,8 +397,8 @@ def _agent(agent: AgentRow) -> rx.Component:
         rx.text(agent.submitted, size="1", color_scheme="gray", display=["none", "block"], white_space="nowrap"),
         rx.hstack(
             keys_button(agent.id, agent.name),
-            rx.link(rx.button(rx.icon("pencil", size=14), "Edit", size="1", variant="soft"),
-                    href=f"/vendor/agents/{agent.id}/edit", class_name="edit-agent", flex_shrink="0"),
+            button_link(rx.icon("pencil", size=14), "Edit", href=f"/vendor/agents/{agent.id}/edit", size="1",
+                        variant="soft", class_name="edit-agent", flex_shrink="0"),
             # stacked on phones, so the agent's name keeps the room
             direction=rx.breakpoints(initial="column", sm="row"), spacing="2", align="end", flex_shrink="0",
         ),
@@ -413,7 +415,7 @@ def _agents() -> rx.Component:
             rx.vstack(skeleton_block("3em"), skeleton_block("3em"), width="100%"),
             rx.cond(D.agents.length() == 0,
                     empty_state("bot", "No agents yet", "Submit your first agent for review.",
-                                rx.link(rx.button("Add your first agent"), href="/vendor/add-agent"),
+                                button_link("Add your first agent", href="/vendor/add-agent"),
                                 element_id="agents-empty"),
                     rx.box(rx.foreach(D.agents, _agent), width="100%")),
         ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.vendor.application import application_view
@@ -40,7 +41,7 @@ def _vendor_area() -> rx.Component:
     return container(
         rx.vstack(
             rx.vstack(
-                rx.heading("Vendor Dashboard", size=rx.breakpoints(initial="7", sm="8"), id="vendor-heading"),
+                rx.heading("Vendor Dashboard", size=rx.breakpoints(initial="7", sm="8"), id="vendor-heading", as_="h1"),
                 rx.text("Your agents, sales, payouts and notifications", color_scheme="gray"),
                 spacing="1",
             ),
@@ -53,7 +54,7 @@ def _vendor_area() -> rx.Component:
 
 def _already_vendor() -> rx.Component:
     return notice_card("store", "You are a vendor", "Your vendor account is approved.",
-                       rx.link(rx.button("Go to Vendor Dashboard"), href="/vendor"), card_id="already-vendor")
+                       button_link("Go to Vendor Dashboard", href="/vendor"), card_id="already-vendor")
 
 
 def by_mode(vendor_view: rx.Component) -> rx.Component:

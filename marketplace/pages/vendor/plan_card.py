@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.state.vendor.plans import PlanCardState as P
 
@@ -18,10 +19,9 @@ def plan_card() -> rx.Component:
         rx.vstack(
             rx.hstack(
                 rx.icon("layers", size=18, color="var(--accent-9)"),
-                rx.heading("Your Plan", size="4"),
+                rx.heading("Your Plan", size="4", as_="h2"),
                 rx.spacer(),
-                rx.link(rx.button("Change plan", variant="outline", size="2"), href="/vendor/plans",
-                        id="change-plan"),
+                button_link("Change plan", href="/vendor/plans", variant="outline", size="2", id="change-plan"),
                 align="center", width="100%", wrap="wrap", spacing="2",
             ),
             rx.cond(

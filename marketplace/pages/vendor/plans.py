@@ -6,6 +6,7 @@ from __future__ import annotations
 import reflex as rx
 
 from marketplace.components.layout import container, notice_card, page_frame
+from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.stripe_payment import stripe_payment_form
 from marketplace.pages.vendor.page import by_mode
@@ -41,14 +42,15 @@ def _plan(plan: PlanOption) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
-                rx.heading(plan.name, size="5"),
+                rx.heading(plan.name, size="5", as_="h2"),
                 rx.spacer(),
                 rx.cond(current, rx.badge("Current plan", color_scheme="green", size="2", id="current-plan-badge")),
                 rx.cond(plan.id == S.pending_plan_id, rx.badge(f"From {S.period_end}", color_scheme="amber",
                                                                size="2")),
                 width="100%", align="center", wrap="wrap", spacing="2",
             ),
-            rx.hstack(rx.heading(plan.price, size="8"), rx.text("/month", color_scheme="gray"), align="baseline"),
+            rx.hstack(rx.heading(rx.el.p(plan.price), size="8", as_child=True), rx.text("/month", color_scheme="gray"),
+                      align="baseline"),
             _feature(plan.limit_label),
             _feature(plan.fee_label),
             _feature(plan.support),
@@ -77,7 +79,7 @@ def _summary() -> rx.Component:
 def _payment() -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.hstack(rx.icon("lock", size=18), rx.heading(f"Start your {S.paying_for} plan", size="4"),
+            rx.hstack(rx.icon("lock", size=18), rx.heading(f"Start your {S.paying_for} plan", size="4", as_="h2"),
                       align="center", spacing="2"),
             rx.text(S.payment_message, size="3", id="plan-payment-message"),
             stripe_payment_form(
@@ -137,7 +139,7 @@ def _content() -> rx.Component:
     return rx.cond(
         S.failed != "",
         notice_card("layers", "Plans unavailable", S.failed,
-                    rx.link(rx.button("Back to dashboard"), href="/vendor"), card_id="plans-failed"),
+                    button_link("Back to dashboard", href="/vendor"), card_id="plans-failed"),
         rx.cond(
             S.plan_loading,
             _loading(),
@@ -162,7 +164,7 @@ def _plans_view() -> rx.Component:
             rx.link(rx.hstack(rx.icon("arrow-left", size=16), rx.text("Back to Dashboard"), spacing="1",
                               align="center"), href="/vendor", color_scheme="gray", size="2", id="back-to-dashboard"),
             rx.vstack(
-                rx.heading("Your Plan", size=rx.breakpoints(initial="7", sm="8"), id="plans-heading"),
+                rx.heading("Your Plan", size=rx.breakpoints(initial="7", sm="8"), id="plans-heading", as_="h1"),
                 rx.text("Paid plans list without limit and pay a lower fee on every sale. Upgrades start at once; "
                         "downgrades and cancellations at the end of the month you paid for.", color_scheme="gray"),
                 spacing="1",

@@ -12,7 +12,7 @@ from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendor import applications
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
-from marketplace.state.forms import FormState, take_submitted
+from marketplace.state.forms import FormState, focus_first_error, take_submitted
 from marketplace.state.vendor.page import VendorState
 
 # form field name (the spec's, also the service's `field`) -> state attribute
@@ -48,6 +48,7 @@ class VendorApplicationState(FormState, VendorState):
             self.submitting = False
             if error.field in FIELDS:
                 self.errors = {error.field: error.message}
+                yield focus_first_error()
                 return
             yield rx.toast.error("Error", description=error.message or FAILED)
             return

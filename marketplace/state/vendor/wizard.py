@@ -30,7 +30,7 @@ from marketplace.services.vendor.drafts import (
 )
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
-from marketplace.state.forms import submitted_checkbox, take_submitted
+from marketplace.state.forms import focus_field, submitted_checkbox, take_submitted
 from marketplace.state.session import ViewerMixin
 from marketplace.state.vendor.upload_widget import clear_uploads_script, refuse_upload_script
 from marketplace.state.vendor.wizard_rows import (
@@ -280,9 +280,11 @@ class WizardState(ViewerMixin, rx.State):
             return
         if self.step == 1 and self.tags_error:
             yield rx.toast.error(TOO_MANY_TAGS, description=self.tags_error)
+            yield focus_field("tags")
             return
         if not self.can_proceed:
             yield rx.toast.error(BLOCKED[0], description=BLOCKED[1])
+            yield focus_field(self._first_missing())
             return
         if self.step == 3:
             try:
@@ -290,9 +292,19 @@ class WizardState(ViewerMixin, rx.State):
             except DomainError as error:
                 self.activation_limit_error = error.message
                 yield rx.toast.error("Invalid activation limit", description=error.message)
+                yield focus_field("activationLimit")
                 return
         self.step += 1
         self.preview_open = False
+
+    def _first_missing(self) -> str:
+        """The element id (the form field's name) of the step's first required field left empty: a refused Next
+        takes the focus there. Step 2 asks for one of three: its first, the image URL."""
+        required = {1: ("name", "shortDescription", "description"), 3: ("price", "categoryId")}.get(self.step, ())
+        for name in required:
+            if not str(getattr(self, FIELDS[name])).strip():
+                return name
+        return "imageUrl" if self.step == 2 else "wizard-next"
 
     @rx.event
     def previous(self) -> None:
