@@ -102,11 +102,19 @@ class Corrections:
 
     query: SearchQuery
     alternatives: tuple[tuple[str, ...], ...]
+    dead: tuple[bool, ...] = ()  # per word: no vocabulary word starts with it (as typed it matches nothing)
 
     @property
     def shape(self) -> tuple[bool, ...]:
         """Which words have alternatives: all that changes the SQL (the words are bound)."""
         return tuple(bool(a) for a in self.alternatives)
+
+    def substitute(self) -> SearchQuery | None:
+        """The corrected query when the typo matches are exactly its matches: every corrected word matches nothing
+        as typed and has one alternative (then the search is an ordinary one, with its fast paths)."""
+        if not all(d and len(a) == 1 for a, d in zip(self.alternatives, self.dead, strict=True) if a):
+            return None
+        return SearchQuery(tuple(a[0] if a else w for w, a in zip(self.query.words, self.alternatives, strict=True)))
 
 
 def edits(word: str) -> set[str]:
@@ -144,7 +152,7 @@ def corrections(conn, query: SearchQuery) -> Corrections | None:  # noqa: ANN001
     unknown = [w for w in fuzzable if w not in set(words)]
     if not unknown:
         return None
-    candidates = sorted(set().union(*(edits(w) for w in unknown)))
+    candidates = sorted(set().union(*(edits(w) for w in unknown), unknown))
     # One index range per edit: does a live vocabulary word start with it?
     found = set(conn.execute(
         text(f"""SELECT e.v FROM {_edit_rows(dialect_name)} AS e WHERE EXISTS (
@@ -153,7 +161,8 @@ def corrections(conn, query: SearchQuery) -> Corrections | None:  # noqa: ANN001
         {"edits": candidates if dialect_name == "postgresql" else json.dumps(candidates)}).scalars())
     alternatives = tuple(
         tuple(sorted(edits(w) & found)[:MAX_CORRECTIONS]) if w in unknown else () for w in query.words)
-    return Corrections(query, alternatives) if any(alternatives) else None
+    dead = tuple(w in unknown and w not in found for w in query.words)
+    return Corrections(query, alternatives, dead) if any(alternatives) else None
 
 
 def _edit_rows(dialect_name: str) -> str:
