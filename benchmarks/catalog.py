@@ -315,6 +315,13 @@ CASES = [
     Case("search 'invoice assistant'", "/api/agents?search=invoice%20assistant", "search"),
     Case("search 'kubernetes'", "/api/agents?search=kubernetes", "search"),
     Case("search 'emails' (common)", "/api/agents?search=emails", "search"),
+    # Typos (one edit away from the vocabulary): corrected to the words they miss, found after any exact match.
+    Case("typo search 'invoce'", "/api/agents?search=invoce", "search"),
+    Case("typo search 'kubernets'", "/api/agents?search=kubernets", "search"),
+    Case("typo search 'emials' (common)", "/api/agents?search=emials", "search"),
+    Case("typo search 'invoce assistnt'", "/api/agents?search=invoce%20assistnt", "search"),
+    Case("typo search 'budgte forecasts'", "/api/agents?search=budgte%20forecasts", "search"),
+    Case("typo search 'sals' (several corrections)", "/api/agents?search=sals", "search"),
     Case("trivial /ping", "/ping", "ceiling"),
 ]
 

@@ -47,7 +47,9 @@ def category(ref: str) -> CategoryPublic:
 _LIST_PARAMETERS = [
     {"name": name, "in": "query", "required": False, "description": text, "schema": schema}
     for name, text, schema in [
-        ("search", "full-text query (name, descriptions, tags, vendor); last word may be a prefix", {"type": "string"}),
+        ("search", "full-text query (name, descriptions, tags, vendor); last word may be a prefix; a word of 4+ "
+                   "letters one typo from the catalogue's words also finds them, after the exact matches",
+         {"type": "string"}),
         ("category", "category id or slug", {"type": "string"}),
         ("price", "free, 0-10, 10-50, 50-100, 100+, 1-25, 26-50, 51-100 (dollars)", {"type": "string"}),
         ("rating", "5, 4+, 3+, 2+ or any", {"type": "string"}),

@@ -146,8 +146,10 @@ def category_card(category: CategoryPublic) -> CategoryCard:
                         description=category.description, agent_count=category.agent_count)
 
 
-def options(values: Iterable[str], labels: dict[str, str]) -> list[Option]:
-    return [Option(value=v, label=labels.get(v, v)) for v in values]
+def options(values: Iterable[str], labels: dict[str, str], counts: dict[str, int] | None = None) -> list[Option]:
+    """Select options; with `counts`, each counted value's label ends with its count ("Writing (4)")."""
+    counts = counts or {}
+    return [Option(value=v, label=labels.get(v, v) + (f" ({counts[v]})" if v in counts else "")) for v in values]
 
 
 def agents_url(**params: str | list[str]) -> str:
@@ -262,7 +264,12 @@ class BrowseState(ViewerMixin, rx.State):
     failed: str = ""
     category_options: list[Option] = []
     price_options: list[Option] = options(BROWSE_PRICES, PRICE_LABELS)
+    rating_options: list[Option] = options(RATING_LABELS, RATING_LABELS)
     _category_names: dict[str, str] = {}
+    # Agents per filter option under the other filters (`catalog.agent_facets`), shown beside the options.
+    _category_counts: dict[str, int] = {}
+    _price_counts: dict[str, int] = {}
+    _rating_counts: dict[str, int] = {}
     _shown: str = ""  # the address of what the page shows (what the current history entry says)
     _typing: bool = False  # the last change was a search edit: the next one replaces its entry
     # The viewer's bought agents as read when the page was opened: a filter or search change reuses them (a
@@ -337,13 +344,13 @@ class BrowseState(ViewerMixin, rx.State):
         values = list(BROWSE_CATEGORIES)
         if self.category != ALL and self.category not in values:
             values.append(self.category)
-        self.category_options = [
-            Option(ALL, "All categories"), *(Option(v, names.get(v, v.replace("-", " ").title())) for v in values)
-        ]
+        labels = {v: names.get(v, v.replace("-", " ").title()) for v in values}
+        self.category_options = [Option(ALL, "All categories"), *options(values, labels, self._category_counts)]
         prices = list(BROWSE_PRICES)
         if self.price not in prices:
             prices.append(self.price)
-        self.price_options = options(prices, PRICE_LABELS)
+        self.price_options = options(prices, PRICE_LABELS, self._price_counts)
+        self.rating_options = options(RATING_LABELS, RATING_LABELS, self._rating_counts)
 
     def _address(self) -> str:
         url = agents_url(search=self.search.strip(), category=self.category, price=self.price, rating=self.rating,
@@ -368,14 +375,21 @@ class BrowseState(ViewerMixin, rx.State):
     async def _fetch(self, *, reread_bought: bool = False) -> None:
         if reread_bought:
             self._bought = sorted(await blocking.run(catalog.purchased_agent_ids, actor=await self.viewer()))
+        query = self._query()
         try:
-            result = await blocking.run(catalog.list_agents, **self._query())
+            result = await blocking.run(catalog.list_agents, **query)
             if result.total and not result.items and self.page > 1:  # paged past the end: show the last page
                 self.page = (result.total + PAGE_SIZE - 1) // PAGE_SIZE
                 result = await blocking.run(catalog.list_agents, **self._query())
+            facets = await blocking.run(catalog.agent_facets, **{
+                name: value for name, value in query.items() if name not in ("sort", "limit", "offset")})
         except DomainError as error:
             self.cards, self.total, self.failed = [], 0, error.message
             return
+        self._category_counts = {c.slug: c.count for c in facets.categories}
+        self._price_counts = {p.value: p.count for p in facets.prices}
+        self._rating_counts = {r.value: r.count for r in facets.ratings}
+        self._update_options()
         bought = set(self._bought)
         self.cards = [agent_card(a, bought) for a in result.items]
         self.total = result.total
