@@ -165,7 +165,7 @@ def search_agents_json(conn: Connection | Session, filters: AgentFilters) -> Age
     typos = None if filters.search is None else fulltext.corrections(conn, filters.search)
     if typos is not None:
         rest = replace(filters, offset=max(0, filters.offset - total), limit=filters.limit - len(docs))
-        corrected = typos.substitute() if total == 0 else None
+        corrected = typos.substitute(dialect_name) if total == 0 else None
         if corrected is not None:  # one correction per word, and nothing matched as typed: a plain search
             more, extra = _listing_rows(conn, replace(rest, search=corrected), dialect_name)
         else:

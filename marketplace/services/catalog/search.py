@@ -109,10 +109,13 @@ class Corrections:
         """Which words have alternatives: all that changes the SQL (the words are bound)."""
         return tuple(bool(a) for a in self.alternatives)
 
-    def substitute(self) -> SearchQuery | None:
+    def substitute(self, dialect_name: str) -> SearchQuery | None:
         """The corrected query when the typo matches are exactly its matches: every corrected word matches nothing
-        as typed and has one alternative (then the search is an ordinary one, with its fast paths)."""
+        as typed and has one alternative (then the search is an ordinary one, with its fast paths). PostgreSQL
+        matches only the last word as a prefix, so there only that word may be corrected."""
         if not all(d and len(a) == 1 for a, d in zip(self.alternatives, self.dead, strict=True) if a):
+            return None
+        if dialect_name == "postgresql" and any(self.alternatives[:-1]):
             return None
         return SearchQuery(tuple(a[0] if a else w for w, a in zip(self.query.words, self.alternatives, strict=True)))
 
@@ -120,7 +123,7 @@ class Corrections:
 def edits(word: str) -> set[str]:
     """The words at distance 1 (Damerau: one letter replaced, dropped or added, or two neighbours swapped) of at
     least `MIN_FUZZY_LENGTH` letters, except those that start with `word` (its own prefix search finds them)."""
-    letters = set(_EDIT_LETTERS) | set(word)
+    letters = set(_EDIT_LETTERS if any(c.isdigit() for c in word) else _EDIT_LETTERS[:26]) | set(word)
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     found = {a + b[1:] for a, b in splits if b}
     found |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
@@ -145,11 +148,8 @@ def corrections(conn, query: SearchQuery) -> Corrections | None:  # noqa: ANN001
         return None
     vocabulary, top = _VOCABULARY[dialect_name]
     collate = ' COLLATE "C"' if dialect_name == "postgresql" else ""
-    words = conn.execute(
-        text(f"SELECT prefix FROM {vocabulary} WHERE prefix{collate} IN :words AND live_count > 0")
-        .bindparams(bindparam("words", expanding=True)),
-        {"words": fuzzable}).scalars()
-    unknown = [w for w in fuzzable if w not in set(words)]
+    unknown = [w for w in fuzzable if w not in set(conn.execute(text(_KNOWN_SQL[dialect_name]), {
+        "words": fuzzable if dialect_name == "postgresql" else json.dumps(fuzzable)}).scalars())]
     if not unknown:
         return None
     candidates = sorted(set().union(*(edits(w) for w in unknown), unknown))
@@ -159,10 +159,25 @@ def corrections(conn, query: SearchQuery) -> Corrections | None:  # noqa: ANN001
                  SELECT 1 FROM {vocabulary} AS x WHERE x.prefix >= e.v{collate} AND x.prefix < e.v || {top}{collate}
                  AND x.live_count > 0)"""),
         {"edits": candidates if dialect_name == "postgresql" else json.dumps(candidates)}).scalars())
-    alternatives = tuple(
-        tuple(sorted(edits(w) & found)[:MAX_CORRECTIONS]) if w in unknown else () for w in query.words)
+    alternatives = tuple(_minimal(edits(w) & found)[:MAX_CORRECTIONS] if w in unknown else () for w in query.words)
     dead = tuple(w in unknown and w not in found for w in query.words)
     return Corrections(query, alternatives, dead) if any(alternatives) else None
+
+
+# A word is known when it is a vocabulary word (PostgreSQL: or its English stem is, as descriptions hold stems only).
+_KNOWN_SQL = {
+    "sqlite": "SELECT value FROM json_each(:words) WHERE EXISTS (SELECT 1 FROM agent_search_kept AS x "
+              "WHERE x.prefix = value AND x.live_count > 0)",
+    "postgresql": """SELECT w FROM unnest(CAST(:words AS text[])) AS w WHERE EXISTS (
+        SELECT 1 FROM agent_search_prefixes AS x WHERE x.live_count > 0 AND x.prefix IN (w COLLATE "C",
+            coalesce((tsvector_to_array(to_tsvector('english'::regconfig, w)))[1], w) COLLATE "C"))""",
+}
+
+
+def _minimal(prefixes: set[str]) -> tuple[str, ...]:
+    """The prefixes no other one starts (as prefixes they match all the others do)."""
+    ordered = sorted(prefixes)
+    return tuple(p for p in ordered if not any(p != q and p.startswith(q) for q in ordered))
 
 
 def _edit_rows(dialect_name: str) -> str:
@@ -229,7 +244,8 @@ def _pg_exact_values(query: SearchQuery) -> dict[str, str]:
 
 
 def _pg_fuzzy_tsquery(shape: tuple[bool, ...]):  # noqa: ANN202 (SQL expression)
-    """Every word (English stem; the last also as typed, as a prefix) or one of its alternatives (prefixes)."""
+    """Every word (English stem; the last also as typed, as a prefix) or one of its alternatives (prefixes, as
+    typed and stemmed)."""
     english, simple = literal_column("'english'::regconfig"), literal_column("'simple'::regconfig")
     query = None
     for n, has_alternatives in enumerate(shape):
@@ -237,8 +253,9 @@ def _pg_fuzzy_tsquery(shape: tuple[bool, ...]):  # noqa: ANN202 (SQL expression)
         term = func.to_tsquery(english, word)
         if n == len(shape) - 1:
             term = term.op("||")(func.to_tsquery(simple, word))
-        if has_alternatives:
-            term = term.op("||")(func.to_tsquery(simple, bindparam(f"fuzzy_alt_{n}", type_=String)))
+        if has_alternatives:  # as typed and stemmed (descriptions hold stems only), like the last word
+            alternatives = bindparam(f"fuzzy_alt_{n}", type_=String)
+            term = term.op("||")(func.to_tsquery(english, alternatives)).op("||")(func.to_tsquery(simple, alternatives))
         query = term if query is None else query.op("&&")(term)
     return query
 
