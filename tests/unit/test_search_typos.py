@@ -39,6 +39,8 @@ def test_one_wrong_missing_extra_or_swapped_letter_finds_the_agent(vendor):
     assert found("analyttics") == ["Spreadsheet Analyst"]  # a letter extra
     assert found("naalytics") == ["Spreadsheet Analyst"]  # neighbours swapped
     assert found("spreadsheet anlytics") == ["Spreadsheet Analyst"]  # with an exact word
+    assert found("spredsheet anlytics") == ["Spreadsheet Analyst"]  # two words corrected
+    assert found("spredsheet analy") == ["Spreadsheet Analyst"]  # the last word still typed as a prefix
     assert catalog.list_agents(search="invoce").total == 1
 
 

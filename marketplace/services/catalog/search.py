@@ -103,6 +103,7 @@ class Corrections:
     query: SearchQuery
     alternatives: tuple[tuple[str, ...], ...]
     dead: tuple[bool, ...] = ()  # per word: no vocabulary word starts with it (as typed it matches nothing)
+    whole: frozenset[str] = frozenset()  # the alternatives that are vocabulary words themselves
 
     @property
     def shape(self) -> tuple[bool, ...]:
@@ -112,10 +113,10 @@ class Corrections:
     def substitute(self, dialect_name: str) -> SearchQuery | None:
         """The corrected query when the typo matches are exactly its matches: every corrected word matches nothing
         as typed and has one alternative (then the search is an ordinary one, with its fast paths). PostgreSQL
-        matches only the last word as a prefix, so there only that word may be corrected."""
+        matches only the last word as a prefix, so there an earlier word's alternative must be a whole word."""
         if not all(d and len(a) == 1 for a, d in zip(self.alternatives, self.dead, strict=True) if a):
             return None
-        if dialect_name == "postgresql" and any(self.alternatives[:-1]):
+        if dialect_name == "postgresql" and any(a and a[0] not in self.whole for a in self.alternatives[:-1]):
             return None
         return SearchQuery(tuple(a[0] if a else w for w, a in zip(self.query.words, self.alternatives, strict=True)))
 
@@ -154,14 +155,17 @@ def corrections(conn, query: SearchQuery) -> Corrections | None:  # noqa: ANN001
         return None
     candidates = sorted(set().union(*(edits(w) for w in unknown), unknown))
     # One index range per edit: does a live vocabulary word start with it?
-    found = set(conn.execute(
-        text(f"""SELECT e.v FROM {_edit_rows(dialect_name)} AS e WHERE EXISTS (
+    rows = conn.execute(
+        text(f"""SELECT e.v, EXISTS (SELECT 1 FROM {vocabulary} AS w WHERE w.prefix = e.v{collate} AND w.live_count > 0)
+                 FROM {_edit_rows(dialect_name)} AS e WHERE EXISTS (
                  SELECT 1 FROM {vocabulary} AS x WHERE x.prefix >= e.v{collate} AND x.prefix < e.v || {top}{collate}
                  AND x.live_count > 0)"""),
-        {"edits": candidates if dialect_name == "postgresql" else json.dumps(candidates)}).scalars())
+        {"edits": candidates if dialect_name == "postgresql" else json.dumps(candidates)}).all()
+    found = {v for v, _ in rows}
     alternatives = tuple(_minimal(edits(w) & found)[:MAX_CORRECTIONS] if w in unknown else () for w in query.words)
     dead = tuple(w in unknown and w not in found for w in query.words)
-    return Corrections(query, alternatives, dead) if any(alternatives) else None
+    whole = frozenset(v for v, is_word in rows if is_word)
+    return Corrections(query, alternatives, dead, whole) if any(alternatives) else None
 
 
 # A word is known when it is a vocabulary word (PostgreSQL: or its English stem is, as descriptions hold stems only).
