@@ -793,6 +793,7 @@ def main() -> None:
             raw[label] = [asdict(r) for r in results]
     if outputs:
         print("\n" + "\n\n".join(outputs))
+    if raw:
         print("\nissue 12 budgets:", "met" if all_ok else "NOT met")
     if args.json:
         Path(args.json).write_text(json.dumps(raw, indent=2))
