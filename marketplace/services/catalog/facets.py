@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Unpack
 
-from sqlalchemy import func, select
+from sqlalchemy import String, bindparam, func, select
 from sqlalchemy.engine import Connection
 
 from marketplace.models import AgentFacets
@@ -36,7 +36,7 @@ from marketplace.services.catalog.filters import (
     RawFilters,
     parse_filters,
 )
-from marketplace.services.catalog.listing_sql import CATEGORIES, base_shape, filter_conditions, price_key
+from marketplace.services.catalog.listing_sql import CATEGORIES, TAGS, base_shape, filter_conditions, price_key
 from marketplace.services.catalog.visibility import AGENTS
 
 
@@ -69,6 +69,9 @@ def _cells_from_agents(conn: Connection, filters: AgentFilters) -> list[_Cell]:
         found = fulltext.matches(len(typos.shape) > 1, dialect_name, ranked=False, fuzzy=typos.shape)
         source = found.join(agent, agent.c.id == found.c.agent_id)
         values.update(fulltext.fuzzy_bind_values(typos, dialect_name, only=False))
+    else:  # tags: the agents holding the first one (an index range), not every agent probed for it
+        tagged = select(TAGS.c.agent_id).where(TAGS.c.tag == bindparam("tag_0", type_=String)).subquery("tagged")
+        source = tagged.join(agent, agent.c.id == tagged.c.agent_id)
     cells = select(agent.c.category_id.label("category_id"),
                    price_band_sql(agent.c.price_cents).label("price_band"),
                    rating_band_sql(agent.c.avg_rating).label("rating_band")
