@@ -375,25 +375,31 @@ class BrowseState(ViewerMixin, rx.State):
     async def _fetch(self, *, reread_bought: bool = False) -> None:
         if reread_bought:
             self._bought = sorted(await blocking.run(catalog.purchased_agent_ids, actor=await self.viewer()))
-        query = self._query()
         try:
-            result = await blocking.run(catalog.list_agents, **query)
+            result = await blocking.run(catalog.list_agents, **self._query())
             if result.total and not result.items and self.page > 1:  # paged past the end: show the last page
                 self.page = (result.total + PAGE_SIZE - 1) // PAGE_SIZE
                 result = await blocking.run(catalog.list_agents, **self._query())
-            facets = await blocking.run(catalog.agent_facets, **{
-                name: value for name, value in query.items() if name not in ("sort", "limit", "offset")})
         except DomainError as error:
             self.cards, self.total, self.failed = [], 0, error.message
             return
-        self._category_counts = {c.slug: c.count for c in facets.categories}
-        self._price_counts = {p.value: p.count for p in facets.prices}
-        self._rating_counts = {r.value: r.count for r in facets.ratings}
-        self._update_options()
         bought = set(self._bought)
         self.cards = [agent_card(a, bought) for a in result.items]
         self.total = result.total
         self.failed = ""
+
+    async def _count_options(self) -> None:
+        """The counts beside the filter options, read after the cards are shown (a search's counts group all its
+        matches, which costs more than one page)."""
+        query = {name: value for name, value in self._query().items() if name not in ("sort", "limit", "offset")}
+        try:
+            facets = await blocking.run(catalog.agent_facets, **query)
+        except DomainError:
+            return  # the list has said what is wrong
+        self._category_counts = {c.slug: c.count for c in facets.categories}
+        self._price_counts = {p.value: p.count for p in facets.prices}
+        self._rating_counts = {r.value: r.count for r in facets.ratings}
+        self._update_options()
 
     async def _refresh(self, *, scroll: bool = False, typing: bool = False) -> AsyncIterator[Any]:
         """Show the filters just changed and record them in the address: a new history entry, except while the
@@ -413,6 +419,9 @@ class BrowseState(ViewerMixin, rx.State):
             script += " window.scrollTo({top: 0, behavior: 'smooth'});"
         if script:
             yield rx.call_script(script)
+        else:
+            yield
+        await self._count_options()
 
     # -- events --
 
@@ -432,6 +441,9 @@ class BrowseState(ViewerMixin, rx.State):
         if asked is not None and asked != (str(self.page) if self.page > 1 else None):
             # ?page=99 of 3 pages (or page=0, page=x): the address says what is shown, in place of what was asked
             yield rx.call_script(_history_script("replaceState", self._shown))
+        else:
+            yield
+        await self._count_options()
 
     @rx.event
     async def on_load(self) -> AsyncIterator[Any]:
