@@ -21,6 +21,7 @@ Usage (from the project root, with the project's virtualenv):
     python -m benchmarks.catalog --skip-seed           # reuse the data of the previous run
     python -m benchmarks.catalog --cache off --cases search   # only the queries, only the searches
     python -m benchmarks.catalog --explain --only postgresql --skip-seed   # EXPLAIN ANALYZE, no server
+    python -m benchmarks.catalog --skip-seed --service-runs 200 --cases typo,search   # in process, no server
 
 The PostgreSQL URL comes from --pg-url, else BENCH_DATABASE_URL, else a local `catalog_bench`
 database (created if missing). It is wiped: never point it at data you want to keep. The database
@@ -315,6 +316,12 @@ CASES = [
     Case("search 'invoice assistant'", "/api/agents?search=invoice%20assistant", "search"),
     Case("search 'kubernetes'", "/api/agents?search=kubernetes", "search"),
     Case("search 'emails' (common)", "/api/agents?search=emails", "search"),
+    # Typos (one edit away from the vocabulary): corrected to the words they miss, found after any exact match.
+    Case("typo search 'invoce'", "/api/agents?search=invoce", "search"),
+    Case("typo search 'kubernets'", "/api/agents?search=kubernets", "search"),
+    Case("typo search 'emials' (common)", "/api/agents?search=emials", "search"),
+    Case("typo search 'invoce assistnt'", "/api/agents?search=invoce%20assistnt", "search"),
+    Case("typo search 'invoce assitant' (known last word)", "/api/agents?search=invoce%20assitant", "search"),
     Case("trivial /ping", "/ping", "ceiling"),
 ]
 
@@ -323,6 +330,43 @@ def _params(path: str) -> dict[str, str]:
     from urllib.parse import parse_qsl, urlsplit
 
     return dict(parse_qsl(urlsplit(path).query))
+
+
+# ---- in-process search timings ---------------------------------------------------------------------
+
+
+def service_timings(url: str, runs: int, only: str | None) -> list[str]:
+    """Each search case's listing call in this process (`catalog.list_agents`, caches off): wall and CPU p50/p99
+    over `runs` calls. CPU time is what a busy shared host changes least; wall adds the database's own time."""
+    from marketplace import db
+    from marketplace.services import catalog
+    from marketplace.services.catalog import listing_cache
+
+    engine = _engine(url)
+    db.set_engine(engine)
+    listing_cache.cache.capacity = 0
+    words = only.split(",") if only else None
+    lines = ["| case | matches | wall p50 ms | wall p99 ms | CPU p50 ms | CPU p99 ms | load |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for case in CASES:
+        if case.kind != "search" or (words and not any(w in case.name for w in words)):
+            continue
+        params = _params(case.path)
+        total = catalog.list_agents(**params).total  # warm
+        wall, cpu = [], []
+        for _ in range(runs):
+            started, started_cpu = time.perf_counter(), time.process_time()
+            catalog.list_agents(**params)
+            wall.append((time.perf_counter() - started) * 1000)
+            cpu.append((time.process_time() - started_cpu) * 1000)
+        wall.sort()
+        cpu.sort()
+        p99 = min(len(wall) - 1, round(0.99 * (len(wall) - 1)))
+        lines.append(f"| {case.name} | {total:,} | {statistics.median(wall):.2f} | {wall[p99]:.2f} | "
+                     f"{statistics.median(cpu):.2f} | {cpu[p99]:.2f} | {os.getloadavg()[0]:.1f} |")
+        print(lines[-1], flush=True)
+    engine.dispose()
+    return lines
 
 
 # ---- EXPLAIN ---------------------------------------------------------------------------------------
@@ -700,9 +744,11 @@ def main() -> None:
                         help="caches of the app: on (how `make run` serves; every GET at each concurrency, then "
                              "the purchases) and/or off (the searches at concurrency 1: the queries' own p99)")
     parser.add_argument("--purchases", type=int, default=200, help="purchase completions to time (0: none)")
+    parser.add_argument("--service-runs", type=int, default=0,
+                        help="time each search case's listing call in this process this many times (no server)")
     args = parser.parse_args()
 
-    if not args.explain and shutil.which("wrk") is None:
+    if not args.explain and not args.service_runs and shutil.which("wrk") is None:
         sys.exit("wrk is not installed: on Debian/Ubuntu run `apt-get install -y wrk`")
     backends = {
         "postgresql": lambda: _pg_url(args),
@@ -719,6 +765,10 @@ def main() -> None:
             seed(url, Seed(agents=args.agents))
         if args.explain:
             explain(url)
+            continue
+        if args.service_runs:
+            outputs.append(f"{backend}, in process\n" + "\n".join(service_timings(url, args.service_runs,
+                                                                                   args.cases)))
             continue
         targets = prepare_targets(url)
         for cache in {"on": [True], "off": [False], "both": [True, False]}[args.cache]:
@@ -743,6 +793,7 @@ def main() -> None:
             raw[label] = [asdict(r) for r in results]
     if outputs:
         print("\n" + "\n\n".join(outputs))
+    if raw:
         print("\nissue 12 budgets:", "met" if all_ok else "NOT met")
     if args.json:
         Path(args.json).write_text(json.dumps(raw, indent=2))

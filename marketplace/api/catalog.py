@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, TypeAdapter
 
 from marketplace.api.deps import optional_user
-from marketplace.models import AgentPublic, CategoryPublic, StatsPublic
+from marketplace.models import AgentFacets, AgentPublic, CategoryPublic, StatsPublic
 from marketplace.services import catalog
 
 router = APIRouter(prefix="/api", tags=["catalog"])
@@ -47,7 +47,9 @@ def category(ref: str) -> CategoryPublic:
 _LIST_PARAMETERS = [
     {"name": name, "in": "query", "required": False, "description": text, "schema": schema}
     for name, text, schema in [
-        ("search", "full-text query (name, descriptions, tags, vendor); last word may be a prefix", {"type": "string"}),
+        ("search", "full-text query (name, descriptions, tags, vendor); last word may be a prefix; a word of 4+ "
+                   "letters one typo from the catalogue's words also finds them, after the exact matches",
+         {"type": "string"}),
         ("category", "category id or slug", {"type": "string"}),
         ("price", "free, 0-10, 10-50, 50-100, 100+, 1-25, 26-50, 51-100 (dollars)", {"type": "string"}),
         ("rating", "5, 4+, 3+, 2+ or any", {"type": "string"}),
@@ -82,6 +84,21 @@ def agents(request: Request) -> Response:
         media_type="application/json",
         headers={TOTAL_HEADER: str(listing.total), "Access-Control-Expose-Headers": TOTAL_HEADER},
     )
+
+
+_FACET_PARAMETERS = [p for p in _LIST_PARAMETERS if p["name"] not in ("sort", "limit", "offset")]
+
+
+@router.get("/agents/facets", response_model=AgentFacets, openapi_extra={"parameters": _FACET_PARAMETERS})
+def agent_facets(request: Request) -> Response:
+    """Per category, price filter and rating filter, how many agents `GET /api/agents` would list with that option
+    and the same other filters (each facet ignores its own filter). Bad values: 422, as for the list."""
+    query = request.query_params
+    body = catalog.agent_facets_json(
+        featured=query.get("featured"), search=query.get("search"), category=query.get("category"),
+        price=query.get("price"), rating=query.get("rating"), tags=query.getlist("tag"),
+    )
+    return Response(body, media_type="application/json")
 
 
 @router.get("/agents/{agent_id}", response_model=AgentPublic)

@@ -183,6 +183,27 @@ class AgentPage(ApiModel):
     total: int
 
 
+class CategoryFacet(ApiModel):
+    id: int
+    slug: str
+    count: int
+
+
+class FilterFacet(ApiModel):
+    """A price or rating filter value (as `/api/agents` takes it) and how many agents it would list."""
+
+    value: str
+    count: int
+
+
+class AgentFacets(ApiModel):
+    """`/api/agents/facets`: per filter option, the number of live agents the list would hold with it."""
+
+    categories: list[CategoryFacet]
+    prices: list[FilterFacet]
+    ratings: list[FilterFacet]
+
+
 class CategoryPublic(ApiModel):
     id: int
     slug: str

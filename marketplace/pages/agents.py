@@ -10,12 +10,10 @@ from marketplace.components.layout import container, page_frame
 from marketplace.state.catalog import (
     ADDRESS_CHANGED_ID,
     POPULAR_TAGS,
-    RATING_LABELS,
     RELEVANCE,
     SEARCH_MAX,
     SORT_LABELS,
     BrowseState,
-    options,
 )
 
 
@@ -55,7 +53,7 @@ def filters() -> rx.Component:
                 _labelled("Price", option_select("price-filter", BrowseState.price, BrowseState.set_price,
                                                  BrowseState.price_options, label="Price")),
                 _labelled("Rating", option_select("rating-filter", BrowseState.rating, BrowseState.set_rating,
-                                                  options(RATING_LABELS, RATING_LABELS), label="Rating")),
+                                                  BrowseState.rating_options, label="Rating")),
                 _labelled("Sort by", _sort_select()),
                 columns=rx.breakpoints(initial="1", sm="2", md="4"), spacing="3", width="100%",
             ),

@@ -148,8 +148,10 @@ def category_card(category: CategoryPublic) -> CategoryCard:
                         description=category.description, agent_count=category.agent_count)
 
 
-def options(values: Iterable[str], labels: dict[str, str]) -> list[Option]:
-    return [Option(value=v, label=labels.get(v, v)) for v in values]
+def options(values: Iterable[str], labels: dict[str, str], counts: dict[str, int] | None = None) -> list[Option]:
+    """Select options; with `counts`, each counted value's label ends with its count ("Writing (4)")."""
+    counts = counts or {}
+    return [Option(value=v, label=labels.get(v, v) + (f" ({counts[v]})" if v in counts else "")) for v in values]
 
 
 def agents_url(**params: str | list[str]) -> str:
@@ -264,7 +266,12 @@ class BrowseState(ViewerMixin, rx.State):
     failed: str = ""
     category_options: list[Option] = []
     price_options: list[Option] = options(BROWSE_PRICES, PRICE_LABELS)
+    rating_options: list[Option] = options(RATING_LABELS, RATING_LABELS)
     _category_names: dict[str, str] = {}
+    # Agents per filter option under the other filters (`catalog.agent_facets`), shown beside the options.
+    _category_counts: dict[str, int] = {}
+    _price_counts: dict[str, int] = {}
+    _rating_counts: dict[str, int] = {}
     _shown: str = ""  # the address of what the page shows (what the current history entry says)
     _typing: bool = False  # the last change was a search edit: the next one replaces its entry
     # The viewer's bought agents as read when the page was opened: a filter or search change reuses them (a
@@ -339,13 +346,13 @@ class BrowseState(ViewerMixin, rx.State):
         values = list(BROWSE_CATEGORIES)
         if self.category != ALL and self.category not in values:
             values.append(self.category)
-        self.category_options = [
-            Option(ALL, "All categories"), *(Option(v, names.get(v, v.replace("-", " ").title())) for v in values)
-        ]
+        labels = {v: names.get(v, v.replace("-", " ").title()) for v in values}
+        self.category_options = [Option(ALL, "All categories"), *options(values, labels, self._category_counts)]
         prices = list(BROWSE_PRICES)
         if self.price not in prices:
             prices.append(self.price)
-        self.price_options = options(prices, PRICE_LABELS)
+        self.price_options = options(prices, PRICE_LABELS, self._price_counts)
+        self.rating_options = options(RATING_LABELS, RATING_LABELS, self._rating_counts)
 
     def _address(self) -> str:
         url = agents_url(search=self.search.strip(), category=self.category, price=self.price, rating=self.rating,
@@ -383,6 +390,19 @@ class BrowseState(ViewerMixin, rx.State):
         self.total = result.total
         self.failed = ""
 
+    async def _count_options(self) -> None:
+        """The counts beside the filter options, read after the cards are shown (a search's counts group all its
+        matches, which costs more than one page)."""
+        query = {name: value for name, value in self._query().items() if name not in ("sort", "limit", "offset")}
+        try:
+            facets = await blocking.run(catalog.agent_facets, **query)
+        except DomainError:
+            return  # the list has said what is wrong
+        self._category_counts = {c.slug: c.count for c in facets.categories}
+        self._price_counts = {p.value: p.count for p in facets.prices}
+        self._rating_counts = {r.value: r.count for r in facets.ratings}
+        self._update_options()
+
     async def _refresh(self, *, scroll: bool = False, typing: bool = False) -> AsyncIterator[Any]:
         """Show the filters just changed and record them in the address: a new history entry, except while the
         user goes on typing a search (its entry is replaced)."""
@@ -401,6 +421,9 @@ class BrowseState(ViewerMixin, rx.State):
             script += " window.scrollTo({top: 0, behavior: 'smooth'});"
         if script:
             yield rx.call_script(script)
+        else:
+            yield
+        await self._count_options()
 
     # -- events --
 
@@ -420,6 +443,9 @@ class BrowseState(ViewerMixin, rx.State):
         if asked is not None and asked != (str(self.page) if self.page > 1 else None):
             # ?page=99 of 3 pages (or page=0, page=x): the address says what is shown, in place of what was asked
             yield rx.call_script(_history_script("replaceState", self._shown))
+        else:
+            yield
+        await self._count_options()
 
     @rx.event
     async def on_load(self) -> AsyncIterator[Any]:

@@ -35,9 +35,14 @@ def _card_names(page: Page) -> list[str]:
     return [n.strip() for n in page.locator("#agents-grid .agent-name").all_inner_texts()]
 
 
+def _counted(label: str) -> re.Pattern[str]:
+    """A filter option's text: its label, and on /agents the number of agents it would list ("Marketing (3)")."""
+    return re.compile(rf"^{re.escape(label)}( \(\d+\))?$")
+
+
 def _choose(page: Page, select_id: str, option: str) -> None:
     page.click(f"#{select_id}")
-    page.get_by_role("option", name=option, exact=True).click()
+    page.get_by_role("option", name=_counted(option)).click()
 
 
 def _agent_id(page: Page, name: str) -> str:
@@ -51,7 +56,7 @@ def _agent_id(page: Page, name: str) -> str:
 def test_category_from_address_filters_and_every_filter_goes_back_into_the_address(page: Page) -> None:
     open_page(page, "/agents?category=marketing")
     expect(page.locator("#result-count")).to_have_text("3 agents found")
-    expect(page.locator("#category-filter")).to_have_text("Marketing")
+    expect(page.locator("#category-filter")).to_have_text(_counted("Marketing"))
     assert set(_card_names(page)) == MARKETING
 
     _choose(page, "sort-filter", "Price: Low to High")
@@ -71,9 +76,9 @@ def test_category_from_address_filters_and_every_filter_goes_back_into_the_addre
     # The address alone restores every filter (shareable link, reload).
     open_page(page, page.url)
     expect(page.locator("#result-count")).to_have_text("1 agent found")
-    expect(page.locator("#category-filter")).to_have_text("Marketing")
-    expect(page.locator("#price-filter")).to_have_text("$10 - $50")
-    expect(page.locator("#rating-filter")).to_have_text("4+ stars")
+    expect(page.locator("#category-filter")).to_have_text(_counted("Marketing"))
+    expect(page.locator("#price-filter")).to_have_text(_counted("$10 - $50"))
+    expect(page.locator("#rating-filter")).to_have_text(_counted("4+ stars"))
     expect(page.locator("#sort-filter")).to_have_text("Price: Low to High")
     expect(page.locator("#tag-automation")).to_have_attribute("aria-pressed", "true")
 
@@ -100,6 +105,43 @@ def test_search_shows_best_match_first(page: Page) -> None:
     expect(page).to_have_url(re.compile(r"search=blog"))
     expect(page.locator("#sort-filter")).to_have_text("Best match")
     shot(page, "agents-search")
+
+
+def test_filter_options_show_their_counts_and_follow_the_filters(page: Page) -> None:
+    open_page(page, "/agents?category=marketing")
+    expect(page.locator("#result-count")).to_have_text("3 agents found")
+    # The counts as the service gives them now (other browser tests may have approved agents of their own).
+    facets = page.request.get("/api/agents/facets?category=marketing").json()
+    data = next(c["count"] for c in facets["categories"] if c["slug"] == "data-analysis")
+    ten_to_fifty = next(p["count"] for p in facets["prices"] if p["value"] == "10-50")
+    expect(page.locator("#category-filter")).to_have_text("Marketing (3)")  # its own filter ignored: all marketing
+    page.click("#price-filter")
+    expect(page.get_by_role("option", name=f"$10 - $50 ({ten_to_fifty})", exact=True)).to_be_visible()
+    page.keyboard.press("Escape")
+    page.click("#category-filter")
+    expect(page.get_by_role("option", name=f"Data Analysis ({data})", exact=True)).to_be_visible()
+    page.keyboard.press("Escape")
+    shot(page, "agents-filter-counts")
+
+    # A filter changes the other filters' counts: with the tag `automation`, one marketing agent is left.
+    page.click("#tag-automation")
+    expect(page.locator("#result-count")).to_have_text("1 agent found")
+    expect(page.locator("#category-filter")).to_have_text("Marketing (1)")
+    facets = page.request.get("/api/agents/facets?category=marketing&tag=automation").json()
+    automation = next(c["count"] for c in facets["categories"] if c["slug"] == "business-automation")
+    page.click("#category-filter")
+    expect(page.get_by_role("option", name=f"Business Automation ({automation})", exact=True)).to_be_visible()
+    page.keyboard.press("Escape")
+
+
+def test_a_search_with_a_typo_still_finds_the_agent(page: Page) -> None:
+    open_page(page, "/agents?search=invoce")
+    expect(page.locator("#agents-grid .agent-name").first).to_have_text("InvoiceFlow")
+    expect(page.locator("#result-count")).to_have_text("1 agent found")
+    page.fill("#agent-search", "anlytics")
+    expect(page).to_have_url(re.compile(r"search=anlytics"))
+    for name in ("InsightLens", "Churn Oracle", "Report Robot"):  # the demo's agents tagged `analytics`
+        expect(page.locator("#agents-grid .agent-name", has_text=name)).to_have_count(1)
 
 
 def test_paging_through_the_results(page: Page) -> None:
@@ -168,7 +210,7 @@ def test_each_filter_change_is_a_history_entry_and_back_restores_the_filters(pag
     expect(page.locator("#result-count")).to_have_text(everything)
     page.go_forward()
     expect(page).to_have_url(re.compile(r"/agents/?\?category=marketing$"))
-    expect(page.locator("#category-filter")).to_have_text("Marketing")
+    expect(page.locator("#category-filter")).to_have_text(_counted("Marketing"))
     expect(page.locator("#result-count")).to_have_text("3 agents found")
 
     # Paging is an entry too, and a change made after Back starts a new branch of history.
@@ -361,7 +403,7 @@ def test_categories_page_links_to_filtered_agents(page: Page) -> None:
     shot(page, "categories")
     marketing.get_by_role("link", name="Explore Agents").click()
     expect(page).to_have_url(re.compile(r"/agents/?\?category=marketing$"))
-    expect(page.locator("#category-filter")).to_have_text("Marketing")
+    expect(page.locator("#category-filter")).to_have_text(_counted("Marketing"))
     expect(page.locator("#result-count")).to_have_text("3 agents found")
 
 
@@ -382,8 +424,8 @@ def test_landing_page_stats_categories_featured_and_quick_search(page: Page) -> 
     page.click("#quick-search-submit")
     expect(page).to_have_url(re.compile(r"/agents/?\?"))
     assert _query(page) == {"search": ["insight"], "category": ["data-analysis"], "price": ["51-100"]}
-    expect(page.locator("#price-filter")).to_have_text("$51 - $100")
-    expect(page.locator("#category-filter")).to_have_text("Data Analysis")
+    expect(page.locator("#price-filter")).to_have_text(_counted("$51 - $100"))
+    expect(page.locator("#category-filter")).to_have_text(_counted("Data Analysis"))
     expect(page.locator("#agent-search")).to_have_value("insight")
     expect(page.locator("#result-count")).to_have_text("1 agent found")
     assert _card_names(page) == ["InsightLens"]
@@ -394,7 +436,7 @@ def test_landing_category_card_opens_its_agents(page: Page) -> None:
     open_page(page, "/")
     page.locator("#home-categories .category-tile").filter(has_text="Customer Support").click()
     expect(page).to_have_url(re.compile(r"/agents/?\?category=\d+$"))  # the landing page links by id
-    expect(page.locator("#category-filter")).to_have_text("Customer Support")
+    expect(page.locator("#category-filter")).to_have_text(_counted("Customer Support"))
     expect(page.locator("#result-count")).to_have_text("3 agents found")
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -201,7 +202,7 @@ def _eventually(read: Callable[[], object], expected: object, timeout: float = 5
 
 def _choose(page: Page, select_id: str, option: str) -> None:
     page.click(f"#{select_id}")
-    page.get_by_role("option", name=option, exact=True).click()
+    page.get_by_role("option", name=re.compile(rf"^{re.escape(option)}( \(\d+\))?$")).click()  # /agents: counts
 
 
 def test_a_browser_moved_from_one_process_to_another_keeps_its_session_state_and_sees_fresh_listings(

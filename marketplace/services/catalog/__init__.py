@@ -14,7 +14,8 @@ The modules, by what they hold (each imports the others directly; callers use th
 - `listing_sql`: the SQL of one listing page; `listing`: `list_agents`, `get_agent`, serialisation.
 - `listing_cache`: the per-process page cache; `version`: the catalog version that keys it; `reads`: the
   same cache for one agent, reviews, categories and stats.
-- `search`: full-text search, one implementation per dialect.
+- `search`: full-text search, one implementation per dialect, with typo corrections.
+- `facets`: per filter option, how many agents the list would hold with it.
 """
 
 from marketplace.services.catalog import reads
@@ -35,6 +36,7 @@ from marketplace.services.catalog.counts import (
     rating_band,
     rebuild_listing_counts,
 )
+from marketplace.services.catalog.facets import agent_facets, agent_facets_json
 from marketplace.services.catalog.filters import (
     ANY,
     BROWSE_PRICES,
@@ -102,6 +104,8 @@ __all__ = [
     "AgentFilters",
     "AgentListing",
     "RawFilters",
+    "agent_facets",
+    "agent_facets_json",
     "agent_public",
     "agents_public",
     "can_see",

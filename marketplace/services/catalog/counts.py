@@ -61,12 +61,22 @@ def _band_case(column: ColumnElement, bounds: Sequence[float], *, upper_inclusiv
     return case(*((column >= floor, k) for k, floor in reversed(list(enumerate(bounds, start=1)))), else_=0)
 
 
+def price_band_sql(column: ColumnElement) -> ColumnElement:
+    """`price_band` in SQL."""
+    return _band_case(column, PRICE_BAND_EDGES, upper_inclusive=True)
+
+
+def rating_band_sql(column: ColumnElement) -> ColumnElement:
+    """`rating_band` in SQL."""
+    return _band_case(column, RATING_BAND_FLOORS, upper_inclusive=False)
+
+
 def rebuild_listing_counts(connection: Connection) -> None:
     """Recompute `agent_listing_counts` from agents (after a bulk load that bypassed triggers)."""
     cells = select(
         func.coalesce(AGENTS.c.category_id, 0).label("category_id"),
-        _band_case(AGENTS.c.price_cents, PRICE_BAND_EDGES, upper_inclusive=True).label("price_band"),
-        _band_case(AGENTS.c.avg_rating, RATING_BAND_FLOORS, upper_inclusive=False).label("rating_band"),
+        price_band_sql(AGENTS.c.price_cents).label("price_band"),
+        rating_band_sql(AGENTS.c.avg_rating).label("rating_band"),
         AGENTS.c.is_featured,
     ).where(LIVE).subquery()
     connection.execute(COUNTS.delete())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Unpack
 
 from pydantic import TypeAdapter
@@ -20,6 +20,7 @@ from marketplace import db
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentPage, AgentPublic, AgentStatus, CategoryRef, User, VendorRef
 from marketplace.services.catalog import reads
+from marketplace.services.catalog import search as fulltext
 from marketplace.services.catalog import version as catalog_version
 from marketplace.services.catalog.filters import AgentFilters, RawFilters, parse_filters
 from marketplace.services.catalog.listing_cache import cache
@@ -140,18 +141,37 @@ class AgentListing:
 AGENT_LIST = TypeAdapter(list[AgentPublic])
 
 
+def _listing_rows(conn: Connection | Session, filters: AgentFilters, dialect_name: str,
+                  typos: fulltext.Corrections | None = None) -> tuple[list[str], int]:
+    """One page's agent documents and the total over all pages, for the exact matches or (`typos`) the others."""
+    page, total_only = listing_statement(shape_of(filters, dialect_name, typos))
+    values = bind_values(filters, dialect_name, typos)
+    rows = conn.execute(page, values).all() if filters.limit > 0 else []
+    if not rows:
+        # Past the last page (or nothing matched, or no row wanted): the total still has to be told.
+        count = 0 if filters.offset == 0 and filters.limit > 0 else conn.execute(total_only, values).scalar_one()
+        return [], int(count)
+    return [row[0] for row in rows], int(rows[0][1])
+
+
 def search_agents_json(conn: Connection | Session, filters: AgentFilters) -> AgentListing:
     """One page of live agents for validated filters. A single statement returns the page (each agent
-    with its vendor, category, tags and file URL, as JSON) and the total over all pages."""
+    with its vendor, category, tags and file URL, as JSON) and the total over all pages.
+
+    A search with typo corrections (`search.corrections`) lists every exact match first, then the agents found
+    only through a correction, each part in the requested order; the total counts both."""
     dialect_name = (conn.get_bind() if isinstance(conn, Session) else conn).dialect.name
-    page, total_only = listing_statement(shape_of(filters, dialect_name))
-    values = bind_values(filters, dialect_name)
-    rows = conn.execute(page, values).all()
-    if not rows:
-        # Past the last page (or nothing matched): the total still has to be told.
-        count = 0 if filters.offset == 0 else conn.execute(total_only, values).scalar_one()
-        return AgentListing(json="[]", total=int(count))
-    return AgentListing(json="[" + ",".join(row[0] for row in rows) + "]", total=int(rows[0][1]))
+    docs, total = _listing_rows(conn, filters, dialect_name)
+    typos = None if filters.search is None else fulltext.corrections(conn, filters.search)
+    if typos is not None:
+        rest = replace(filters, offset=max(0, filters.offset - total), limit=filters.limit - len(docs))
+        corrected = typos.substitute(dialect_name) if total == 0 else None
+        if corrected is not None:  # one correction per word, and nothing matched as typed: a plain search
+            more, extra = _listing_rows(conn, replace(rest, search=corrected), dialect_name)
+        else:
+            more, extra = _listing_rows(conn, rest, dialect_name, typos)
+        docs, total = docs + more, total + extra
+    return AgentListing(json="[" + ",".join(docs) + "]", total=total)
 
 
 def search_agents(conn: Connection | Session, filters: AgentFilters) -> AgentPage:

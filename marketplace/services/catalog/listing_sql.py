@@ -64,33 +64,48 @@ class _Shape:
     min_rating: float | None
     featured: bool
     tags: int
-    search: str | None  # "one" (single word) | "terms" (one word, from the term table) | "many" | None
+    search: str | None  # "one" (single word) | "terms" (one word, from the term table) | "many" | "typos" | None
     sort: str
+    fuzzy: tuple[bool, ...] | None = None  # "typos": the typo branch, `Corrections.shape`
 
 
-def shape_of(filters: AgentFilters, dialect_name: str) -> _Shape:
+def shape_of(filters: AgentFilters, dialect_name: str, typos: fulltext.Corrections | None = None) -> _Shape:
+    """The shape of the listing of `filters`; with `typos`, of its typo branch (the agents found only through the
+    corrections, each page after the exact matches)."""
     search = None
-    if filters.search is not None:
+    if typos is not None:
+        search = "typos"
+    elif filters.search is not None:
         one = "terms" if fulltext.by_terms(filters.search, dialect_name) else "one"
         search = "many" if filters.search.head else one
     return _Shape(
         dialect=dialect_name,
         category=None if filters.category is None else ("id" if isinstance(filters.category, int) else "slug"),
-        price=None if filters.price is None else _price_key(filters.price),
+        price=None if filters.price is None else price_key(filters.price),
         min_rating=filters.min_rating,
         featured=filters.featured,
         tags=len(filters.tags),
         search=search,
         sort=filters.sort or ("relevance" if search else "newest"),
+        fuzzy=None if typos is None else typos.shape,
     )
 
 
-def bind_values(filters: AgentFilters, dialect_name: str) -> dict[str, Any]:
+def base_shape(dialect_name: str, *, featured: bool, tags: int) -> _Shape:
+    """The shape of a list filtered by featured and tags only (the facets add the others by themselves)."""
+    return _Shape(dialect=dialect_name, category=None, price=None, min_rating=None, featured=featured, tags=tags,
+                  search=None, sort="newest")
+
+
+def bind_values(filters: AgentFilters, dialect_name: str, typos: fulltext.Corrections | None = None
+                ) -> dict[str, Any]:
     values: dict[str, Any] = {"page_limit": filters.limit, "page_offset": filters.offset}
     if filters.category is not None:
         values["category_ref"] = filters.category
     values.update({f"tag_{n}": tag for n, tag in enumerate(filters.tags)})
-    if filters.search is not None:
+    if typos is not None:
+        values.update(fulltext.fuzzy_bind_values(typos, dialect_name, only=True))
+    elif filters.search is not None:
         values.update(fulltext.bind_values(filters.search, dialect_name))
     return values
 
@@ -109,7 +124,7 @@ def _unindexed(column: ColumnElement) -> ColumnElement:
     return UnaryExpression(column, operator=custom_op("+"), type_=column.type)
 
 
-def _conditions(
+def filter_conditions(
     table: FromClause, shape: _Shape, category_id: ColumnElement | None, *, probe: bool = False
 ) -> ColumnElement:
     """WHERE terms for a listing. On SQLite, filter columns other than the sort key are wrapped in
@@ -162,10 +177,11 @@ def _total(shape: _Shape, category_id: ColumnElement | None) -> ColumnElement:
             stmt = stmt.where(COUNTS.c.is_featured.is_(True))
         return stmt.scalar_subquery()
     counted = AGENTS.alias("counted")
-    return select(func.count()).select_from(counted).where(_conditions(counted, shape, category_id)).scalar_subquery()
+    return (select(func.count()).select_from(counted).where(filter_conditions(counted, shape, category_id))
+            .scalar_subquery())
 
 
-def _price_key(bounds: tuple[int | None, int | None]) -> str:
+def price_key(bounds: tuple[int | None, int | None]) -> str:
     return next(key for key, value in PRICE_RANGES.items() if value == bounds)
 
 
@@ -287,7 +303,7 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
         page = (
             _details(total, shape.dialect)
             .select_from(_with_vendor_and_category(AGENTS))
-            .where(_conditions(AGENTS, shape, category_id))
+            .where(filter_conditions(AGENTS, shape, category_id))
             .order_by(*_order_by(AGENTS, shape.sort, None))
             .limit(limit)
             .offset(offset)
@@ -299,8 +315,9 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
     needs_agents = filtered or shape.featured or bool(shape.tags) or shape.sort != "relevance"
     terms = shape.search == "terms"
     sqlite = shape.dialect == "sqlite"
-    found = fulltext.matches(shape.search == "many", shape.dialect, terms=terms,
-                             page=(terms or sqlite) and not needs_agents)
+    has_head = shape.search == "many" or (shape.fuzzy is not None and len(shape.fuzzy) > 1)
+    found = fulltext.matches(has_head, shape.dialect, terms=terms, page=(terms or sqlite) and not needs_agents,
+                             fuzzy=shape.fuzzy, only=True)
     tie = fulltext.tiebreak(found, shape.dialect)
 
     def hits(alias: str) -> tuple[FromClause, ColumnElement, list[ColumnElement]]:
@@ -309,7 +326,7 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
         hit = AGENTS.alias(alias)
         return (
             found.join(hit, hit.c.id == found.c.agent_id),
-            _conditions(hit, shape, category_id, probe=True),
+            filter_conditions(hit, shape, category_id, probe=True),
             _order_by(hit, shape.sort, found.c.rank, tie),
         )
 
@@ -320,7 +337,8 @@ def listing_statement(shape: _Shape) -> tuple[Select, Select]:
     )
     if needs_agents:  # a correlated EXISTS keeps the matches as the outer loop (SQLite would scan agents)
         counted = AGENTS.alias("counted")
-        passes = exists().where(counted.c.id == found.c.agent_id, _conditions(counted, shape, category_id, probe=True))
+        passes = exists().where(counted.c.id == found.c.agent_id,
+                                filter_conditions(counted, shape, category_id, probe=True))
         total = select(func.count()).select_from(found).where(passes).scalar_subquery()
     elif terms:  # the page's rows only; every row carries the number of all matches
         total = select(func.coalesce(func.max(found.c.matched), 0)).scalar_subquery()
@@ -343,7 +361,7 @@ def live_agent_statement(dialect_name: str) -> Select:
     return (
         select(_agent_json(dialect_name).label("doc"))
         .select_from(_with_vendor_and_category(AGENTS))
-        .where(AGENTS.c.id == bindparam("agent_id", type_=String), _conditions(AGENTS, _LIVE_ONLY[dialect_name],
+        .where(AGENTS.c.id == bindparam("agent_id", type_=String), filter_conditions(AGENTS, _LIVE_ONLY[dialect_name],
                                                                                  None, probe=True))
     )
 

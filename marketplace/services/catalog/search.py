@@ -20,10 +20,18 @@ word, so results appear while the user is still typing.
   relevance page without filters reads `agent_search_docs` for its own rows only. A one-word relevance page
   whose prefix is kept (revision 0024: every token of the catalogue) is read from `agent_search_impacts` in
   `bm25`'s own order and with its exact ranks, without scoring every match, and counted from the kept count.
+
+Typos (`corrections`): a query word of four or more letters that is not a word of the catalogue's vocabulary (the
+kept prefixes above, every token (SQLite) or lexeme (PostgreSQL) of a live document, kept by the same triggers in
+the writer's transaction) is also looked for as each of its edits at distance 1 (one letter wrong, missing or
+extra, or two neighbours swapped) that starts a vocabulary word, matched as a prefix like a typed word. The
+agents found only that way come after every exact match (`matches(..., fuzzy=...)` gives them alone), so a typo
+never pushes a real match down, and a known word is never fuzzed (`date` does not bring `data`).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -36,6 +44,7 @@ from sqlalchemy import (
     column,
     func,
     literal_column,
+    not_,
     select,
     table,
     text,
@@ -81,6 +90,106 @@ def parse_query(raw: str | None) -> SearchQuery | None:
     return SearchQuery(words) if words else None
 
 
+MIN_FUZZY_LENGTH = 4  # shorter words have too many neighbours to guess from
+MAX_FUZZY_WORDS = 4  # words corrected per query (each costs a vocabulary look-up of a few hundred edits)
+MAX_CORRECTIONS = 8  # per word: a bound on the OR branch
+_EDIT_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+@dataclass(frozen=True)
+class Corrections:
+    """The query as typed and, per word, the vocabulary prefixes it may have meant (empty: the word as typed)."""
+
+    query: SearchQuery
+    alternatives: tuple[tuple[str, ...], ...]
+    dead: tuple[bool, ...] = ()  # per word: no vocabulary word starts with it (as typed it matches nothing)
+    whole: frozenset[str] = frozenset()  # the alternatives that are vocabulary words themselves
+
+    @property
+    def shape(self) -> tuple[bool, ...]:
+        """Which words have alternatives: all that changes the SQL (the words are bound)."""
+        return tuple(bool(a) for a in self.alternatives)
+
+    def substitute(self, dialect_name: str) -> SearchQuery | None:
+        """The corrected query when the typo matches are exactly its matches: every corrected word matches nothing
+        as typed and has one alternative (then the search is an ordinary one, with its fast paths). PostgreSQL
+        matches only the last word as a prefix, so there an earlier word's alternative must be a whole word."""
+        if not all(d and len(a) == 1 for a, d in zip(self.alternatives, self.dead, strict=True) if a):
+            return None
+        if dialect_name == "postgresql" and any(a and a[0] not in self.whole for a in self.alternatives[:-1]):
+            return None
+        return SearchQuery(tuple(a[0] if a else w for w, a in zip(self.query.words, self.alternatives, strict=True)))
+
+
+def edits(word: str) -> set[str]:
+    """The words at distance 1 (Damerau: one letter replaced, dropped or added, or two neighbours swapped) of at
+    least `MIN_FUZZY_LENGTH` letters, except those that start with `word` (its own prefix search finds them)."""
+    letters = set(_EDIT_LETTERS if any(c.isdigit() for c in word) else _EDIT_LETTERS[:26]) | set(word)
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    found = {a + b[1:] for a, b in splits if b}
+    found |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    found |= {a + c + b[1:] for a, b in splits if b for c in letters}
+    found |= {a + c + b for a, b in splits for c in letters}
+    return {e for e in found if len(e) >= MIN_FUZZY_LENGTH and not e.startswith(word)}
+
+
+# The vocabulary table of each dialect and its highest character (the end of a prefix's index range).
+_VOCABULARY = {"sqlite": ("agent_search_kept", "char(1114111)"),
+               "postgresql": ("agent_search_prefixes", "chr(1114111)")}
+
+
+def corrections(conn, query: SearchQuery) -> Corrections | None:  # noqa: ANN001 (a SQLAlchemy Connection)
+    """The typo alternatives of `query` from the vocabulary, or None when no word needs or has any."""
+    dialect_name = conn.dialect.name
+    if dialect_name not in _VOCABULARY:
+        return None
+    fuzzable = [w for w in dict.fromkeys(query.words)
+                if len(w) >= MIN_FUZZY_LENGTH and _ASCII_WORD.fullmatch(w)][:MAX_FUZZY_WORDS]
+    if not fuzzable:
+        return None
+    vocabulary, top = _VOCABULARY[dialect_name]
+    collate = ' COLLATE "C"' if dialect_name == "postgresql" else ""
+    unknown = [w for w in fuzzable if w not in set(conn.execute(text(_KNOWN_SQL[dialect_name]), {
+        "words": fuzzable if dialect_name == "postgresql" else json.dumps(fuzzable)}).scalars())]
+    if not unknown:
+        return None
+    candidates = sorted(set().union(*(edits(w) for w in unknown), unknown))
+    # One index range per edit: does a live vocabulary word start with it?
+    rows = conn.execute(
+        text(f"""SELECT e.v, EXISTS (SELECT 1 FROM {vocabulary} AS w WHERE w.prefix = e.v{collate} AND w.live_count > 0)
+                 FROM {_edit_rows(dialect_name)} AS e WHERE EXISTS (
+                 SELECT 1 FROM {vocabulary} AS x WHERE x.prefix >= e.v{collate} AND x.prefix < e.v || {top}{collate}
+                 AND x.live_count > 0)"""),
+        {"edits": candidates if dialect_name == "postgresql" else json.dumps(candidates)}).all()
+    found = {v for v, _ in rows}
+    alternatives = tuple(_minimal(edits(w) & found)[:MAX_CORRECTIONS] if w in unknown else () for w in query.words)
+    dead = tuple(w in unknown and w not in found for w in query.words)
+    whole = frozenset(v for v, is_word in rows if is_word)
+    return Corrections(query, alternatives, dead, whole) if any(alternatives) else None
+
+
+# A word is known when it is a vocabulary word (PostgreSQL: or its English stem is, as descriptions hold stems only).
+_KNOWN_SQL = {
+    "sqlite": "SELECT value FROM json_each(:words) WHERE EXISTS (SELECT 1 FROM agent_search_kept AS x "
+              "WHERE x.prefix = value AND x.live_count > 0)",
+    "postgresql": """SELECT w FROM unnest(CAST(:words AS text[])) AS w WHERE EXISTS (
+        SELECT 1 FROM agent_search_prefixes AS x WHERE x.live_count > 0 AND x.prefix IN (w COLLATE "C",
+            coalesce((tsvector_to_array(to_tsvector('english'::regconfig, w)))[1], w) COLLATE "C"))""",
+}
+
+
+def _minimal(prefixes: set[str]) -> tuple[str, ...]:
+    """The prefixes no other one starts (as prefixes they match all the others do)."""
+    ordered = sorted(prefixes)
+    return tuple(p for p in ordered if not any(p != q and p.startswith(q) for q in ordered))
+
+
+def _edit_rows(dialect_name: str) -> str:
+    if dialect_name == "postgresql":
+        return "(SELECT unnest(CAST(:edits AS text[])) AS v)"
+    return "(SELECT value AS v FROM json_each(:edits))"
+
+
 def _fts5_prefix(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
@@ -106,14 +215,53 @@ def bind_values(query: SearchQuery, dialect_name: str) -> dict[str, str]:
     if dialect_name == "postgresql":
         if by_terms(query, dialect_name):
             return {"search_word": query.last}
-        values = {"search_last": f"'{query.last}':*"}  # letters and digits cannot break out of the quotes
-        if query.head:
-            values["search_head"] = " ".join(query.head)
-        return values
+        return _pg_exact_values(query)
     values = {"search_match": fts5_match_expression(query)}
     if by_terms(query, dialect_name):
         values["search_prefix"] = _fts5_prefix(query.last)
     return values
+
+
+def fuzzy_bind_values(found: Corrections, dialect_name: str, *, only: bool) -> dict[str, str]:
+    """Values for `matches(..., fuzzy=found.shape)`: each word or its alternatives, every word required; `only`:
+    without the exact matches (the typo branch of a listing), else all of them (facet counts)."""
+    query = found.query
+    if dialect_name == "postgresql":
+        values = _pg_exact_values(query)  # the exact query, left out with `only`
+        for n, (word, others) in enumerate(zip(query.words, found.alternatives, strict=True)):
+            values[f"fuzzy_word_{n}"] = f"'{word}':*" if n == len(query.words) - 1 else f"'{word}'"
+            if others:
+                values[f"fuzzy_alt_{n}"] = " | ".join(f"'{o}':*" for o in others)
+        return values
+    terms = [f"({' OR '.join([_fts5_term(w), *(_fts5_term(o) for o in others)])})" if others else _fts5_term(w)
+             for w, others in zip(query.words, found.alternatives, strict=True)]
+    either = " AND ".join(terms)
+    return {"search_match": f"({either}) NOT ({fts5_match_expression(query)})" if only else either}
+
+
+def _pg_exact_values(query: SearchQuery) -> dict[str, str]:
+    """Letters and digits cannot break out of the quotes."""
+    values = {"search_last": f"'{query.last}':*"}
+    if query.head:
+        values["search_head"] = " ".join(query.head)
+    return values
+
+
+def _pg_fuzzy_tsquery(shape: tuple[bool, ...]):  # noqa: ANN202 (SQL expression)
+    """Every word (English stem; the last also as typed, as a prefix) or one of its alternatives (prefixes, as
+    typed and stemmed)."""
+    english, simple = literal_column("'english'::regconfig"), literal_column("'simple'::regconfig")
+    query = None
+    for n, has_alternatives in enumerate(shape):
+        word = bindparam(f"fuzzy_word_{n}", type_=String)
+        term = func.to_tsquery(english, word)
+        if n == len(shape) - 1:
+            term = term.op("||")(func.to_tsquery(simple, word))
+        if has_alternatives:  # as typed and stemmed (descriptions hold stems only), like the last word
+            alternatives = bindparam(f"fuzzy_alt_{n}", type_=String)
+            term = term.op("||")(func.to_tsquery(english, alternatives)).op("||")(func.to_tsquery(simple, alternatives))
+        query = term if query is None else query.op("&&")(term)
+    return query
 
 
 def _pg_tsquery(has_head: bool):  # noqa: ANN202 (SQL expression)
@@ -282,26 +430,31 @@ def _pg_term_matches(name: str, page: bool) -> CTE:
 
 
 def matches(has_head: bool, dialect_name: str, *, name: str = "search", ranked: bool = True,
-            terms: bool = False, page: bool = False) -> CTE:
+            terms: bool = False, page: bool = False, fuzzy: tuple[bool, ...] | None = None,
+            only: bool = False) -> CTE:
     """`(agent_id, rank)` of the agents matching the bound query (see `bind_values`), smaller rank =
     better; without `rank` when not `ranked`. `has_head`: the query has more than one word; `terms`: it is
     answered from the kept postings (`by_terms`; then also `matched`, the number of all matches, and with
     `page` only the rows of the bound relevance page; SQLite: with `page` only, from the kept impacts when the
     word's prefix is kept, else from FTS5). Both return live agents only. SQLite also gives `search_key` (equal
     ranks are ordered by it, see `tiebreak`), and with `page` only the first `page_offset + page_limit` matches
-    by relevance.
+    by relevance. `fuzzy` (`Corrections.shape`, values from `fuzzy_bind_values`): the typo matches, with `only`
+    those that are not exact matches (SQLite: all in the bound FTS5 expression).
 
     A materialised CTE, so that a page and its total share one index scan and one ranking pass."""
     if dialect_name == "postgresql" and terms:
         return _pg_term_matches(name, page)
     if dialect_name == "postgresql":
-        tsq = _pg_tsquery(has_head)
+        tsq = _pg_tsquery(has_head) if fuzzy is None else _pg_fuzzy_tsquery(fuzzy)
         columns = [_pg_search.c.agent_id.label("agent_id"), _pg_search.c.doc_key.label("doc_key")]
         if ranked:
             columns.append((-func.ts_rank_cd(_pg_search.c.document, tsq)).label("rank"))
+        conditions = [_pg_search.c.live, _pg_search.c.document.op("@@")(tsq)]
+        if fuzzy is not None and only:
+            conditions.append(not_(_pg_search.c.document.op("@@")(_pg_tsquery(has_head))))
         return (
             select(*columns)
-            .where(_pg_search.c.live, _pg_search.c.document.op("@@")(tsq))
+            .where(*conditions)
             .cte(name)
             .prefix_with("MATERIALIZED")
         )
