@@ -69,6 +69,13 @@ def check_accessibility(page: Page, name: str) -> None:
     assert not violations, f"{name}: axe found serious or critical violations:\n{json.dumps(report, indent=1)}"
 
 
+def live_agent_id(page: Page, name: str) -> str:
+    """The id of the live agent called `name` (the demo's names are unique)."""
+    response = page.request.get("/api/agents", params={"search": name})
+    assert response.ok, response.text()
+    return next(agent["id"] for agent in response.json() if agent["name"] == name)
+
+
 def unique(prefix: str) -> str:
     return f"{prefix}{uuid.uuid4().hex[:8]}"
 

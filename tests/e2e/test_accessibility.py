@@ -10,17 +10,9 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import DEMO_ADMIN, check_accessibility, open_page, shot, sign_in, sign_up
+from tests.e2e.helpers import DEMO_ADMIN, check_accessibility, live_agent_id, open_page, shot, sign_in, sign_up
 
 DECLINED_CARD = "4000000000000002"  # the stand-in (as Stripe) declines it: 'Your card was declined.'
-
-
-def _agent_id(page: Page, name: str) -> str:
-    response = page.request.get("/api/agents", params={"search": name})
-    assert response.ok, response.text()
-    body = response.json()
-    items = body["items"] if isinstance(body, dict) else body
-    return next(agent["id"] for agent in items if agent["name"] == name)
 
 
 def _focused_id(page: Page) -> str:
@@ -45,7 +37,7 @@ def test_visitor_pages_skip_link_and_refused_forms(page: Page) -> None:
     expect(page.locator("#agents-grid .agent-name").first).to_be_visible()
     check_accessibility(page, "/agents")
 
-    open_page(page, f"/agents/{_agent_id(page, 'InvoiceFlow')}")
+    open_page(page, f"/agents/{live_agent_id(page, 'InvoiceFlow')}")
     expect(page.locator("#agent-name")).to_have_text("InvoiceFlow")
     check_accessibility(page, "/agents/{id}")
 
@@ -82,7 +74,7 @@ def test_customer_dashboard(page: Page) -> None:
 
 def test_keyboard_checkout_focuses_the_payment_error(page: Page) -> None:
     sign_up(page, "keyboard")
-    open_page(page, f"/checkout/{_agent_id(page, 'InvoiceFlow')}")
+    open_page(page, f"/checkout/{live_agent_id(page, 'InvoiceFlow')}")
     expect(page.locator("#submit-payment")).to_be_enabled()
     check_accessibility(page, "/checkout/{id}")
 

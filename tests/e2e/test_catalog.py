@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import expect_toast, open_page, shot, sign_in, sign_up
+from tests.e2e.helpers import expect_toast, live_agent_id, open_page, shot, sign_in, sign_up
 
 PAGE_SIZE = 12
 MARKETING = {"AdCraft", "SEO Scout", "Social Scheduler"}
@@ -43,11 +43,6 @@ def _counted(label: str) -> re.Pattern[str]:
 def _choose(page: Page, select_id: str, option: str) -> None:
     page.click(f"#{select_id}")
     page.get_by_role("option", name=_counted(option)).click()
-
-
-def _agent_id(page: Page, name: str) -> str:
-    found = page.request.get("/api/agents", params={"search": name}).json()
-    return next(a["id"] for a in found if a["name"] == name)
 
 
 # ---- /agents -------------------------------------------------------------------------------------
@@ -272,7 +267,7 @@ def test_get_this_agent_goes_to_checkout(page: Page) -> None:
     """A customer's button opens the agent's checkout (a signed-out visitor's passes through it to sign-in, too
     briefly to watch; tests/e2e/test_guest_checkout.py follows that path)."""
     sign_up(page, "getter")
-    agent_id = _agent_id(page, "InsightLens")
+    agent_id = live_agent_id(page, "InsightLens")
     open_page(page, f"/agents/{agent_id}")
     page.click("#get-agent")
     expect(page).to_have_url(re.compile(rf"/checkout/{agent_id}/?$"))
@@ -283,7 +278,7 @@ def test_demo_agents_show_their_own_long_cached_pictures(page: Page) -> None:
     pictures = {}
     for name in ("BlogSmith", "InsightLens"):
         with page.expect_response(re.compile(r"/api/demo-images/[a-z-]+\.svg\?v=[0-9a-f]{12}$")) as answer:
-            open_page(page, f"/agents/{_agent_id(page, name)}")
+            open_page(page, f"/agents/{live_agent_id(page, name)}")
         assert answer.value.status == 200
         assert answer.value.headers["cache-control"] == "public, max-age=31536000, immutable"
         image = page.locator("img.agent-image").first
@@ -308,7 +303,7 @@ def test_missing_agent_shows_not_found(page: Page) -> None:
 
 
 def test_favourite_needs_sign_in(page: Page) -> None:
-    open_page(page, f"/agents/{_agent_id(page, 'AdCraft')}")
+    open_page(page, f"/agents/{live_agent_id(page, 'AdCraft')}")
     page.click("#favorite")
     expect_toast(page, "Please sign in", "You need to be signed in to add favorites")
     shot(page, "favourite-signed-out")
@@ -316,7 +311,7 @@ def test_favourite_needs_sign_in(page: Page) -> None:
 
 def test_favourite_toggles_when_signed_in(page: Page) -> None:
     sign_up(page, "cat")
-    agent_id = _agent_id(page, "AdCraft")
+    agent_id = live_agent_id(page, "AdCraft")
     open_page(page, f"/agents/{agent_id}")
     favourite = page.locator("#favorite")
     expect(favourite).to_have_attribute("aria-pressed", "false")
@@ -335,7 +330,7 @@ def test_favourite_toggles_when_signed_in(page: Page) -> None:
 
 def test_post_a_review(page: Page) -> None:
     username = sign_up(page, "cat")
-    open_page(page, f"/agents/{_agent_id(page, 'SupportPilot')}")  # no reviews in the demo data
+    open_page(page, f"/agents/{live_agent_id(page, 'SupportPilot')}")  # no reviews in the demo data
     expect(page.locator("#no-reviews")).to_be_visible()
     expect(page.locator("#agent-review-count")).to_have_text("No reviews yet")
     expect(page.locator("#agent-rating")).to_have_count(0)
@@ -362,7 +357,7 @@ def test_post_a_review(page: Page) -> None:
 
 def test_report_an_agent(page: Page) -> None:
     sign_up(page, "cat")
-    agent_id = _agent_id(page, "Contract Clerk")
+    agent_id = live_agent_id(page, "Contract Clerk")
     open_page(page, f"/agents/{agent_id}")
     page.click("#report")
     dialog = page.get_by_role("dialog")

@@ -13,7 +13,17 @@ from collections.abc import Callable, Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.helpers import TOAST, expect_toast, mail_text, open_page, phone, same_origin, shot, sign_up
+from tests.e2e.helpers import (
+    TOAST,
+    expect_toast,
+    live_agent_id,
+    mail_text,
+    open_page,
+    phone,
+    same_origin,
+    shot,
+    sign_up,
+)
 
 PROGRESS_STEPS = ["Validating payment...", "Processing payment...", "Completing purchase...", "Purchase successful!"]
 RECORD_CHANGES = """() => {
@@ -30,14 +40,6 @@ RECORD_CHANGES = """() => {
   };
   new MutationObserver(note).observe(document.body, {subtree: true, childList: true, characterData: true});
 }"""
-
-
-def _agent_id(page: Page, name: str) -> str:
-    response = page.request.get("/api/agents", params={"search": name})
-    assert response.ok, response.text()
-    body = response.json()
-    items = body["items"] if isinstance(body, dict) else body
-    return next(agent["id"] for agent in items if agent["name"] == name)
 
 
 def _fill_card(page: Page, number: str) -> None:
@@ -70,7 +72,7 @@ def _purchased(page: Page) -> list[str]:
 def test_checkout_paints_its_own_loading_view_first(page: Page) -> None:
     """Until the app's state answers, the checkout shows the spec's loading text (not a blank page or a
     generic spinner). A fast server may answer before that paint, so the state socket is held silent here."""
-    agent_id = _agent_id(page, "BlogSmith")
+    agent_id = live_agent_id(page, "BlogSmith")
     page.route_web_socket(re.compile(r"/_event"), lambda socket: None)  # mocked: open, never answers
     page.goto(f"/checkout/{agent_id}")
     expect(page.locator("#checkout-loading")).to_contain_text("Initializing secure checkout...")
@@ -79,7 +81,7 @@ def test_checkout_paints_its_own_loading_view_first(page: Page) -> None:
 
 def test_buy_an_agent_end_to_end(page: Page) -> None:
     sign_up(page, "buyer")
-    agent_id = _agent_id(page, "BlogSmith")
+    agent_id = live_agent_id(page, "BlogSmith")
     open_page(page, f"/checkout/{agent_id}")
     summary = page.locator("#order-summary")
     expect(summary.get_by_text("BlogSmith")).to_be_visible()
@@ -163,7 +165,7 @@ def test_buy_an_agent_end_to_end(page: Page) -> None:
 
 def test_declined_card_shows_payment_error_and_reenables_the_form(page: Page) -> None:
     sign_up(page, "buyer")
-    _open_checkout(page, _agent_id(page, "InvoiceFlow"), "Complete Payment • $49.00")
+    _open_checkout(page, live_agent_id(page, "InvoiceFlow"), "Complete Payment • $49.00")
     _fill_card(page, "4000 0000 0000 0002")
     page.click("#submit-payment")
     _expect_payment_error(page, "Your card was declined.")
@@ -194,7 +196,7 @@ def test_declined_card_shows_payment_error_and_reenables_the_form(page: Page) ->
 
 def test_back_to_agent_goes_back_or_opens_the_agent(page: Page) -> None:
     sign_up(page, "buyer")
-    agent_id = _agent_id(page, "Contract Clerk")
+    agent_id = live_agent_id(page, "Contract Clerk")
     open_page(page, "/categories")
     _open_checkout(page, agent_id, "Complete Payment • $79.00")
     page.click("#back-to-agent")
@@ -228,7 +230,7 @@ def test_checkout_without_agent_id_and_with_unknown_agent(page: Page) -> None:
 def test_unreachable_stripe_js_shows_the_failure_card(page: Page) -> None:
     sign_up(page, "buyer")
     page.route("**/js.stripe.com/v3/**", lambda route: route.abort())
-    open_page(page, f"/checkout/{_agent_id(page, 'Contract Clerk')}")
+    open_page(page, f"/checkout/{live_agent_id(page, 'Contract Clerk')}")
     expect_toast(page, "Checkout Error", "The secure payment form could not be loaded.")
     expect(page.locator("#checkout-failed").get_by_text("Failed to load checkout")).to_be_visible()
     shot(page, "checkout-stripe-unreachable")
@@ -236,7 +238,7 @@ def test_unreachable_stripe_js_shows_the_failure_card(page: Page) -> None:
 
 def test_free_agent_is_claimed_without_payment(page: Page) -> None:
     sign_up(page, "buyer")
-    agent_id = _agent_id(page, "Caption Genie")
+    agent_id = live_agent_id(page, "Caption Genie")
     open_page(page, f"/checkout/{agent_id}")
     expect(page.locator("#summary-total")).to_have_text("$0.00")
     expect(page.locator("#payment-card")).to_have_count(0)
@@ -277,7 +279,7 @@ def test_paying_again_in_a_second_tab_is_refunded(page: Page, platform_settings:
     """Two checkouts of one agent open at once (the commission changed in between, so each has its own
     payment); both paid: the second payment is refunded and said so, and access stays one purchase."""
     sign_up(page, "buyer")
-    agent_id = _agent_id(page, "SEO Scout")
+    agent_id = live_agent_id(page, "SEO Scout")
     _open_checkout(page, agent_id, "Complete Payment • $25.00")
     platform_settings("commissionRate", "25")
     second = page.context.new_page()
@@ -306,7 +308,7 @@ def test_euro_checkout_shows_and_charges_euros(page: Page, euro_checkout: None) 
     assert page.request.put("/api/user/profile", data={
         "firstName": "Erika", "lastName": "Mustermann", "email": f"{username}@example.com"},
         headers=same_origin(page)).ok
-    _open_checkout(page, _agent_id(page, "BlogSmith"), "Complete Payment • €27.59")
+    _open_checkout(page, live_agent_id(page, "BlogSmith"), "Complete Payment • €27.59")
     expect(page.locator("#summary-subtotal")).to_have_text("€27.59")
     expect(page.locator("#summary-fees")).to_have_text("€0.00")
     expect(page.locator("#summary-total")).to_have_text("€27.59")
@@ -341,7 +343,7 @@ def _pay_outside_the_page(page: Page, agent_id: str) -> str:
 
 def test_return_from_a_payment_redirect_records_the_purchase(page: Page) -> None:
     sign_up(page, "buyer")
-    intent_id = _pay_outside_the_page(page, _agent_id(page, "HR Onboarder"))
+    intent_id = _pay_outside_the_page(page, live_agent_id(page, "HR Onboarder"))
     open_page(page, f"/purchase-success?payment_intent={intent_id}&redirect_status=succeeded")
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
     expect(page).to_have_url(re.compile(r"/purchase-success/?$"))  # intent id and secret leave the address bar

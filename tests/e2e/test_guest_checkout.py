@@ -18,6 +18,7 @@ from tests.e2e.helpers import (
     api_context,
     expect_fits_phone,
     expect_toast,
+    live_agent_id,
     mail_link,
     pay_with_test_card,
     sign_in,
@@ -26,12 +27,6 @@ from tests.e2e.helpers import (
 
 AGENT = "Meeting Minutes"
 SETTING = "/api/admin/settings/allowGuestCheckout"
-
-
-def _agent_id(page: Page, name: str) -> str:
-    items = page.request.get("/api/agents", params={"search": name}).json()
-    items = items["items"] if isinstance(items, dict) else items
-    return next(agent["id"] for agent in items if agent["name"] == name)
 
 
 @pytest.fixture
@@ -68,7 +63,7 @@ def test_admin_turns_guest_checkout_on_and_a_guest_buys_end_to_end(page: Page, b
     finally:
         admin.close()
 
-    agent_id = _agent_id(page, AGENT)
+    agent_id = live_agent_id(page, AGENT)
     _get_this_agent(page, agent_id)
     expect(page).to_have_url(re.compile(rf"/checkout/{agent_id}$"))
     expect(page.locator("#guest-details")).to_be_visible()
@@ -113,7 +108,7 @@ def test_an_email_with_an_account_is_asked_to_sign_in_on_a_phone_then_off_leads_
     try:
         assert admin.request.post("/api/login", data={"username": DEMO_ADMIN[0], "password": DEMO_ADMIN[1]}).ok
         assert admin.request.put(SETTING, data={"value": "true"}).ok
-        agent_id = _agent_id(page, AGENT)
+        agent_id = live_agent_id(page, AGENT)
         open_page(page, f"/checkout/{agent_id}")
         expect_fits_phone(page, "#guest-details", "guest-checkout-phone")
         page.fill("#guestEmail", "customer@agentmarket.test")

@@ -9,19 +9,14 @@ import re
 import httpx
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import buy, expect_fits_phone, expect_toast, open_page, shot, sign_up
+from tests.e2e.helpers import buy, expect_fits_phone, expect_toast, live_agent_id, open_page, shot, sign_up
 
 KEY = re.compile(r"^[0-9A-HJKMNP-TV-Z]{5}(-[0-9A-HJKMNP-TV-Z]{5}){3}$")
 
 
-def _agent_id(page: Page, name: str) -> str:
-    agents = page.request.get("/api/agents", params={"search": name}).json()
-    return next(agent["id"] for agent in agents if agent["name"] == name)
-
-
 def test_buy_copy_activate_see_and_deactivate_a_license_key(page: Page, app_server: str) -> None:
     sign_up(page, "keys")
-    agent_id = _agent_id(page, "BlogSmith")
+    agent_id = live_agent_id(page, "BlogSmith")
     buy(page, agent_id)
     [purchase] = page.request.get("/api/user/purchases").json()
     key = purchase["licenseKey"]

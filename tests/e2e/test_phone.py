@@ -10,17 +10,11 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import expect_fits_phone, open_page, pay_with_test_card, phone, shot, sign_up
+from tests.e2e.helpers import expect_fits_phone, live_agent_id, open_page, pay_with_test_card, phone, shot, sign_up
 
 CELEBRATION_WATCH = """window.__celebrated = false; new MutationObserver(() => {
   if (document.getElementById('purchase-success-title')) { window.__celebrated = true; }
 }).observe(document, {subtree: true, childList: true});"""
-
-
-def _agent_id(page: Page, name: str) -> str:
-    body = page.request.get("/api/agents", params={"search": name}).json()
-    items = body["items"] if isinstance(body, dict) else body
-    return next(agent["id"] for agent in items if agent["name"] == name)
 
 
 def _top(page: Page, selector: str) -> float:
@@ -116,7 +110,7 @@ def test_browse_fits_the_phone(page: Page) -> None:
 
 def test_agent_page_shows_price_and_buy_button_first(page: Page) -> None:
     phone(page)
-    open_page(page, f"/agents/{_agent_id(page, 'BlogSmith')}")
+    open_page(page, f"/agents/{live_agent_id(page, 'BlogSmith')}")
     expect(page.locator(".review-item").first).to_be_visible()
     # On the first screen, without scrolling: the price and Get This Agent, before the description and reviews.
     expect(page.locator("#agent-price")).to_be_in_viewport()
@@ -136,7 +130,7 @@ def test_checkout_and_purchase_on_a_phone(page: Page) -> None:
     sign_up(page, "phonebuyer")
     phone(page)
     page.add_init_script(CELEBRATION_WATCH)
-    open_page(page, f"/checkout/{_agent_id(page, 'Meeting Minutes')}")
+    open_page(page, f"/checkout/{live_agent_id(page, 'Meeting Minutes')}")
     expect(page.locator("#submit-payment")).to_be_enabled()
     # The payment form says the spec's test-mode words, not the name of a developer tool.
     expect(page.get_by_test_id("stripe-standin-note")).to_have_text("Test mode: no real charges will be made.")

@@ -18,6 +18,7 @@ from tests.e2e.helpers import (
     buy,
     expect_fits_phone,
     expect_toast,
+    live_agent_id,
     phone,
     same_origin,
     shot,
@@ -29,15 +30,9 @@ RENEWS = re.compile(r"^Renews on [A-Z][a-z]{2} \d{1,2}, \d{4}$")
 ENDS = re.compile(r"^Ends on [A-Z][a-z]{2} \d{1,2}, \d{4}$")
 
 
-def _agent_id(page: Page, name: str) -> str:
-    body = page.request.get("/api/agents", params={"search": name}).json()
-    items = body["items"] if isinstance(body, dict) else body
-    return next(agent["id"] for agent in items if agent["name"] == name)
-
-
 def _subscribe_and_manage(page: Page, agent_name: str, shots: str) -> None:
     sign_up(page, "subscriber")
-    agent_id = _agent_id(page, agent_name)
+    agent_id = live_agent_id(page, agent_name)
     buy(page, agent_id)
     [subscription] = page.request.get("/api/user/subscriptions").json()
     assert (subscription["agentName"], subscription["status"]) == (agent_name, "active")
@@ -90,7 +85,7 @@ def test_subscribe_cancel_and_resume_on_a_phone(page: Page) -> None:
 
 def test_update_card_page_saves_a_new_card(page: Page) -> None:
     sign_up(page, "cardholder")
-    buy(page, _agent_id(page, "Meeting Minutes"))
+    buy(page, live_agent_id(page, "Meeting Minutes"))
     [subscription] = page.request.get("/api/user/subscriptions").json()
     open_page(page, f"/dashboard/billing/{subscription['id']}")
     expect(page.locator("#card-update-agent")).to_have_text("Subscription: Meeting Minutes")
@@ -116,7 +111,7 @@ def test_advancing_the_demo_clock_shows_the_renewal_in_orders_and_in_the_vendors
     """The demo's test clock: an admin moves it a month ahead; once that answers, the renewal is an order of
     the customer and a sale of the vendor."""
     buyer = sign_up(page, "renewer")
-    agent_id = _agent_id(page, "Newsletter Navigator")
+    agent_id = live_agent_id(page, "Newsletter Navigator")
     assert page.request.get(f"/api/agents/{agent_id}").json()["vendor"]["username"] == "vendor"
     buy(page, agent_id)
     _advance_demo_clock(page, 32)  # past a 31-day month's renewal and the hour before it is charged
@@ -154,7 +149,7 @@ def _advance_demo_clock(page: Page, days: int) -> None:
 
 def test_a_failed_renewal_shows_the_update_card_link_and_a_new_card_recovers_it(page: Page) -> None:
     buyer = sign_up(page, "declined")
-    buy(page, _agent_id(page, "Refund Resolver"))
+    buy(page, live_agent_id(page, "Refund Resolver"))
     # The saved card starts declining (the stand-in's switch for a card that fails later), as a real one may.
     standin = page.request.get("/api/stripe/config").json()["stripeJsUrl"].removesuffix("/js.stripe.com/v3/")
     secret = {"Authorization": "Bearer sk_test_standin"}
