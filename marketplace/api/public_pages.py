@@ -11,14 +11,14 @@ with JavaScript never sees it painted.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
 from html import escape
 from typing import Any
 
-import anyio
-import anyio.to_thread
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -146,13 +146,13 @@ class PublicPages:
         start: dict[str, Any] = {}
         chunks: list[bytes] = []
 
-        asked = anyio.Event()
+        asked = asyncio.Event()
 
         async def receive() -> Message:
             if not asked.is_set():
                 asked.set()
                 return {"type": "http.request", "body": b"", "more_body": False}
-            await anyio.Event().wait()  # no disconnect: a response that listens for one just waits (and is cancelled)
+            await asyncio.Event().wait()  # no disconnect: a response that listens for one just waits (and is cancelled)
             raise AssertionError("unreachable")
 
         async def collect(message: Message) -> None:
@@ -177,7 +177,7 @@ class PublicPages:
             return
         shell = await self._shell(kind, scope)
         query = scope.get("query_string", b"").decode("latin-1")
-        page = await anyio.to_thread.run_sync(public_pages.public_page, scope["path"], query)
+        page = await run_in_threadpool(public_pages.public_page, scope["path"], query)
         if page is None:  # not reached: `_kind` and `public_page` know the same addresses
             await self.app(scope, receive, send)
             return

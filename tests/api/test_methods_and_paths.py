@@ -81,8 +81,10 @@ def test_undocumented_routes_answer_405_with_their_own_methods(site):
 
 
 def test_pages_still_answer_outside_the_api(site):
-    response = site.get("/agents/nowhere")
+    response = site.get("/vendor/agents/nowhere/edit")
     assert (response.status_code, response.text) == (404, "a page")
+    filled = site.get("/agents/nowhere")  # a public page: the pages' answer, with its head and content filled in
+    assert filled.status_code == 404 and "<title data-server-title>Agent Not Found | AgentMarket</title>" in filled.text
 
 
 def test_the_api_sign_in_address_leads_to_the_sign_in_page(site):

@@ -33,6 +33,7 @@ PURE_SERVICE_CALLS = (
     "marketplace.services.guest_checkout.GuestDetails",  # a dataclass
     "marketplace.services.images.displayable_image_url",
     "marketplace.services.catalog.download_url",
+    "marketplace.services.seo.page_head.agent_title",  # the tab's title, from the name in hand
     "marketplace.services.catalog.price_filter",
     "marketplace.services.catalog.rating_filter",
     "marketplace.services.views.visitor_key",
