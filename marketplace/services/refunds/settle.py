@@ -34,8 +34,7 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import decisions, mail, mail_texts, money, names, notifications
-from marketplace.services.admin import audit
+from marketplace.services import audit, decisions, mail, mail_texts, money, names, notifications
 from marketplace.services.billing import lifecycle
 from marketplace.services.errors import DomainError
 from marketplace.services.payment_errors import provider_errors
