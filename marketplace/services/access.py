@@ -3,13 +3,15 @@
 A licence (one-time price, free claim) gives access for good (`access_until` NULL); a subscription gives it
 until `access_until`, which the billing webhooks keep at the paid period's end (plus the 7-day grace after a
 failed renewal; the period's end after a cancellation; now on a refund or when Stripe ends it). A dispute
-suspends it. Downloads, 'Already Bought', update notices and reviews all read this rule."""
+suspends it. Downloads, 'Already Bought', update notices and reviews all read this rule; `set_until` is the
+one place that writes `access_until`."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Literal
 
-from sqlalchemy import and_, or_
+from sqlalchemy import and_, or_, update
 from sqlalchemy.sql.elements import ColumnElement
 from sqlmodel import Session, select
 
@@ -43,3 +45,16 @@ def purchase_and_access(session: Session, *, user_id: str, agent_id: str,
     found = session.exec(select(Purchase, active(now).label("gives_access"))
                          .where(Purchase.user_id == user_id, Purchase.agent_id == agent_id)).first()
     return (None, False) if found is None else (found[0], bool(found[1]))
+
+
+def set_until(session: Session, *, where: ColumnElement[bool], until: datetime | None,
+              only: Literal["later", "sooner"] | None = None) -> None:
+    """Access of the purchases matching `where` runs until `until` (None: for good, a licence), in the
+    caller's transaction. `only="later"` never shortens it (a paid period, the grace after a failed renewal) and
+    leaves a licence for good; `only="sooner"` never lengthens it (a refund, a subscription that ended)."""
+    statement = update(Purchase).where(where)
+    if only == "later" and until is not None:
+        statement = statement.where(Purchase.access_until < until)
+    elif only == "sooner" and until is not None:
+        statement = statement.where(or_(Purchase.access_until.is_(None), Purchase.access_until > until))
+    session.execute(statement.values(access_until=until))

@@ -31,8 +31,7 @@ from marketplace.models import (
     VendorPlan,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import demo_images, licenses, mail, money, plans, platform, purchases
-from marketplace.services.admin import audit
+from marketplace.services import audit, demo_images, licenses, mail, money, plans, platform, purchases
 from marketplace.services.auth import hash_password
 from marketplace.services.errors import NotFound
 from marketplace.services.mail import CaughtMail

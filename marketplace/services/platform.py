@@ -15,8 +15,7 @@ from sqlmodel import Session
 from marketplace.db import is_postgres, session_scope
 from marketplace.models import PlatformSetting, User
 from marketplace.models.base import utcnow
-from marketplace.services import money
-from marketplace.services.admin import audit
+from marketplace.services import audit, money
 from marketplace.services.decisions import claim
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.permissions import require_admin

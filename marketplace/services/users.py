@@ -11,8 +11,7 @@ from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.models import OAuthAccount, Role, User
 from marketplace.models.base import utcnow
-from marketplace.services import accounts, sign_in_errors
-from marketplace.services.admin import audit
+from marketplace.services import accounts, audit, sign_in_errors
 from marketplace.services.auth import validate_email
 from marketplace.services.errors import DomainError, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.permissions import require_user

@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 
 from marketplace.models import AgentStatus, Role
-from marketplace.services import platform
-from marketplace.services.admin import applications, audit, moderation
+from marketplace.services import audit, platform
+from marketplace.services.admin import applications, moderation
 from marketplace.services.errors import Conflict, Forbidden, Invalid, InvalidParameter, Unauthorized
 from tests import factories as f
 

@@ -1,4 +1,4 @@
-"""Admin: the audit log of admin writes, newest first, paged and searchable (thin over services/admin/audit)."""
+"""Admin: the audit log of admin writes, newest first, paged and searchable (thin over services/audit)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pydantic import TypeAdapter
 from marketplace.api.catalog import TOTAL_HEADER, json_list
 from marketplace.api.deps import OptionalUser
 from marketplace.models.admin import AuditEntryPublic
-from marketplace.services.admin import audit
+from marketplace.services import audit
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 

@@ -1,1 +1,1 @@
-"""The admin area: moderation of vendors and agents, users, reports, analytics, settings, audit."""
+"""The admin area: moderation of vendors and agents, users, reports, analytics, settings (audit: services/audit)."""

@@ -16,8 +16,7 @@ from sqlmodel import select
 from marketplace.db import session_scope
 from marketplace.models import ApplicationStatus, NotificationType, Role, User, VendorApplication
 from marketplace.models.base import utcnow
-from marketplace.services import decisions, notifications
-from marketplace.services.admin import audit
+from marketplace.services import audit, decisions, notifications
 from marketplace.services.errors import Conflict, InvalidParameter, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin

@@ -16,8 +16,7 @@ from sqlmodel import Session, col, select
 from marketplace.db import session_scope
 from marketplace.models import Agent, ApplicationStatus, Role, User, VendorApplication
 from marketplace.models.base import utcnow
-from marketplace.services import auth, decisions
-from marketplace.services.admin import audit
+from marketplace.services import audit, auth, decisions
 from marketplace.services.errors import Conflict, Forbidden, NotFound
 from marketplace.services.permissions import require_admin
 

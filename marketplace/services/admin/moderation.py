@@ -33,8 +33,7 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import access, decisions, notifications
-from marketplace.services.admin import audit
+from marketplace.services import access, audit, decisions, notifications
 from marketplace.services.errors import Conflict, Invalid, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin

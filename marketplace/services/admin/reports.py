@@ -10,8 +10,7 @@ from sqlmodel import select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, Report, ReportStatus, User
-from marketplace.services import decisions
-from marketplace.services.admin import audit
+from marketplace.services import audit, decisions
 from marketplace.services.admin.analytics import ReportRow, report_row
 from marketplace.services.errors import Conflict, InvalidParameter, NotFound
 from marketplace.services.paging import check_page

@@ -15,7 +15,7 @@ from marketplace.db import session_scope
 from marketplace.integrations import billing
 from marketplace.models import PlatformSetting, User
 from marketplace.models.base import utcnow
-from marketplace.services.admin import audit
+from marketplace.services import audit
 from marketplace.services.errors import Conflict, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_admin

@@ -4,14 +4,13 @@ access, the customer's cancel and resume, and ending one at once (a refund).
 Every consequence happens once: each is a claim on the subscription row (`past_due_since IS NULL`,
 `ended_at IS NULL`, `cancel_at_period_end = false`...), so webhooks replayed, late, out of order or racing the
 customer's own request cause it exactly once, and the loser of two cancel requests gets a 409 and causes nothing.
-Access is written only to `purchases.access_until` (the one rule is `services/access`)."""
+Access is written only to `purchases.access_until`, by `services/access` (the one rule and its one writer)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import or_, update
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -122,8 +121,7 @@ def _start_grace(session: Session, row_id: str, now: datetime) -> None:
                                values={"past_due_since": now}):
         return
     grace_end = now + access.GRACE
-    session.execute(update(Purchase).where(Purchase.subscription_id == row_id, Purchase.access_until < grace_end)
-                    .values(access_until=grace_end))
+    access.set_until(session, where=Purchase.subscription_id == row_id, until=grace_end, only="later")
     row = session.get(Subscription, row_id)
     buyer = session.get(User, row.user_id) if row is not None and row.user_id else None
     if row is None or buyer is None:
@@ -152,9 +150,7 @@ def _end_access(session: Session, row_id: str, now: datetime) -> bool:
     if not decisions.claim_any(session, Subscription, Subscription.id == row_id, Subscription.ended_at.is_(None),
                                values={"ended_at": now, "updated_at": now}):
         return False
-    session.execute(update(Purchase).where(Purchase.subscription_id == row_id,
-                                           or_(Purchase.access_until.is_(None), Purchase.access_until > now))
-                    .values(access_until=now))
+    access.set_until(session, where=Purchase.subscription_id == row_id, until=now, only="sooner")
     return True
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
 
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
@@ -41,14 +40,11 @@ from marketplace.services import (
     names,
     notifications,
 )
+from marketplace.services.checkout_terms import CheckoutTerms, TermsError
 from marketplace.services.errors import Conflict, Invalid
 
 ATTEMPTS = 5
 FOREIGN_SUBSCRIPTION = "This subscription was not made on this marketplace"
-DIRECT_REASON = "Payment processed directly to platform"
-# The metadata the checkout puts on a Stripe subscription: the terms its invoices are recorded at.
-METADATA_KEYS = ("agentId", "userId", "commissionRate", "originalPriceUsdCents", "exchangeRate", "currency",
-                 "amount")
 
 
 @dataclass(frozen=True)
@@ -61,16 +57,6 @@ class Recorded:
     duplicate: bool = False
 
 
-def _decimal(metadata: dict[str, str], key: str) -> Decimal:
-    try:
-        value = Decimal(metadata[key])
-    except (InvalidOperation, KeyError):
-        raise Invalid(FOREIGN_SUBSCRIPTION) from None
-    if not value.is_finite():
-        raise Invalid(FOREIGN_SUBSCRIPTION)
-    return value
-
-
 def ensure_row(sub: billing.Subscription) -> Subscription:
     """The row of a Stripe subscription, made from its metadata the first time it is seen (the checkout makes
     it right after creating the subscription; a webhook makes it if the checkout never got that far)."""
@@ -78,25 +64,22 @@ def ensure_row(sub: billing.Subscription) -> Subscription:
         row = session.exec(select(Subscription).where(Subscription.stripe_subscription_id == sub.id)).first()
         if row is not None:
             return row
-    metadata = sub.metadata
-    if any(not metadata.get(key) for key in METADATA_KEYS):
-        raise Invalid(FOREIGN_SUBSCRIPTION)
-    commission, rate = _decimal(metadata, "commissionRate"), _decimal(metadata, "exchangeRate")
-    amount, usd = metadata["amount"], metadata["originalPriceUsdCents"]
-    if not amount.isdigit() or not usd.isdigit():
-        raise Invalid(FOREIGN_SUBSCRIPTION)
+    try:  # the terms checkout wrote on the subscription: its invoices are recorded at them
+        terms = CheckoutTerms.from_metadata(sub.metadata, destination=sub.transfer_destination, with_amount=True)
+    except TermsError as error:
+        raise Invalid(FOREIGN_SUBSCRIPTION) from error
     try:
         with session_scope() as session:
-            agent = session.get(Agent, metadata["agentId"])
-            user = session.get(User, metadata["userId"])
+            agent = session.get(Agent, terms.agent_id)
+            user = session.get(User, terms.buyer_id)
             if agent is None or user is None:
                 raise Invalid(FOREIGN_SUBSCRIPTION)
             row = Subscription(
-                user_id=user.id, agent_id=agent.id, vendor_id=metadata.get("vendorId") or None,
-                agent_name=agent.name, stripe_subscription_id=sub.id, stripe_customer_id=sub.customer,
-                stripe_price_id=sub.price_id, status=sub.status, price_cents=int(amount),
-                currency=metadata["currency"], original_price_usd_cents=int(usd), exchange_rate=rate,
-                commission_rate=commission, commission_split_enabled=sub.transfer_destination is not None,
+                user_id=user.id, agent_id=agent.id, vendor_id=terms.vendor_id, agent_name=agent.name,
+                stripe_subscription_id=sub.id, stripe_customer_id=sub.customer, stripe_price_id=sub.price_id,
+                status=sub.status, price_cents=terms.amount, currency=terms.currency,
+                original_price_usd_cents=terms.price_usd_cents, exchange_rate=terms.rate,
+                commission_rate=terms.fee_rate, commission_split_enabled=terms.route.split,
                 current_period_end=sub.current_period_end, cancel_at_period_end=sub.cancel_at_period_end)
             session.add(row)
             session.flush()
@@ -152,17 +135,15 @@ def record_paid_invoice(invoice: billing.Invoice, sub: billing.Subscription) -> 
 
 
 def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, split_reason: str | None) -> Recorded:
-    amount, currency = invoice.amount_paid, invoice.currency
-    vendor_amount, fee = money.split(amount, Decimal(row.commission_rate))
+    terms = CheckoutTerms.of_subscription(row, amount=invoice.amount_paid, split_reason=split_reason)
     kind = _kind(invoice)
     # The INSERT comes first: it takes the write lock (SQLite) and the unique invoice_id decides who records it.
     order = Order(
         user_id=row.user_id, agent_id=row.agent_id, vendor_id=row.vendor_id, agent_name=row.agent_name,
-        customer_email="", status=OrderStatus.COMPLETED, currency=currency, total_amount_cents=amount,
-        original_price_usd_cents=row.original_price_usd_cents, exchange_rate=row.exchange_rate,
-        commission_rate=row.commission_rate, commission_split_enabled=row.commission_split_enabled,
-        vendor_amount_cents=vendor_amount, platform_fee_cents=fee,
-        split_block_reason=None if row.commission_split_enabled else (split_reason or DIRECT_REASON),
+        customer_email="", status=OrderStatus.COMPLETED, currency=invoice.currency, total_amount_cents=terms.amount,
+        original_price_usd_cents=terms.price_usd_cents, exchange_rate=terms.rate, commission_rate=terms.fee_rate,
+        commission_split_enabled=terms.route.split, vendor_amount_cents=terms.vendor_share,
+        platform_fee_cents=terms.fee, split_block_reason=terms.route.reason,
         payment_intent_id=invoice.payment_intent_id or invoice.id, kind=kind, subscription_id=row.id,
         invoice_id=invoice.id,
     )
@@ -204,21 +185,23 @@ def _grant(session: Session, row: Subscription, order: Order, *, period_end: dat
     if purchase is None:
         purchase = Purchase(user_id=row.user_id, agent_id=row.agent_id, order_id=order.id,
                             purchase_price_cents=order.total_amount_cents, currency=order.currency,
-                            subscription_id=row.id, access_until=until)
+                            subscription_id=row.id)
         session.add(purchase)
         session.flush()
+        access.set_until(session, where=Purchase.id == purchase.id, until=until)
         return purchase
     if purchase.subscription_id == row.id:
-        if until is not None and purchase.access_until is not None and purchase.access_until < until:
-            purchase.access_until = until
-    elif order.kind != OrderKind.SUBSCRIPTION:
+        if until is not None and purchase.access_until is not None:
+            access.set_until(session, where=Purchase.id == purchase.id, until=until, only="later")
+        return purchase
+    if order.kind != OrderKind.SUBSCRIPTION:
         return purchase  # a late renewal of an older subscription: the purchase is a newer one's now
-    else:
-        purchase.subscription_id, purchase.order_id, purchase.access_until = row.id, order.id, until
-        purchase.purchase_price_cents, purchase.currency, purchase.purchased_at = (
-            order.total_amount_cents, order.currency, now)
+    purchase.subscription_id, purchase.order_id = row.id, order.id
+    purchase.purchase_price_cents, purchase.currency, purchase.purchased_at = (
+        order.total_amount_cents, order.currency, now)
     session.add(purchase)
     session.flush()
+    access.set_until(session, where=Purchase.id == purchase.id, until=until)
     return purchase
 
 

@@ -8,8 +8,7 @@ from sqlmodel import select
 from marketplace.db import session_scope
 from marketplace.models import Agent, LicenseActivation, LicenseKey, Role, User
 from marketplace.models.base import utcnow
-from marketplace.services import decisions
-from marketplace.services.admin import audit
+from marketplace.services import audit, decisions
 from marketplace.services.errors import Forbidden, NotFound
 from marketplace.services.licenses import public
 from marketplace.services.licenses.reads import NOT_YOUR_AGENT, KeyView, key_view

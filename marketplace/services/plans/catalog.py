@@ -18,8 +18,7 @@ from sqlmodel import Session, select
 from marketplace.db import is_postgres, session_scope
 from marketplace.models import FREE_PLAN_ID, Plan, User, VendorPlan
 from marketplace.models.base import utcnow
-from marketplace.services import money, platform
-from marketplace.services.admin import audit
+from marketplace.services import audit, money, platform
 from marketplace.services.decisions import claim
 from marketplace.services.errors import Conflict, Invalid, NotFound
 from marketplace.services.permissions import require_admin

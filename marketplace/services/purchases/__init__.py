@@ -1,28 +1,25 @@
 """Buying agents: checkout, the one idempotent completion path, Stripe webhooks, and purchase history.
 
 The modules, by what they hold (each imports the others directly; callers use the names below):
-- `checkout`: the checkout page's agent and server-priced PaymentIntents.
+- `checkout`: the checkout page's agent and PaymentIntents opened at the terms priced on the server
+  (`services/checkout_terms`, which completion and billing read back).
 - `subscribe`: a monthly agent's checkout, a Stripe subscription on the buyer's Customer (`services/billing`
   records its invoices and follows it afterwards).
 - `completion`: `complete_payment` (browser and webhook alike; a subscription invoice's payment goes to
   `services/billing`), refunds of payments that grant nothing,
-  free claims, and the rules both sides share (who may buy, the rate a currency must carry).
+  free claims, and who may buy (checkout and completion share it).
 - `webhooks`: `handle_webhook`, each event applied once.
 - `history`: purchases, orders and the spending summary of a customer, and the order a success page may show.
 """
 
+from marketplace.services.checkout_terms import CHARGES_DISABLED, NO_ACCOUNT, NO_VENDOR
 from marketplace.services.purchases.checkout import (
-    CHARGES_DISABLED,
-    METADATA_KEYS,
     MIN_CHARGE_CENTS,
-    NO_ACCOUNT,
-    NO_VENDOR,
     OFFERED_METHODS,
     CheckoutAgent,
     CheckoutIntent,
     browser_config,
     checkout_agent,
-    checkout_currency,
     create_payment_intent,
     quote,
 )
@@ -37,7 +34,6 @@ from marketplace.services.purchases.completion import (
     PRICE_CHANGED,
     Completion,
     PriceChanged,
-    checkout_rate_for,
     claim_free_agent,
     complete_guest_payment,
     complete_payment,
@@ -62,7 +58,6 @@ __all__ = [
     "FREE_REASON",
     "HANDLED",
     "INTENT_ID_RE",
-    "METADATA_KEYS",
     "MIN_CHARGE_CENTS",
     "MISMATCH",
     "NOT_SUCCEEDED",
@@ -81,8 +76,6 @@ __all__ = [
     "WebhookOutcome",
     "browser_config",
     "checkout_agent",
-    "checkout_currency",
-    "checkout_rate_for",
     "claim_free_agent",
     "complete_guest_payment",
     "complete_payment",

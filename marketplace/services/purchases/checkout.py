@@ -12,18 +12,13 @@ from decimal import Decimal
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import PricingModel, User
-from marketplace.services import guest_checkout, money, plans, platform
+from marketplace.services import checkout_terms, guest_checkout, money, plans
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
 from marketplace.services.purchases import subscribe
-from marketplace.services.purchases.completion import checkout_rate_for, complete_payment, live_agent, purchasable
+from marketplace.services.purchases.completion import complete_payment, live_agent, purchasable
 
-NO_ACCOUNT = "Vendor has not connected a Stripe account"
-CHARGES_DISABLED = "Vendor's Stripe account cannot accept charges yet"
-NO_VENDOR = "Agent has no vendor account"
-METADATA_KEYS = ("agentId", "userId", "vendorId", "commissionRate", "originalPriceUsdCents", "exchangeRate",
-                 "currency")
 MIN_CHARGE_CENTS = 50  # Stripe's minimum charge for USD and EUR
 
 
@@ -42,46 +37,9 @@ class CheckoutIntent:
     subscription_id: str | None = None
 
 
-@dataclass(frozen=True)
-class _Pricing:
-    currency: str
-    rate: Decimal
-    amount: int
-
-
-@dataclass(frozen=True)
-class _Route:
-    """Where the money goes: a destination charge to `destination`, or direct to the platform (`reason`)."""
-
-    destination: str | None
-    reason: str | None
-
-
-def checkout_currency() -> tuple[str, Decimal]:
-    """The currency charged now and its rate from USD (1 for USD)."""
-    currency = "eur" if platform.get_setting(platform.CHECKOUT_CURRENCY).strip().lower() == "eur" else "usd"
-    return currency, checkout_rate_for(currency)
-
-
-def _price(usd_cents: int, currency: str, rate: Decimal) -> _Pricing:
-    return _Pricing(currency=currency, rate=rate, amount=money.convert_from_usd(usd_cents, rate))
-
-
 def quote(*, price_usd_cents: int) -> tuple[str, Decimal, int]:
     """Currency, rate and amount a payment opened now would carry: a guest's summary before their details."""
-    currency, rate = checkout_currency()
-    pricing = _price(price_usd_cents, currency, rate)
-    return pricing.currency, pricing.rate, pricing.amount
-
-
-def _route(vendor: User | None) -> _Route:
-    if vendor is None or vendor.deleted_at is not None:
-        return _Route(None, NO_VENDOR)
-    if not vendor.stripe_account_id:
-        return _Route(None, NO_ACCOUNT)
-    if not vendor.stripe_charges_enabled:
-        return _Route(None, CHARGES_DISABLED)
-    return _Route(vendor.stripe_account_id, None)
+    return checkout_terms.quote(price_usd_cents=price_usd_cents)
 
 
 def _idempotency_key(params: dict[str, object]) -> str:
@@ -142,46 +100,29 @@ def create_payment_intent(*, actor: User | None, agent_id: str,
         if agent.price_cents == 0:
             raise Invalid("This agent is free: claim it without payment")
         vendor = session.get(User, agent.vendor_id) if agent.vendor_id else None
-        route = _route(vendor)
-        agent_name, price_cents, vendor_id = agent.name, agent.price_cents, agent.vendor_id
+        agent_name, vendor_id = agent.name, agent.vendor_id
         monthly = agent.pricing_model == PricingModel.MONTHLY
-    currency, rate = checkout_currency()
-    pricing = _price(price_cents, currency, rate)
-    if pricing.amount < MIN_CHARGE_CENTS:
-        raise Invalid(f"The price is below the minimum card payment of 0.50 {currency.upper()}")
-    commission = plans.fee_for_vendor(vendor_id=vendor_id)  # the fee of the vendor's plan at this moment
-    fee = money.platform_fee(pricing.amount, commission)
-    metadata = {
-        "agentId": agent_id,
-        "userId": buyer.id,
-        "vendorId": vendor_id or "",
-        "commissionRate": money.format_percent(commission),
-        "originalPriceUsdCents": str(price_cents),
-        "exchangeRate": money.format_rate(rate),
-        "currency": currency,
-    }
-    if route.reason:
-        metadata["splitBlockReason"] = route.reason
+    fee_rate = plans.fee_for_vendor(vendor_id=vendor_id)  # the fee of the vendor's plan at this moment
+    terms = checkout_terms.price(buyer=buyer, agent=agent, vendor=vendor, fee_rate=fee_rate)
+    if terms.amount < MIN_CHARGE_CENTS:
+        raise Invalid(f"The price is below the minimum card payment of 0.50 {terms.currency.upper()}")
+    route = terms.route
     if monthly:
-        sub, row_id = subscribe.open_subscription(
-            buyer=buyer, agent_id=agent_id, agent_name=agent_name, amount=pricing.amount, currency=currency,
-            commission=commission, destination=route.destination, metadata=metadata)
-        return CheckoutIntent(
-            payment_intent_id=sub.payment_intent_id, client_secret=sub.client_secret, currency=currency,
-            amount=pricing.amount, display_amount=money.format_cents(pricing.amount), exchange_rate=rate,
-            supported_payment_methods=["card"], commission_split_enabled=route.destination is not None,
-            split_block_reason=route.reason, mode="subscription", subscription_id=row_id)
-    key = _idempotency_key({**metadata, "amount": pricing.amount, "fee": fee, "destination": route.destination})
+        sub, row_id = subscribe.open_subscription(buyer=buyer, agent_name=agent_name, terms=terms)
+        return _checkout_intent(terms, intent_id=sub.payment_intent_id, client_secret=sub.client_secret,
+                                methods=["card"], subscription_id=row_id)
+    metadata = terms.to_metadata()
+    key = _idempotency_key({**metadata, "amount": terms.amount, "fee": terms.fee, "destination": route.destination})
 
     def open_intent(idempotency_key: str) -> payments.Intent:
         with provider_errors():
             return payments.create_payment_intent(
-                amount=pricing.amount,
-                currency=currency,
+                amount=terms.amount,
+                currency=terms.currency,
                 metadata=metadata,
                 idempotency_key=idempotency_key,
                 description=f"{agent_name} (AI agent license)",
-                application_fee_amount=fee if route.destination else None,
+                application_fee_amount=terms.fee if route.destination else None,
                 destination=route.destination,
             )
 
@@ -194,17 +135,18 @@ def create_payment_intent(*, actor: User | None, agent_id: str,
         raise Conflict("A payment for this agent is already being processed")
     if intent.status == "canceled":
         intent = open_intent(f"{key}-after-{intent.id}")
+    return _checkout_intent(terms, intent_id=intent.id, client_secret=intent.client_secret,
+                            methods=_payment_methods(intent.payment_method_types))
+
+
+def _checkout_intent(terms: checkout_terms.CheckoutTerms, *, intent_id: str, client_secret: str, methods: list[str],
+                     subscription_id: str | None = None) -> CheckoutIntent:
     return CheckoutIntent(
-        payment_intent_id=intent.id,
-        client_secret=intent.client_secret,
-        currency=currency,
-        amount=pricing.amount,
-        display_amount=money.format_cents(pricing.amount),
-        exchange_rate=rate,
-        supported_payment_methods=_payment_methods(intent.payment_method_types),
-        commission_split_enabled=route.destination is not None,
-        split_block_reason=route.reason,
-    )
+        payment_intent_id=intent_id, client_secret=client_secret, currency=terms.currency, amount=terms.amount,
+        display_amount=money.format_cents(terms.amount), exchange_rate=terms.rate,
+        supported_payment_methods=methods, commission_split_enabled=terms.route.split,
+        split_block_reason=terms.route.reason, mode="payment" if subscription_id is None else "subscription",
+        subscription_id=subscription_id)
 
 
 OFFERED_METHODS = ("card", "apple_pay", "google_pay", "ideal", "bancontact", "sepa_debit", "sofort", "eps",

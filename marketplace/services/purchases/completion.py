@@ -5,8 +5,8 @@ The browser's `POST /api/purchase/complete` and the `payment_intent.succeeded` w
 (orders.payment_intent_id is unique) and one Purchase (unique user+agent) result however often, in whatever
 order and however concurrently it runs: the unique constraints decide races, the loser re-reads.
 
-Also here, because checkout and completion must agree on them: who may get an agent (`purchasable`) and
-the exchange rate a payment in a currency must carry (`checkout_rate_for`).
+Also here, because checkout and completion must agree on it: who may get an agent (`purchasable`). The terms
+a payment carries are checked by `services/checkout_terms`' one parser.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from sqlalchemy import false, literal, update
 from sqlalchemy import select as sql_select
@@ -38,6 +38,7 @@ from marketplace.models import (
 from marketplace.models.base import utcnow
 from marketplace.services import (
     access,
+    checkout_terms,
     decisions,
     guest_checkout,
     licenses,
@@ -47,9 +48,9 @@ from marketplace.services import (
     names,
     notifications,
     plans,
-    platform,
 )
 from marketplace.services.billing import invoices
+from marketplace.services.checkout_terms import CheckoutTerms, Route, TermsError
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
@@ -103,32 +104,13 @@ def _owns(session: Session, user_id: str, agent_id: str) -> bool:
 @dataclass(frozen=True)
 class _Verified:
     intent: payments.Intent
-    user_id: str
-    agent_id: str
-    vendor_id: str | None
+    terms: CheckoutTerms  # as the intent carries them, checked against it and the database
     agent_name: str
     customer_email: str
     buyer_name: str  # the username, as the vendor's sale notification names the buyer
     buyer_greeting: str  # names.greeting_name, as the receipt greets them
     buyer: User  # as read with the agent (the receipt's guest sign-in link needs the row)
     vendor_contact: tuple[str, str] | None  # the live vendor's e-mail and greeting, for the sale e-mail
-    commission: Decimal
-    rate: Decimal
-    original_usd_cents: int
-    split: bool
-    reason: str | None
-    vendor_amount: int
-    fee: int
-
-
-def _metadata_decimal(metadata: dict[str, str], key: str) -> Decimal:
-    try:
-        value = Decimal(metadata[key])
-    except (InvalidOperation, KeyError):
-        raise Invalid(MISMATCH) from None
-    if not value.is_finite():
-        raise Invalid(MISMATCH)
-    return value
 
 
 @dataclass(frozen=True)
@@ -168,73 +150,49 @@ def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user
 
 def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None, user_id: str | None,
             known: _Known) -> _Verified:
-    """Check the retrieved intent against the database and the caller; raise on any mismatch. `known` holds
-    the rows read before the retrieval for the agent and buyer the caller named; they are used only if they
-    are the ones the payment names (else, e.g. for the webhook, which names none, they are read now)."""
-    metadata = intent.metadata
-    if any(not metadata.get(key) for key in ("agentId", "userId", "commissionRate", "originalPriceUsdCents",
-                                             "exchangeRate", "currency")):
-        raise Invalid(FOREIGN_PAYMENT)
-    if actor is not None and metadata["userId"] != actor.id:
+    """Check the retrieved intent's terms against the intent itself, the database and the caller; raise on any
+    mismatch. `known` holds the rows read before the retrieval for the agent and buyer the caller named; they are
+    used only if they are the ones the payment names (else, e.g. for the webhook, which names none, they are
+    read now)."""
+    try:
+        terms = CheckoutTerms.from_metadata(intent.metadata, destination=intent.transfer_destination)
+    except TermsError as error:
+        log.info("payment %s refused: %s", intent.id, error.message)
+        raise Invalid(FOREIGN_PAYMENT if error.missing else MISMATCH) from error
+    if actor is not None and terms.buyer_id != actor.id:
         raise Forbidden("This payment belongs to another account")
-    if user_id is not None and user_id != metadata["userId"]:
+    if user_id is not None and user_id != terms.buyer_id:
         raise Forbidden("This payment belongs to another account")
-    if agent_id is not None and agent_id != metadata["agentId"]:
+    if agent_id is not None and agent_id != terms.agent_id:
         raise Invalid(MISMATCH)
     if intent.status != "succeeded":
         raise Invalid(NOT_SUCCEEDED)
 
     agent, buyer, vendor = known.agent, known.buyer, known.vendor
-    if agent is None or agent.id != metadata["agentId"] or buyer is None or buyer.id != metadata["userId"]:
+    if agent is None or agent.id != terms.agent_id or buyer is None or buyer.id != terms.buyer_id:
         with autocommit_scope() as session:
-            known = _read(session, intent_id=None, agent_id=metadata["agentId"], user_id=metadata["userId"])
+            known = _read(session, intent_id=None, agent_id=terms.agent_id, user_id=terms.buyer_id)
         agent, buyer, vendor = known.agent, known.buyer, known.vendor
     if agent is None:
         raise NotFound("Agent not found")
     if buyer is None:
         raise Invalid(FOREIGN_PAYMENT)
-    price_cents, vendor_id, agent_name = agent.price_cents, agent.vendor_id, agent.name
-    email = buyer.email
-    buyer_name, buyer_greeting = buyer.username, names.greeting_name(buyer)
     vendor_contact = (vendor.email, names.greeting_name(vendor)) if vendor and vendor.deleted_at is None else None
 
-    currency = intent.currency
-    if currency != metadata["currency"] or currency not in money.SUPPORTED_CURRENCIES:
+    if intent.currency != terms.currency:
         raise Invalid(MISMATCH)
-    rate = _metadata_decimal(metadata, "exchangeRate")
-    if currency == "usd" and rate != 1:
-        raise Invalid(MISMATCH)
-    quoted = metadata["originalPriceUsdCents"]
-    if not quoted.isdigit() or intent.amount != money.convert_from_usd(int(quoted), rate):
+    if intent.amount != terms.amount:
         raise Invalid("Payment amount does not match the agent's price")
-    if int(quoted) != price_cents or (currency == "eur" and rate != checkout_rate_for("eur")):
+    if terms.price_usd_cents != agent.price_cents or (
+            terms.currency == "eur" and terms.rate != checkout_terms.checkout_rate_for("eur")):
         raise PriceChanged(PRICE_CHANGED)
-    if (metadata.get("vendorId") or None) != vendor_id:
+    if terms.vendor_id != agent.vendor_id:
         raise Invalid(MISMATCH)
-    commission = _metadata_decimal(metadata, "commissionRate")
-    if not Decimal(0) <= commission <= Decimal(100):
+    if terms.route.split and intent.application_fee_amount != terms.fee:
         raise Invalid(MISMATCH)
-    vendor_amount, fee = money.split(intent.amount, commission)
-    split = intent.transfer_destination is not None
-    if split and intent.application_fee_amount != fee:
-        raise Invalid(MISMATCH)
-    return _Verified(
-        intent=intent, user_id=metadata["userId"], agent_id=metadata["agentId"], vendor_id=vendor_id,
-        agent_name=agent_name, customer_email=email, buyer_name=buyer_name, buyer_greeting=buyer_greeting,
-        buyer=buyer, vendor_contact=vendor_contact, commission=commission, rate=rate,
-        original_usd_cents=price_cents, split=split,
-        reason=None if split else (metadata.get("splitBlockReason") or "Payment processed directly to platform"),
-        vendor_amount=vendor_amount, fee=fee,
-    )
-
-
-def checkout_rate_for(currency: str) -> Decimal:
-    if currency == "usd":
-        return Decimal(1)
-    rate = money.parse_rate(platform.get_setting(platform.USD_TO_EUR_RATE))
-    if rate is None:
-        raise Invalid("The stored USD to EUR exchange rate is invalid")
-    return rate
+    return _Verified(intent=intent, terms=terms, agent_name=agent.name, customer_email=buyer.email,
+                     buyer_name=buyer.username, buyer_greeting=names.greeting_name(buyer), buyer=buyer,
+                     vendor_contact=vendor_contact)
 
 
 def _existing(session: Session, intent_id: str) -> Completion | None:
@@ -248,30 +206,31 @@ def _record(v: _Verified) -> Completion:
         try:
             with session_scope() as session:
                 # The INSERT comes first so the transaction starts by taking the write lock (SQLite).
+                t = v.terms
                 order = Order(
-                    user_id=v.user_id, agent_id=v.agent_id, vendor_id=v.vendor_id, agent_name=v.agent_name,
-                    customer_email=v.customer_email, status=OrderStatus.COMPLETED, currency=v.intent.currency,
-                    total_amount_cents=v.intent.amount, original_price_usd_cents=v.original_usd_cents,
-                    exchange_rate=v.rate, commission_rate=v.commission, commission_split_enabled=v.split,
-                    vendor_amount_cents=v.vendor_amount, platform_fee_cents=v.fee, split_block_reason=v.reason,
+                    user_id=t.buyer_id, agent_id=t.agent_id, vendor_id=t.vendor_id, agent_name=v.agent_name,
+                    customer_email=v.customer_email, status=OrderStatus.COMPLETED, currency=t.currency,
+                    total_amount_cents=t.amount, original_price_usd_cents=t.price_usd_cents, exchange_rate=t.rate,
+                    commission_rate=t.fee_rate, commission_split_enabled=t.route.split,
+                    vendor_amount_cents=t.vendor_share, platform_fee_cents=t.fee, split_block_reason=t.route.reason,
                     payment_intent_id=v.intent.id,
                 )
                 session.add(order)
                 session.flush()
-                held, owned = access.purchase_and_access(session, user_id=v.user_id, agent_id=v.agent_id)
+                held, owned = access.purchase_and_access(session, user_id=t.buyer_id, agent_id=t.agent_id)
                 if owned:
-                    if not v.intent.amount:
+                    if not t.amount:
                         raise Conflict("You already own this agent")  # a free claim: nothing to keep
                     # A second payment for an agent already owned (two tabs): the order keeps the money
                     # trail and the caller refunds it.
                     return Completion(order=order, purchase=None, created=True)
                 purchase = _licence(session, v, order, held)
-                session.exec(update(Agent).where(Agent.id == v.agent_id).values(sales_count=Agent.sales_count + 1))
-                if v.vendor_id:
+                session.exec(update(Agent).where(Agent.id == t.agent_id).values(sales_count=Agent.sales_count + 1))
+                if t.vendor_id:
                     notifications.notify(
-                        session, user_id=v.vendor_id, type=NotificationType.SALE, title="New sale",
+                        session, user_id=t.vendor_id, type=NotificationType.SALE, title="New sale",
                         message=f"{v.buyer_name} bought {v.agent_name} for "
-                                f"{money.format_cents(v.intent.amount)} {v.intent.currency.upper()}.",
+                                f"{money.format_cents(t.amount)} {t.currency.upper()}.",
                     )
                 # A new row has no key yet; a lapsed row taken over keeps its key.
                 key = (licenses.ensure_key if held else licenses.issue_key)(session, purchase=purchase)
@@ -289,27 +248,30 @@ def _record(v: _Verified) -> Completion:
 def _licence(session: Session, v: _Verified, order: Order, purchase: Purchase | None) -> Purchase:
     """The buyer's purchase, for good: a new row, or the lapsed one (`purchase`, an ended subscription) taken
     over, since there is one row per buyer and agent."""
+    t = v.terms
     if purchase is None:
-        purchase = Purchase(user_id=v.user_id, agent_id=v.agent_id, order_id=order.id,
-                            purchase_price_cents=v.intent.amount, currency=v.intent.currency)
-    else:
-        purchase.order_id, purchase.subscription_id, purchase.access_until = order.id, None, None
-        purchase.purchase_price_cents, purchase.currency, purchase.purchased_at = (
-            v.intent.amount, v.intent.currency, utcnow())
+        purchase = Purchase(user_id=t.buyer_id, agent_id=t.agent_id, order_id=order.id,
+                            purchase_price_cents=t.amount, currency=t.currency)
+        session.add(purchase)
+        session.flush()
+        return purchase
+    purchase.order_id, purchase.subscription_id = order.id, None
+    purchase.purchase_price_cents, purchase.currency, purchase.purchased_at = t.amount, t.currency, utcnow()
     session.add(purchase)
     session.flush()
+    access.set_until(session, where=Purchase.id == purchase.id, until=None)  # a licence: for good
     return purchase
 
 
 def _queue_purchase_mail(session: Session, v: _Verified, order: Order, *, license_key: str) -> None:
     """The buyer's receipt (with the license key) and the vendor's sale e-mail, sent once the purchase is
     committed."""
-    amount, currency = money.format_cents(v.intent.amount), v.intent.currency
+    amount, currency = money.format_cents(v.terms.amount), v.terms.currency
     mail.send_after_commit(session, mail_texts.receipt(
         to=v.customer_email, name=v.buyer_greeting, agent_name=v.agent_name, amount=amount, currency=currency,
-        order_id=order.id, agent_id=v.agent_id, license_key=license_key,
+        order_id=order.id, agent_id=v.terms.agent_id, license_key=license_key,
         sign_in_token=guest_checkout.sign_in_token(session, buyer=v.buyer)))
-    if v.vendor_contact is not None and v.intent.amount:
+    if v.vendor_contact is not None and v.terms.amount:
         email, greeting = v.vendor_contact
         mail.send_after_commit(session, mail_texts.sale(
             to=email, name=greeting, agent_name=v.agent_name, amount=amount, currency=currency, order_id=order.id))
@@ -412,13 +374,14 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
         if agent.price_cents != 0:
             raise Invalid("This agent is not free")
         vendor_id, agent_name = agent.vendor_id, agent.name
+    terms = CheckoutTerms.build(agent_id=agent_id, buyer_id=buyer.id, vendor_id=vendor_id,
+                                route=Route(split=False, reason=FREE_REASON), price_usd_cents=0, currency="usd",
+                                rate=Decimal(1), fee_rate=plans.fee_for_vendor(vendor_id=vendor_id))
     verified = _Verified(
         intent=payments.Intent(id=f"free_{buyer.id}_{agent_id}", client_secret="", status="succeeded", amount=0,
                                currency="usd", metadata={}),
-        user_id=buyer.id, agent_id=agent_id, vendor_id=vendor_id, agent_name=agent_name,
-        customer_email=buyer.email, buyer_name=buyer.username, buyer_greeting=names.greeting_name(buyer),
-        buyer=buyer, vendor_contact=None,  # a free claim sends no sale e-mail
-        commission=plans.fee_for_vendor(vendor_id=vendor_id),
-        rate=Decimal(1), original_usd_cents=0, split=False, reason=FREE_REASON, vendor_amount=0, fee=0,
+        terms=terms, agent_name=agent_name, customer_email=buyer.email, buyer_name=buyer.username,
+        buyer_greeting=names.greeting_name(buyer), buyer=buyer,
+        vendor_contact=None,  # a free claim sends no sale e-mail
     )
     return _record(verified)

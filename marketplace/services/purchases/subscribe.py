@@ -1,45 +1,44 @@
 """Checkout of a monthly agent: a Stripe subscription whose first invoice the same Payment Element pays.
 
-The checkout has priced the agent and chosen the route (a destination charge with the commission as
-`application_fee_percent`, or a direct charge); this opens (or reuses) the subscription on the buyer's one
-Customer and the agent's monthly Price, and keeps its row. The subscription's metadata carries the terms, as a
-one-off PaymentIntent's does, so an invoice can be recorded from Stripe's data alone."""
+The checkout has priced the agent and chosen the route (`CheckoutTerms`: a destination charge with the
+commission as `application_fee_percent`, or a direct charge); this opens (or reuses) the subscription on the
+buyer's one Customer and the agent's monthly Price, and keeps its row. The subscription's metadata carries the
+terms, as a one-off PaymentIntent's does, so an invoice can be recorded from Stripe's data alone."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from decimal import Decimal
 
 from marketplace.integrations import billing
 from marketplace.models import SubscriptionStatus, User
 from marketplace.services.billing import customers, invoices, records
+from marketplace.services.checkout_terms import CheckoutTerms
 from marketplace.services.errors import Conflict
 from marketplace.services.payment_errors import provider_errors
 
 OWNED = "You already own this agent"
 
 
-def open_subscription(*, buyer: User, agent_id: str, agent_name: str, amount: int, currency: str,
-                      commission: Decimal, destination: str | None,
-                      metadata: dict[str, str]) -> tuple[billing.Subscription, str]:
+def open_subscription(*, buyer: User, agent_name: str, terms: CheckoutTerms) -> tuple[billing.Subscription, str]:
     """An incomplete subscription (and its row's id) whose first invoice's client secret the Payment Element
-    confirms. The same
-    buyer, agent and terms reuse one (a double click, a reload); one that was already paid is recorded instead
-    (the page closed before completing) and answers 409."""
+    confirms. The same buyer, agent and terms reuse one (a double click, a reload); one that was already paid is
+    recorded instead (the page closed before completing) and answers 409."""
     customer = customers.customer_id_for(user=buyer)
+    agent_id, destination = terms.agent_id, terms.route.destination
     with provider_errors():
-        price = billing.monthly_price(agent_id=agent_id, agent_name=agent_name, amount=amount, currency=currency)
-    terms = {**metadata, "amount": str(amount)}
-    digest = hashlib.sha256(json.dumps({**terms, "price": price, "customer": customer, "destination": destination},
-                                       sort_keys=True).encode()).hexdigest()[:24]
+        price = billing.monthly_price(agent_id=agent_id, agent_name=agent_name, amount=terms.amount,
+                                      currency=terms.currency)
+    metadata = terms.to_metadata(with_amount=True)
+    digest = hashlib.sha256(json.dumps({**metadata, "price": price, "customer": customer,
+                                        "destination": destination}, sort_keys=True).encode()).hexdigest()[:24]
     key = f"subscribe-{buyer.id}-{agent_id}-{digest}"
 
     def create(idempotency_key: str) -> billing.Subscription:
         with provider_errors():
-            return billing.create_subscription(customer=customer, price=price, metadata=terms,
+            return billing.create_subscription(customer=customer, price=price, metadata=metadata,
                                                idempotency_key=idempotency_key, destination=destination,
-                                               application_fee_percent=commission if destination else None)
+                                               application_fee_percent=terms.fee_rate if destination else None)
 
     sub = create(key)
     if sub.status in (SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING, SubscriptionStatus.PAST_DUE) \

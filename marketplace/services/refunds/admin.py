@@ -15,8 +15,7 @@ from sqlmodel import Session, select
 from marketplace.db import session_scope
 from marketplace.models import NotificationType, Order, Refund, RefundSource, RefundStatus, User
 from marketplace.models.base import utcnow
-from marketplace.services import decisions, mail, mail_texts, names, notifications
-from marketplace.services.admin import audit
+from marketplace.services import audit, decisions, mail, mail_texts, names, notifications
 from marketplace.services.errors import Conflict, InvalidParameter, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin

@@ -16,7 +16,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, func, or_, update
+from sqlalchemy import ColumnElement, func, update
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -34,8 +34,7 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import decisions, mail, mail_texts, money, names, notifications
-from marketplace.services.admin import audit
+from marketplace.services import access, audit, decisions, mail, mail_texts, money, names, notifications
 from marketplace.services.billing import lifecycle
 from marketplace.services.errors import DomainError
 from marketplace.services.payment_errors import provider_errors
@@ -120,9 +119,7 @@ def _access_of(order: Order) -> ColumnElement[bool]:
 
 def end_access(session: Session, order: Order, now: datetime) -> None:
     """Access bought by a refunded order ends now; its subscription (cancelled at Stripe) ends too."""
-    session.execute(update(Purchase).where(_access_of(order), or_(Purchase.access_until.is_(None),
-                                                                  Purchase.access_until > now))
-                    .values(access_until=now))
+    access.set_until(session, where=_access_of(order), until=now, only="sooner")
     if order.subscription_id:
         lifecycle.end_in(session, subscription_id=order.subscription_id, now=now,
                          status=SubscriptionStatus.CANCELED)

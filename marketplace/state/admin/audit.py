@@ -7,7 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from marketplace.models import User
-from marketplace.services.admin import audit
+from marketplace.services import audit
 from marketplace.state.admin.listing import AdminList
 from marketplace.state.admin.page import AdminState
 from marketplace.state.display import format_day_time
