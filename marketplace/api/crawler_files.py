@@ -29,7 +29,7 @@ Answer = tuple[int, dict[str, str], bytes]
 NOT_FOUND: Answer = (404, {"content-type": TEXT}, b"Not Found\n")
 
 
-def _etag_matches(headers: Headers, etag: str) -> bool:
+def etag_matches(headers: Headers, etag: str) -> bool:
     """`If-None-Match` names this ETag (weak or strong) or is `*`."""
     for tag in headers.get("if-none-match", "").split(","):
         tag = tag.strip().removeprefix("W/")
@@ -41,7 +41,7 @@ def _etag_matches(headers: Headers, etag: str) -> bool:
 def _image(preview: previews.Preview, scope: Scope) -> Answer:
     asked = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("v", [None])[0]
     headers = {"etag": f'"{preview.etag}"', "cache-control": preview.cache_control(asked)}
-    if _etag_matches(Headers(scope=scope), preview.etag):
+    if etag_matches(Headers(scope=scope), preview.etag):
         return 304, headers, b""
     return 200, {**headers, "content-type": PNG}, preview.png
 

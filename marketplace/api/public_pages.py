@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from marketplace.api.crawler_files import etag_matches
 from marketplace.services.seo import page_head, public_pages
 from marketplace.services.seo.page_head import PageHead
 from marketplace.services.seo.public_pages import PageContent, PublicPage
@@ -182,9 +183,10 @@ class PublicPages:
             await self.app(scope, receive, send)
             return
         body = render(shell, page).encode()
-        etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+        tag = hashlib.blake2b(body, digest_size=12).hexdigest()
+        etag = f'"{tag}"'
         status = page.status
-        if status == 200 and etag in Headers(scope=scope).get("if-none-match", ""):
+        if status == 200 and etag_matches(Headers(scope=scope), tag):
             await send({"type": "http.response.start", "status": 304, "headers": [(b"etag", etag.encode())]})
             await send({"type": "http.response.body", "body": b""})
             return

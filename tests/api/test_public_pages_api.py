@@ -124,3 +124,10 @@ def test_a_browser_asking_for_compressed_or_cached_pages_gets_the_filled_page(cl
                                                            "If-None-Match": '"stale"'})
     assert response.status_code == 200
     assert read(response.text).title.startswith("Live: ")
+
+
+def test_if_none_match_lists_and_weak_tags_are_understood(client, make_user):
+    agent = make_agent(make_user("acme", role=Role.VENDOR, vendor_approved=True), "Live")
+    etag = client.get(f"/agents/{agent.id}").headers["etag"]
+    assert client.get(f"/agents/{agent.id}", headers={"If-None-Match": f'"other", W/{etag}'}).status_code == 304
+    assert client.get(f"/agents/{agent.id}", headers={"If-None-Match": etag[:-3] + '"'}).status_code == 200
