@@ -206,7 +206,7 @@ def _time(name: str, call: Callable[[], object], runs: int, warmup: int = 20) ->
 
 def _cases(vendor: object, deep: int) -> list[tuple[str, Callable[[], object], str]]:
     """(name, service call, HTTP path) per case."""
-    from marketplace.services.vendor import sales
+    from marketplace.services.vendors import sales
 
     return [
         ("analytics", lambda: sales.analytics(actor=vendor), "/api/vendor/analytics"),

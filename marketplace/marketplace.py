@@ -32,9 +32,9 @@ from marketplace.pages.login import login_page
 from marketplace.pages.not_found import not_found_page
 from marketplace.pages.purchase_success import purchase_success_page
 from marketplace.pages.signup import signup_page
-from marketplace.pages.vendor.add_agent import add_agent_page
-from marketplace.pages.vendor.page import vendor_apply_page, vendor_page
-from marketplace.pages.vendor.plans import vendor_plans_page
+from marketplace.pages.vendors.add_agent import add_agent_page
+from marketplace.pages.vendors.page import vendor_apply_page, vendor_page
+from marketplace.pages.vendors.plans import vendor_plans_page
 from marketplace.services import auth, mail_outbox, plans, platform, ratelimit, uploads
 from marketplace.services.seo import addresses, page_head, previews
 from marketplace.state.account_recovery import (
@@ -56,8 +56,8 @@ from marketplace.state.demo_setup import DemoSetupState
 from marketplace.state.dev_mail import DevMailState
 from marketplace.state.plans import OfferState
 from marketplace.state.session import SessionEvents
-from marketplace.state.vendor.page import VendorState
-from marketplace.state.vendor.wizard import WizardState
+from marketplace.state.vendors.page import VendorState
+from marketplace.state.vendors.wizard import WizardState
 
 
 def _on_start() -> None:

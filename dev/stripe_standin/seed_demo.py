@@ -26,7 +26,7 @@ from marketplace import db
 from marketplace.config import settings
 from marketplace.integrations import payments
 from marketplace.models import User
-from marketplace.services.vendor import payouts
+from marketplace.services.vendors import payouts
 
 DEMO_VENDOR = "vendor"
 DAY = 24 * 3600

@@ -1,4 +1,4 @@
-"""Attaching uploaded files to a vendor's agent, and removing them (thin over services/vendor/files.py)."""
+"""Attaching uploaded files to a vendor's agent, and removing them (thin over services/vendors/files.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from fastapi import APIRouter, Response
 
 from marketplace.api.deps import OptionalUser
 from marketplace.models.submissions import AgentFilePublic, AttachIn
-from marketplace.services.vendor import files
+from marketplace.services.vendors import files
 
 router = APIRouter(prefix="/api", tags=["vendor"])
 

@@ -1,5 +1,5 @@
 """Vendor routes: the application, own agents, analytics, sales (+ CSV), earnings chart, Stripe Connect,
-track record. Thin adapters over services/vendor/*; every permission is checked by the services."""
+track record. Thin adapters over services/vendors/*; every permission is checked by the services."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ from marketplace.models.vendor import (
     VerificationPublic,
 )
 from marketplace.services import money
-from marketplace.services.vendor import agents, applications, payouts, recurring, sales, stats
-from marketplace.services.vendor.drafts import UNLIMITED, AgentDraft
+from marketplace.services.vendors import agents, applications, payouts, recurring, sales, stats
+from marketplace.services.vendors.drafts import UNLIMITED, AgentDraft
 
 router = APIRouter(prefix="/api", tags=["vendor"])
 

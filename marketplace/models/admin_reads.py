@@ -68,7 +68,7 @@ class SalesSummaryPublic(ApiModel):
     split_payments: int
     direct_payments: int
     total_vendor_payouts: str
-    # Recurring revenue (services/vendor/recurring.py): live subscriptions and their monthly prices in USD.
+    # Recurring revenue (services/vendors/recurring.py): live subscriptions and their monthly prices in USD.
     active_subscriptions: int = 0
     monthly_recurring_revenue: str = "0.00"
     # What vendors paid for their plans (Pro, Enterprise...), in USD.

@@ -198,7 +198,7 @@ class ModerationDecisionPublic(ApiModel):
 
 
 class AgentDraftIn(ApiInput):
-    """The wizard's draft (spec section 3); every rule is checked by services/vendor/drafts.py."""
+    """The wizard's draft (spec section 3); every rule is checked by services/vendors/drafts.py."""
 
     name: str = pydantic.Field(default="", max_length=1000)
     short_description: str = pydantic.Field(default="", max_length=5000)

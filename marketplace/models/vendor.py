@@ -134,7 +134,7 @@ class VendorAnalyticsPublic(ApiModel):
     total_agents: int
     avg_rating: str
     commission_rate: str
-    # Recurring revenue (services/vendor/recurring.py); money in USD.
+    # Recurring revenue (services/vendors/recurring.py); money in USD.
     active_subscribers: int = 0
     monthly_recurring_revenue: str = "0.00"
     cancellations_last_30_days: int = 0

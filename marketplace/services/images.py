@@ -1,6 +1,6 @@
 """Which image addresses pages may load: the one rule behind every agent picture and profile avatar.
 
-A vendor's image URL is checked when it is submitted (services/vendor/drafts.py uses `is_web_url`), but rows
+A vendor's image URL is checked when it is submitted (services/vendors/drafts.py uses `is_web_url`), but rows
 written before that rule, by other tools, or by the OAuth providers are shown too, so pages show only what
 passes here: an absolute http(s) URL, or one of the app's own shipped pictures. Anything else
 (`javascript:`, `data:`, protocol-relative `//host`, relative paths) becomes "" and the placeholder shows.

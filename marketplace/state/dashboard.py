@@ -28,7 +28,7 @@ from marketplace.services import (
     users,
 )
 from marketplace.services.errors import DomainError, Unauthorized
-from marketplace.services.vendor import applications as vendors
+from marketplace.services.vendors import applications as vendors
 from marketplace.state import blocking
 from marketplace.state.browser import download_js
 from marketplace.state.catalog import AgentCard, agent_card

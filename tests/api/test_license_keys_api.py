@@ -12,7 +12,7 @@ from marketplace import db
 from marketplace.models import Agent, LicenseKey
 from marketplace.models.admin import AuditEntry
 from marketplace.services import licenses
-from marketplace.services.vendor.drafts import ACTIVATION_LIMIT_INVALID
+from marketplace.services.vendors.drafts import ACTIVATION_LIMIT_INVALID
 from tests import factories
 from tests.conftest import browser_client
 

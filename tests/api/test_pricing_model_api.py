@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from marketplace.services.vendor.drafts import PRICING_MODEL_INVALID
+from marketplace.services.vendors.drafts import PRICING_MODEL_INVALID
 from tests.factories import make_admin, make_agent, make_category, make_user, make_vendor
 
 DRAFT = {"name": "Mail Bot", "shortDescription": "Answers mail", "description": "Reads and answers your mail.",

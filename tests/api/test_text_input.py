@@ -12,7 +12,7 @@ from marketplace.api.app import create_api
 from marketplace.models import ApiInput
 from marketplace.services import auth, reports, reviews, users
 from marketplace.services.errors import InvalidParameter
-from marketplace.services.vendor import applications
+from marketplace.services.vendors import applications
 from tests import factories
 
 BAD = ["x\x00y", "x\ud800y", "x\x1by", "x\x7fy", "\x00"]

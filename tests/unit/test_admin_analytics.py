@@ -15,7 +15,7 @@ from marketplace.models.base import utcnow
 from marketplace.services import views
 from marketplace.services.admin import analytics, moderation, reports, stats
 from marketplace.services.errors import Conflict, Forbidden, InvalidParameter, NotFound, Unauthorized
-from marketplace.services.vendor import files
+from marketplace.services.vendors import files
 from tests.factories import (
     ago,
     make_admin,

@@ -16,7 +16,7 @@ from marketplace.integrations.storage import get_storage
 from marketplace.models import Agent, AgentFile, AgentRevision, AgentStatus, Upload
 from marketplace.services import filetypes
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
-from marketplace.services.vendor import agents, files, revisions
+from marketplace.services.vendors import agents, files, revisions
 from tests.factories import ago, make_agent, make_upload, make_user, make_vendor, upload_url
 
 

@@ -11,8 +11,8 @@ from marketplace.models import Agent, AgentFile, AgentRevision, AgentStatus, Not
 from marketplace.services import catalog
 from marketplace.services.admin import moderation
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
-from marketplace.services.vendor import agents
-from marketplace.services.vendor.drafts import AgentDraft
+from marketplace.services.vendors import agents
+from marketplace.services.vendors.drafts import AgentDraft
 from tests.factories import make_admin, make_agent, make_category, make_purchase, make_user, make_vendor
 
 
@@ -115,7 +115,7 @@ def test_pending_list_has_new_agents_and_revisions_with_what_changed():
     _add_file(live, "dropped.txt", b"dropped")
     edit(vendor, live, coding, name="Live 2", tags=["old"], price="29.99")
     [dropped] = [f for f in _files(live.id, 2) if f.filename == "dropped.txt"]
-    from marketplace.services.vendor import files
+    from marketplace.services.vendors import files
 
     files.remove_file(actor=vendor, file_id=dropped.id)
     make_agent(vendor, name="Other live")  # approved without a revision: not listed
@@ -192,7 +192,7 @@ def test_a_revision_that_removes_every_file_cannot_be_approved():
     admin, vendor = make_admin(), make_vendor()
     live = make_agent(vendor, category=make_category())
     _add_file(live, "only.md", b"x")
-    from marketplace.services.vendor import files
+    from marketplace.services.vendors import files
 
     [copy] = agents.get_editable_agent(actor=vendor, agent_id=live.id).files
     files.remove_file(actor=vendor, file_id=copy.id)

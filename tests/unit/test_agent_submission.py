@@ -12,8 +12,8 @@ from marketplace.models import Agent, AgentFile, AgentStatus, AgentTag, Upload
 from marketplace.services import filetypes
 from marketplace.services.admin import moderation
 from marketplace.services.errors import Conflict, Forbidden, Invalid, Unauthorized
-from marketplace.services.vendor import agents, files, submission
-from marketplace.services.vendor.drafts import AgentDraft
+from marketplace.services.vendors import agents, files, submission
+from marketplace.services.vendors.drafts import AgentDraft
 from tests.factories import ago, make_admin, make_agent, make_category, make_upload, make_user, make_vendor, upload_url
 
 EXE = b"MZ\x90\x00" + b"\x00" * 60

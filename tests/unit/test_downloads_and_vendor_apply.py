@@ -15,7 +15,7 @@ from marketplace.integrations.storage import get_storage
 from marketplace.models import Agent, AgentDownload, AgentFile, Purchase, Role, VendorApplication
 from marketplace.services import downloads
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
-from marketplace.services.vendor import applications as vendors
+from marketplace.services.vendors import applications as vendors
 
 
 def add_file(agent, filename, data, *, store=True, content_type="application/octet-stream"):

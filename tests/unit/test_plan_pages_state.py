@@ -15,7 +15,7 @@ from marketplace.services.plans.revenue import PlanRevenue
 from marketplace.state.admin.plans import form_text, plan_draft
 from marketplace.state.admin.sales import plan_revenue_view
 from marketplace.state.plans import limit_label, plan_option, price_label
-from marketplace.state.vendor.plans import agents_label, change_kind, confirmation, period_label
+from marketplace.state.vendors.plans import agents_label, change_kind, confirmation, period_label
 
 WHEN = datetime(2026, 1, 5, tzinfo=UTC)
 FREE = PlanView(id="free", name="Free", monthly_price_cents=0, agent_limit=3, fee_percent=Decimal("20.00"),

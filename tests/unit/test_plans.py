@@ -11,8 +11,8 @@ from marketplace.models import FREE_PLAN_ID, AgentStatus
 from marketplace.services import plans, platform
 from marketplace.services.admin import people, sales
 from marketplace.services.errors import Forbidden, Invalid, NotFound, Unauthorized
-from marketplace.services.vendor import agents
-from marketplace.services.vendor.drafts import AgentDraft
+from marketplace.services.vendors import agents
+from marketplace.services.vendors.drafts import AgentDraft
 from tests import factories
 
 

@@ -16,8 +16,8 @@ from marketplace.services.admin import catalog as admin_catalog
 from marketplace.services.admin import moderation
 from marketplace.services.catalog import version as catalog_version
 from marketplace.services.errors import Forbidden, Invalid, Unauthorized
-from marketplace.services.vendor import agents, drafts
-from marketplace.services.vendor.drafts import AgentDraft
+from marketplace.services.vendors import agents, drafts
+from marketplace.services.vendors.drafts import AgentDraft
 from tests.factories import make_admin, make_agent, make_category, make_user, make_vendor
 
 

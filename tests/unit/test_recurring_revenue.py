@@ -16,7 +16,7 @@ from marketplace.models import OrderKind, OrderStatus, Refund, RefundStatus, Sub
 from marketplace.services import pricing
 from marketplace.services.admin import sales as admin_sales
 from marketplace.services.errors import Forbidden, Unauthorized
-from marketplace.services.vendor import recurring, sales
+from marketplace.services.vendors import recurring, sales
 from tests.factories import make_admin, make_agent, make_order, make_refund, make_subscription, make_user, make_vendor
 
 NOW = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)

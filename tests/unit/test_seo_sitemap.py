@@ -10,8 +10,8 @@ from marketplace.config import settings
 from marketplace.models import AgentStatus
 from marketplace.services.admin import moderation
 from marketplace.services.seo import sitemap
-from marketplace.services.vendor import agents
-from marketplace.services.vendor.drafts import AgentDraft
+from marketplace.services.vendors import agents
+from marketplace.services.vendors.drafts import AgentDraft
 from tests.factories import make_admin, make_agent, make_category, make_vendor
 
 NS = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}

@@ -14,7 +14,7 @@ from marketplace.state.account_security import AccountSecurityState
 from marketplace.state.accounts import LoginState, SignupState
 from marketplace.state.dashboard import DashboardState
 from marketplace.state.forms import FormState
-from marketplace.state.vendor.application import VendorApplicationState
+from marketplace.state.vendors.application import VendorApplicationState
 
 STATE_DIR = Path(__file__).resolve().parents[2] / "marketplace" / "state"
 FORMS = (LoginState, SignupState, ForgotPasswordState, ResetPasswordState, AccountSecurityState, DashboardState,

@@ -40,10 +40,10 @@ PURE_SERVICE_CALLS = (
     "marketplace.services.views.record_view_soon",  # hands the count to its own bounded pool and returns at once
     "marketplace.services.purchases.browser_config",  # reads the configured keys; no call to Stripe
     "marketplace.services.downloads.archive_name",
-    "marketplace.services.vendor.drafts.AgentDraft",
-    "marketplace.services.vendor.drafts.parse_tags",
-    "marketplace.services.vendor.drafts.parse_activation_limit",
-    "marketplace.services.vendor.payouts.requirement_labels",  # Stripe's keys as words, from a status in hand
+    "marketplace.services.vendors.drafts.AgentDraft",
+    "marketplace.services.vendors.drafts.parse_tags",
+    "marketplace.services.vendors.drafts.parse_activation_limit",
+    "marketplace.services.vendors.payouts.requirement_labels",  # Stripe's keys as words, from a status in hand
     "marketplace.services.accounts.confirmation_notice",  # the words for a user in hand
     "marketplace.services.billing.card_update_path",  # a page address from an id in hand
     "marketplace.services.plans.limit_message",  # the limit's words for a plan in hand
@@ -189,7 +189,7 @@ def test_no_state_handler_calls_a_service_on_the_event_loop():
 _EXAMPLE = '''
 import reflex as rx
 from marketplace.services import money, purchases
-from marketplace.services.vendor import applications as vendors
+from marketplace.services.vendors import applications as vendors
 from marketplace.state import blocking
 
 

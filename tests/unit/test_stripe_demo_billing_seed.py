@@ -14,7 +14,7 @@ from marketplace.models.base import utcnow
 from marketplace.services import billing, demo, plans, refunds
 from marketplace.services.admin import sales
 from marketplace.services.billing import demo_clock
-from marketplace.services.vendor import recurring
+from marketplace.services.vendors import recurring
 
 
 def _user(username: str) -> User:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dev.stripe_standin import seed_demo
 from marketplace import db
 from marketplace.models import Role, User
-from marketplace.services.vendor import payouts
+from marketplace.services.vendors import payouts
 
 
 def test_seeds_a_ready_account_with_a_payout_history_once(stripe_standin, make_user):

@@ -11,8 +11,8 @@ from marketplace import db
 from marketplace.models import Agent, AgentFile, AgentRevision, AgentStatus, AgentTag
 from marketplace.services import catalog
 from marketplace.services.errors import Forbidden, Invalid, InvalidParameter, NotFound, Unauthorized
-from marketplace.services.vendor import agents, drafts
-from marketplace.services.vendor.drafts import AgentDraft
+from marketplace.services.vendors import agents, drafts
+from marketplace.services.vendors.drafts import AgentDraft
 from tests.factories import make_admin, make_agent, make_category, make_user, make_vendor
 
 

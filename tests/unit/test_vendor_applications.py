@@ -10,7 +10,7 @@ from marketplace import db
 from marketplace.models import ApplicationStatus, Notification, Role, User, VendorApplication
 from marketplace.services.admin import applications as admin
 from marketplace.services.errors import Conflict, Forbidden, Invalid, InvalidParameter, NotFound, Unauthorized
-from marketplace.services.vendor import applications
+from marketplace.services.vendors import applications
 from tests.factories import ago, make_admin, make_application, make_user, make_vendor
 
 

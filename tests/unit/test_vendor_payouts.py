@@ -14,7 +14,7 @@ from marketplace.config import settings
 from marketplace.integrations import payments
 from marketplace.models import Role, User
 from marketplace.services.errors import BadGateway, Forbidden, InvalidParameter, ServiceUnavailable, Unauthorized
-from marketplace.services.vendor import payouts
+from marketplace.services.vendors import payouts
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from marketplace.models import AgentStatus, OrderStatus, Role
 from marketplace.services import csv_export
 from marketplace.services.errors import Forbidden, InvalidParameter, Unauthorized
-from marketplace.services.vendor import agents, sales
+from marketplace.services.vendors import agents, sales
 from tests.factories import make_admin, make_agent, make_category, make_order, make_user, make_vendor
 
 NOW = datetime(2026, 3, 15, 12, 0, tzinfo=UTC)

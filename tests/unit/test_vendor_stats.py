@@ -10,7 +10,7 @@ from marketplace import db
 from marketplace.models import AgentStatus, Report, ReportStatus, User
 from marketplace.models.base import utcnow
 from marketplace.services.errors import Forbidden, NotFound, Unauthorized
-from marketplace.services.vendor import stats
+from marketplace.services.vendors import stats
 from tests.factories import make_admin, make_agent, make_user, make_vendor
 
 

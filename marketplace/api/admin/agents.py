@@ -22,7 +22,7 @@ from marketplace.models.submissions import (
 )
 from marketplace.services import downloads, money
 from marketplace.services.admin import deletion, moderation
-from marketplace.services.vendor.drafts import UNLIMITED
+from marketplace.services.vendors.drafts import UNLIMITED
 
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 

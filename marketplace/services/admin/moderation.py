@@ -37,7 +37,7 @@ from marketplace.services import access, audit, decisions, notifications
 from marketplace.services.errors import Conflict, Invalid, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
-from marketplace.services.vendor import revisions
+from marketplace.services.vendors import revisions
 
 MAX_REASON = 2000
 MAX_PENDING = 200
@@ -266,7 +266,7 @@ def _state(session: Session, agent_id: str) -> tuple[str, int, str | None]:
 
 def _claim_agent(session: Session, agent_id: str, *, status: str, version: int, values: dict[str, Any]) -> Agent:
     """The decision's first write: the agent is still as read (status, live version, not deleted), else 409.
-    Vendors' changes to the agent claim the same row first (services/vendor/revisions.claim_agent), so from
+    Vendors' changes to the agent claim the same row first (services/vendors/revisions.claim_agent), so from
     here to the commit nothing else changes the agent, its files or its revision. Answers the row, read now."""
     decisions.claim(session, Agent, Agent.id == agent_id, Agent.status == status, Agent.current_version == version,
                     Agent.deleted_at.is_(None), values=values, conflict=DECIDED_MEANWHILE)

@@ -1,6 +1,6 @@
 """Platform-wide sales for the admin: the summary, commission entries (paged) and two CSV exports.
 
-Same money rules as the vendor dashboard (services/vendor/sales.py): only `completed` orders count (refunded
+Same money rules as the vendor dashboard (services/vendors/sales.py): only `completed` orders count (refunded
 ones do not); every amount comes from the order's own snapshot; sums are grouped in SQL by (currency,
 exchange rate, split) and each group is converted back to USD at its own rate, half-up, in Python. The
 summary sums `order_day_totals` (per-day sums kept by triggers, revision 0011: a few thousand rows however
@@ -12,7 +12,7 @@ connected accounts); on a direct payment the platform holds the vendor's share.
 Every charge is an order: a one-off purchase, a subscription's first payment or a renewal (`kind`, labelled
 Purchase / Subscription / Renewal), all counted alike. The entries and both CSVs also list refunded orders,
 marked `refunded`, so the admin sees the money that went back; they are never summed. The summary adds the
-platform's recurring revenue: active subscriptions and MRR (services/vendor/recurring.py says how), and the plan
+platform's recurring revenue: active subscriptions and MRR (services/vendors/recurring.py says how), and the plan
 revenue: what vendors paid for their plans, per plan.
 """
 
@@ -35,8 +35,8 @@ from marketplace.services.csv_export import cell
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
 from marketplace.services.plans.revenue import PlanRevenue, revenue_in
-from marketplace.services.vendor import recurring
-from marketplace.services.vendor.sales import to_usd
+from marketplace.services.vendors import recurring
+from marketplace.services.vendors.sales import to_usd
 
 MAX_OFFSET = 1_000_000
 COMMISSION_HEADER = ("orderId", "agentName", "saleAmount", "commissionSplitEnabled", "commissionAmount",

@@ -19,7 +19,7 @@ from marketplace.db import session_scope
 from marketplace.models import Agent, OrderDayTotal, User
 from marketplace.services.errors import InvalidParameter
 from marketplace.services.permissions import require_admin
-from marketplace.services.vendor.sales import to_usd
+from marketplace.services.vendors.sales import to_usd
 
 MAX_DAYS = 366
 MAX_WEEKS = 104

@@ -17,7 +17,7 @@ from marketplace.services.plans import fees as plan_fees
 from marketplace.services.plans import webhooks as plan_webhooks
 from marketplace.services.purchases.completion import complete_payment
 from marketplace.services.refunds import stripe_events as refund_events
-from marketplace.services.vendor import payouts
+from marketplace.services.vendors import payouts
 
 log = logging.getLogger(__name__)
 

@@ -130,7 +130,7 @@ def release(claimed: Claimed) -> None:
 
 
 def reopen(*, stored_keys: list[str]) -> None:
-    """Undo attaches whose file rows went with a new agent that was taken back (services/vendor/submission.py):
+    """Undo attaches whose file rows went with a new agent that was taken back (services/vendors/submission.py):
     each object returns under its upload key and the upload can be attached again."""
     if not stored_keys:
         return

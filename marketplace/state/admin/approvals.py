@@ -19,7 +19,7 @@ from marketplace.services.admin import catalog, moderation
 from marketplace.state.admin.listing import Action, AdminList
 from marketplace.state.admin.page import AdminState
 from marketplace.state.display import format_day, format_day_time
-from marketplace.state.vendor.wizard_rows import size_label
+from marketplace.state.vendors.wizard_rows import size_label
 
 SUBTABS = ("pending", "approved", "rejected")
 APPROVE = Action(moderation.approve, "agent_id", ("Agent approved", "The agent has been approved and is now live."),
@@ -28,7 +28,7 @@ REJECT = Action(moderation.reject, "agent_id",
                 ("Agent rejected", "The agent has been rejected and vendor has been notified."),
                 "Failed to reject agent.", title="Reject Agent", label="Reject Agent", reason="rejection_reason",
                 plain_toast=True)
-# services/vendor/revisions.DRAFT_FIELDS (+ tags) as the wizard labels them
+# services/vendors/revisions.DRAFT_FIELDS (+ tags) as the wizard labels them
 FIELD_LABELS = {"name": "Name", "short_description": "Short description", "description": "Description",
                 "price_cents": "Price", "pricing_model": "Pricing model", "activation_limit": "Activation limit",
                 "category_id": "Category", "demo_url": "Demo URL", "image_url": "Image URL",

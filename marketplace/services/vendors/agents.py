@@ -2,7 +2,7 @@
 
 Lifecycle (ARCHITECTURE "Vendor and admin decisions"): a new agent is pending; a pending or rejected agent
 is edited in place and goes (back) to pending; an approved agent's edits wait in its one pending revision
-(services/vendor/revisions.py) and the live listing stays as it is until an admin approves them.
+(services/vendors/revisions.py) and the live listing stays as it is until an admin approves them.
 The public catalogue needs no explicit refresh: its version (catalog_version) moves by database trigger
 in the same commit as any change to what it shows.
 """
@@ -22,9 +22,9 @@ from marketplace.models.base import utcnow
 from marketplace.services import money
 from marketplace.services.permissions import require_vendor
 from marketplace.services.plans import limits
-from marketplace.services.vendor import revisions
-from marketplace.services.vendor.drafts import UNLIMITED, AgentDraft, clean_draft
-from marketplace.services.vendor.revisions import FileInfo, file_info, own_agent
+from marketplace.services.vendors import revisions
+from marketplace.services.vendors.drafts import UNLIMITED, AgentDraft, clean_draft
+from marketplace.services.vendors.revisions import FileInfo, file_info, own_agent
 
 
 @dataclass(frozen=True)

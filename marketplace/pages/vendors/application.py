@@ -5,8 +5,8 @@ from __future__ import annotations
 import reflex as rx
 
 from marketplace.components.forms import field
-from marketplace.state.vendor.application import VendorApplicationState as A
-from marketplace.state.vendor.page import VendorState
+from marketplace.state.vendors.application import VendorApplicationState as A
+from marketplace.state.vendors.page import VendorState
 
 
 def _input(label: str, name: str, control: rx.Component) -> rx.Component:

@@ -18,10 +18,10 @@ import reflex as rx
 
 from marketplace.services import images, money, pricing
 from marketplace.services.errors import DomainError, Unauthorized
-from marketplace.services.vendor import agents, payouts, recurring, sales, stats
+from marketplace.services.vendors import agents, payouts, recurring, sales, stats
 from marketplace.state import blocking
 from marketplace.state.display import format_day, format_day_time, logged_out_again, time_zone
-from marketplace.state.vendor.page import VendorState
+from marketplace.state.vendors.page import VendorState
 
 LOG = logging.getLogger(__name__)
 RECENT_SALES = 8  # spec section 9
@@ -98,7 +98,7 @@ class VendorDashboardState(VendorState):
     month_earnings: str = "$0.00"
     month_revenue: str = "$0.00"
     total_sales: str = "0"  # figures with thousands separators
-    # recurring revenue (services/vendor/recurring.py)
+    # recurring revenue (services/vendors/recurring.py)
     active_subscribers: str = "0"
     mrr: str = "$0.00"
     cancellations: str = "0"

@@ -11,9 +11,9 @@ from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.uppy import uppy_upload
 from marketplace.state.display import LOGGED_OUT_MESSAGE, LOGGED_OUT_TITLE
-from marketplace.state.vendor.wizard import PRICING_CHOICES
-from marketplace.state.vendor.wizard import WizardState as W
-from marketplace.state.vendor.wizard_rows import AgentFileRow, CategoryOption, UploadedFile
+from marketplace.state.vendors.wizard import PRICING_CHOICES
+from marketplace.state.vendors.wizard import WizardState as W
+from marketplace.state.vendors.wizard_rows import AgentFileRow, CategoryOption, UploadedFile
 
 FORM_ID = "agent-wizard-form"
 STEPS = [

@@ -8,11 +8,11 @@ from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.tabs import TabSpec, tab_view
-from marketplace.pages.vendor.application import application_view
-from marketplace.pages.vendor.dashboard import dashboard_tab
-from marketplace.pages.vendor.notifications import notifications_tab
+from marketplace.pages.vendors.application import application_view
+from marketplace.pages.vendors.dashboard import dashboard_tab
+from marketplace.pages.vendors.notifications import notifications_tab
 from marketplace.state.display import LOGGED_OUT_MESSAGE, LOGGED_OUT_TITLE
-from marketplace.state.vendor.page import VendorState
+from marketplace.state.vendors.page import VendorState
 
 TABS = [
     TabSpec("dashboard", "Dashboard", None, dashboard_tab, icon="layout-dashboard"),

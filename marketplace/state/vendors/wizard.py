@@ -18,10 +18,10 @@ from marketplace.services import filetypes, images, plans, pricing
 from marketplace.services.catalog import categories as category_service
 from marketplace.services.errors import DomainError, Forbidden, NotFound, Unauthorized
 from marketplace.services.permissions import require_vendor
-from marketplace.services.vendor import agents as agent_service
-from marketplace.services.vendor import files as file_service
-from marketplace.services.vendor import submission
-from marketplace.services.vendor.drafts import (
+from marketplace.services.vendors import agents as agent_service
+from marketplace.services.vendors import files as file_service
+from marketplace.services.vendors import submission
+from marketplace.services.vendors.drafts import (
     DEFAULT_ACTIVATION_LIMIT,
     UNLIMITED,
     AgentDraft,
@@ -32,8 +32,8 @@ from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import focus_field, submitted_checkbox, take_submitted
 from marketplace.state.session import ViewerMixin
-from marketplace.state.vendor.upload_widget import clear_uploads_script, refuse_upload_script
-from marketplace.state.vendor.wizard_rows import (
+from marketplace.state.vendors.upload_widget import clear_uploads_script, refuse_upload_script
+from marketplace.state.vendors.wizard_rows import (
     AgentFileRow,
     CategoryOption,
     UploadedFile,
@@ -411,7 +411,7 @@ class WizardState(ViewerMixin, rx.State):
                 attached = await blocking.run(submission.submit_changes, actor=user, agent_id=self.agent_id,
                                               draft=self._draft(), file_urls=[u.url for u in self.uploads])
             else:
-                # One unit: nothing is created unless every file passes (services/vendor/submission.py).
+                # One unit: nothing is created unless every file passes (services/vendors/submission.py).
                 self.agent_id, attached = await blocking.run(
                     submission.submit_agent, actor=user, draft=self._draft(), file_urls=[u.url for u in self.uploads])
                 self.agent_status = "pending"

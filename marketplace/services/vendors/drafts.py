@@ -1,7 +1,7 @@
 """An agent as a vendor submits it (the wizard's draft) and the one set of rules that checks it.
 
-The wizard (state/vendor/wizard.py) and `POST/PUT /api/vendor/agents` both pass an `AgentDraft` to
-services/vendor/agents.py, which cleans it here; the messages below are the texts both show.
+The wizard (state/vendors/wizard.py) and `POST/PUT /api/vendor/agents` both pass an `AgentDraft` to
+services/vendors/agents.py, which cleans it here; the messages below are the texts both show.
 Every error is `Invalid(message, field=<draft field, snake_case>)`.
 """
 

@@ -9,11 +9,11 @@ from typing import Any, ClassVar
 import reflex as rx
 
 from marketplace.services.errors import DomainError, Unauthorized
-from marketplace.services.vendor import applications
+from marketplace.services.vendors import applications
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import FormState, focus_first_error, take_submitted
-from marketplace.state.vendor.page import VendorState
+from marketplace.state.vendors.page import VendorState
 
 # form field name (the spec's, also the service's `field`) -> state attribute
 FIELDS = {"businessName": "business_name", "businessDescription": "business_description", "website": "website"}

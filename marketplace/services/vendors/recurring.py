@@ -15,7 +15,7 @@ How each figure is computed:
 - refunds: orders with status `refunded` given back in the last 30 days (by `refunded_at`; an order refunded
   before that column existed, at payment time, by its `created_at`), counted and summed in USD at each order's
   own rate: the amount of the order's succeeded refund when there is one (`refunds`), else the whole order.
-Earnings, revenue and the earnings chart (services/vendor/sales.py) count completed orders only: renewals are
+Earnings, revenue and the earnings chart (services/vendors/sales.py) count completed orders only: renewals are
 completed orders of kind `renewal` and count like any sale; a refunded order is no longer completed and drops
 out of every sum.
 """
@@ -32,7 +32,7 @@ from sqlmodel import Session, select
 from marketplace.db import session_scope
 from marketplace.models import Order, OrderStatus, Refund, RefundStatus, Subscription, SubscriptionStatus, User
 from marketplace.services.permissions import require_vendor
-from marketplace.services.vendor.sales import to_usd
+from marketplace.services.vendors.sales import to_usd
 
 WINDOW_DAYS = 30
 LIVE_STATUSES = (SubscriptionStatus.ACTIVE, SubscriptionStatus.PAST_DUE)

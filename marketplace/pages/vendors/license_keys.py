@@ -11,7 +11,7 @@ from marketplace.components.data_table import Column, table
 from marketplace.components.empty_state import empty_state
 from marketplace.components.spinner import skeleton_block
 from marketplace.state.license_rows import KeyRow
-from marketplace.state.vendor.license_keys import VendorKeysState as K
+from marketplace.state.vendors.license_keys import VendorKeysState as K
 
 
 def keys_button(agent_id: Var[str], agent_name: Var[str]) -> rx.Component:

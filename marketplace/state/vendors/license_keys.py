@@ -14,7 +14,7 @@ from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again, time_zone
 from marketplace.state.license_rows import KeyRow, key_row
-from marketplace.state.vendor.page import VendorState
+from marketplace.state.vendors.page import VendorState
 
 LOG = logging.getLogger(__name__)
 PAGE_SIZE = 10

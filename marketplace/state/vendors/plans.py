@@ -18,7 +18,7 @@ from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.state import blocking
 from marketplace.state.display import format_day, logged_out_again, time_zone
 from marketplace.state.plans import PlanOption, plan_option
-from marketplace.state.vendor.page import VendorState
+from marketplace.state.vendors.page import VendorState
 
 PAYMENT_FAILED = "The payment did not go through. Please try again."
 PLANS_PATH = "/vendor/plans"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from marketplace.services import money
-from marketplace.services.vendor.drafts import MAX_PRICE_CENTS
+from marketplace.services.vendors.drafts import MAX_PRICE_CENTS
 
 
 @dataclass

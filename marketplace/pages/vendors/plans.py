@@ -9,10 +9,10 @@ from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.stripe_payment import stripe_payment_form
-from marketplace.pages.vendor.page import by_mode
+from marketplace.pages.vendors.page import by_mode
 from marketplace.state.plans import PlanOption
-from marketplace.state.vendor.plans import PLANS_PATH
-from marketplace.state.vendor.plans import VendorPlansState as S
+from marketplace.state.vendors.plans import PLANS_PATH
+from marketplace.state.vendors.plans import VendorPlansState as S
 
 
 def _feature(text: rx.Var | str) -> rx.Component:

@@ -7,8 +7,8 @@ import reflex as rx
 from marketplace.components.badges import notification_type_badge
 from marketplace.components.empty_state import empty_state
 from marketplace.components.spinner import skeleton_block
-from marketplace.state.vendor.notifications import NotificationRow
-from marketplace.state.vendor.notifications import VendorNotificationsState as N
+from marketplace.state.vendors.notifications import NotificationRow
+from marketplace.state.vendors.notifications import VendorNotificationsState as N
 
 
 def _notification(item: NotificationRow) -> rx.Component:

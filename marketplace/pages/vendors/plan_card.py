@@ -6,7 +6,7 @@ import reflex as rx
 
 from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
-from marketplace.state.vendor.plans import PlanCardState as P
+from marketplace.state.vendors.plans import PlanCardState as P
 
 
 def _fact(label: str, value: rx.Var | str, fact_id: str) -> rx.Component:

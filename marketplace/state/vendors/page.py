@@ -13,7 +13,7 @@ from marketplace.models import ApplicationStatus, VendorApplication
 from marketplace.services import notifications
 from marketplace.services.errors import Forbidden, Unauthorized
 from marketplace.services.permissions import require_vendor
-from marketplace.services.vendor import applications
+from marketplace.services.vendors import applications
 from marketplace.state import blocking
 from marketplace.state.display import BROWSER_TIME_ZONE_JS, format_day, logged_out_again, time_zone
 from marketplace.state.session import SessionState, ViewerMixin

@@ -11,10 +11,10 @@ from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
 from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
-from marketplace.pages.vendor.license_keys import keys_button, keys_dialog
-from marketplace.pages.vendor.plan_card import plan_card
-from marketplace.state.vendor.dashboard import AgentRow, PayoutRow, SaleRow
-from marketplace.state.vendor.dashboard import VendorDashboardState as D
+from marketplace.pages.vendors.license_keys import keys_button, keys_dialog
+from marketplace.pages.vendors.plan_card import plan_card
+from marketplace.state.vendors.dashboard import AgentRow, PayoutRow, SaleRow
+from marketplace.state.vendors.dashboard import VendorDashboardState as D
 
 
 def _card(title: str, *children: rx.Component, icon: str, element_id: str, action: rx.Component | None = None,

@@ -18,7 +18,7 @@ from marketplace.services import notifications
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.state import blocking
 from marketplace.state.display import format_day_time, logged_out_again, time_zone
-from marketplace.state.vendor.page import VendorState
+from marketplace.state.vendors.page import VendorState
 
 LOG = logging.getLogger(__name__)
 

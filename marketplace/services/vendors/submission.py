@@ -21,8 +21,8 @@ from marketplace.models import Agent, AgentFile, AgentTag, User
 from marketplace.services import filetypes, uploads
 from marketplace.services.errors import DomainError, Invalid
 from marketplace.services.permissions import require_vendor
-from marketplace.services.vendor import agents, files, revisions
-from marketplace.services.vendor.drafts import AgentDraft, clean_draft
+from marketplace.services.vendors import agents, files, revisions
+from marketplace.services.vendors.drafts import AgentDraft, clean_draft
 
 FILE_REQUIRED = "Please upload at least one agent file before submitting."
 FIELD = "agentFileURL"
@@ -86,7 +86,7 @@ def submit_agent(*, actor: User | None, draft: AgentDraft,
 
 def submit_changes(*, actor: User | None, agent_id: str, draft: AgentDraft,
                    file_urls: list[str]) -> list[revisions.FileInfo]:
-    """Edit the actor's agent (services/vendor/agents.py `update_agent`) and attach the uploads at
+    """Edit the actor's agent (services/vendors/agents.py `update_agent`) and attach the uploads at
     `file_urls`, each checked first: a refused file changes nothing. The agent must keep at least one file."""
     vendor = require_vendor(actor)
     urls = list(dict.fromkeys(u for u in file_urls if u))

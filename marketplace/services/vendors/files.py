@@ -35,8 +35,8 @@ from marketplace.models.base import new_id, utcnow
 from marketplace.services import filetypes, uploads
 from marketplace.services.errors import Conflict, DomainError, Invalid, NotFound
 from marketplace.services.permissions import require_vendor
-from marketplace.services.vendor import revisions
-from marketplace.services.vendor.revisions import FileInfo, file_info, own_agent
+from marketplace.services.vendors import revisions
+from marketplace.services.vendors.revisions import FileInfo, file_info, own_agent
 
 FILE_NOT_FOUND = "File not found"
 TOO_MANY_FILES = "An agent can have at most {n} files"
