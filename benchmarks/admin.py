@@ -153,9 +153,9 @@ def _generate(spec: Seed) -> dict[str, list[tuple]]:
 def seed(url: str, spec: Seed) -> None:
     import psycopg
 
+    from benchmarks.day_totals import rebuild_day_totals
     from marketplace import migrate
     from marketplace.services import catalog
-    from marketplace.services.admin.totals import rebuild_day_totals
 
     started = time.perf_counter()
     engine = _engine(url)

@@ -83,7 +83,7 @@ SQLITE_TRIGGERS = {
 }
 
 
-# A copy of `rebuild_day_totals` as it was when this revision was written (marketplace/services/admin/totals.py):
+# A copy of `rebuild_day_totals` as it was when this revision was written (now benchmarks/day_totals.py):
 # a migration must not change when a service does.
 _DAY = {"postgresql": "CAST(timezone('UTC', created_at) AS date)", "sqlite": "date(created_at)"}
 

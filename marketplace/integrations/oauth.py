@@ -70,10 +70,6 @@ class ProviderIdentity:
         return asdict(self)
 
 
-def provider_name(provider: str) -> str:
-    return PROVIDER_NAMES.get(provider, provider.title())
-
-
 def is_configured(provider: str) -> bool:
     if provider == "google":
         return settings.google_configured

@@ -312,14 +312,6 @@ def create_onboarding_link(*, account_id: str, refresh_url: str, return_url: str
     return str(_plain(link)["url"])
 
 
-def create_dashboard_link(account_id: str) -> str:
-    """A login link to the vendor's Express dashboard."""
-    try:
-        return str(_plain(client().v1.accounts.login_links.create(account_id))["url"])
-    except stripe.StripeError as exc:
-        raise _provider_error(exc) from exc
-
-
 def _timestamp(value: Any) -> datetime | None:
     return datetime.fromtimestamp(int(value), UTC) if value is not None else None
 

@@ -69,7 +69,6 @@ def test_one_put_upload(backend, vendor_client):
     assert put.status_code == 200, put.text
     assert put.headers["ETag"].strip('"')
     assert get_storage().head(key) == len(data)
-    assert get_storage().read_prefix(key, 5) == b"print"
     assert b"".join(get_storage().iter_chunks(key, chunk_size=1000)) == data
     assert _strip_query(url).endswith(key)
 
@@ -132,7 +131,7 @@ def test_multipart_upload(backend, vendor_client):
     if backend == "local":
         assert body["location"] == f"{settings.public_url}/api/uploads/local/{key}"
     assert get_storage().head(key) == sum(sizes)
-    assert get_storage().read_prefix(key, 3) == b"AAA"
+    assert get_storage().get(key)[:3] == b"AAA"
     assert _row(key).upload_id is None  # finished: it cannot be resumed or completed again
     again = vendor_client.get(f"{COMPANION}/multipart/{upload_id}?{query}")
     assert again.status_code == 404

@@ -153,9 +153,9 @@ def _totals() -> list[tuple]:
 
 
 def test_day_totals_follow_refunds_and_equal_a_rebuild(book):
+    from benchmarks.day_totals import rebuild_day_totals
     from marketplace import db
     from marketplace.models import Order
-    from marketplace.services.admin.totals import rebuild_day_totals
 
     admin = make_admin()
     with db.session_scope() as session:

@@ -72,7 +72,6 @@ def test_connect_onboarding_helpers(stripe_standin):
     assert pending.charges_enabled and not pending.payouts_enabled
     # A used link sends the vendor to refresh_url for a new one, as Stripe does.
     assert httpx.get(url).headers["location"] == "http://localhost:3000/vendor/retry"
-    assert httpx.get(payments.create_dashboard_link(account.id)).status_code == 200
 
 
 def test_standin_refuses_fee_without_destination_and_unready_destinations(stripe_standin):

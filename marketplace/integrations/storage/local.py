@@ -110,13 +110,6 @@ class LocalStorage:
         path = self._path(key)
         return path.stat().st_size if path.is_file() else None
 
-    def read_prefix(self, key: str, n: int) -> bytes:
-        try:
-            with self._path(key).open("rb") as f:
-                return f.read(n)
-        except FileNotFoundError:
-            raise ObjectNotFound(key) from None
-
     def iter_chunks(self, key: str, *, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
         try:
             f = self._path(key).open("rb")

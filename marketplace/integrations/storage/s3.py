@@ -66,17 +66,6 @@ class S3Storage:
                 return None
             raise
 
-    def read_prefix(self, key: str, n: int) -> bytes:
-        try:
-            body = self.client.get_object(Bucket=self.bucket, Key=safe_key(key), Range=f"bytes=0-{max(n, 1) - 1}")
-        except self.client.exceptions.NoSuchKey:
-            raise ObjectNotFound(key) from None
-        except self.client.exceptions.ClientError as exc:
-            if self._error_code(exc) == "InvalidRange":  # an empty object
-                return b""
-            raise
-        return body["Body"].read()[:n]
-
     def iter_chunks(self, key: str, *, chunk_size: int = CHUNK_SIZE) -> Iterator[bytes]:
         try:
             body = self.client.get_object(Bucket=self.bucket, Key=safe_key(key))["Body"]

@@ -65,12 +65,6 @@ def count_files(session: Session, agent_id: str, version: int) -> int:
                         .where(AgentFile.agent_id == agent_id, AgentFile.version == version)).one()
 
 
-def editable_version(session: Session, agent: Agent) -> int:
-    """The version the next approval would publish: the pending revision's, else the current one."""
-    revision = pending_revision(session, agent) if agent.status == "approved" else None
-    return revision.version if revision is not None else agent.current_version
-
-
 def read_changes(revision: AgentRevision) -> dict[str, Any]:
     try:
         changes = json.loads(revision.changes or "{}")
