@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.services import accounts, auth, guest_checkout, mail_texts
 from marketplace.services.errors import DomainError
@@ -34,7 +35,7 @@ class ForgotPasswordState(FormState, rx.State):
         self.reset()
 
     @rx.event
-    def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
+    def submit(self, form: dict | None = None) -> EventSpec | None:
         take_submitted(self, form, {"email": "email"})
         if not self.email.strip():
             self.errors = {"email": "Email is required"}
@@ -44,7 +45,7 @@ class ForgotPasswordState(FormState, rx.State):
                               callback=ForgotPasswordState.done)
 
     @rx.event
-    def done(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+    def done(self, result: dict[str, Any]) -> EventSpec | None:
         self.submitting = False
         if result.get("ok"):
             self.sent_message = error_message(result)
@@ -73,7 +74,7 @@ class PasswordLinkForm(FormState, rx.State, mixin=True):
         """Raise DomainError unless the link would work now (runs on a worker thread)."""
         raise NotImplementedError
 
-    def finished(self) -> rx.event.EventSpec:
+    def finished(self) -> EventSpec:
         raise NotImplementedError
 
     @rx.event
@@ -92,7 +93,7 @@ class PasswordLinkForm(FormState, rx.State, mixin=True):
         yield rx.call_script(f"window.history.replaceState(null, '', {self.PATH!r})")
 
     @rx.event
-    def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
+    def submit(self, form: dict | None = None) -> EventSpec | None:
         take_submitted(self, form, {"password": "password", "confirm_password": "confirm_password"})
         errors: dict[str, str] = {}
         if problem := auth.password_error(self.password):
@@ -108,7 +109,7 @@ class PasswordLinkForm(FormState, rx.State, mixin=True):
         return rx.call_script(fetch_api("POST", self.API_PATH, body), callback=type(self).done)
 
     @rx.event
-    def done(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+    def done(self, result: dict[str, Any]) -> EventSpec | None:
         self.submitting = False
         if result.get("ok"):
             self.token, self.link_status = "", "checking"
@@ -132,7 +133,7 @@ class ResetPasswordState(PasswordLinkForm, rx.State):
     def check_link(cls, token: str) -> None:
         accounts.check_reset_link(token=token)
 
-    def finished(self) -> rx.event.EventSpec:
+    def finished(self) -> EventSpec:
         return flash_and_go("Password reset", "Please sign in with your new password.", "/login")
 
 
@@ -167,5 +168,5 @@ class GuestPasswordState(PasswordLinkForm, rx.State):
     def check_link(cls, token: str) -> None:
         guest_checkout.check_link(token=token)
 
-    def finished(self) -> rx.event.EventSpec:
+    def finished(self) -> EventSpec:
         return flash_and_go("Password set", "You are signed in. Your agents are in My Agents.", "/dashboard")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.services import auth
 from marketplace.state.browser import error_message, fetch_api, response_json
@@ -49,7 +50,7 @@ class AccountSecurityState(FormState, SessionState):
     # --- change password ---------------------------------------------------------------------------------------
 
     @rx.event
-    def change_password(self, form: dict | None = None) -> rx.event.EventSpec | None:
+    def change_password(self, form: dict | None = None) -> EventSpec | None:
         take_submitted(self, form, {"current_password": "current_password", "new_password": "new_password",
                                     "confirm_new_password": "confirm_new_password"})
         errors: dict[str, str] = {}
@@ -71,7 +72,7 @@ class AccountSecurityState(FormState, SessionState):
                               callback=AccountSecurityState.password_changed)
 
     @rx.event
-    def password_changed(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+    def password_changed(self, result: dict[str, Any]) -> EventSpec | None:
         self.changing_password = False
         if result.get("ok"):
             return rx.toast("Password changed", description=error_message(result))
@@ -84,14 +85,14 @@ class AccountSecurityState(FormState, SessionState):
     # --- two-factor authentication -----------------------------------------------------------------------------
 
     @rx.event
-    def start_two_factor(self) -> rx.event.EventSpec | None:
+    def start_two_factor(self) -> EventSpec | None:
         if self.totp_busy:
             return None
         self.totp_busy = True
         return rx.call_script(fetch_api("POST", "/api/user/2fa/setup"), callback=AccountSecurityState.two_factor_issued)
 
     @rx.event
-    def two_factor_issued(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+    def two_factor_issued(self, result: dict[str, Any]) -> EventSpec | None:
         self.totp_busy = False
         data = response_json(result)
         if not result.get("ok"):
@@ -112,7 +113,7 @@ class AccountSecurityState(FormState, SessionState):
         return code
 
     @rx.event
-    def confirm_two_factor(self, form: dict | None = None) -> rx.event.EventSpec | None:
+    def confirm_two_factor(self, form: dict | None = None) -> EventSpec | None:
         code = self._code_or_error(form)
         if code is None or self.totp_busy:
             return None
@@ -121,7 +122,7 @@ class AccountSecurityState(FormState, SessionState):
                               callback=AccountSecurityState.two_factor_switched)
 
     @rx.event
-    def disable_two_factor(self, form: dict | None = None) -> rx.event.EventSpec | None:
+    def disable_two_factor(self, form: dict | None = None) -> EventSpec | None:
         code = self._code_or_error(form)
         if code is None or self.totp_busy:
             return None
@@ -130,7 +131,7 @@ class AccountSecurityState(FormState, SessionState):
                               callback=AccountSecurityState.two_factor_switched)
 
     @rx.event
-    def two_factor_switched(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+    def two_factor_switched(self, result: dict[str, Any]) -> EventSpec | None:
         self.totp_busy = False
         if not result.get("ok"):
             self.totp_error = error_message(result) or "Invalid two-factor code"
@@ -145,14 +146,14 @@ class AccountSecurityState(FormState, SessionState):
     # --- sign out everywhere -----------------------------------------------------------------------------------
 
     @rx.event
-    def sign_out_everywhere(self) -> rx.event.EventSpec | None:
+    def sign_out_everywhere(self) -> EventSpec | None:
         if self.signing_out:
             return None
         self.signing_out = True
         return rx.call_script(fetch_api("POST", "/api/logout/all"), callback=AccountSecurityState.signed_out)
 
     @rx.event
-    def signed_out(self, result: dict[str, Any]) -> rx.event.EventSpec:
+    def signed_out(self, result: dict[str, Any]) -> EventSpec:
         self.signing_out = False
         if result.get("ok") or result.get("status") == 401:
             return flash_and_go("Signed out everywhere", "You have been signed out on every device.", "/login")

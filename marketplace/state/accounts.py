@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.services import auth, sign_in_errors
 from marketplace.state.browser import error_message, fetch_api, response_json
@@ -42,7 +43,7 @@ class LoginState(FormState, rx.State):
         return events
 
     @rx.event
-    def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
+    def submit(self, form: dict | None = None) -> EventSpec | None:
         take_submitted(self, form, {name: name for name in ("username", "password", "two_factor_code")})
         if (ticked := submitted_checkbox(form, "enable_2fa")) is not None:
             self.enable_2fa = ticked
@@ -61,7 +62,7 @@ class LoginState(FormState, rx.State):
         return rx.call_script(fetch_api("POST", "/api/login", body), callback=LoginState.done)
 
     @rx.event
-    def done(self, result: dict[str, Any]) -> rx.event.EventSpec:
+    def done(self, result: dict[str, Any]) -> EventSpec:
         if result.get("ok"):
             self.password = ""
             return flash_and_go("Welcome back!", "You have successfully logged in.")
@@ -94,7 +95,7 @@ class SignupState(FormState, rx.State):
     confirming: bool = False
 
     @rx.event
-    def on_load(self) -> rx.event.EventSpec:
+    def on_load(self) -> EventSpec:
         self.reset()
         return SessionEvents.redirect_if_signed_in
 
@@ -107,7 +108,7 @@ class SignupState(FormState, rx.State):
         self.totp_code = value[:6]
 
     @rx.event
-    def submit(self, form: dict | None = None) -> rx.event.EventSpec | None:
+    def submit(self, form: dict | None = None) -> EventSpec | None:
         take_submitted(self, form, {name: name for name in ("username", "email", "password", "confirm_password")})
         if (ticked := submitted_checkbox(form, "enable_2fa")) is not None:
             self.enable_2fa = ticked
@@ -123,7 +124,7 @@ class SignupState(FormState, rx.State):
         return rx.call_script(fetch_api("POST", "/api/register", body), callback=SignupState.done)
 
     @rx.event
-    def done(self, result: dict[str, Any]) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+    def done(self, result: dict[str, Any]) -> EventSpec | list[EventSpec] | None:
         self.submitting = False
         if not result.get("ok"):
             data = response_json(result)
@@ -140,12 +141,12 @@ class SignupState(FormState, rx.State):
             return None
         return self._welcome()
 
-    def _welcome(self) -> rx.event.EventSpec:
+    def _welcome(self) -> EventSpec:
         return flash_and_go(f"Welcome to AgentMarket, {self.username.strip()}!",
                             "Your account has been created successfully.")
 
     @rx.event
-    def confirm_two_factor(self, form: dict | None = None) -> rx.event.EventSpec | None:
+    def confirm_two_factor(self, form: dict | None = None) -> EventSpec | None:
         take_submitted(self, form, {"totp_code": "totp_code"})
         if len(self.totp_code.strip()) != 6:
             self.errors = {"totp_code": "Enter the 6-digit code from your authenticator app"}
@@ -157,7 +158,7 @@ class SignupState(FormState, rx.State):
         )
 
     @rx.event
-    def confirmed(self, result: dict[str, Any]) -> rx.event.EventSpec | None:
+    def confirmed(self, result: dict[str, Any]) -> EventSpec | None:
         self.confirming = False
         if result.get("ok"):
             return self._welcome()

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.models import AgentPublic, CategoryPublic
 from marketplace.services import catalog, images, money
@@ -215,7 +216,7 @@ class HomeState(ViewerMixin, rx.State):
         self.query_price = value
 
     @rx.event
-    def quick_search(self, form: dict | None = None) -> rx.event.EventSpec:
+    def quick_search(self, form: dict | None = None) -> EventSpec:
         take_submitted(self, form, {"search": "query"})
         return rx.redirect(agents_url(search=self.query.strip(), category=self.query_category,
                                       price=self.query_price))

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.models import User
 from marketplace.services import guest_checkout, images, money, pricing, purchases
@@ -113,7 +114,7 @@ class CheckoutState(FormState, rx.State):
     def _route_agent_id(self) -> str:
         return str(getattr(self, "agent_id", "") or "").strip()
 
-    def _fail(self, message: str) -> rx.event.EventSpec:
+    def _fail(self, message: str) -> EventSpec:
         self.loading, self.failed = False, True
         self.error_message = message or CHECKOUT_FAILED
         return toast_on_load("Checkout Error", self.error_message, error=True)
@@ -223,7 +224,7 @@ class CheckoutState(FormState, rx.State):
         self._show_intent(intent)
 
     @rx.event
-    def back_to_agent(self) -> rx.event.EventSpec:
+    def back_to_agent(self) -> EventSpec:
         """Browser back, when the previous page is ours; opened from elsewhere, the agent's page instead."""
         can_go_back = "(window.navigation ? window.navigation.canGoBack : window.history.length > 1)"
         return rx.call_script(f"{can_go_back} ? window.history.back()"
@@ -274,7 +275,7 @@ class CheckoutState(FormState, rx.State):
         self._payment_error(message)
 
     @rx.event
-    def stripe_unavailable(self, message: str) -> rx.event.EventSpec:
+    def stripe_unavailable(self, message: str) -> EventSpec:
         self.loading, self.failed = False, True
         self.error_message = message or CHECKOUT_FAILED
         return rx.toast.error("Checkout Error", description=self.error_message)
@@ -284,7 +285,7 @@ class CheckoutState(FormState, rx.State):
         self.progress, self.progress_label = 0, ""
         self.payment_error = message or PAYMENT_FAILED
 
-    def _succeeded(self, order_id: str) -> rx.event.EventSpec:
+    def _succeeded(self, order_id: str) -> EventSpec:
         self._order_id = order_id
         self.progress, self.progress_label = STEP_DONE
         self.processing, self.redirecting = False, True
@@ -292,7 +293,7 @@ class CheckoutState(FormState, rx.State):
                               callback=CheckoutState.go_to_success)
 
     @rx.event
-    def go_to_success(self, _done: Any = None) -> rx.event.EventSpec:
+    def go_to_success(self, _done: Any = None) -> EventSpec:
         return rx.redirect(f"{SUCCESS_PATH}?{urlencode({ORDER_PARAM: self._order_id})}")
 
     # --- free agents -----------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.models import ApplicationStatus, Order, Role, User
 from marketplace.models.commerce import OrderPublic
@@ -225,7 +226,7 @@ class DashboardState(FormState, SessionState):
             self.saved_first_name, self.saved_last_name, self.saved_email)
 
     @rx.event
-    def on_load(self) -> rx.event.EventSpec | None:
+    def on_load(self) -> EventSpec | None:
         self.reset()
         tab = self.router.url.query_parameters.get("tab", "")
         self.tab = tab if tab in TABS else "purchases"
@@ -276,7 +277,7 @@ class DashboardState(FormState, SessionState):
     # --- downloads ---------------------------------------------------------------------------------------
 
     @rx.event
-    def download(self, purchase_id: str) -> rx.event.EventSpec | None:
+    def download(self, purchase_id: str) -> EventSpec | None:
         card = next((p for p in self.purchases if p.id == purchase_id), None)
         if card is None or self.downloading:
             return None
@@ -287,7 +288,7 @@ class DashboardState(FormState, SessionState):
                               callback=DashboardState.downloaded)
 
     @rx.event
-    def downloaded(self, result: dict[str, Any]) -> rx.event.EventSpec | list[rx.event.EventSpec]:
+    def downloaded(self, result: dict[str, Any]) -> EventSpec | list[EventSpec]:
         card = next((p for p in self.purchases if p.id == self.downloading), None)
         self.downloading = ""
         if result.get("ok"):
@@ -302,7 +303,7 @@ class DashboardState(FormState, SessionState):
     # --- license keys ------------------------------------------------------------------------------------
 
     @rx.event
-    def copy_key(self, key: str) -> list[rx.event.EventSpec]:
+    def copy_key(self, key: str) -> list[EventSpec]:
         return [rx.set_clipboard(key), rx.toast("License key copied", description="Paste it into your agent.")]
 
     @rx.event

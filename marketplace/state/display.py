@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.state.session import toast_on_load
 
@@ -46,7 +47,7 @@ LOGGED_OUT_TITLE = "Unauthorized"
 LOGGED_OUT_MESSAGE = "You are logged out. Logging in again..."
 
 
-def logged_out_again(*, on_load: bool = False) -> list[rx.event.EventSpec]:
+def logged_out_again(*, on_load: bool = False) -> list[EventSpec]:
     """The session ended (or never was): say so, then sign in again after 500 ms. From an on_load handler the
     toast goes through one browser round trip, once the toaster is mounted."""
     toast = (toast_on_load(LOGGED_OUT_TITLE, LOGGED_OUT_MESSAGE, error=True) if on_load

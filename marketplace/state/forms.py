@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import ClassVar
 
 import reflex as rx
+from reflex.event import EventSpec
 
 # Run in the browser once the refusal is on screen: the page's first error line (components/forms.py `field`)
 # names its field, which takes the focus. The errors arrive with the same update as this script, and React
@@ -18,13 +19,13 @@ _FOCUS_FIRST_ERROR = """(() => { let frames = 0; const look = () => {
 }; requestAnimationFrame(look); })()"""
 
 
-def focus_first_error() -> rx.event.EventSpec:
+def focus_first_error() -> EventSpec:
     """After a refused submit the keyboard's focus goes to the first field in error (its error line describes
     it, so a screen reader reads both), not left on the button or dropped to the page."""
     return rx.call_script(_FOCUS_FIRST_ERROR)
 
 
-def focus_field(element_id: str) -> rx.event.EventSpec:
+def focus_field(element_id: str) -> EventSpec:
     """The focus to one field, for a refusal that has no error line of its own (a step left incomplete)."""
     return rx.call_script(f"document.getElementById({json.dumps(element_id)})?.focus()")
 

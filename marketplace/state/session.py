@@ -6,6 +6,7 @@ import json
 from http.cookies import CookieError, SimpleCookie
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.config import settings
 from marketplace.models import User
@@ -17,7 +18,7 @@ from marketplace.state.browser import error_message, fetch_api
 FLASH_KEY = "mp-flash"
 
 
-def flash_and_go(title: str, description: str, path: str = "/") -> rx.event.EventSpec:
+def flash_and_go(title: str, description: str, path: str = "/") -> EventSpec:
     """Show a toast on the next page: the cookie changed, so a full page load must follow."""
     payload = json.dumps({"title": title, "description": description})
     return rx.call_script(
@@ -26,12 +27,12 @@ def flash_and_go(title: str, description: str, path: str = "/") -> rx.event.Even
     )
 
 
-def full_page_load(path: str) -> rx.event.EventSpec:
+def full_page_load(path: str) -> EventSpec:
     """Leave the single-page app: /api routes (sign-in entry, SSO) must be fetched by the browser itself."""
     return rx.call_script(f"window.location.assign({json.dumps(path)})")
 
 
-def toast_on_load(title: str, description: str, *, error: bool = False) -> rx.event.EventSpec:
+def toast_on_load(title: str, description: str, *, error: bool = False) -> EventSpec:
     """A toast from an on_load handler: sent via one browser round trip, once the toaster is mounted."""
     payload = json.dumps({"title": title, "description": description, "error": error})
     return rx.call_script(json.dumps(payload), callback=SessionEvents.show_flash)
@@ -130,7 +131,7 @@ class SessionEvents(SessionState):
     security) subclass `SessionState`; an event here loads this, its parents and nothing else."""
 
     @rx.event
-    async def load(self) -> rx.event.EventSpec:
+    async def load(self) -> EventSpec:
         self._apply(await self.viewer())
         self.demo_mode = settings.demo_enabled
         self.checked = True
@@ -141,7 +142,7 @@ class SessionEvents(SessionState):
         )
 
     @rx.event
-    def show_flash(self, raw: str) -> rx.event.EventSpec | None:
+    def show_flash(self, raw: str) -> EventSpec | None:
         if not raw:
             return None
         try:
@@ -152,14 +153,14 @@ class SessionEvents(SessionState):
         return show(str(data.get("title", "")), description=str(data.get("description", "")))
 
     @rx.event
-    def redirect_if_signed_in(self) -> rx.event.EventSpec | None:
+    def redirect_if_signed_in(self) -> EventSpec | None:
         """Login and sign-up bounce signed-in users to the home page."""
         if self.signed_in:
             return rx.redirect("/", replace=True)
         return None
 
     @rx.event
-    def resend_verification(self) -> rx.event.EventSpec | None:
+    def resend_verification(self) -> EventSpec | None:
         if self.resending:
             return None
         self.resending = True
@@ -167,14 +168,14 @@ class SessionEvents(SessionState):
                               callback=SessionEvents.verification_resent)
 
     @rx.event
-    def verification_resent(self, result: dict) -> rx.event.EventSpec:
+    def verification_resent(self, result: dict) -> EventSpec:
         self.resending = False
         if result.get("ok"):
             return rx.toast("Confirmation e-mail sent", description=error_message(result))
         return rx.toast.error("Could not send the e-mail", description=error_message(result) or "Please try again.")
 
     @rx.event
-    def logout(self) -> rx.event.EventSpec:
+    def logout(self) -> EventSpec:
         return rx.call_script(
             "fetch('/api/logout', {method: 'POST', credentials: 'include'})"
             ".finally(() => window.location.assign('/'))"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.models import User
 from marketplace.services import money, refunds
@@ -33,7 +34,7 @@ VIEW_JS = f"[{BROWSER_TIME_ZONE_JS}, new URLSearchParams(window.location.search)
 REDIRECT_TO_LOGIN = "setTimeout(() => window.location.assign('/api/login'), 500)"
 
 
-def admin_only(*, on_load: bool = False) -> list[rx.event.EventSpec]:
+def admin_only(*, on_load: bool = False) -> list[EventSpec]:
     """Not an admin: say so, then sign in (as someone else) after 500 ms."""
     toast = (toast_on_load(ADMIN_ONLY_TITLE, ADMIN_ONLY_MESSAGE, error=True) if on_load
              else rx.toast.error(ADMIN_ONLY_TITLE, description=ADMIN_ONLY_MESSAGE))
@@ -52,7 +53,7 @@ def failure_text(error: Exception, failure: str) -> str:
     return f"{failure} {reason}".strip()
 
 
-def admin_failed(error: Exception, failure: str = "") -> rx.event.EventSpec | list[rx.event.EventSpec]:
+def admin_failed(error: Exception, failure: str = "") -> EventSpec | list[EventSpec]:
     """The toast for a failed admin action: signed out and not-admin have their own redirects; anything else
     is 'Error' with the spec's message for the action and the service's reason (unexpected causes logged)."""
     if isinstance(error, Unauthorized):
@@ -113,7 +114,7 @@ class AdminEvents(AdminState):
     state, since Reflex fetches all substates of an event's state; here it loads this, its parents and nothing else."""
 
     @rx.event
-    async def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
+    async def on_load(self) -> EventSpec | list[EventSpec]:
         tab = self.router.url.query_parameters.get("tab", "")
         self.tab = tab if tab in TABS else "overview"
         session = await self.get_state(SessionState)  # SessionState.load, just before, read the user
@@ -125,7 +126,7 @@ class AdminEvents(AdminState):
         return rx.call_script(VIEW_JS, callback=AdminEvents.load_view)
 
     @rx.event
-    async def load_view(self, view: list[str]) -> list[rx.event.EventSpec] | None:
+    async def load_view(self, view: list[str]) -> list[EventSpec] | None:
         zone_name, tab = [*view, "", ""][:2] if isinstance(view, list) else ("", "")
         self.time_zone = time_zone(zone_name).key
         self.tab = tab if tab in TABS else "overview"
@@ -141,7 +142,7 @@ class AdminEvents(AdminState):
         return None
 
     @rx.event
-    def set_tab(self, tab: str) -> rx.event.EventSpec | None:
+    def set_tab(self, tab: str) -> EventSpec | None:
         """Open a tab by navigating to its address: a history entry per tab, so Back works."""
         if tab not in TABS:
             return None

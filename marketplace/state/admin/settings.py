@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.services import money, platform
 from marketplace.services.errors import DomainError, Forbidden, Invalid, Unauthorized
@@ -56,7 +57,7 @@ class AdminSettingsState(ViewerMixin, rx.State):
     saving_guest: bool = False
 
     @rx.event
-    async def on_load(self) -> list[rx.event.EventSpec] | None:
+    async def on_load(self) -> list[EventSpec] | None:
         self.reset()
         try:
             settings = await blocking.run(platform.list_settings, actor=await self.viewer())
@@ -90,7 +91,7 @@ class AdminSettingsState(ViewerMixin, rx.State):
         if value.lower() in CURRENCIES:
             self.checkout_currency = value.lower()
 
-    def _refused(self, error: Exception) -> list[rx.event.EventSpec] | None:
+    def _refused(self, error: Exception) -> list[EventSpec] | None:
         if isinstance(error, Unauthorized):
             return logged_out_again()
         if isinstance(error, Forbidden):

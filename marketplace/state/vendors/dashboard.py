@@ -15,6 +15,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.services import images, money, pricing
 from marketplace.services.errors import DomainError, Unauthorized
@@ -214,7 +215,7 @@ class VendorDashboardState(VendorState):
         self.payouts_total = len(view.payouts)
         self.payments_loading = False
 
-    def _failed(self, error: DomainError) -> rx.event.EventSpec | list[rx.event.EventSpec]:
+    def _failed(self, error: DomainError) -> EventSpec | list[EventSpec]:
         if isinstance(error, Unauthorized):
             return logged_out_again()
         return rx.toast.error("Error", description=error.message)
@@ -248,7 +249,7 @@ class VendorDashboardState(VendorState):
         self.account_currency = (status.default_currency or "").upper()
 
     @rx.event
-    async def set_period(self, period: str) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+    async def set_period(self, period: str) -> EventSpec | list[EventSpec] | None:
         if period not in PERIODS or period == self.period:
             return None
         self.period = period

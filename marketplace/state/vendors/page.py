@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.models import ApplicationStatus, VendorApplication
 from marketplace.services import notifications
@@ -35,7 +36,7 @@ class VendorState(ViewerMixin, rx.State):
     previously_rejected: bool = False
 
     @rx.event
-    async def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec]:
+    async def on_load(self) -> EventSpec | list[EventSpec]:
         self.reset()
         query = self.router.url.query_parameters
         tab = query.get("tab", "")
@@ -47,7 +48,7 @@ class VendorState(ViewerMixin, rx.State):
         return rx.call_script(BROWSER_TIME_ZONE_JS, callback=VendorState.load_view)
 
     @rx.event
-    async def load_view(self, zone_name: str) -> list[rx.event.EventSpec] | None:
+    async def load_view(self, zone_name: str) -> list[EventSpec] | None:
         self.time_zone = time_zone(zone_name).key
         user = await self.viewer()
         try:
@@ -72,7 +73,7 @@ class VendorState(ViewerMixin, rx.State):
         self.application_date = format_day(application.created_at, time_zone(self.time_zone)) if application else ""
 
     @rx.event
-    def set_tab(self, tab: str) -> rx.event.EventSpec | None:
+    def set_tab(self, tab: str) -> EventSpec | None:
         """Switch tabs and put the tab in the address, so reload and links keep it."""
         if tab not in TABS:
             return None

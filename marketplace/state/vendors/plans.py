@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.services import money, plans, purchases
 from marketplace.services.errors import DomainError, Unauthorized
@@ -90,7 +91,7 @@ class PlanCardState(PlanSummary, VendorState):
     """The vendor dashboard's plan card, loaded when it mounts."""
 
     @rx.event
-    async def load(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+    async def load(self) -> EventSpec | list[EventSpec] | None:
         self.plan_loading = True
         try:
             self._show_current(await blocking.run(plans.current_plan, actor=await self.viewer()))
@@ -228,7 +229,7 @@ class VendorPlansState(PlanSummary, VendorState):
         self.payment_failed("")
 
     @rx.event
-    def stripe_unavailable(self, message: str) -> rx.event.EventSpec:
+    def stripe_unavailable(self, message: str) -> EventSpec:
         self.processing, self.client_secret = False, ""
         return rx.toast.error("Error", description=message or PAYMENT_FAILED)
 

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.config import settings
 from marketplace.models import PricingModel
@@ -148,7 +149,7 @@ class WizardState(ViewerMixin, rx.State):
         return parts[2] if len(parts) == 4 and parts[:2] == ["vendor", "agents"] and parts[3] == "edit" else ""
 
     @rx.event
-    async def on_load(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
+    async def on_load(self) -> EventSpec | list[EventSpec] | None:
         self.reset()
         user = await self.viewer()
         try:
@@ -242,10 +243,10 @@ class WizardState(ViewerMixin, rx.State):
         self.category_id = value
 
     @rx.event
-    def set_tags_text(self, value: str) -> rx.event.EventSpec | None:
+    def set_tags_text(self, value: str) -> EventSpec | None:
         return self._read_tags(value)
 
-    def _read_tags(self, value: str) -> rx.event.EventSpec | None:
+    def _read_tags(self, value: str) -> EventSpec | None:
         """Parse as the service does; the toast comes once, when the list goes over the limit."""
         was_refused = bool(self.tags_error)
         self.tags_text = value
@@ -259,7 +260,7 @@ class WizardState(ViewerMixin, rx.State):
 
     # --- steps -----------------------------------------------------------------------------------------
 
-    def _take(self, form: dict | None) -> rx.event.EventSpec | None:
+    def _take(self, form: dict | None) -> EventSpec | None:
         take_submitted(self, form, {k: v for k, v in FIELDS.items() if k != "tags"})
         unlimited = submitted_checkbox(form, "unlimitedActivations") if self.step == 3 else None  # its step only
         if unlimited is not None:
