@@ -33,3 +33,4 @@ test-runtime:
 lint: setup
 	@.venv/bin/ruff check .
 	@.venv/bin/lint-imports --no-cache --no-logo
+	@.venv/bin/mypy

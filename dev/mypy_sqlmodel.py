@@ -28,6 +28,7 @@ from mypy.types import AnyType, CallableType, Instance, Type, TypeOfAny, get_pro
 _SQLMODEL = "sqlmodel.main.SQLModel"
 _MAPPED = "sqlalchemy.orm.base.Mapped"
 _TABLE = "sqlalchemy.sql.schema.Table"
+_MARK = "marketplace_sqlmodel_table"
 _STATE = "reflex.state.BaseState"
 _VAR = "reflex_base.vars.base.Var"
 _EVENT = "reflex_base.event.EventNamespace"
@@ -35,12 +36,9 @@ _EVENT_CALLBACK = "reflex_base.event.EventCallback"
 
 
 def _is_table(info: TypeInfo) -> bool:
-    """A class declared with `table=True` (or one inheriting from such a class) maps to a table."""
-    for klass in info.mro:
-        table = klass.defn.keywords.get("table")
-        if isinstance(table, NameExpr) and table.fullname == "builtins.True":
-            return True
-    return False
+    """A class declared with `table=True` (or inheriting from one): marked by `_declare_table`. The mark is kept in
+    the class's metadata, which mypy's cache keeps (the class's keywords are not kept)."""
+    return any(_MARK in klass.metadata for klass in info.mro)
 
 
 class ClassReads(Plugin):
@@ -75,10 +73,11 @@ class ClassReads(Plugin):
 
 
 def _declare_table(ctx: ClassDefContext) -> None:
-    """`Agent.__table__` (set by SQLModel's metaclass on a table model): a `Table`."""
+    """Mark a table model, and declare its `__table__` (set by SQLModel's metaclass): a `Table`."""
     table = ctx.cls.keywords.get("table")
     if not (isinstance(table, NameExpr) and table.fullname == "builtins.True"):
         return
+    ctx.cls.info.metadata[_MARK] = {"table": True}
     table_type = ctx.api.named_type_or_none(_TABLE)
     if table_type is None:
         if not ctx.api.final_iteration:

@@ -87,7 +87,7 @@ def watch(loop: asyncio.AbstractEventLoop, threshold_ms: int) -> None:
         finally:
             _waits.waited, _waits.collecting = _cpu_wait() - waited, _collected - collected
 
-    events.Handle._run = timed_run  # type: ignore[method-assign]
+    events.Handle._run = timed_run  # type: ignore[method-assign]  # the timing patch itself
     gc.callbacks.append(_time_collection)
     logging.getLogger("asyncio").addFilter(_HeldOnly(threshold_ms / 1000))
     loop.set_debug(True)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test`: lint (ruff, import contracts), unit + API tests on SQLite (and on PostgreSQL when TEST_DATABASE_URL
+# `make test`: lint (ruff, import contracts, mypy), unit + API tests on SQLite (and on PostgreSQL when TEST_DATABASE_URL
 # is set), then the browser tests against one shared build of the app.
 # With TEST_DATABASE_URL on PostgreSQL it also proves the runtime requirements alone run the app in production
 # mode (scripts/runtime_check.sh). `scripts/test.sh unit` (`make test-unit`) stops after the unit + API tests;
@@ -22,6 +22,8 @@ if [ "$PART" != e2e ]; then
   ruff check .
   echo "==> import contracts (lint-imports; pyproject.toml [tool.importlinter])"
   lint-imports --no-cache --no-logo
+  echo "==> types (mypy; pyproject.toml [tool.mypy], cache in .mypy_cache/)"
+  mypy
 
   # Tests marked `redis` (workers sharing state through Redis) run where a Redis answers, each database's run on
   # its own Redis database so that the two runs side by side never touch each other's keys.

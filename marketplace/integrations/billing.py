@@ -160,7 +160,7 @@ def _setup_intent(sdk_obj: Any) -> SetupIntent:
 
 def _clock(sdk_obj: Any) -> TestClock:
     obj = _plain(sdk_obj)
-    return TestClock(id=obj["id"], status=str(obj["status"]), frozen_time=_timestamp(obj["frozen_time"]))  # type: ignore[arg-type]
+    return TestClock(id=obj["id"], status=str(obj["status"]), frozen_time=_timestamp(obj["frozen_time"]))  # type: ignore[arg-type]  # a clock has a time
 
 
 # ---- customers and prices -----------------------------------------------------------------------------------

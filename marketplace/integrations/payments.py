@@ -122,7 +122,7 @@ def browser_config() -> BrowserConfig:
 @lru_cache(maxsize=4)
 def _client_for(secret_key: str, api_base: str) -> stripe.StripeClient:
     addresses: dict[str, str] = {"api": api_base} if api_base else {}
-    return stripe.StripeClient(secret_key, base_addresses=addresses, max_network_retries=2)  # type: ignore[arg-type]
+    return stripe.StripeClient(secret_key, base_addresses=addresses, max_network_retries=2)  # type: ignore[arg-type]  # stripe types a TypedDict
 
 
 def client() -> stripe.StripeClient:
@@ -288,7 +288,7 @@ def create_connected_account(
     }
     options: dict[str, Any] = {"idempotency_key": idempotency_key} if idempotency_key else {}
     try:
-        return _account(client().v1.accounts.create(params=params, options=options))  # type: ignore[arg-type]
+        return _account(client().v1.accounts.create(params=params, options=options))  # type: ignore[arg-type]  # params built as a dict
     except stripe.StripeError as exc:
         raise _provider_error(exc) from exc
 

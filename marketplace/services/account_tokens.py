@@ -30,7 +30,7 @@ def hash_token(token: str) -> str:
 def issue(session: Session, *, user: User, purpose: TokenPurpose, email: str, lifetime: timedelta) -> str:
     """A new link token; earlier unused links of the same purpose stop working (only the newest counts)."""
     now = utcnow()
-    session.exec(update(AccountToken).where(  # type: ignore[call-overload]
+    session.exec(update(AccountToken).where(
         AccountToken.user_id == user.id, AccountToken.purpose == purpose, AccountToken.used_at.is_(None))
         .values(used_at=now))
     token = secrets.token_urlsafe(32)
@@ -61,7 +61,7 @@ def consume(session: Session, *, token: str, purpose: TokenPurpose) -> AccountTo
     """Mark the token used and return it; unknown, expired, used or other-purpose tokens are all refused
     alike. The conditional UPDATE makes two concurrent uses of one link end with exactly one winner."""
     digest, now = hash_token(_clean(token)), utcnow()
-    used = session.exec(update(AccountToken).where(  # type: ignore[call-overload]
+    used = session.exec(update(AccountToken).where(
         AccountToken.token_hash == digest, AccountToken.purpose == purpose, AccountToken.used_at.is_(None),
         AccountToken.expires_at > now).values(used_at=now)).rowcount
     row = session.exec(select(AccountToken).where(AccountToken.token_hash == digest)).first()

@@ -106,7 +106,7 @@ def check_tar_gz(archive: str, f: BinaryIO, *, is_executable: Sniffer) -> None:
     try:
         with gzip.GzipFile(fileobj=f, mode="rb") as unzipped:
             stream = _Capped(unzipped, MAX_UNPACKED_BYTES, archive)
-            with tarfile.open(fileobj=stream, mode="r|") as tar:  # type: ignore[call-overload]
+            with tarfile.open(fileobj=stream, mode="r|") as tar:  # type: ignore[call-overload]  # typeshed: no stream mode with fileobj
                 for count, member in enumerate(tar, start=1):
                     if count > MAX_ENTRIES:
                         raise Refused(f"{archive} holds more than {MAX_ENTRIES} entries")

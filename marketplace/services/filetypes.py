@@ -243,7 +243,7 @@ def _pdf_object_follows_header(prefix: bytes) -> bool:
         return False
     position = header.end()
     while True:
-        position = _PDF_SPACE.match(prefix, position).end()  # type: ignore[union-attr]
+        position = _PDF_SPACE.match(prefix, position).end()  # type: ignore[union-attr]  # \s* always matches
         comment = _PDF_COMMENT.match(prefix, position)
         if comment is None:
             return _PDF_OBJECT.match(prefix, position) is not None

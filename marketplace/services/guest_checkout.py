@@ -126,10 +126,10 @@ def is_unclaimed(user: User) -> bool:
     return user.password_hash is None and user.email_verified_at is None
 
 
-def require_guest_buyer(*, user_id: str) -> None:
+def require_guest_buyer(*, user_id: str | None) -> None:
     """A signed-out caller may see a payment's order only if it was made for an unclaimed guest account."""
     with session_scope() as session:
-        user = session.get(User, user_id)
+        user = session.get(User, user_id) if user_id is not None else None
         if user is None or not is_unclaimed(user):
             raise Forbidden(NOT_A_GUEST_PAYMENT)
 

@@ -323,7 +323,7 @@ class DashboardState(FormState, SessionState):
             self.deactivating = ""
             yield rx.toast.error("Not deactivated", description=error.message)
             return
-        await self._load_purchases(user)  # type: ignore[arg-type]
+        await self._load_purchases(user)  # type: ignore[arg-type]  # signed in: checked above
         self.deactivating = ""
         yield rx.toast("Instance deactivated", description="Its place can be used on another machine.")
 
@@ -373,7 +373,7 @@ class DashboardState(FormState, SessionState):
             self.changing_subscription = ""
             yield rx.toast.error("Subscription not changed", description=error.message)
             return
-        await self._load_purchases(user)  # type: ignore[arg-type]
+        await self._load_purchases(user)  # type: ignore[arg-type]  # signed in: checked above
         self.changing_subscription = ""
         day = format_day(view.current_period_end, time_zone(self.time_zone)) if view.current_period_end else ""
         if cancel:

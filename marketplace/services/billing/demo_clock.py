@@ -56,7 +56,9 @@ def _demo_clock_id() -> str:
     except IntegrityError:
         pass
     with session_scope() as session:
-        return session.get(PlatformSetting, CLOCK_SETTING).value  # type: ignore[union-attr]
+        setting = session.get(PlatformSetting, CLOCK_SETTING)
+        assert setting is not None, "written just above, or by the request that won the insert"
+        return setting.value
 
 
 def advance_clock(*, actor: User | None, days: int) -> ClockState:

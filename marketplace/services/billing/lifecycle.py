@@ -239,13 +239,15 @@ def _set_cancel(actor: User | None, subscription_id: str, *, cancel: bool) -> Su
                                 values={"cancel_at_period_end": not cancel, "canceled_at": None})
         raise
     with session_scope() as session:
-        row = session.get(Subscription, subscription_id)
+        changed = session.get(Subscription, subscription_id)
+        if changed is None:  # deleted between the two transactions (an account deletion)
+            raise NotFound(NOT_FOUND)
         buyer = session.get(User, user.id)
-        if cancel and row is not None and buyer is not None and row.current_period_end is not None:
+        if cancel and buyer is not None and changed.current_period_end is not None:
             mail.send_after_commit(session, mail_texts.subscription_cancelled(
-                to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name,
-                access_until=records.long_date(row.current_period_end)))
-        return SubscriptionView.of(row)  # type: ignore[arg-type]
+                to=buyer.email, name=names.greeting_name(buyer), agent_name=changed.agent_name,
+                access_until=records.long_date(changed.current_period_end)))
+        return SubscriptionView.of(changed)
 
 
 def cancel_subscription(*, actor: User | None, subscription_id: str) -> SubscriptionView:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache, partial
+from typing import Any, cast
 
 from sqlalchemy import DateTime, Row, Select, String, and_, bindparam, delete, func, or_, select, true
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, CursorResult
 from sqlmodel import Session
 
 from marketplace import db
@@ -89,7 +90,7 @@ def _limit(*, address: str | None, key: str) -> None:
 # The one read of a key, by every call: its row by hash, its status by the one rule (at the bound `now`) and, when
 # the bound `instance_id` names one of its activations, that activation. Built once: the statement is compiled
 # once (SQLAlchemy caches it by identity), for the most frequent call.
-KEY_READ = (
+KEY_READ: Select[*tuple[Any, ...]] = (
     select(LicenseKey.id, LicenseKey.key, status_of(bindparam("now", type_=DateTime)).label("status"),
            Agent.activation_limit, LicenseKey.activation_usage, Purchase.access_until, LicenseKey.agent_id,
            LicenseActivation.id.label("instance_id"), LicenseActivation.name.label("instance_name"),
@@ -107,7 +108,7 @@ def _key_params(key: str | None, instance_id: str | None) -> dict[str, object]:
             "instance_id": instance_id}
 
 
-def _read(row: Row | None, key: str | None) -> tuple[KeyState | None, Instance | None]:
+def _read(row: Row[*tuple[Any, ...]] | None, key: str | None) -> tuple[KeyState | None, Instance | None]:
     """The key of a `KEY_READ` row (confirmed in constant time: see `keys`) and the activation it found."""
     if row is None or row.id is None or key is None or not keys.same(row.key, key):
         return None, None
@@ -162,7 +163,7 @@ def activate(*, license_key: str, instance_name: str, address: str | None) -> An
 
 
 @lru_cache(maxsize=8)
-def _validate_statement(dialect: str, slots: int) -> Select:
+def _validate_statement(dialect: str, slots: int) -> Select[*tuple[Any, ...]]:
     """PostgreSQL: validate in one statement (one round trip, its own transaction): the rate limits counted all or
     none (`ratelimit.counted_rows`, data-modifying CTEs) and the key read (`KEY_READ`), in one row whatever was
     found."""
@@ -171,7 +172,8 @@ def _validate_statement(dialect: str, slots: int) -> Select:
     return select(tally.c.counted, *key.c).select_from(tally.outerjoin(key, true()))
 
 
-def _count_and_read(connection: Connection, counters: ratelimit.Window, params: dict[str, object]) -> Row | None:
+def _count_and_read(connection: Connection, counters: ratelimit.Window,
+                    params: dict[str, object]) -> Row[*tuple[Any, ...]] | None:
     dialect, slots = connection.dialect.name, len(counters.limits)
     if dialect == "postgresql":
         row = connection.execute(_validate_statement(dialect, slots), {**counters.params(), **params}).one()
@@ -205,8 +207,8 @@ def validate(*, license_key: str, instance_id: str | None, address: str | None) 
 def release(session: Session, *, key_id: str, instance_id: str) -> bool:
     """Delete one activation of this key and give its place back: False when it was not (or no longer) there,
     so two deactivations of one instance free one place."""
-    gone = session.execute(delete(LicenseActivation).where(LicenseActivation.id == instance_id,
-                                                           LicenseActivation.license_key_id == key_id)).rowcount
+    gone = cast(CursorResult[Any], session.execute(delete(LicenseActivation).where(LicenseActivation.id == instance_id,
+                                                           LicenseActivation.license_key_id == key_id))).rowcount
     if gone != 1:
         return False
     decisions.claim_any(session, LicenseKey, LicenseKey.id == key_id, LicenseKey.activation_usage > 0,

@@ -47,7 +47,7 @@ def current_in(session: Session, vendor_id: str) -> CurrentPlan:
     return CurrentPlan(
         plan=plan, status=row.status if row is not None else VendorPlanStatus.ACTIVE,
         current_period_end=row.current_period_end if row is not None and not plan.is_free else None,
-        pending_plan=pending, grace_ends_at=row.past_due_since + access.GRACE if past_due else None,  # type: ignore[operator]
+        pending_plan=pending, grace_ends_at=row.past_due_since + access.GRACE if past_due else None,  # type: ignore[operator]  # past_due implies the date
         agents_used=agents_used_in(session, vendor_id))
 
 

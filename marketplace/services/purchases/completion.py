@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from sqlalchemy import false, literal, update
+from sqlalchemy import SQLColumnExpression, false, literal, update
 from sqlalchemy import select as sql_select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import aliased
@@ -135,7 +135,7 @@ def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user
     so each part is found or not on its own."""
     buyer, vendor, anchor = _BUYER, _VENDOR, _ANCHOR
 
-    def matches(column: ColumnElement[str], value: str | None) -> ColumnElement[bool]:
+    def matches(column: SQLColumnExpression[str], value: str | None) -> ColumnElement[bool]:
         return column == value if isinstance(value, str) and value else false()
 
     statement = (sql_select(Order, Purchase, Agent, buyer, vendor).select_from(anchor)
@@ -144,7 +144,7 @@ def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user
                  .outerjoin(Agent, matches(Agent.id, agent_id))
                  .outerjoin(buyer, matches(buyer.id, user_id))
                  .outerjoin(vendor, vendor.id == Agent.vendor_id))
-    order, purchase, agent, buyer_row, vendor_row = session.exec(statement).one()  # type: ignore[call-overload]
+    order, purchase, agent, buyer_row, vendor_row = session.exec(statement).one()  # type: ignore[call-overload]  # SQLModel exec() has no overload for 5 entities
     return _Known(order=order, purchase=purchase, agent=agent, buyer=buyer_row, vendor=vendor_row)
 
 

@@ -42,8 +42,8 @@ def _open_refund_conflict(session: Session, order_id: str) -> Conflict:
     status = session.exec(select(Refund.status).where(
         Refund.order_id == order_id, Refund.status.in_((RefundStatus.REQUESTED, RefundStatus.PENDING,
                                                         RefundStatus.SUCCEEDED)))).first()
-    return Conflict({RefundStatus.REQUESTED: ALREADY_REQUESTED, RefundStatus.PENDING: IN_PROGRESS}.get(
-        status or "", ALREADY_REFUNDED))
+    in_flight: dict[str, str] = {RefundStatus.REQUESTED: ALREADY_REQUESTED, RefundStatus.PENDING: IN_PROGRESS}
+    return Conflict(in_flight.get(status or "", ALREADY_REFUNDED))
 
 
 def recent_refunds(session: Session, user_id: str) -> int:

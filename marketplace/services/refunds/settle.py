@@ -144,13 +144,14 @@ def _tell(session: Session, order: Order, refund: Refund, *, tell_buyer: bool) -
         mail.send_after_commit(session, mail_texts.vendor_refund_notice(
             to=vendor.email, name=names.greeting_name(vendor), agent_name=order.agent_name, amount=amount,
             order_id=order.id))
-    live_buyer = buyer is not None and buyer.deleted_at is None
-    if live_buyer and tell_buyer:
-        notifications.notify(session, user_id=buyer.id, type=NotificationType.OTHER, title="Refund approved",
+    live_buyer = buyer if buyer is not None and buyer.deleted_at is None else None
+    if live_buyer is not None and tell_buyer:
+        notifications.notify(session, user_id=live_buyer.id, type=NotificationType.OTHER, title="Refund approved",
                              message=f"Your order for {order.agent_name} was refunded: {amount}.")
-    to = buyer.email if live_buyer else order.customer_email
+    to = live_buyer.email if live_buyer is not None else order.customer_email
     if to:
         mail.send_after_commit(session, mail_texts.refund_confirmation(
-            to=to, name=names.greeting_name(buyer) if live_buyer else "there", agent_name=order.agent_name,
+            to=to, name=names.greeting_name(live_buyer) if live_buyer is not None else "there",
+            agent_name=order.agent_name,
             amount=amount, order_id=order.id, subscription=order.subscription_id is not None))
     log.info("order %s refunded (%s, refund %s)", order.id, refund.source, refund.id)

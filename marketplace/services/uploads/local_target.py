@@ -160,7 +160,7 @@ class _FormReader:
             "on_header_value": self._header_value_cb, "on_header_end": self._header_end,
             "on_part_data": self._part_data, "on_part_end": self._part_end,
         }
-        self.parser = MultipartParser(boundary, callbacks)  # type: ignore[arg-type]
+        self.parser = MultipartParser(boundary, callbacks)  # type: ignore[arg-type]  # callbacks: a plain dict
 
     def _part_begin(self) -> None:
         self._name, self._value, self._is_file = "", bytearray(), False

@@ -178,9 +178,9 @@ def _draft_of(agent: Agent, tags: list[str], changes: dict[str, object]) -> Agen
     price = value("price_cents")
     return AgentDraft(
         name=str(value("name")), short_description=str(value("short_description")),
-        description=str(value("description")), price=money.format_cents(int(price)),  # type: ignore[arg-type]
-        category_id=value("category_id"), demo_url=value("demo_url"), image_url=value("image_url"),  # type: ignore[arg-type]
-        tags=list(changes.get("tags", tags)),  # type: ignore[call-overload]
+        description=str(value("description")), price=money.format_cents(int(price)),
+        category_id=value("category_id"), demo_url=value("demo_url"), image_url=value("image_url"),  # type: ignore[arg-type]  # values of checked changes
+        tags=list(changes.get("tags", tags)),  # type: ignore[call-overload]  # tags: checked list
         pricing_model=str(value("pricing_model")),
         activation_limit=limit if isinstance(limit := value("activation_limit"), int) else UNLIMITED,
     )

@@ -179,7 +179,7 @@ def _status_of(row: User) -> AccountStatus:
 def sync_account(account: payments.ConnectedAccount) -> bool:
     """Store what Stripe says about a connected account (`account.updated`); True if a vendor has it."""
     with session_scope() as session:
-        changed = session.exec(  # type: ignore[call-overload]
+        changed = session.exec(
             update(User).where(User.stripe_account_id == account.id).values(**_account_values(account))
         ).rowcount
     return bool(changed)
@@ -208,8 +208,8 @@ def _creation_key(row: User, country: str) -> str:
 def _store_new_account(user_id: str, account: payments.ConnectedAccount) -> str:
     """Keep the first account stored for this vendor (a lost race answers the winner's id)."""
     with session_scope() as session:
-        session.exec(  # type: ignore[call-overload]
-            update(User).where(User.id == user_id, User.stripe_account_id.is_(None))  # type: ignore[union-attr]
+        session.exec(
+            update(User).where(User.id == user_id, User.stripe_account_id.is_(None))
             .values(stripe_account_id=account.id, **_account_values(account))
         )
         stored = session.exec(select(User.stripe_account_id).where(User.id == user_id)).one()
