@@ -17,10 +17,10 @@ from zoneinfo import ZoneInfo
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services.errors import DomainError, Invalid
-from marketplace.state import blocking
-from marketplace.state.admin.page import admin_failed
+from marketplace.services.errors import Invalid
+from marketplace.state.admin.page import AdminToast
 from marketplace.state.display import time_zone
+from marketplace.state.service_calls import attempt
 
 PAGE_SIZE = 20
 
@@ -91,13 +91,12 @@ class AdminList(rx.State, mixin=True):
     async def _read(self) -> Any:
         """The current page again; the failure toast, if any, to send."""
         zone = time_zone(getattr(self, "time_zone", "UTC"))
-        try:
-            rows, self.total = await blocking.run(self._fetch, await self.viewer(), limit=PAGE_SIZE,
-                                                  offset=self.offset, search=self.search.strip(), zone=zone,
-                                                  **self._filters())
-        except DomainError as error:
+        done = await attempt(AdminToast(), self._fetch, await self.viewer(), limit=PAGE_SIZE, offset=self.offset,
+                             search=self.search.strip(), zone=zone, **self._filters())
+        if done.failed:
             self.loading = False
-            return admin_failed(error)
+            return done.events
+        rows, self.total = done.value
         if not rows and self.offset > 0 and self.total > 0:  # the page emptied (rows decided): step back
             self.offset = max(0, (self.total - 1) // PAGE_SIZE * PAGE_SIZE)
             return await self._read()
@@ -184,12 +183,13 @@ class AdminList(rx.State, mixin=True):
         arguments: dict[str, Any] = {action.key: row_id}
         if action.reason:
             arguments[action.reason] = self.reason.strip() or None
-        try:
-            await blocking.run(action.service, actor=await self.viewer(), **arguments)
-        except Exception as error:  # a refusal shows its reason; anything else is logged by admin_failed
+        # a refusal shows its reason; anything else is logged
+        done = await attempt(AdminToast(action.failure, unexpected=True), action.service, actor=await self.viewer(),
+                             **arguments)
+        if done.failed:
             self.busy = ""
-            yield admin_failed(error, action.failure)
-            if isinstance(error, Invalid) and action.reason:
+            yield done.events
+            if isinstance(done.error, Invalid) and action.reason:
                 return  # the reason was refused: the dialog stays open with it
         else:
             self.busy, self.details_open = "", False

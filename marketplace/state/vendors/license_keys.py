@@ -3,22 +3,21 @@ Enable. Every rule (whose keys, which change is allowed) is services/licenses'; 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
 import reflex as rx
 
 from marketplace.services import licenses
-from marketplace.services.errors import DomainError, Unauthorized
-from marketplace.state import blocking
-from marketplace.state.display import logged_out_again, time_zone
+from marketplace.state.display import time_zone
 from marketplace.state.license_rows import KeyRow, key_row
+from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.vendors.page import VendorState
 
-LOG = logging.getLogger(__name__)
 PAGE_SIZE = 10
 LOAD_FAILED = "Could not load the license keys."
+# A refusal's reason, or (logged) LOAD_FAILED, in the dialog; it offers Try again.
+READ_FAILED = Toast(None, LOAD_FAILED, unexpected=True, log="license keys unavailable")
 DONE = {True: ("License key disabled", "The buyer's agent can no longer activate or validate it."),
         False: ("License key enabled", "The key works again.")}
 FAILED = {True: "Failed to disable license key", False: "Failed to enable license key"}
@@ -51,19 +50,15 @@ class VendorKeysState(VendorState):
 
     async def _read(self) -> Any:
         """The current page; the error state (and a sign-in again when the session ended) on a refusal."""
-        try:
-            views, self.total = await blocking.run(licenses.vendor_keys, actor=await self.viewer(),
-                                                   agent_id=self.agent_id, limit=PAGE_SIZE, offset=self.offset)
-        except Unauthorized:
+        done = await attempt(READ_FAILED, licenses.vendor_keys, actor=await self.viewer(), agent_id=self.agent_id,
+                             limit=PAGE_SIZE, offset=self.offset)
+        if done.signed_out:
             self.loading = False
-            return logged_out_again()
-        except DomainError as error:
-            self.loading, self.error, self.rows = False, error.message, []
+            return done.events
+        if done.failed:
+            self.loading, self.error, self.rows = False, done.message, []
             return None
-        except Exception:  # logged; the dialog says so and offers Try again
-            LOG.exception("license keys unavailable")
-            self.loading, self.error, self.rows = False, LOAD_FAILED, []
-            return None
+        views, self.total = done.value
         zone = time_zone(self.time_zone)
         self.rows, self.error, self.loading = [key_row(view, zone) for view in views], "", False
         return None
@@ -110,20 +105,13 @@ class VendorKeysState(VendorState):
         self.busy = key_id
         yield
         disabled = bool(disabled)
-        try:
-            await blocking.run(licenses.set_disabled, actor=await self.viewer(), key_id=key_id, disabled=disabled)
-        except Unauthorized:
-            self.busy = ""
-            yield logged_out_again()
+        # unexpected failures are logged; the vendor is told it did not work
+        done = await attempt(Toast(FAILED[disabled], "Please try again.", unexpected=True,
+                                   log="license key change failed"),
+                             licenses.set_disabled, actor=await self.viewer(), key_id=key_id, disabled=disabled)
+        self.busy = ""
+        if done.signed_out:
+            yield done.events
             return
-        except DomainError as error:
-            self.busy = ""
-            yield rx.toast.error(FAILED[disabled], description=error.message)
-        except Exception:  # logged; the vendor is told it did not work
-            LOG.exception("license key change failed")
-            self.busy = ""
-            yield rx.toast.error(FAILED[disabled], description="Please try again.")
-        else:
-            self.busy = ""
-            yield rx.toast.success(DONE[disabled][0], description=DONE[disabled][1])
+        yield done.events if done.failed else rx.toast.success(DONE[disabled][0], description=DONE[disabled][1])
         yield await self._read()
