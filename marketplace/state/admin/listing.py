@@ -20,6 +20,7 @@ from marketplace.models import User
 from marketplace.services.errors import Invalid
 from marketplace.state.admin.page import AdminToast
 from marketplace.state.display import time_zone
+from marketplace.state.paging import Paged
 from marketplace.state.service_calls import attempt
 
 PAGE_SIZE = 20
@@ -44,13 +45,11 @@ class Action:
     plain_toast: bool = False  # a neutral toast rather than a success one (the moderation tabs)
 
 
-class AdminList(rx.State, mixin=True):
+class AdminList(Paged, mixin=True):
     """Rows of one service page by page; the state declares `rows`, `viewing`, `_fetch` and `_actions`."""
 
+    page_size: ClassVar[int] = PAGE_SIZE
     loading: bool = True
-    offset: int = 0
-    total: int = 0
-    shown: int = 0  # rows on this page
     search: str = ""
     details_open: bool = False
     asking: str = ""  # the action whose dialog is open
@@ -73,20 +72,6 @@ class AdminList(rx.State, mixin=True):
     def _followers(self) -> list[Any]:
         """Events of other lists that an action here changes (Approvals: the decided agent moves sub-tab)."""
         return []
-
-    @rx.var
-    def range_text(self) -> str:
-        if self.total == 0 or self.shown == 0:
-            return f"Showing 0 of {self.total}"
-        return f"Showing {self.offset + 1}-{self.offset + self.shown} of {self.total}"
-
-    @rx.var
-    def has_previous(self) -> bool:
-        return self.offset > 0
-
-    @rx.var
-    def has_next(self) -> bool:
-        return self.offset + self.shown < self.total
 
     async def _read(self) -> Any:
         """The current page again; the failure toast, if any, to send."""
@@ -118,20 +103,6 @@ class AdminList(rx.State, mixin=True):
     @rx.event
     async def set_search(self, value: str) -> Any:
         self.search, self.offset = value[:200], 0
-        return await self._read()
-
-    @rx.event
-    async def next_page(self) -> Any:
-        if self.offset + self.shown >= self.total:
-            return None
-        self.offset += PAGE_SIZE
-        return await self._read()
-
-    @rx.event
-    async def previous_page(self) -> Any:
-        if self.offset == 0:
-            return None
-        self.offset = max(0, self.offset - PAGE_SIZE)
         return await self._read()
 
     @rx.event

@@ -4,13 +4,14 @@ Enable. Every rule (whose keys, which change is allowed) is services/licenses'; 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, ClassVar
 
 import reflex as rx
 
 from marketplace.services import licenses
 from marketplace.state.display import time_zone
 from marketplace.state.license_rows import KeyRow, key_row
+from marketplace.state.paging import Paged
 from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.vendors.page import VendorState
 
@@ -23,30 +24,15 @@ DONE = {True: ("License key disabled", "The buyer's agent can no longer activate
 FAILED = {True: "Failed to disable license key", False: "Failed to enable license key"}
 
 
-class VendorKeysState(VendorState):
+class VendorKeysState(Paged, VendorState):
+    page_size: ClassVar[int] = PAGE_SIZE
     is_open: bool = False
     agent_id: str = ""
     agent_name: str = ""
     loading: bool = False
     error: str = ""
     rows: list[KeyRow] = []
-    total: int = 0
-    offset: int = 0
     busy: str = ""  # the key a Disable / Enable runs on
-
-    @rx.var
-    def range_text(self) -> str:
-        if not self.rows:
-            return f"Showing 0 of {self.total}"
-        return f"Showing {self.offset + 1}-{self.offset + len(self.rows)} of {self.total}"
-
-    @rx.var
-    def has_previous(self) -> bool:
-        return self.offset > 0
-
-    @rx.var
-    def has_next(self) -> bool:
-        return self.offset + len(self.rows) < self.total
 
     async def _read(self) -> Any:
         """The current page; the error state (and a sign-in again when the session ended) on a refusal."""
@@ -56,11 +42,12 @@ class VendorKeysState(VendorState):
             self.loading = False
             return done.events
         if done.failed:
-            self.loading, self.error, self.rows = False, done.message, []
+            self.loading, self.error, self.rows, self.shown = False, done.message, [], 0
             return None
         views, self.total = done.value
         zone = time_zone(self.time_zone)
         self.rows, self.error, self.loading = [key_row(view, zone) for view in views], "", False
+        self.shown = len(self.rows)
         return None
 
     @rx.event
@@ -68,6 +55,7 @@ class VendorKeysState(VendorState):
         """The agent row's License keys button: the dialog opens on its first page."""
         self.is_open, self.agent_id, self.agent_name = True, agent_id, agent_name
         self.loading, self.error, self.rows, self.total, self.offset, self.busy = True, "", [], 0, 0, ""
+        self.shown = 0
         yield
         yield await self._read()
 
@@ -81,20 +69,6 @@ class VendorKeysState(VendorState):
         self.loading, self.error = True, ""
         yield
         yield await self._read()
-
-    @rx.event
-    async def next_page(self) -> Any:
-        if self.offset + len(self.rows) >= self.total:
-            return None
-        self.offset += PAGE_SIZE
-        return await self._read()
-
-    @rx.event
-    async def previous_page(self) -> Any:
-        if self.offset == 0:
-            return None
-        self.offset = max(0, self.offset - PAGE_SIZE)
-        return await self._read()
 
     @rx.event
     async def set_disabled(self, key_id: str, disabled: bool) -> AsyncIterator[Any]:
