@@ -7,7 +7,8 @@ from pydantic import TypeAdapter
 
 from marketplace.api.catalog import TOTAL_HEADER, json_list
 from marketplace.api.deps import OptionalUser
-from marketplace.models.admin_reads import AdminAgentPublic, AdminCategoryRef, AdminVendorRef, PersonPublic
+from marketplace.models import VendorRef
+from marketplace.models.admin_reads import AdminAgentPublic, AdminCategoryRef, PersonPublic
 from marketplace.services import money
 from marketplace.services.admin import catalog, people
 
@@ -29,7 +30,7 @@ def _agent(row: catalog.AdminAgentRow) -> AdminAgentPublic:
         status=row.status, is_approved=row.is_approved,
         rejection_reason=row.rejection_reason, avg_rating=f"{row.avg_rating:.2f}", review_count=row.review_count,
         vendor_id=row.vendor_id,
-        vendor=AdminVendorRef(id=row.vendor_id, username=row.vendor_username)
+        vendor=VendorRef(id=row.vendor_id, username=row.vendor_username)
         if row.vendor_id and row.vendor_username else None,
         category_id=row.category_id,
         category=AdminCategoryRef(id=row.category_id, name=row.category_name)
