@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import StreamingResponse
 from pydantic import TypeAdapter
 
-from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser, SignedInUser
 from marketplace.api.exports import csv_download
 from marketplace.models.submissions import AgentDraftIn, AgentFilePublic, RevisionSummaryPublic, VendorAgentDraftPublic
@@ -37,7 +37,6 @@ from marketplace.services.vendors.drafts import UNLIMITED, AgentDraft
 router = APIRouter(prefix="/api", tags=["vendor"])
 
 SALE_LIST = TypeAdapter(list[SalePublic])
-_TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "sales on all pages", "schema": {"type": "integer"}}}}}
 
 
 @router.post("/vendor/apply", response_model=VendorApplicationPublic, status_code=201)
@@ -152,7 +151,7 @@ def _sale(s: sales.SaleRecord) -> SalePublic:
     )
 
 
-@router.get("/vendor/sales", response_model=list[SalePublic], responses=_TOTAL)
+@router.get("/vendor/sales", response_model=list[SalePublic], responses=total_answer("sales"))
 def vendor_sales(user: OptionalUser, limit: int = Query(20), offset: int = Query(0)) -> Response:
     """Completed sales, newest first; amounts in each order's currency. Total on all pages in X-Total-Count."""
     page = sales.list_sales(actor=user, limit=limit, offset=offset)

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Query, Response
 from fastapi.responses import StreamingResponse
 from pydantic import TypeAdapter
 
-from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser
 from marketplace.models.submissions import (
     FieldChangePublic,
@@ -27,7 +27,6 @@ from marketplace.services.vendors.drafts import UNLIMITED
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 PENDING_LIST = TypeAdapter(list[PendingAgentPublic])
-_TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "items on all pages", "schema": {"type": "integer"}}}}}
 
 
 def _change_value(field: str, value: object) -> str | list[str] | None:
@@ -69,7 +68,7 @@ def _decision(d: moderation.Decision) -> ModerationDecisionPublic:
                                     current_version=d.current_version)
 
 
-@router.get("/agents/pending", response_model=list[PendingAgentPublic], responses=_TOTAL)
+@router.get("/agents/pending", response_model=list[PendingAgentPublic], responses=total_answer("items"))
 def pending_agents(user: OptionalUser, limit: int = Query(100), offset: int = Query(0)) -> Response:
     """New agents and revisions of live ones waiting for review, oldest first, with vendor and category."""
     items, total = moderation.list_pending(actor=user, limit=limit, offset=offset)
