@@ -64,22 +64,24 @@ class CardUpdateState(rx.State):
         self.past_due = update.subscription.past_due
         self.loading = False
 
+    # The Payment Element's reports (components/stripe_payment.payment_element's names).
+
     @rx.event
-    def card_started(self) -> None:
+    def payment_started(self) -> None:
         self.card_error = ""
         self.saving = True
 
     @rx.event
-    def card_failed(self, message: str) -> None:
+    def payment_failed(self, message: str) -> None:
         self.saving = False
         self.card_error = message or "The card could not be saved. Please try again."
 
     @rx.event
-    def card_incomplete(self, _status: str) -> None:
-        self.card_failed("")
+    def payment_incomplete(self, _status: str) -> None:
+        self.payment_failed("")
 
     @rx.event
-    async def card_saved(self, setup_intent_id: str) -> AsyncIterator[Any]:
+    async def payment_succeeded(self, setup_intent_id: str) -> AsyncIterator[Any]:
         session = await self.get_state(SessionState)
         user = await session.viewer()
         done = await attempt(Toast(None), billing.finish_card_update, actor=user,
