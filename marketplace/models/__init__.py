@@ -56,6 +56,7 @@ from marketplace.models.mail import OutboxMail
 from marketplace.models.plans import FREE_PLAN_ID, Plan, PlanPayment, VendorPlan, VendorPlanStatus
 from marketplace.models.platform import PlatformSetting
 from marketplace.models.ratelimit import RateLimitCounter, RateLimitHit
+from marketplace.models.scans import FileScan, FileScanPublic, FindingKind, ScanFindingPublic, ScanStatus
 from marketplace.models.submissions import AgentDownload, AgentRevision, RevisionStatus, Upload, UploadMethod
 from marketplace.models.user import (
     AccountToken,
@@ -94,6 +95,9 @@ __all__ = [
     "CategoryPublic",
     "CategoryRef",
     "Favorite",
+    "FileScan",
+    "FileScanPublic",
+    "FindingKind",
     "FavoriteStatus",
     "FilterFacet",
     "LicenseActivation",
@@ -130,6 +134,8 @@ __all__ = [
     "ReviewPage",
     "ReviewPublic",
     "RevisionStatus",
+    "ScanFindingPublic",
+    "ScanStatus",
     "Role",
     "StatsPublic",
     "Subscription",
