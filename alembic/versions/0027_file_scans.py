@@ -6,7 +6,8 @@ Revises: 0024
 - `file_scans`: per storage key, the last verdict (`status`, `findings`, `engines`, `scanned_at`) and the queue
   fields of the background scanner (`due_at`, `attempts`, `last_error`, `engines_key`).
 Every object stored before this revision gets a pending scan, so the scanners check it before anyone but its
-vendor downloads it again.
+vendor downloads it again. A verdict (`status`, `scanned_at`) moves the catalog version (revision 0004's
+triggers), since a live agent's cached answer shows its scan date (`scannedAt`).
 """
 
 import uuid
@@ -44,6 +45,14 @@ def upgrade() -> None:
         sa.UniqueConstraint("storage_key"),
     )
     op.create_index("ix_file_scans_due_at", "file_scans", ["due_at"])
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("CREATE TRIGGER file_scans_version AFTER INSERT OR DELETE OR UPDATE OF status, scanned_at "
+                   "ON file_scans FOR EACH STATEMENT EXECUTE FUNCTION catalog_touch()")
+    else:
+        for event in ("INSERT", "DELETE", "UPDATE OF status, scanned_at"):
+            name = f"file_scans_version_{event.split()[0].lower()}"
+            op.execute(f"CREATE TRIGGER {name} AFTER {event} ON file_scans "
+                       "BEGIN UPDATE catalog_version SET version = version + 1 WHERE id = 1; END")
     keys = op.get_bind().execute(sa.text("SELECT DISTINCT storage_key FROM agent_files")).scalars().all()
     now = datetime.now(UTC)
     op.bulk_insert(scans, [{"id": uuid.uuid4().hex, "storage_key": key, "status": "pending", "findings": "[]",

@@ -174,6 +174,7 @@ class AgentPublic(ApiModel):
     category: CategoryRef | None = None
     created_at: datetime
     updated_at: datetime
+    scanned_at: datetime | None = None  # GET /api/agents/{id}: when every file was last found clean by a scan
 
 
 class AgentPage(ApiModel):

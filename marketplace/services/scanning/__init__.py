@@ -13,16 +13,19 @@ from marketplace.services.scanning.queue import (
 )
 from marketplace.services.scanning.views import (
     BLOCKED,
+    PENDING_VIEW,
     ScanView,
     approval_refusal,
     clean_scanned_at,
     download_refusal,
+    summary,
     view,
     views_of,
 )
 
 __all__ = [
     "BLOCKED",
+    "PENDING_VIEW",
     "Finding",
     "ScanFailed",
     "ScanView",
@@ -37,6 +40,7 @@ __all__ = [
     "scan_data",
     "scan_forever",
     "scan_object",
+    "summary",
     "verdict",
     "view",
     "views_of",

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, update
+from sqlalchemy import select as sa_select
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
-from marketplace.models import FileScan, ScanStatus
+from marketplace.db import session_scope
+from marketplace.models import Agent, AgentFile, FileScan, ScanStatus
 
 BLOCKED = "This file has been blocked by a security scan."
 WAITING = "This file is waiting for its security scan. Please try again in a minute."
@@ -111,11 +114,22 @@ def download_refusal(session: Session, keys: list[str], *, is_vendor: bool) -> s
     return None
 
 
-def clean_scanned_at(session: Session, keys: list[str]) -> datetime | None:
-    """For buyers: when the files were last all found clean (the oldest of their verdicts), None when any of
-    them has no clean verdict."""
-    if not keys:
+def clean_scanned_at(conn: Connection | Session, *, agent_id: str) -> datetime | None:
+    """For buyers: when the files of the agent's live version were last all found clean (the oldest of their
+    verdicts); None when any of them has no clean verdict, or there are none."""
+    keys = (sa_select(AgentFile.storage_key).join(Agent, Agent.id == AgentFile.agent_id)
+            .where(AgentFile.agent_id == agent_id, AgentFile.version == Agent.current_version).distinct()
+            .subquery())
+    files, clean, oldest = conn.execute(
+        sa_select(func.count(keys.c.storage_key), func.count(FileScan.id), func.min(FileScan.scanned_at))
+        .select_from(keys).outerjoin(FileScan, (FileScan.storage_key == keys.c.storage_key)
+                                     & (FileScan.status == ScanStatus.CLEAN))).one()
+    if not files or clean != files or oldest is None:
         return None
-    count, oldest = session.exec(select(func.count(), func.min(FileScan.scanned_at)).where(
-        FileScan.storage_key.in_(set(keys)), FileScan.status == ScanStatus.CLEAN)).one()
-    return oldest if count == len(set(keys)) else None
+    return oldest if oldest.tzinfo else oldest.replace(tzinfo=UTC)
+
+
+def summary() -> dict[str, int]:
+    """How many stored files have each status (the rescan command's report)."""
+    with session_scope() as session:
+        return dict(session.exec(select(FileScan.status, func.count()).group_by(FileScan.status)).all())
