@@ -263,13 +263,15 @@ def store_agent_file(agent: Agent, data: bytes = b"hello\n", *, filename: str = 
 
     key = f"agents/{agent.id}/{new_id()}/{filename}"
     get_storage().put(key, data)
-    if scan is None:
-        with db.session_scope() as session:
+    row = AgentFile(agent_id=agent.id, version=agent.current_version, storage_key=key, filename=filename,
+                    size_bytes=len(data))
+    with db.session_scope() as session:  # the file and its scan in one transaction, as an attach writes them
+        session.add(row)
+        if scan is None:
             scanning.enqueue(session, [key])
-    else:
-        _save(clean_scan(key, status=scan))
-    return _save(AgentFile(agent_id=agent.id, version=agent.current_version, storage_key=key, filename=filename,
-                           size_bytes=len(data)))
+        else:
+            session.add(clean_scan(key, status=scan))
+    return row
 
 
 def audit_actions() -> list[tuple[str, str, str]]:
