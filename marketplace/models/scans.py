@@ -51,7 +51,7 @@ class FileScan(SQLModel, table=True):
     engines_key: str = Field(default="", max_length=200)
     scanned_at: datetime | None = None
     created_at: datetime = Field(default_factory=utcnow)
-    due_at: datetime | None = Field(default_factory=utcnow)
+    due_at: datetime | None = None  # set by `enqueue` (services/scanning/queue.py)
     attempts: int = 0
     last_error: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 

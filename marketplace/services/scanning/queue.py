@@ -171,6 +171,7 @@ def queue_all() -> int:
         missing = set(session.exec(select(AgentFile.storage_key).distinct()).all()) - set(
             session.exec(select(FileScan.storage_key)).all())
         enqueue(session, missing)
+        session.info[QUEUED] = True
     return (queued or 0) + len(missing)
 
 
