@@ -41,6 +41,9 @@ REPORT_REASON_MAX = reports.MAX_REASON
 REPORT_DESCRIPTION_MAX = reports.MAX_DESCRIPTION
 
 
+SCANNED = "Scanned {date}: no threats found"
+
+
 def long_date(moment: datetime) -> str:
     return f"{moment:%B} {moment.day}, {moment.year}"
 
@@ -69,6 +72,7 @@ class AgentView:
     category_emoji: str = ""
     created: str = ""
     updated: str = ""
+    scanned: str = ""  # 'Scanned {date}: no threats found' when every file's last scan was clean
 
 
 @dataclasses.dataclass
@@ -107,6 +111,7 @@ def agent_view(agent: AgentPublic) -> AgentView:
         category_emoji=agent.category.emoji if agent.category else "",
         created=long_date(agent.created_at),
         updated=long_date(agent.updated_at),
+        scanned=SCANNED.format(date=long_date(agent.scanned_at)) if agent.scanned_at else "",
     )
 
 

@@ -1,6 +1,8 @@
 """The scan of one stored file: what each engine finds in it and, for archives, in each member.
 
-- malware: ClamAV's daemon (integrations/clamav.py), one INSTREAM per file or archive member;
+- malware: ClamAV's daemon (integrations/clamav.py). An archive is first sent whole (clamd unpacks it, member by
+  member, with its own limits): one round trip for the common clean archive. Only when clamd finds something, or
+  cannot take it whole, is each member sent on its own, so the finding names the member;
 - code: the YARA rules kept beside this module (`rules/*.yar`);
 - pickle: `.pkl .pickle .pt .pth .joblib` read by picklescan, every import outside its safe list reported;
 - secret: token and key patterns (services/scanning/secrets.py), shown masked;
@@ -83,6 +85,8 @@ class _Walk:
     unpacked: int = 0
     members: int = 0
     stopped: bool = False  # an archive limit was hit: nothing more is unpacked
+    clamav_members: bool = True  # False once clamd found the whole archive clean: members are not sent again
+    whole_malware: str | None = None  # what clamd found in the whole archive, until a member is found to hold it
 
 
 def scan_object(*, key: str, filename: str) -> list[Finding]:
@@ -105,13 +109,16 @@ def scan_data(data: bytes, *, filename: str) -> list[Finding]:
 def _scan(walk: _Walk, data: bytes, *, name: str, member: str | None, depth: int) -> None:
     suffix = PurePosixPath(name.lower()).suffix
     archive = _archive_kind(data, name) if suffix not in PICKLE_SUFFIXES else None
-    if archive is None:
+    if archive is None and walk.clamav_members:
         _clamav(walk, data, member)
+    if archive is None:
         _yara(walk, data, member)
         walk.findings.extend(secrets.find(data, member=member))
     if suffix in PICKLE_SUFFIXES:
         _pickle(walk, data, name=name, member=member, suffix=suffix)
     if archive is not None:
+        if depth == 0:
+            _clamav_whole(walk, data)
         if depth >= settings.scan_max_depth:
             walk.findings.append(Finding(FindingKind.ARCHIVE, "nesting-depth", member,
                                          f"archives nested deeper than {settings.scan_max_depth} levels"))
@@ -122,6 +129,9 @@ def _scan(walk: _Walk, data: bytes, *, name: str, member: str | None, depth: int
                 _scan(walk, inner, name=inner_name, member=_join(member, inner_name), depth=depth + 1)
         except (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError, ValueError) as error:
             walk.findings.append(Finding(FindingKind.ARCHIVE, "unreadable", member, f"archive unreadable: {error}"))
+        if walk.whole_malware and depth == 0 and not any(f.kind == FindingKind.MALWARE for f in walk.findings):
+            # clamd found it in the whole archive only (in a part no member holds)
+            walk.findings.append(Finding(FindingKind.MALWARE, walk.whole_malware, None, "ClamAV signature"))
 
 
 def _join(outer: str | None, inner: str) -> str:
@@ -213,6 +223,15 @@ def _clamav(walk: _Walk, data: bytes, member: str | None) -> None:
         raise ScanFailed(str(error)) from error
     if found:
         walk.findings.append(Finding(FindingKind.MALWARE, found, member, "ClamAV signature"))
+
+
+def _clamav_whole(walk: _Walk, data: bytes) -> None:
+    """Send a top-level archive whole: clean -> its members are not sent one by one (clamd read them)."""
+    try:
+        found = clamav.scan_bytes(data, socket_path=settings.clamd_socket, timeout=settings.clamd_timeout_seconds)
+    except clamav.ClamavError:
+        return  # too large for clamd's stream limit, say: every member goes on its own (an outage fails there)
+    walk.clamav_members, walk.whole_malware = found is not None, found
 
 
 def _yara(walk: _Walk, data: bytes, member: str | None) -> None:
