@@ -32,9 +32,11 @@ if [ -z "${SMTP_URL:-}" ]; then
 fi
 if [ -z "${CLAMD_SOCKET:-}" ]; then
   # No ClamAV daemon configured: one of our own, with an offline signature database built by sigtool (the EICAR
-  # test signature) under data/clamav/ (dev/clamav.py). Production: freshclam's databases (docs/deploy.md).
-  export CLAMD_SOCKET="$PWD/data/clamav/clamd.sock"
-  python -m dev.clamav --dir data/clamav &
+  # test signature) under data/clamav/ (CLAMAV_DIR; dev/clamav.py). Production: freshclam's databases
+  # (docs/deploy.md).
+  CLAMAV_DIR="${CLAMAV_DIR:-$PWD/data/clamav}"
+  export CLAMD_SOCKET="$CLAMAV_DIR/clamd.sock"
+  python -m dev.clamav --dir "$CLAMAV_DIR" &
   CHILDREN+=($!)
   python - "$CLAMD_SOCKET" <<'PY'
 import socket, sys, time
