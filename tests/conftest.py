@@ -29,7 +29,8 @@ from marketplace.services import plans, session_cache  # noqa: E402
 from tests import factories  # noqa: E402
 
 BASE_URL = "http://localhost:3000"
-pytest_plugins = ["tests.mail_fixtures", "tests.payments_fixtures", "tests.s3_fixtures", "tests.live_api"]
+pytest_plugins = ["tests.mail_fixtures", "tests.payments_fixtures", "tests.s3_fixtures", "tests.live_api",
+                  "tests.scan_fixtures"]
 
 
 def _reset_schema() -> None:

@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser, SignedInUser
 from marketplace.api.exports import csv_download
+from marketplace.models.scans import FileScanPublic
 from marketplace.models.submissions import AgentDraftIn, AgentFilePublic, RevisionSummaryPublic, VendorAgentDraftPublic
 from marketplace.models.vendor import (
     AccountDetailsPublic,
@@ -69,8 +70,8 @@ def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
         short_description=d.short_description, description=d.description, price=d.price,
         pricing_model=d.pricing_model or "monthly", activation_limit=d.activation_limit or UNLIMITED,
         category_id=d.category_id, demo_url=d.demo_url, image_url=d.image_url, tags=list(d.tags),
-        files=[AgentFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type)
-               for f in a.files],
+        files=[AgentFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type,
+                               scan=FileScanPublic.model_validate(f.scan)) for f in a.files],
     )
 
 

@@ -185,6 +185,7 @@ class AgentPublic(AgentListed):
     is_featured: bool
     category: CategoryRef | None = None
     updated_at: datetime
+    scanned_at: datetime | None = None  # GET /api/agents/{id}: when every file was last found clean by a scan
 
 
 class AgentPage(ApiModel):

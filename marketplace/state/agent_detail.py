@@ -42,6 +42,9 @@ REPORT_DESCRIPTION_MAX = reports.MAX_DESCRIPTION
 SIGN_IN = ("Please sign in", "You need to be signed in to add favorites")
 
 
+SCANNED = "Scanned {date}: no threats found"
+
+
 def long_date(moment: datetime) -> str:
     return f"{moment:%B} {moment.day}, {moment.year}"
 
@@ -70,6 +73,7 @@ class AgentView:
     category_emoji: str = ""
     created: str = ""
     updated: str = ""
+    scanned: str = ""  # 'Scanned {date}: no threats found' when every file's last scan was clean
 
 
 @dataclasses.dataclass
@@ -108,6 +112,7 @@ def agent_view(agent: AgentPublic) -> AgentView:
         category_emoji=agent.category.emoji if agent.category else "",
         created=long_date(agent.created_at),
         updated=long_date(agent.updated_at),
+        scanned=SCANNED.format(date=long_date(agent.scanned_at)) if agent.scanned_at else "",
     )
 
 

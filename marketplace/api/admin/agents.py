@@ -11,6 +11,7 @@ from pydantic import TypeAdapter
 
 from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser
+from marketplace.models.scans import FileScanPublic
 from marketplace.models.submissions import (
     FieldChangePublic,
     ModerationDecisionPublic,
@@ -57,7 +58,8 @@ def _pending(item: moderation.PendingItem) -> PendingAgentPublic:
         submitted_at=item.submitted_at, file_count=item.file_count, changed_fields=item.changed_fields,
         files_added=item.files_added, files_removed=item.files_removed,
         files=[PendingFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type,
-                                 download_url=f.download_url) for f in item.files],
+                                 download_url=f.download_url, scan=FileScanPublic.model_validate(f.scan))
+               for f in item.files],
         field_changes=[FieldChangePublic(field=c.field, old=_change_value(c.field, c.old),
                                          new=_change_value(c.field, c.new)) for c in item.field_changes],
     )

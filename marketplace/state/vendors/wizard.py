@@ -38,6 +38,7 @@ from marketplace.state.vendors.wizard_rows import (
     CategoryOption,
     UploadedFile,
     price_label,
+    scan_label,
     size_label,
 )
 
@@ -209,7 +210,8 @@ class WizardState(ViewerMixin, rx.State):
         self._show_files(editable.files)
 
     def _show_files(self, files: list[Any]) -> None:
-        self.existing_files = [AgentFileRow(id=f.id, name=f.filename, size=size_label(f.size_bytes)) for f in files]
+        self.existing_files = [AgentFileRow(id=f.id, name=f.filename, size=size_label(f.size_bytes),
+                                            scan=scan_label(f.scan), scan_status=f.scan.status) for f in files]
 
     # --- fields (each settable field named; nothing is set by a name the browser sends) ----------------
 
