@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from tests.ports import free_port
 
@@ -27,9 +27,39 @@ CHROMIUM_ARGS = [
 ]
 
 E2E_DIR = Path(__file__).resolve().parent
-# A loaded CI box (several app workers, PostgreSQL, Redis, on two cores) can take a few seconds to answer;
-# toasts stay five seconds, so a ten-second wait still sees them.
+# A loaded CI box (several app workers, PostgreSQL, Redis, on two cores) can take a few seconds to answer.
 expect.set_options(timeout=10_000)
+
+# Every page of a test's browser contexts records each toast it shows (title and description) in the tab's
+# sessionStorage from the moment it opens: a toast stays about four seconds, and a test that looks for it after a
+# stall (a loaded CI host) would miss a toast the page did show. `expect_toast` takes the record's entries one by
+# one, so a toast expected twice must be shown twice.
+TOAST_RECORDER = """
+(() => {
+  if (window.__toastRecorder) return;
+  window.__toastRecorder = true;
+  const KEY = "__e2e_toasts";
+  const slots = new WeakMap();  // toast element -> its entry's index (a description may render after the title)
+  const text = (el, part) => (el.querySelector(part)?.textContent || "").replace(/\\s+/g, " ").trim();
+  const record = (el) => {
+    const entry = {title: text(el, "[data-title]"), description: text(el, "[data-description]")};
+    if (!entry.title && !entry.description) return;
+    let list;
+    try { list = JSON.parse(sessionStorage.getItem(KEY) || "[]"); } catch (e) { list = []; }
+    if (slots.has(el)) {
+      const at = slots.get(el);
+      if (!list[at] || (list[at].title === entry.title && list[at].description === entry.description)) return;
+      list[at] = entry;
+    } else {
+      slots.set(el, list.length);
+      list.push(entry);
+    }
+    sessionStorage.setItem(KEY, JSON.stringify(list));
+  };
+  const scan = () => document.querySelectorAll("[data-sonner-toast]").forEach(record);
+  new MutationObserver(scan).observe(document, {childList: true, subtree: true, characterData: true});
+})();
+"""
 
 # The app's event loop reports every callback that holds it longer than this (asyncio debug mode, set up when
 # the app starts serving; marketplace/loop_watch.py): a state doing blocking work on the loop stalls every browser
@@ -90,7 +120,7 @@ def _warm_up(browser: Browser, base: str) -> None:
     """One page load before any test: a cold worker's first events pay one-time costs (Reflex's first deltas,
     modules imported on first use) that the loop watch would blame on whichever test's state came first. A new
     tab's first events can still hold the loop 50-70 ms later on (an open question, not a start-up cost)."""
-    context = browser.new_context(base_url=base)
+    context = new_context(browser, base_url=base)
     try:
         page = context.new_page()
         page.goto("/")
@@ -119,6 +149,7 @@ def app_server(request: pytest.FixtureRequest) -> Iterator[str]:
         "STORAGE_DIR": str(tmp / "files"),
         "MAIL_CATCHER_PORT": str(free_port()),  # scripts/run.sh starts the catcher; /dev/mail shows its mail
         "DEV_MAILBOX_FILE": str(tmp / "mailbox.jsonl"),
+        "CLAMAV_DIR": str(tmp / "clamav"),  # scripts/run.sh starts clamd there (offline signatures)
         "APP_ENV": "local",
         # 5 MB (S3's smallest part): the wizard test's 6 MB file goes multipart, its small one does not
         "UPLOAD_MULTIPART_THRESHOLD_BYTES": str(5 * 1024 * 1024),
@@ -128,6 +159,7 @@ def app_server(request: pytest.FixtureRequest) -> Iterator[str]:
     }
     env.pop("TEST_DATABASE_URL", None)
     env.pop("SMTP_URL", None)
+    env.pop("CLAMD_SOCKET", None)
     log = tmp / "app.log"
     with log.open("w") as out:
         proc = subprocess.Popen(["bash", "scripts/run.sh"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
@@ -189,9 +221,16 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+def new_context(browser: Browser, **options: object) -> BrowserContext:
+    """A browser context whose pages record the toasts they show (TOAST_RECORDER)."""
+    context = browser.new_context(**options)  # type: ignore[arg-type]
+    context.add_init_script(TOAST_RECORDER)
+    return context
+
+
 @pytest.fixture
 def page(browser: Browser, app_server: str, request: pytest.FixtureRequest) -> Iterator[Page]:
-    context = browser.new_context(base_url=app_server, viewport={"width": 1280, "height": 900})
+    context = new_context(browser, base_url=app_server, viewport={"width": 1280, "height": 900})
     context.set_default_timeout(15_000)
     pg = context.new_page()
     yield pg

@@ -12,8 +12,9 @@ from urllib.parse import urlsplit
 
 import httpx
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from tests.e2e.conftest import ROOT, open_page, shot
+from tests.e2e.conftest import ROOT, new_context, open_page, shot
 
 __all__ = [
     "DEMO_ADMIN", "PASSWORD", "PHONE", "buy", "check_accessibility", "dollars", "expect_toast", "mail_link",
@@ -98,7 +99,7 @@ def api_client(app_server: str) -> httpx.Client:
 
 def api_context(browser: Browser, app_server: str) -> BrowserContext:
     """A browser context used only for API calls (`context.request`), sending the app's Origin."""
-    return browser.new_context(base_url=app_server, extra_http_headers={"Origin": app_server})
+    return new_context(browser, base_url=app_server, extra_http_headers={"Origin": app_server})
 
 
 def same_origin(page: Page) -> dict[str, str]:
@@ -146,12 +147,27 @@ def sign_up(page: Page, prefix: str = "user", *, password: str = PASSWORD, form:
     return username
 
 
-def expect_toast(page: Page, title: str, description: str | None = None) -> None:
-    """The newest toast with this title (and description) is on screen; older ones may linger, hidden."""
-    toast = page.locator(TOAST).filter(has=page.get_by_text(title, exact=True))
-    if description is not None:
-        toast = toast.filter(has=page.get_by_text(description, exact=True))
-    expect(toast.last).to_be_visible()
+# Takes the first toast in the tab's record (conftest.TOAST_RECORDER) with this title (and description).
+_TAKE_TOAST = """({title, description}) => {
+  let list;
+  try { list = JSON.parse(sessionStorage.getItem("__e2e_toasts") || "[]"); } catch (e) { return false; }
+  const at = list.findIndex((t) => t && t.title === title && (description === null || t.description === description));
+  if (at < 0) return false;
+  list[at] = null;  // taken; the slot stays so that a toast still rendering keeps its own index
+  sessionStorage.setItem("__e2e_toasts", JSON.stringify(list));
+  return true;
+}"""
+
+
+def expect_toast(page: Page, title: str, description: str | None = None, timeout: float = 10_000) -> None:
+    """The page showed a toast with this title (and description) since it opened, and it was not taken by an
+    earlier call: read from the tab's record of every toast shown, so a test that looks after a stall still sees
+    a toast the page showed and hid meanwhile."""
+    try:
+        page.wait_for_function(_TAKE_TOAST, arg={"title": title, "description": description}, timeout=timeout)
+    except PlaywrightTimeoutError:
+        shown = page.evaluate("sessionStorage.getItem('__e2e_toasts')")
+        raise AssertionError(f"no toast {title!r} ({description!r}) was shown; the page showed: {shown}") from None
 
 
 def phone(page: Page) -> None:
@@ -173,7 +189,7 @@ def _read_mail(page: Page, to: str, subject: str, read: Callable[[Locator], str]
     (the mailbox is for admins), in a browser of its own, refreshing until the app's outbox sender has sent it;
     `read` takes what the test needs from it. `shot_as` keeps a screenshot of the mailbox."""
     assert page.context.browser is not None
-    admin = page.context.browser.new_context(base_url=same_origin(page)["Origin"],
+    admin = new_context(page.context.browser, base_url=same_origin(page)["Origin"],
                                              viewport={"width": 1280, "height": 900})
     try:
         mailbox = admin.new_page()

@@ -10,7 +10,7 @@ import pyotp
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import set_value_silently
-from tests.e2e.helpers import open_page, shot, submit_sign_in, submit_sign_up, unique
+from tests.e2e.helpers import expect_toast, open_page, shot, submit_sign_in, submit_sign_up, unique
 
 
 def _open_menu(page: Page) -> None:
@@ -48,9 +48,7 @@ def test_sign_up_sign_out_and_sign_in(page: Page) -> None:
 
 def test_wrong_password_shows_login_failed_toast(page: Page) -> None:
     submit_sign_in(page, "customer", "not-the-password")
-    toast = page.locator("[data-sonner-toast]")
-    expect(toast.get_by_text("Login Failed")).to_be_visible()
-    expect(toast.get_by_text("Invalid username or password")).to_be_visible()
+    expect_toast(page, "Login Failed", "Invalid username or password")
     expect(page.locator("#sign-in")).to_be_enabled()
     expect(page.locator("#password")).to_have_value("")  # a wrong password is cleared
     shot(page, "login-failed")
@@ -104,14 +102,13 @@ def test_two_factor_sign_up_and_sign_in(page: Page) -> None:
     _sign_out(page)
 
     submit_sign_in(page, username, "secret123")
-    toast = page.locator("[data-sonner-toast]")
-    expect(toast.get_by_text("Two-factor authentication code required")).to_be_visible()
+    expect_toast(page, "Login Failed", "Two-factor authentication code required")
     expect(page.locator("#two-factor-code")).to_be_visible()  # the code box opens by itself
     expect(page.locator("#password")).to_have_value("secret123")  # the password was right: only the code is asked
     wrong = "000000" if totp.now() != "000000" else "111111"
     page.fill("#two-factor-code", wrong)
     page.click("#sign-in")
-    expect(toast.get_by_text("Invalid two-factor authentication code")).to_be_visible()
+    expect_toast(page, "Login Failed", "Invalid two-factor authentication code")
     expect(page.locator("#two-factor-code")).to_have_value("")
     expect(page.locator("#password")).to_have_value("secret123")
     page.fill("#two-factor-code", totp.at(time.time() + totp.interval))  # enrolment spent the current step
@@ -168,21 +165,19 @@ def test_sso_without_configuration_returns_to_login_with_message(page: Page) -> 
     open_page(page, "/login")
     page.get_by_role("link", name="Continue with Google").click()
     expect(page).to_have_url(re.compile(r"/login/?\?error=not_configured&provider=google$"))
-    expect(page.locator("[data-sonner-toast]").get_by_text("Google sign-in is not configured")).to_be_visible()
+    expect_toast(page, "Login Failed", "Google sign-in is not configured")
 
 
 def test_the_sign_in_page_shows_only_its_own_error_texts(page: Page) -> None:
     """A link anyone can send (/login?error=...) puts no words of its own on the sign-in page."""
     injected = "Your account is locked, call +1-555"
     open_page(page, f"/login?error={quote(injected)}")
-    toast = page.locator("[data-sonner-toast]")
-    expect(toast.get_by_text("Login Failed")).to_be_visible()
-    expect(toast.get_by_text("Sign-in failed. Please try again.")).to_be_visible()
+    expect_toast(page, "Login Failed", "Sign-in failed. Please try again.")
     expect(page.get_by_text("call +1-555")).to_have_count(0)
     assert "+1-555" not in page.locator("body").inner_text()
     shot(page, "login-unknown-error-code")
     open_page(page, "/login?error=cancelled&provider=github")
-    expect(page.locator("[data-sonner-toast]").get_by_text("GitHub sign-in was cancelled")).to_be_visible()
+    expect_toast(page, "Login Failed", "GitHub sign-in was cancelled")
 
 
 def test_top_bar_sign_in_goes_through_api_login(page: Page) -> None:

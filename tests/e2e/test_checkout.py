@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.e2e.conftest import new_context
 from tests.e2e.helpers import (
     TOAST,
     expect_toast,
@@ -253,7 +254,7 @@ def test_free_agent_is_claimed_without_payment(page: Page) -> None:
 @pytest.fixture
 def platform_settings(browser: Browser, app_server: str) -> Iterator[Callable[[str, str], None]]:
     """Change platform settings as the admin does (settings API); dollars and 20% again afterwards."""
-    context = browser.new_context(base_url=app_server, extra_http_headers={"Origin": app_server})  # API calls only
+    context = new_context(browser, base_url=app_server, extra_http_headers={"Origin": app_server})  # API calls only
     admin = context.request
     assert admin.post("/api/login", data={"username": "admin", "password": "admin123"}).ok
 

@@ -24,6 +24,7 @@ from sqlmodel import select
 from marketplace import db
 from marketplace.config import settings
 from marketplace.models import Order, ProcessedWebhookEvent, Purchase
+from tests.e2e.conftest import new_context
 from tests.payments_fixtures import WEBHOOK_SECRET
 from tests.ports import free_port
 
@@ -99,7 +100,7 @@ def live_api(stripe_standin, monkeypatch) -> Iterator[str]:
 @pytest.fixture
 def browser_page(browser: Browser) -> Iterator[Page]:
     """A page of the session's shared Chromium (one Playwright instance per run)."""
-    context = browser.new_context()
+    context = new_context(browser)
     try:
         yield context.new_page()
     finally:

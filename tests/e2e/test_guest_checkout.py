@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import open_page, shot
+from tests.e2e.conftest import new_context, open_page, shot
 from tests.e2e.helpers import (
     DEMO_ADMIN,
     PASSWORD,
@@ -48,7 +48,7 @@ def _get_this_agent(page: Page, agent_id: str) -> None:
 
 def test_admin_turns_guest_checkout_on_and_a_guest_buys_end_to_end(page: Page, browser: Browser, app_server: str,
                                                                    guest_checkout_off_after: None) -> None:
-    admin = browser.new_context(base_url=app_server, viewport={"width": 1280, "height": 900})
+    admin = new_context(browser, base_url=app_server, viewport={"width": 1280, "height": 900})
     try:
         settings = admin.new_page()
         sign_in(settings, *DEMO_ADMIN, api=True)

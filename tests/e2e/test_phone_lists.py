@@ -15,13 +15,14 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from tests.e2e.conftest import new_context
 from tests.e2e.helpers import PASSWORD, PHONE, api_client, expect_toast, open_page, shot, sign_in, sign_up, unique
 
 
 @pytest.fixture
 def touch(browser: Browser, app_server: str) -> Iterator[Page]:
     """A phone: 390x844, touch events, a mobile viewport."""
-    context = browser.new_context(base_url=app_server, viewport=PHONE, has_touch=True, is_mobile=True)
+    context = new_context(browser, base_url=app_server, viewport=PHONE, has_touch=True, is_mobile=True)
     context.set_default_timeout(15_000)
     yield context.new_page()
     context.close()

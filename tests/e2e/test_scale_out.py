@@ -45,7 +45,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from tests.e2e.balancer import Balancer
-from tests.e2e.conftest import ROOT, _wait_for
+from tests.e2e.conftest import ROOT, _wait_for, new_context
 from tests.e2e.helpers import expect_toast, open_page, shot, sign_up
 from tests.ports import free_port
 
@@ -176,7 +176,7 @@ def pair() -> Iterator[Pair]:
 
 @pytest.fixture
 def page(browser: Browser, pair: Pair) -> Iterator[Page]:
-    context = browser.new_context(base_url=pair.public, viewport={"width": 1280, "height": 900})
+    context = new_context(browser, base_url=pair.public, viewport={"width": 1280, "height": 900})
     context.set_default_timeout(15_000)
     yield context.new_page()
     context.close()

@@ -14,6 +14,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.e2e.conftest import new_context
 from tests.e2e.helpers import open_page, sign_up
 from tests.payments_fixtures import PUBLISHABLE_KEY
 from tests.ports import free_port
@@ -57,7 +58,7 @@ def bare_page(browser: Browser, stripe_standin) -> Iterator[tuple[Page, str]]:
 
     server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    context = browser.new_context()
+    context = new_context(browser)
     try:
         yield context.new_page(), f"http://127.0.0.1:{server.server_address[1]}"
     finally:

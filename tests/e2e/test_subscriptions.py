@@ -12,7 +12,7 @@ import re
 import httpx
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import open_page
+from tests.e2e.conftest import new_context, open_page
 from tests.e2e.helpers import (
     DEMO_ADMIN,
     buy,
@@ -116,7 +116,7 @@ def test_advancing_the_demo_clock_shows_the_renewal_in_orders_and_in_the_vendors
     buy(page, agent_id)
     _advance_demo_clock(page, 32)  # past a 31-day month's renewal and the hour before it is charged
     assert page.context.browser is not None
-    vendor = page.context.browser.new_context(base_url=same_origin(page)["Origin"])
+    vendor = new_context(page.context.browser, base_url=same_origin(page)["Origin"])
     try:
         vendor_page = vendor.new_page()
         sign_in(vendor_page, "vendor", "vendor123", api=True)
@@ -136,7 +136,7 @@ def test_advancing_the_demo_clock_shows_the_renewal_in_orders_and_in_the_vendors
 
 def _advance_demo_clock(page: Page, days: int) -> None:
     assert page.context.browser is not None
-    admin = page.context.browser.new_context(base_url=same_origin(page)["Origin"])
+    admin = new_context(page.context.browser, base_url=same_origin(page)["Origin"])
     try:
         admin_page = admin.new_page()
         sign_in(admin_page, *DEMO_ADMIN, api=True)

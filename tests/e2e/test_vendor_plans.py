@@ -14,6 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.e2e.conftest import new_context
 from tests.e2e.helpers import (
     DEMO_ADMIN,
     api_client,
@@ -133,7 +134,7 @@ def test_free_vendor_at_its_limit_upgrades_to_pro_then_cancels_and_keeps_it(page
 
 def test_the_landing_page_shows_the_fee_an_admin_set(page: Page, browser: Browser, app_server: str,
                                                      commission_back: None) -> None:
-    visitor = browser.new_context(base_url=app_server)
+    visitor = new_context(browser, base_url=app_server)
     try:
         landing = visitor.new_page()
         open_page(landing, "/")

@@ -20,6 +20,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Route, expect
 
+from tests.e2e.conftest import new_context
 from tests.e2e.helpers import (
     expect_fits_phone,
     expect_toast,
@@ -334,7 +335,7 @@ def test_agent_life_from_wizard_to_buyer_and_a_new_version(page: Page, browser: 
     assert httpx.get(f"{app_server}/api/agents/{agent_id}").status_code == 200  # live
 
     # A buyer pays and downloads both files.
-    buyer_context = browser.new_context(base_url=app_server, viewport={"width": 1280, "height": 900})
+    buyer_context = new_context(browser, base_url=app_server, viewport={"width": 1280, "height": 900})
     try:
         buyer = buyer_context.new_page()
         sign_up(buyer, "buyer")
