@@ -365,7 +365,7 @@ class DashboardState(FormState, SessionState):
             yield done.events
             return
         view = done.value
-        await self._load_purchases(user)  # type: ignore[arg-type]
+        await self._load_purchases(user)  # type: ignore[arg-type]  # signed in: checked above
         self.changing_subscription = ""
         day = format_day(view.current_period_end, time_zone(self.time_zone)) if view.current_period_end else ""
         if cancel:
