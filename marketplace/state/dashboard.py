@@ -319,7 +319,7 @@ class DashboardState(FormState, SessionState):
             self.deactivating = ""
             yield done.events
             return
-        await self._load_purchases(user)  # type: ignore[arg-type]  # signed in: checked above
+        await self._load_purchases(user)  # type: ignore[arg-type]  # a None user failed the call above
         self.deactivating = ""
         yield rx.toast("Instance deactivated", description="Its place can be used on another machine.")
 
@@ -365,7 +365,7 @@ class DashboardState(FormState, SessionState):
             yield done.events
             return
         view = done.value
-        await self._load_purchases(user)  # type: ignore[arg-type]  # signed in: checked above
+        await self._load_purchases(user)  # type: ignore[arg-type]  # a None user failed the call above
         self.changing_subscription = ""
         day = format_day(view.current_period_end, time_zone(self.time_zone)) if view.current_period_end else ""
         if cancel:
