@@ -16,15 +16,16 @@ import json
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import func, update
+from sqlalchemy import func
 from sqlalchemy import select as sa_select
-from sqlalchemy.engine import Connection, CursorResult
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentFile, FileScan, ScanStatus
+from marketplace.services import decisions
 
 BLOCKED = "This file has been blocked by a security scan."
 WAITING = "This file is waiting for its security scan. Please try again in a minute."
@@ -88,9 +89,8 @@ def approval_refusal(session: Session, files: dict[str, str]) -> str | None:
     until the approval commits, so no verdict lands between this check and the commit."""
     if not files:
         return None
-    claimed = cast(CursorResult[Any], session.execute(
-        update(FileScan).where(FileScan.storage_key.in_(files), FileScan.status.in_(SERVED))
-        .values(status=FileScan.status))).rowcount or 0
+    claimed = decisions.claim_any(session, FileScan, FileScan.storage_key.in_(files), FileScan.status.in_(SERVED),
+                                  values={"status": FileScan.status})
     if claimed == len(files):
         return None
     rows = scans_of(session, files.keys())
