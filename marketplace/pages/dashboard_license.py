@@ -53,6 +53,10 @@ def license_box(card: PurchaseCard) -> rx.Component:
                            class_name="copy-license-key"),
             width="100%", align="center", justify="between", spacing="2", min_width="0",
         ),
+        rx.cond(card.license_disabled_reason != "",
+                rx.callout.root(rx.callout.icon(rx.icon("ban", size=14)),
+                                rx.callout.text("Key disabled: ", card.license_disabled_reason),
+                                color_scheme="red", size="1", width="100%", class_name="license-disabled-reason")),
         rx.cond(
             card.activations.length() > 0,
             rx.vstack(rx.foreach(card.activations, _activation), width="100%", spacing="2",

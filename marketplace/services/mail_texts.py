@@ -198,3 +198,24 @@ def subscription_cancelled(*, to: str, name: str, agent_name: str, access_until:
              f"keep access until {access_until}.\n\nChanged your mind? Resume it before then in your dashboard:\n"
              f"{url('/dashboard')}{SIGNATURE}",
     )
+
+
+def license_disabled(*, to: str, name: str, agent_name: str, reason: str) -> OutgoingMail:
+    """The buyer's key was disabled by the agent's vendor or an admin: why, and that the agent stops."""
+    return OutgoingMail(
+        to=to,
+        subject=f"Your license key for {agent_name} was disabled",
+        text=f"Hi {name},\n\nYour license key for {agent_name} has been disabled: the agent can no longer "
+             f"activate or validate it.\n\nReason: {reason}\n\nIf you think this is a mistake, reply to this e-mail "
+             f"or contact us:\n{url('/contact')}\n\nYour agents:\n{url('/dashboard')}{SIGNATURE}",
+    )
+
+
+def license_enabled(*, to: str, name: str, agent_name: str) -> OutgoingMail:
+    """The buyer's key works again."""
+    return OutgoingMail(
+        to=to,
+        subject=f"Your license key for {agent_name} works again",
+        text=f"Hi {name},\n\nYour license key for {agent_name} has been enabled again: the agent can activate and "
+             f"validate it as before.\n\nYour agents:\n{url('/dashboard')}{SIGNATURE}",
+    )

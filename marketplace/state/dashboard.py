@@ -87,6 +87,7 @@ class PurchaseCard:
     # The purchase's license key, its status (services/licenses), 'n of m activations' and each activation.
     license_key: str = ""
     license_status: str = ""
+    license_disabled_reason: str = ""  # why its vendor or an admin disabled the key
     activation_usage: str = ""
     activations: list[ActivationRow] = field(default_factory=list)
 
@@ -153,6 +154,7 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo,
         card_update_url=billing.card_update_path(sub.id) if sub else "",
         license_key=key.key if key else "",
         license_status=key.status if key else "",
+        license_disabled_reason=key.disabled_reason if key else "",
         activation_usage=_usage(key) if key else "",
         activations=[ActivationRow(id=a.id, name=a.name, activated_at=format_day_time(a.created_at, zone))
                      for a in key.activations] if key else [],

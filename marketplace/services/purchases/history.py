@@ -36,6 +36,7 @@ class PurchaseRecord:
     order: Order | None
     access_note: str = ""  # empty while the agent may be used (services/access), else why not
     license_key: str | None = None  # the purchase's key (every purchase has one once recorded)
+    license_key_disabled_reason: str | None = None  # why its vendor or an admin disabled it; None while it is not
 
 
 def _access_note(purchase: Purchase, order: Order | None, has_access: bool) -> str:
@@ -60,8 +61,10 @@ def list_purchases(*, actor: User | None) -> list[PurchaseRecord]:
         with_files = set(session.exec(select(AgentFile.agent_id).where(AgentFile.agent_id.in_(agent_ids))).all()) \
             if agent_ids else set()
         keys = licenses.keys_by_purchase(session, purchase_ids=[p.id for p, _, _, _ in rows])
+        reasons = licenses.disabled_reasons_by_purchase(session, purchase_ids=[p.id for p, _, _, _ in rows])
     return [PurchaseRecord(purchase=p, agent=a, has_files=a.id in with_files, order=o,
-                           access_note=_access_note(p, o, bool(ok)), license_key=keys.get(p.id))
+                           access_note=_access_note(p, o, bool(ok)), license_key=keys.get(p.id),
+                           license_key_disabled_reason=reasons.get(p.id))
             for p, a, o, ok in rows]
 
 
