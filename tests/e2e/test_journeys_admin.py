@@ -1,6 +1,6 @@
 """The admin's money journeys as people meet them (issue 34), in a real browser: every tab of the bar whole at
 1024-1440 px, the Refunds filter inside its card on a phone, and a refunded sale's commission shown reversed with
-its date whole in Sales & Commissions.
+its date whole in Sales & Commissions, and the audit log in words.
 
 Demo data relied on (marketplace/services/demo.py): 'admin', refunds by an admin and under the guarantee (so
 Sales & Commissions has refunded rows) and a waiting refund request.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import DEMO_ADMIN, PHONE, open_page, shot, sign_in
+from tests.e2e.helpers import DEMO_ADMIN, PHONE, open_page, same_origin, shot, sign_in
 
 pytestmark = pytest.mark.e2e
 
@@ -109,3 +109,27 @@ def test_a_refunded_sale_shows_its_commission_reversed_and_every_date_whole(page
     page.set_viewport_size({"width": 1280, "height": 900})
     refunded.scroll_into_view_if_needed()
     shot(page, "journeys-sales-reversed")
+
+
+def test_the_audit_log_reads_in_words(page: Page) -> None:
+    sign_in(page, *DEMO_ADMIN, api=True)
+    headers = same_origin(page)
+    before = page.request.get("/api/admin/settings").json()
+    rate = next(s["value"] for s in before if s["key"] == "commissionRate")
+    for value in ("21%", rate):
+        answer = page.request.put("/api/admin/settings/commissionRate", headers=headers,
+                                  data={"value": value, "description": "Platform commission rate on each sale"})
+        assert answer.ok, answer.text()
+    entries = page.request.get("/api/admin/audit-log", params={"limit": 2}).json()
+    assert [e["summary"] for e in entries] == [f"admin changed the commission rate 21% -> {rate}",
+                                               f"admin changed the commission rate {rate} -> 21%"]
+
+    open_page(page, "/admin?tab=audit")
+    rows = page.locator(".audit-row")
+    expect(rows.first.locator(".audit-summary")).to_have_text(f"admin changed the commission rate 21% -> {rate}")
+    expect(rows.nth(1).locator(".audit-summary")).to_have_text(f"admin changed the commission rate {rate} -> 21%")
+    shot(page, "journeys-audit-words")
+    page.set_viewport_size(PHONE)
+    expect(rows.first.locator("[data-cell=title]")).to_contain_text("changed the commission rate")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    shot(page, "journeys-audit-words-phone")
