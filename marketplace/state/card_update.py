@@ -11,7 +11,7 @@ from typing import Any
 
 import reflex as rx
 
-from marketplace.services import billing, purchases
+from marketplace.services import billing, payment_errors, purchases
 from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
@@ -67,9 +67,10 @@ class CardUpdateState(rx.State):
         self.saving = True
 
     @rx.event
-    def card_failed(self, message: str) -> None:
+    def card_failed(self, message: str, code: str = "") -> None:
         self.saving = False
-        self.card_error = message or "The card could not be saved. Please try again."
+        self.card_error = payment_errors.buyer_message(code=code, message=message) or \
+            "The card could not be saved. Please try again."
 
     @rx.event
     def card_incomplete(self, _status: str) -> None:
