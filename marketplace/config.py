@@ -96,6 +96,17 @@ class Settings(BaseSettings):
     upload_expire_hours: int = 24  # unattached uploads are deleted after this
     upload_sweep_seconds: int = 600  # how often the background task looks for expired uploads
 
+    # Security scans of stored files (services/scanning): ClamAV's daemon on this unix socket (`make run` starts
+    # one with an offline signature database under data/clamav/; production: docs/deploy.md).
+    clamd_socket: str = str(PROJECT_ROOT / "data" / "clamav" / "clamd.sock")
+    clamd_timeout_seconds: float = 60.0
+    scan_retry_delay_seconds: int = 30  # a failed scan is retried this much later, doubling up to 6 hours
+    scan_rescan_hours: int = 24  # every stored file is scanned again this often (the daily rescan)
+    scan_max_unpacked_bytes: int = 1 << 30  # an archive unpacking to more is flagged, not read further
+    scan_max_ratio: int = 200  # a member compressed more than this (unpacked / packed) is flagged
+    scan_max_depth: int = 3  # archives inside archives deeper than this are flagged
+    scan_max_members: int = 10_000
+
     @model_validator(mode="after")
     def _guards(self) -> Settings:
         try:

@@ -30,6 +30,30 @@ if [ -z "${SMTP_URL:-}" ]; then
   python -m dev.mail_catcher --port "$MAIL_PORT" --mailbox "$DEV_MAILBOX_FILE" &
   CHILDREN+=($!)
 fi
+if [ -z "${CLAMD_SOCKET:-}" ]; then
+  # No ClamAV daemon configured: one of our own, with an offline signature database built by sigtool (the EICAR
+  # test signature) under data/clamav/ (CLAMAV_DIR; dev/clamav.py). Production: freshclam's databases
+  # (docs/deploy.md).
+  CLAMAV_DIR="${CLAMAV_DIR:-$PWD/data/clamav}"
+  export CLAMD_SOCKET="$CLAMAV_DIR/clamd.sock"
+  python -m dev.clamav --dir "$CLAMAV_DIR" &
+  CHILDREN+=($!)
+  python - "$CLAMD_SOCKET" <<'PY'
+import socket, sys, time
+deadline = time.monotonic() + 60
+while True:
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(sys.argv[1]); s.sendall(b"zPING\0")
+            if s.recv(8).startswith(b"PONG"):
+                break
+    except OSError:
+        pass
+    if time.monotonic() > deadline:
+        sys.exit("clamd did not start")
+    time.sleep(0.1)
+PY
+fi
 if [ -z "${STRIPE_SECRET_KEY:-}" ]; then
   # No Stripe keys: payments go to the local stand-in (localstripe + our compatibility layer), whose objects
   # (connected accounts, payouts...) persist in a state file next to the app's data.

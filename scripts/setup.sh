@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the app needs, idempotently: a virtualenv with pinned Python requirements, bun, and in
-# development axe-core (the browser tests inject its axe.min.js into pages to check their accessibility).
+# development axe-core (the browser tests inject its axe.min.js into pages to check their accessibility) and
+# Debian's clamav-daemon and clamav (the security scans' ClamAV daemon and sigtool).
 #   scripts/setup.sh          development (`make setup`, for `make run` and `make test`): requirements-dev.txt,
 #                             i.e. the runtime requirements plus test tools, local stand-ins and linters
 #   scripts/setup.sh runtime  production: requirements.txt only, in a virtualenv that holds nothing else
@@ -38,6 +39,15 @@ if [ ! -x .tools/node_modules/.bin/bun ]; then
   echo "==> installing bun (npm package) into .tools"
   mkdir -p .tools
   (cd .tools && npm install --silent --no-audit --no-fund --prefix . bun@1.4.5 >/dev/null)
+fi
+if [ "$MODE" = dev ] && { ! command -v sigtool >/dev/null || [ ! -x /usr/sbin/clamd ]; }; then
+  # The security scans speak to ClamAV's daemon; `make run` and the tests start their own with an offline
+  # signature database built by sigtool (dev/clamav.py). Production: docs/deploy.md.
+  echo "==> installing clamav-daemon and clamav (Debian packages)"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clamav-daemon clamav >/dev/null
 fi
 AXE_CORE=4.14.1
 if [ "$MODE" = dev ] && ! grep -qs "\"version\": \"$AXE_CORE\"" .tools/node_modules/axe-core/package.json; then

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ if os.environ.get("TEST_DATABASE_URL"):
     os.environ["DATABASE_URL"] = os.environ["TEST_DATABASE_URL"]
 
 import pytest  # noqa: E402
+from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import text  # noqa: E402
 from sqlmodel import SQLModel  # noqa: E402
@@ -29,7 +31,8 @@ from marketplace.services import plans, session_cache  # noqa: E402
 from tests import factories  # noqa: E402
 
 BASE_URL = "http://localhost:3000"
-pytest_plugins = ["tests.mail_fixtures", "tests.payments_fixtures", "tests.s3_fixtures", "tests.live_api"]
+pytest_plugins = ["tests.mail_fixtures", "tests.payments_fixtures", "tests.s3_fixtures", "tests.live_api",
+                  "tests.scan_fixtures"]
 
 
 def _reset_schema() -> None:
@@ -96,12 +99,24 @@ def _empty_tables() -> Iterator[None]:
     empty_database()
 
 
+@functools.cache
+def shared_api(secret_key: str, secure_cookies: bool) -> FastAPI:
+    """One API app per set of the settings `create_api` reads when it builds: FastAPI prepares an app's routes
+    on its first request (a pydantic adapter per parameter and answer, 1-2 s of CPU), which a new app per test
+    paid ~1,000 times a run. The app keeps nothing of a test's own; what it caches (documented paths, the
+    compiled pages) is the same for every test."""
+    from marketplace.api.app import create_api
+
+    return create_api()
+
+
 def browser_client(**kwargs: object) -> TestClient:
     """A client that behaves as the site's pages do: it sends the site's Origin on every request (the API
     refuses writes without it, api/security.py). Use as a context manager; each has its own cookie jar."""
-    from marketplace.api.app import create_api
+    from marketplace.config import settings
 
-    return TestClient(create_api(), base_url=BASE_URL, headers={"Origin": BASE_URL}, **kwargs)
+    api = shared_api(settings.secret_key, settings.secure_cookies)
+    return TestClient(api, base_url=BASE_URL, headers={"Origin": BASE_URL}, **kwargs)
 
 
 @pytest.fixture

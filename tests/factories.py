@@ -22,6 +22,7 @@ from marketplace.models import (
     AgentTag,
     ApplicationStatus,
     Category,
+    FileScan,
     Notification,
     NotificationType,
     Order,
@@ -129,7 +130,14 @@ def make_agent(
             session.add(AgentTag(agent_id=agent.id, tag=tag, position=position))
         for n in range(files):
             session.add(AgentFile(agent_id=agent.id, storage_key=f"agents/{agent.id}/{n}.zip", filename=f"{n}.zip"))
+            session.add(clean_scan(f"agents/{agent.id}/{n}.zip"))
     return agent
+
+
+def clean_scan(key: str, *, status: str = "clean", findings: str = "[]") -> FileScan:
+    """The verdict of a stored object, as the scanner writes it (factories' files are clean unless told)."""
+    return FileScan(storage_key=key, status=status, findings=findings, due_at=None,
+                    scanned_at=utcnow() if status != "pending" else None)
 
 
 def make_purchase(user: User, agent: Agent, *, price_cents: int | None = None) -> Purchase:
@@ -246,14 +254,24 @@ def make_views(agent: Agent, visitors: int) -> Agent:
     return agent
 
 
-def store_agent_file(agent: Agent, data: bytes = b"hello\n", *, filename: str = "readme.txt") -> AgentFile:
-    """A file of the agent's current version with `data` really stored, so downloads can be checked."""
+def store_agent_file(agent: Agent, data: bytes = b"hello\n", *, filename: str = "readme.txt",
+                     scan: str | None = "clean") -> AgentFile:
+    """A file of the agent's current version with `data` really stored, so downloads can be checked; its scan
+    has the verdict `scan` (None: queued, as an attach leaves it)."""
     from marketplace.integrations.storage import get_storage
+    from marketplace.services import scanning
 
     key = f"agents/{agent.id}/{new_id()}/{filename}"
     get_storage().put(key, data)
-    return _save(AgentFile(agent_id=agent.id, version=agent.current_version, storage_key=key, filename=filename,
-                           size_bytes=len(data)))
+    row = AgentFile(agent_id=agent.id, version=agent.current_version, storage_key=key, filename=filename,
+                    size_bytes=len(data))
+    with db.session_scope() as session:  # the file and its scan in one transaction, as an attach writes them
+        session.add(row)
+        if scan is None:
+            scanning.enqueue(session, [key])
+        else:
+            session.add(clean_scan(key, status=scan))
+    return row
 
 
 def audit_actions() -> list[tuple[str, str, str]]:

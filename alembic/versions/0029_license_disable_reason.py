@@ -1,7 +1,7 @@
 """Why a license key was disabled: the reason its vendor or an admin gave, which the buyer reads
 
 Revision ID: 0029
-Revises: 0024
+Revises: 0027
 
 `license_keys.disabled_reason`: set with `disabled_at` when a key is disabled, cleared with it when the key is
 enabled again; the buyer sees it on the purchase in My Agents and in the mail that tells them.
@@ -15,7 +15,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0029"
-down_revision: str | None = "0024"
+down_revision: str | None = "0027"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from marketplace.api.deps import OptionalUser
+from marketplace.models.scans import FileScanPublic
 from marketplace.models.submissions import AgentFilePublic, AttachIn
 from marketplace.services.vendors import files
 
@@ -18,7 +19,7 @@ def attach_file(body: AttachIn, user: OptionalUser) -> AgentFilePublic:
     another attach took first answers 409 and is left to it."""
     info = files.attach_file(actor=user, agent_id=body.agent_id, file_url=body.agent_file_url)
     return AgentFilePublic(id=info.id, filename=info.filename, size_bytes=info.size_bytes,
-                           content_type=info.content_type)
+                           content_type=info.content_type, scan=FileScanPublic.model_validate(info.scan))
 
 
 @router.delete("/agent-files/{file_id}", status_code=204)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, TypeAdapter
@@ -16,13 +17,20 @@ router = APIRouter(prefix="/api", tags=["catalog"])
 TOTAL_HEADER = "X-Total-Count"
 
 
+def total_headers(total: int) -> dict[str, str]:
+    """A paged list's answer headers: the number on all pages, readable by a browser's script too."""
+    return {TOTAL_HEADER: str(total), "Access-Control-Expose-Headers": TOTAL_HEADER}
+
+
+def total_answer(counted: str = "matches") -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI answer of a paged list: the number of `counted` on all pages in X-Total-Count."""
+    return {200: {"headers": {TOTAL_HEADER: {"description": f"{counted} on all pages", "schema": {"type": "integer"}}}}}
+
+
 def json_list(items: Sequence[BaseModel], adapter: TypeAdapter, total: int) -> Response:
     """A JSON list (what the pages expect) with the number of matches on all pages in X-Total-Count."""
-    return Response(
-        adapter.dump_json(list(items), by_alias=True),
-        media_type="application/json",
-        headers={TOTAL_HEADER: str(total), "Access-Control-Expose-Headers": TOTAL_HEADER},
-    )
+    return Response(adapter.dump_json(list(items), by_alias=True), media_type="application/json",
+                    headers=total_headers(total))
 
 
 AGENT_LIST = TypeAdapter(list[AgentPublic])
@@ -65,9 +73,7 @@ _LIST_PARAMETERS = [
 @router.get(
     "/agents",
     response_model=list[AgentPublic],
-    responses={
-        200: {"headers": {TOTAL_HEADER: {"description": "matches on all pages", "schema": {"type": "integer"}}}}
-    },
+    responses=total_answer(),
     openapi_extra={"parameters": _LIST_PARAMETERS},
 )
 def agents(request: Request) -> Response:
@@ -79,11 +85,7 @@ def agents(request: Request) -> Response:
         search=query.get("search"), category=query.get("category"), price=query.get("price"),
         rating=query.get("rating"), sort=query.get("sort"), tags=query.getlist("tag"),
     )
-    return Response(
-        listing.json,
-        media_type="application/json",
-        headers={TOTAL_HEADER: str(listing.total), "Access-Control-Expose-Headers": TOTAL_HEADER},
-    )
+    return Response(listing.json, media_type="application/json", headers=total_headers(listing.total))
 
 
 _FACET_PARAMETERS = [p for p in _LIST_PARAMETERS if p["name"] not in ("sort", "limit", "offset")]

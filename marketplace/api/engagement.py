@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from marketplace.api.catalog import AGENT_LIST, TOTAL_HEADER, json_list
+from marketplace.api.catalog import AGENT_LIST, json_list, total_headers
 from marketplace.api.deps import OptionalUser, SignedInUser, client_address, optional_user
 from marketplace.models import AgentPublic, FavoriteStatus, ReportedStatus, ReportPublic, ReviewPublic
 from marketplace.models.engagement import FavoriteIn, ReportIn, ReviewIn
@@ -23,8 +23,7 @@ def list_reviews(
     """A live agent's reviews come from the catalog cache without reading the session (see `agent`)."""
     body, total = reviews.list_reviews_json(agent_id=agent_id, actor=lambda: optional_user(request), limit=limit,
                                             offset=offset)
-    return Response(body, media_type="application/json",
-                    headers={TOTAL_HEADER: str(total), "Access-Control-Expose-Headers": TOTAL_HEADER})
+    return Response(body, media_type="application/json", headers=total_headers(total))
 
 
 @router.post("/agents/{agent_id}/reviews", response_model=ReviewPublic, status_code=201,

@@ -16,6 +16,7 @@ from functools import lru_cache
 from itertools import takewhile
 
 from fastapi import FastAPI
+from fastapi.routing import APIRoute, iter_route_contexts
 from starlette.responses import JSONResponse
 from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -32,12 +33,18 @@ class _Template:
 
 
 def _templates(api: FastAPI) -> list[_Template]:
+    """The documented paths (those the OpenAPI document lists) and their methods, read from the routes: building
+    the OpenAPI document itself costs seconds, paid by the first request of every app instance."""
+    documented: dict[str, set[str]] = {}
+    for route in iter_route_contexts(api.routes):  # as `api.openapi()` walks them, included routers too
+        if isinstance(route.original_route, APIRoute) and route.include_in_schema and route.path_format:
+            methods = route.methods or set()
+            documented.setdefault(route.path_format, set()).update(m for m in methods if m in ROUTED_METHODS)
     templates = []
-    for path, operations in api.openapi()["paths"].items():
+    for path, operations in documented.items():
         pattern = re.compile("[^/]+".join(re.escape(piece) for piece in _PARAMETER.split(path)))
         literal = tuple(_PARAMETER.search(segment) is None for segment in path.split("/"))
-        methods = frozenset(m.upper() for m in operations if m.upper() in ROUTED_METHODS)
-        templates.append(_Template(pattern, literal, methods))
+        templates.append(_Template(pattern, literal, frozenset(operations)))
     return templates
 
 

@@ -9,9 +9,10 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import StreamingResponse
 from pydantic import TypeAdapter
 
-from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser, SignedInUser
 from marketplace.api.exports import csv_download
+from marketplace.models.scans import FileScanPublic
 from marketplace.models.submissions import AgentDraftIn, AgentFilePublic, RevisionSummaryPublic, VendorAgentDraftPublic
 from marketplace.models.vendor import (
     AccountDetailsPublic,
@@ -37,7 +38,6 @@ from marketplace.services.vendors.drafts import UNLIMITED, AgentDraft
 router = APIRouter(prefix="/api", tags=["vendor"])
 
 SALE_LIST = TypeAdapter(list[SalePublic])
-_TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "sales on all pages", "schema": {"type": "integer"}}}}}
 
 
 @router.post("/vendor/apply", response_model=VendorApplicationPublic, status_code=201)
@@ -70,8 +70,8 @@ def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
         short_description=d.short_description, description=d.description, price=d.price,
         pricing_model=d.pricing_model or "monthly", activation_limit=d.activation_limit or UNLIMITED,
         category_id=d.category_id, demo_url=d.demo_url, image_url=d.image_url, tags=list(d.tags),
-        files=[AgentFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type)
-               for f in a.files],
+        files=[AgentFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type,
+                               scan=FileScanPublic.model_validate(f.scan)) for f in a.files],
     )
 
 
@@ -152,7 +152,7 @@ def _sale(s: sales.SaleRecord) -> SalePublic:
     )
 
 
-@router.get("/vendor/sales", response_model=list[SalePublic], responses=_TOTAL)
+@router.get("/vendor/sales", response_model=list[SalePublic], responses=total_answer("sales"))
 def vendor_sales(user: OptionalUser, limit: int = Query(20), offset: int = Query(0)) -> Response:
     """Completed sales, newest first; amounts in each order's currency. Total on all pages in X-Total-Count."""
     page = sales.list_sales(actor=user, limit=limit, offset=offset)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Response
 from pydantic import TypeAdapter
 
-from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser
 from marketplace.models.license_views import LicenseActivationPublic, ManagedLicenseKeyPublic
 from marketplace.models.licenses import DisableKeyIn
@@ -15,7 +15,7 @@ from marketplace.services import licenses
 router = APIRouter(prefix="/api/vendor", tags=["vendor"])
 
 KEYS = TypeAdapter(list[ManagedLicenseKeyPublic])
-TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "keys on all pages", "schema": {"type": "integer"}}}}}
+TOTAL = total_answer("keys")
 
 
 def key_public(view: licenses.KeyView) -> ManagedLicenseKeyPublic:

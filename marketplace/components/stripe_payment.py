@@ -7,6 +7,8 @@ server verifies the PaymentIntent before anything is recorded.
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 from reflex.event import no_args_event_spec, passthrough_event_spec
 
@@ -52,3 +54,27 @@ class StripePaymentForm(AssetComponent):
 
 
 stripe_payment_form = StripePaymentForm.create
+
+
+def payment_element(state: Any, *, return_url: str, button_label: Any, disabled: Any, error_message: Any,
+                    setup: bool = False, on_load_error: Any = None) -> rx.Component:
+    """The Payment Element wired to a paying state by one convention: the state holds `stripe_js_url`,
+    `publishable_key` and `client_secret`, and answers `payment_started`, `payment_succeeded(intent id)`,
+    `payment_incomplete(status)`, `payment_failed(message)` and, unless `on_load_error` is given,
+    `stripe_unavailable(message)`. `setup`: the secret is a SetupIntent's (a card saved, nothing paid)."""
+    return stripe_payment_form(
+        stripe_js_url=state.stripe_js_url,
+        publishable_key=state.publishable_key,
+        client_secret=state.client_secret,
+        **({"intent_type": "setup"} if setup else {}),
+        return_url=return_url,
+        button_label=button_label,
+        disabled=disabled,
+        error_message=error_message,
+        on_start=state.payment_started,
+        on_succeeded=state.payment_succeeded,
+        on_incomplete=state.payment_incomplete,
+        on_error=state.payment_failed,
+        on_load_error=on_load_error if on_load_error is not None else state.stripe_unavailable,
+        width="100%",
+    )

@@ -56,6 +56,7 @@ from marketplace.models.mail import OutboxMail
 from marketplace.models.plans import FREE_PLAN_ID, Plan, PlanPayment, VendorPlan, VendorPlanStatus
 from marketplace.models.platform import PlatformSetting
 from marketplace.models.ratelimit import RateLimitCounter, RateLimitHit
+from marketplace.models.scans import FileScan, FileScanPublic, FindingKind, ScanFindingPublic, ScanStatus
 from marketplace.models.submissions import AgentDownload, AgentRevision, RevisionStatus, Upload, UploadMethod
 from marketplace.models.user import (
     AccountToken,
@@ -95,7 +96,10 @@ __all__ = [
     "CategoryRef",
     "Favorite",
     "FavoriteStatus",
+    "FileScan",
+    "FileScanPublic",
     "FilterFacet",
+    "FindingKind",
     "LicenseActivation",
     "LicenseKey",
     "LicenseStatus",
@@ -131,6 +135,8 @@ __all__ = [
     "ReviewPublic",
     "RevisionStatus",
     "Role",
+    "ScanFindingPublic",
+    "ScanStatus",
     "StatsPublic",
     "Subscription",
     "SubscriptionStatus",

@@ -6,6 +6,7 @@ from datetime import date as date_type
 from datetime import datetime
 
 from marketplace.models.base import ApiInput, ApiModel
+from marketplace.models.catalog import AgentListed
 
 
 class PersonPublic(ApiModel):
@@ -23,38 +24,15 @@ class PersonPublic(ApiModel):
     agent_count: int
 
 
-class AdminVendorRef(ApiModel):
-    id: str
-    username: str
-
-
 class AdminCategoryRef(ApiModel):
     id: int
     name: str
 
 
-class AdminAgentPublic(ApiModel):
+class AdminAgentPublic(AgentListed):
     """An agent row of /api/admin/agents: `vendor` is null when it has none or it was deleted (UI: Unknown)."""
 
-    id: str
-    name: str
-    short_description: str
-    description: str
-    price: str
-    pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
-    status: str
-    is_approved: bool
-    rejection_reason: str | None = None
-    avg_rating: str
-    review_count: int
-    vendor_id: str | None = None
-    vendor: AdminVendorRef | None = None
-    category_id: int | None = None
     category: AdminCategoryRef | None = None
-    demo_url: str | None = None
-    image_url: str | None = None
-    tags: list[str]
-    created_at: datetime
     reviewed_at: datetime | None = None
 
 

@@ -149,31 +149,43 @@ class CategoryRef(ApiModel):
     emoji: str
 
 
-class AgentPublic(ApiModel):
-    """An agent as `/api/agents*` shows it (spec section 3). Money and rating are decimal strings."""
+class AgentRead(ApiModel):
+    """What every read of an agent shows: the public one, the admin's (models/admin_reads.py) and the vendor's own
+    (models/vendor.py). Money and rating are decimal strings; each read adds its own fields."""
 
     id: str
     name: str
     short_description: str
-    description: str
     price: str
     pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
     image_url: str | None = None
-    demo_url: str | None = None
-    file_url: str | None = None
-    tags: list[str]
-    is_featured: bool
     is_approved: bool
     status: str
     rejection_reason: str | None = None
     avg_rating: str
     review_count: int
-    vendor_id: str | None = None
-    vendor: VendorRef | None = None
     category_id: int | None = None
-    category: CategoryRef | None = None
     created_at: datetime
+
+
+class AgentListed(AgentRead):
+    """A read that shows the agent as listed: its text, demo, tags and vendor (public and admin)."""
+
+    description: str
+    demo_url: str | None = None
+    tags: list[str]
+    vendor_id: str | None = None
+    vendor: VendorRef | None = None  # null when it has none or it was deleted (UI: Unknown)
+
+
+class AgentPublic(AgentListed):
+    """An agent as `/api/agents*` shows it (spec section 3). Money and rating are decimal strings."""
+
+    file_url: str | None = None
+    is_featured: bool
+    category: CategoryRef | None = None
     updated_at: datetime
+    scanned_at: datetime | None = None  # GET /api/agents/{id}: when every file was last found clean by a scan
 
 
 class AgentPage(ApiModel):

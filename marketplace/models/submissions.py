@@ -11,6 +11,7 @@ from sqlalchemy import Column, Index, Text, text
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
+from marketplace.models.scans import FileScanPublic
 
 
 class RevisionStatus(StrEnum):
@@ -96,6 +97,7 @@ class AgentFilePublic(ApiModel):
     filename: str
     size_bytes: int
     content_type: str
+    scan: FileScanPublic | None = pydantic.Field(default=None, description="The file's security scan (its vendor's)")
 
 
 class RevisionSummaryPublic(ApiModel):
@@ -148,6 +150,7 @@ class PendingFilePublic(ApiModel):
     size_bytes: int
     content_type: str = pydantic.Field(description="The type the file's content was found to be when attached")
     download_url: str
+    scan: FileScanPublic = pydantic.Field(description="The file's security scan, findings included")
 
 
 class FieldChangePublic(ApiModel):

@@ -12,6 +12,7 @@ from sqlalchemy import Column, Index, Text, text
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
+from marketplace.models.catalog import AgentRead
 from marketplace.models.submissions import RevisionSummaryPublic
 
 
@@ -102,22 +103,9 @@ class VendorCategoryRef(ApiModel):
     name: str
 
 
-class VendorAgentPublic(ApiModel):
-    id: str
-    name: str
-    short_description: str
-    price: str
-    pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
-    status: str
-    is_approved: bool
-    rejection_reason: str | None = None
-    category_id: int | None = None
+class VendorAgentPublic(AgentRead):
     category: VendorCategoryRef | None = None
-    image_url: str | None = None
-    avg_rating: str
-    review_count: int
     sales_count: int
-    created_at: datetime
     updated_at: datetime
     has_pending_revision: bool = False
     pending_revision: RevisionSummaryPublic | None = None

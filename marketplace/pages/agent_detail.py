@@ -259,6 +259,8 @@ def info_card() -> rx.Component:
             row("Category", A.category_name, "info-category"),
             row("Created", A.created, "info-created"),
             row("Last updated", A.updated, "info-updated"),
+            rx.cond(A.scanned != "", rx.hstack(rx.icon("shield-check", size=16, color=rx.color("green", 11)),
+                                               rx.text(A.scanned, size="2", id="info-scanned"), spacing="2")),
             spacing="3", width="100%",
         ),
         size="3", width="100%",

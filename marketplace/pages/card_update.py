@@ -6,7 +6,7 @@ import reflex as rx
 
 from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.links import button_link
-from marketplace.components.stripe_payment import stripe_payment_form
+from marketplace.components.stripe_payment import payment_element
 from marketplace.state.card_update import CardUpdateState
 
 
@@ -23,22 +23,10 @@ def _form() -> rx.Component:
                            id="card-update-past-due"),
                 rx.text("The new card is used for the next renewals.", size="2", color_scheme="gray"),
             ),
-            stripe_payment_form(
-                stripe_js_url=CardUpdateState.stripe_js_url,
-                publishable_key=CardUpdateState.publishable_key,
-                client_secret=CardUpdateState.client_secret,
-                intent_type="setup",
-                return_url="/dashboard",
-                button_label=rx.cond(CardUpdateState.saving, "Saving...", "Save card"),
-                disabled=CardUpdateState.saving,
-                error_message=CardUpdateState.card_error,
-                on_start=CardUpdateState.card_started,
-                on_succeeded=CardUpdateState.card_saved,
-                on_incomplete=CardUpdateState.card_incomplete,
-                on_error=CardUpdateState.card_failed,
-                on_load_error=CardUpdateState.card_failed,
-                width="100%",
-            ),
+            payment_element(CardUpdateState, setup=True, return_url="/dashboard",
+                            button_label=rx.cond(CardUpdateState.saving, "Saving...", "Save card"),
+                            disabled=CardUpdateState.saving, error_message=CardUpdateState.card_error,
+                            on_load_error=CardUpdateState.payment_failed),
             rx.link("Back to dashboard", href="/dashboard", size="2"),
             spacing="4", width="100%",
         ),

@@ -8,7 +8,7 @@ from marketplace.components.forms import field
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.links import button_link
-from marketplace.components.stripe_payment import stripe_payment_form
+from marketplace.components.stripe_payment import payment_element
 from marketplace.state.checkout import SUCCESS_PATH, CheckoutState
 
 WHAT_YOU_GET = [
@@ -170,21 +170,9 @@ def payment_card() -> rx.Component:
             rx.hstack(rx.icon("lock", size=18), rx.heading("Payment Details", size="4", as_="h2"), align="center",
                       spacing="2"),
             payment_progress(),
-            stripe_payment_form(
-                stripe_js_url=CheckoutState.stripe_js_url,
-                publishable_key=CheckoutState.publishable_key,
-                client_secret=CheckoutState.client_secret,
-                return_url=SUCCESS_PATH,
-                button_label=CheckoutState.pay_label,
-                disabled=CheckoutState.processing | CheckoutState.redirecting,
-                error_message=CheckoutState.payment_error,
-                on_start=CheckoutState.payment_started,
-                on_succeeded=CheckoutState.payment_succeeded,
-                on_incomplete=CheckoutState.payment_incomplete,
-                on_error=CheckoutState.payment_failed,
-                on_load_error=CheckoutState.stripe_unavailable,
-                width="100%",
-            ),
+            payment_element(CheckoutState, return_url=SUCCESS_PATH, button_label=CheckoutState.pay_label,
+                            disabled=CheckoutState.processing | CheckoutState.redirecting,
+                            error_message=CheckoutState.payment_error),
             rx.text("Payments are processed securely by Stripe. Your card details never reach our servers.",
                     size="1", color_scheme="gray"),
             spacing="4", width="100%",

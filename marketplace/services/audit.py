@@ -19,12 +19,15 @@ from marketplace.services.permissions import require_admin
 
 MAX_OFFSET = 1_000_000
 MAX_SEARCH = 200
+SYSTEM_ACTOR = "security-scan"
 
 
-def record(session: Session, *, actor: User, action: str, target_type: str, target_id: str | None = None,
+def record(session: Session, *, actor: User | None, action: str, target_type: str, target_id: str | None = None,
            details: dict[str, Any] | None = None) -> AuditEntry:
-    """Add an entry to `session` (committed, or rolled back, with the write it describes)."""
-    entry = AuditEntry(actor_id=actor.id, actor_username=actor.username, action=action, target_type=target_type,
+    """Add an entry to `session` (committed, or rolled back, with the write it describes). `actor` None: the
+    app itself decided (a security scan blocking a file), recorded as SYSTEM_ACTOR."""
+    entry = AuditEntry(actor_id=actor.id if actor else None, actor_username=actor.username if actor else SYSTEM_ACTOR,
+                       action=action, target_type=target_type,
                        target_id=str(target_id or "")[:64],
                        details=json.dumps(details or {}, default=str, sort_keys=True))
     session.add(entry)

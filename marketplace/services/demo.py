@@ -31,7 +31,7 @@ from marketplace.models import (
     VendorPlan,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import audit, demo_images, licenses, mail, money, plans, platform, purchases
+from marketplace.services import audit, demo_images, licenses, mail, money, plans, platform, purchases, scanning
 from marketplace.services.auth import hash_password
 from marketplace.services.errors import NotFound
 from marketplace.services.mail import CaughtMail
@@ -273,6 +273,7 @@ def _demo_agent(session: Session, storage: Storage, *, vendor: User, category: C
         key = f"agents/{agent.id}/{filename}"
         storage.put(key, data)
         session.add(AgentFile(agent_id=agent.id, storage_key=key, filename=filename, size_bytes=len(data)))
+        scanning.enqueue(session, [key])  # scanned by the app's scanners once it runs
     return agent
 
 

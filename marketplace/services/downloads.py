@@ -4,7 +4,8 @@ file of a submission as its vendor attached it, for an admin deciding on it (`su
 The zip is built while it is sent (zipstream-ng), each file read from storage in chunks, so memory stays
 constant whatever the files' sizes. Files that are already compressed (archives, PDF) are stored as they
 are; text is deflated. When every entry is stored the archive's length is known in advance and is sent as
-Content-Length. Each download is logged (user, agent, version, time).
+Content-Length. Each download is logged (user, agent, version, time). A file a security scan found infected is
+served to nobody, and one without a verdict yet only to its vendor (services/scanning/views.py).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from zipstream import ZIP_DEFLATED, ZIP_STORED, ZipStream
 from marketplace.db import session_scope
 from marketplace.integrations.storage import get_storage
 from marketplace.models import Agent, AgentDownload, AgentFile, Role, User
-from marketplace.services import access, licenses, mail_texts
+from marketplace.services import access, licenses, mail_texts, scanning
 from marketplace.services.errors import Forbidden, NotFound
 from marketplace.services.filenames import entry_name
 from marketplace.services.filetypes import COMPRESSED_KINDS, COMPRESSED_TYPES, kind_of_name
@@ -94,6 +95,10 @@ def agent_archive(*, actor: User | None, agent_id: str) -> Archive:
                              .order_by(AgentFile.created_at, AgentFile.id)).all()
         if not files:
             raise NotFound(NOT_FOUND)
+        refusal = scanning.download_refusal(session, [row.storage_key for row in files],
+                                            is_vendor=agent.vendor_id is not None and agent.vendor_id == user.id)
+        if refusal:
+            raise Forbidden(refusal)
         sizes = [storage.head(row.storage_key) for row in files]
         if any(size is None for size in sizes):
             raise NotFound(NOT_FOUND)
@@ -129,14 +134,18 @@ def submitted_file(*, actor: User | None, file_id: str) -> StoredFile:
     """One file of an agent (any version: a pending agent's or revision's files are in no buyer's zip yet), for
     an admin reviewing the submission. Admins only; an unknown id, a deleted agent or a missing object is 404."""
     require_admin(actor)
-    found = None
+    found, refusal = None, None
     if file_id and len(file_id) <= 64:
         with session_scope() as session:
             found = session.exec(select(AgentFile.storage_key, AgentFile.filename)
                                  .join(Agent, Agent.id == AgentFile.agent_id)
                                  .where(AgentFile.id == file_id, Agent.deleted_at.is_(None))).first()
+            if found is not None:
+                refusal = scanning.download_refusal(session, [found[0]], is_vendor=False)
     if found is None:
         raise NotFound(NOT_FOUND)
+    if refusal:
+        raise Forbidden(refusal)
     key, filename = found
     size = get_storage().head(key)
     if size is None:

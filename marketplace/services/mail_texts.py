@@ -24,46 +24,51 @@ def url(path: str) -> str:
     return settings.public_url.rstrip("/") + path
 
 
+def compose(*, to: str, name: str, subject: str, body: str) -> OutgoingMail:
+    """Every mail's one shape: 'Hi {name},', the body (its links in it), the signature."""
+    return OutgoingMail(to=to, subject=subject, text=f"Hi {name},\n\n{body}{SIGNATURE}")
+
+
 def verify_email(*, to: str, name: str, token: str, hours: int, new_address: bool) -> OutgoingMail:
     why = ("You asked to use this address for your AgentMarket account." if new_address
            else "Welcome to AgentMarket! Please confirm your e-mail address.")
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject="Confirm your e-mail address",
-        text=f"Hi {name},\n\n{why}\n\nOpen this link to confirm it:\n{url('/verify-email?token=' + quote(token))}"
+        body=f"{why}\n\nOpen this link to confirm it:\n{url('/verify-email?token=' + quote(token))}"
              f"\n\nThe link works once and expires in {hours} hours. If you did not ask for this, ignore this"
-             f" e-mail.{SIGNATURE}",
+             f" e-mail.",
     )
 
 
 def email_change_notice(*, to: str, name: str, new_email: str) -> OutgoingMail:
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject="Your e-mail address is being changed",
-        text=f"Hi {name},\n\nSomeone signed in to your account asked to change its e-mail address to "
+        body=f"Someone signed in to your account asked to change its e-mail address to "
              f"{new_email}. The change takes effect once that address is confirmed.\n\nIf this was not you, reset "
-             f"your password now:\n{url('/forgot-password')}{SIGNATURE}",
+             f"your password now:\n{url('/forgot-password')}",
     )
 
 
 def password_reset(*, to: str, name: str, token: str, minutes: int) -> OutgoingMail:
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject="Reset your password",
-        text=f"Hi {name},\n\nSomeone (hopefully you) asked to reset the password of your AgentMarket account."
+        body=f"Someone (hopefully you) asked to reset the password of your AgentMarket account."
              f"\n\nChoose a new password here:\n{url('/reset-password?token=' + quote(token))}\n\nThe link works"
              f" once and expires in {minutes} minutes. Resetting signs you out on every device. If you did not ask"
-             f" for this, ignore this e-mail: your password stays as it is.{SIGNATURE}",
+             f" for this, ignore this e-mail: your password stays as it is.",
     )
 
 
 def password_changed(*, to: str, name: str) -> OutgoingMail:
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject="Your password was changed",
-        text=f"Hi {name},\n\nThe password of your AgentMarket account was just changed, and your other "
+        body=f"The password of your AgentMarket account was just changed, and your other "
              f"sessions were signed out.\n\nIf this was not you, reset your password now:\n"
-             f"{url('/forgot-password')}{SIGNATURE}",
+             f"{url('/forgot-password')}",
     )
 
 
@@ -82,14 +87,13 @@ def receipt(*, to: str, name: str, agent_name: str, amount: str, currency: str, 
         f"{url(GUEST_PASSWORD_PATH + '?token=' + quote(sign_in_token))}\nThe link works once and expires in "
         f"{settings.guest_link_hours} hours.")
     plan = "" if renews_on is None else f" per month\nMonthly subscription: renews on {renews_on}, cancel anytime"
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Your receipt: {agent_name}",
-        text=f"Hi {name},\n\nThank you for your purchase.\n\nAgent: {agent_name}\nAmount: "
-             f"{amount_text(amount, currency)}{plan}\nOrder number: {order_id[-8:]} ({order_id}){key}{guest}"
-             f"\n\nDownload it here (sign in "
+        body=f"Thank you for your purchase.\n\nAgent: {agent_name}\nAmount: {amount_text(amount, currency)}{plan}"
+             f"\nOrder number: {order_id[-8:]} ({order_id}){key}{guest}\n\nDownload it here (sign in "
              f"first):\n{url(f'/api/agents/{agent_id}/download')}\n\nYour agents are also in your dashboard:\n"
-             f"{url('/dashboard')}{SIGNATURE}",
+             f"{url('/dashboard')}",
     )
 
 
@@ -104,11 +108,11 @@ def license_key_file(*, agent_name: str, license_key: str) -> str:
 
 
 def sale(*, to: str, name: str, agent_name: str, amount: str, currency: str, order_id: str) -> OutgoingMail:
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"New sale: {agent_name}",
-        text=f"Hi {name},\n\nYou made a sale.\n\nAgent: {agent_name}\nAmount: {amount_text(amount, currency)}\n"
-             f"Order number: {order_id[-8:]}\n\nSee your sales:\n{url('/vendor')}{SIGNATURE}",
+        body=f"You made a sale.\n\nAgent: {agent_name}\nAmount: {amount_text(amount, currency)}\n"
+             f"Order number: {order_id[-8:]}\n\nSee your sales:\n{url('/vendor')}",
     )
 
 
@@ -117,128 +121,125 @@ def refund_confirmation(*, to: str, name: str, agent_name: str, amount: str, ord
     """The buyer's money is on its way back (the guarantee at once, or an admin's approval)."""
     ended = ("Your subscription has been cancelled and access to the agent has ended." if subscription
              else "Access to the agent has ended.")
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Your refund: {agent_name}",
-        text=f"Hi {name},\n\nWe have refunded your order in full.\n\nAgent: {agent_name}\nAmount: {amount}\n"
+        body=f"We have refunded your order in full.\n\nAgent: {agent_name}\nAmount: {amount}\n"
              f"Order number: {order_id[-8:]}\n\nThe money reaches your card within 5-10 business days. {ended}"
-             f"\n\nYour orders:\n{url('/dashboard?tab=orders')}{SIGNATURE}",
+             f"\n\nYour orders:\n{url('/dashboard?tab=orders')}",
     )
 
 
 def refund_declined(*, to: str, name: str, agent_name: str, order_id: str, reason: str) -> OutgoingMail:
     """An admin said no to a refund request (the customer's third within 90 days)."""
     why = f"\n\nReason: {reason}" if reason else ""
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Your refund request: {agent_name}",
-        text=f"Hi {name},\n\nWe have reviewed your refund request for order {order_id[-8:]} ({agent_name}) and "
+        body=f"We have reviewed your refund request for order {order_id[-8:]} ({agent_name}) and "
              f"cannot refund it.{why}\n\nYou keep access to the agent.\n{url('/dashboard?tab=orders')}"
-             f"{SIGNATURE}",
+             f"",
     )
 
 
 def vendor_refund_notice(*, to: str, name: str, agent_name: str, amount: str, order_id: str) -> OutgoingMail:
     """A sale of the vendor's was refunded: its share comes back out of the vendor's balance."""
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Refund: {agent_name}",
-        text=f"Hi {name},\n\nA sale of {agent_name} was refunded under the 30-day money-back guarantee.\n\n"
+        body=f"A sale of {agent_name} was refunded under the 30-day money-back guarantee.\n\n"
              f"Amount: {amount}\nOrder number: {order_id[-8:]}\n\nYour share of this sale is taken back from "
-             f"your balance, and the sale no longer counts in your earnings.\n{url('/vendor')}{SIGNATURE}",
+             f"your balance, and the sale no longer counts in your earnings.\n{url('/vendor')}",
     )
 
 
 def dispute_opened(*, to: str, name: str, agent_name: str, amount: str, order_id: str, reason: str) -> OutgoingMail:
     """To each admin: a buyer disputed a payment with their bank; access to the agent is suspended."""
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Payment disputed: {agent_name}",
-        text=f"Hi {name},\n\nA buyer disputed a payment with their bank ({reason}).\n\nAgent: {agent_name}\n"
+        body=f"A buyer disputed a payment with their bank ({reason}).\n\nAgent: {agent_name}\n"
              f"Amount: {amount}\nOrder number: {order_id[-8:]} ({order_id})\n\nThe buyer's access to the agent "
-             f"is suspended. Answer the dispute in Stripe's dashboard.{SIGNATURE}",
+             f"is suspended. Answer the dispute in Stripe's dashboard.",
     )
 
 
 def notice(*, to: str, name: str, title: str, message: str, path: str) -> OutgoingMail:
     """An application or agent decision, or an update of a bought agent: the in-app notification by e-mail."""
-    return OutgoingMail(to=to, subject=title,
-                        text=f"Hi {name},\n\n{message}\n\n{url(path)}{SIGNATURE}")
+    return compose(to=to, name=name, subject=title, body=f"{message}\n\n{url(path)}")
 
 
 def renewal_receipt(*, to: str, name: str, agent_name: str, amount: str, currency: str, order_id: str,
                     renews_on: str) -> OutgoingMail:
     """A subscription's monthly charge went through."""
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Your subscription renewed: {agent_name}",
-        text=f"Hi {name},\n\nYour monthly subscription to {agent_name} has renewed.\n\nAmount: "
-             f"{amount_text(amount, currency)}\nOrder number: {order_id[-8:]} ({order_id})\nNext renewal: "
-             f"{renews_on}\n\n"
-             f"Manage your subscriptions in your dashboard:\n{url('/dashboard')}{SIGNATURE}",
+        body=f"Your monthly subscription to {agent_name} has renewed.\n\nAmount: {amount_text(amount, currency)}"
+             f"\nOrder number: {order_id[-8:]} ({order_id})\nNext renewal: {renews_on}\n\n"
+             f"Manage your subscriptions in your dashboard:\n{url('/dashboard')}",
     )
 
 
 def payment_failed(*, to: str, name: str, agent_name: str, access_until: str, path: str) -> OutgoingMail:
     """A renewal was declined: the customer keeps access for the grace period and can give a new card."""
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Payment failed: {agent_name}",
-        text=f"Hi {name},\n\nWe could not charge your card for your subscription to {agent_name}. You keep "
+        body=f"We could not charge your card for your subscription to {agent_name}. You keep "
              f"access until {access_until}; we will try again in the meantime.\n\nUpdate your card here (sign in "
-             f"first):\n{url(path)}{SIGNATURE}",
+             f"first):\n{url(path)}",
     )
 
 
 def subscription_ended(*, to: str, name: str, agent_name: str, agent_path: str) -> OutgoingMail:
     """Stripe ended a subscription whose renewal stayed unpaid after its retries: access has ended."""
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Subscription ended: {agent_name}",
-        text=f"Hi {name},\n\nWe could not collect the renewal of your subscription to {agent_name}, so it has "
+        body=f"We could not collect the renewal of your subscription to {agent_name}, so it has "
              f"ended and you no longer have access. You will not be charged again.\n\nTo use it again, subscribe "
-             f"from its page:\n{url(agent_path)}{SIGNATURE}",
+             f"from its page:\n{url(agent_path)}",
     )
 
 
 def subscription_cancelled(*, to: str, name: str, agent_name: str, access_until: str) -> OutgoingMail:
     """The customer cancelled: no more charges, access until the end of the paid period."""
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Subscription cancelled: {agent_name}",
-        text=f"Hi {name},\n\nYour subscription to {agent_name} is cancelled: you will not be charged again. You "
+        body=f"Your subscription to {agent_name} is cancelled: you will not be charged again. You "
              f"keep access until {access_until}.\n\nChanged your mind? Resume it before then in your dashboard:\n"
-             f"{url('/dashboard')}{SIGNATURE}",
+             f"{url('/dashboard')}",
     )
 
 
 def license_disabled(*, to: str, name: str, agent_name: str, reason: str) -> OutgoingMail:
     """The buyer's key was disabled by the agent's vendor or an admin: why, and that the agent stops."""
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Your license key for {agent_name} was disabled",
-        text=f"Hi {name},\n\nYour license key for {agent_name} has been disabled: the agent can no longer "
-             f"activate or validate it.\n\nReason: {reason}\n\nIf you think this is a mistake, reply to this e-mail "
-             f"or contact us:\n{url('/contact')}\n\nYour agents:\n{url('/dashboard')}{SIGNATURE}",
+        body=f"Your license key for {agent_name} has been disabled: the agent can no longer activate or validate "
+             f"it.\n\nReason: {reason}\n\nIf you think this is a mistake, reply to this e-mail or contact us:\n"
+             f"{url('/contact')}\n\nYour agents:\n{url('/dashboard')}",
     )
 
 
 def license_enabled(*, to: str, name: str, agent_name: str) -> OutgoingMail:
     """The buyer's key works again."""
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Your license key for {agent_name} works again",
-        text=f"Hi {name},\n\nYour license key for {agent_name} has been enabled again: the agent can activate and "
-             f"validate it as before.\n\nYour agents:\n{url('/dashboard')}{SIGNATURE}",
+        body=f"Your license key for {agent_name} has been enabled again: the agent can activate and validate it as "
+             f"before.\n\nYour agents:\n{url('/dashboard')}",
     )
 
 
 def subscription_resumed(*, to: str, name: str, agent_name: str, renews_on: str) -> OutgoingMail:
     """The customer resumed a cancelled subscription before its end: it renews again."""
-    return OutgoingMail(
-        to=to,
+    return compose(
+        to=to, name=name,
         subject=f"Subscription resumed: {agent_name}",
-        text=f"Hi {name},\n\nYour subscription to {agent_name} is active again: it renews on {renews_on} and "
-             f"every month after that until you cancel.\n\nManage your subscriptions in your dashboard:\n"
-             f"{url('/dashboard')}{SIGNATURE}",
+        body=f"Your subscription to {agent_name} is active again: it renews on {renews_on} and every month after "
+             f"that until you cancel.\n\nManage your subscriptions in your dashboard:\n{url('/dashboard')}",
     )

@@ -13,10 +13,9 @@ from typing import Any, ClassVar
 import reflex as rx
 
 from marketplace.services import accounts, auth, guest_checkout, mail_texts
-from marketplace.services.errors import DomainError
-from marketplace.state import blocking
 from marketplace.state.browser import error_message, fetch_api, response_json
 from marketplace.state.forms import FormState, focus_first_error, take_submitted
+from marketplace.state.service_calls import QUIET, attempt
 from marketplace.state.session import SessionState, flash_and_go
 
 RESET_PATH = "/reset-password"
@@ -82,10 +81,9 @@ class PasswordLinkForm(FormState, rx.State, mixin=True):
         self.reset()
         self.token = self.router.url.query_parameters.get("token", "")
         yield
-        try:
-            await blocking.run(type(self).check_link, self.token)
-        except DomainError as error:
-            self.link_status, self.link_message = "invalid", error.message
+        checked = await attempt(QUIET, type(self).check_link, self.token)
+        if checked.failed:
+            self.link_status, self.link_message = "invalid", checked.message
             return
         self.link_status = "valid"
         # The token stays in state for the submit; it leaves the address bar (history, screenshots, shoulders).
@@ -145,11 +143,11 @@ class VerifyEmailState(SessionState):
     @rx.event
     async def on_load(self) -> None:
         token = self.router.url.query_parameters.get("token", "")
-        try:
-            user = await blocking.run(accounts.verify_email, token=token)
-        except DomainError as error:
-            self.verify_status, self.verify_message = "failed", error.message
+        verified = await attempt(QUIET, accounts.verify_email, token=token)
+        if verified.failed:
+            self.verify_status, self.verify_message = "failed", verified.message
             return
+        user = verified.value
         self.verify_status = "confirmed"
         self.verify_message = accounts.confirmation_notice(confirmed=user, viewer_id=self.user_id or None)
         if self.user_id == user.id:

@@ -17,12 +17,12 @@ import reflex as rx
 from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPublic
 from marketplace.services import agent_page, favorites, images, names, reports, views
 from marketplace.services import reviews as review_service
-from marketplace.services.errors import Conflict, DomainError, NotFound, TooManyRequests, Unauthorized
+from marketplace.services.errors import Conflict, NotFound, TooManyRequests
 from marketplace.services.seo import page_head
 from marketplace.state import blocking
 from marketplace.state.catalog import Option, price_parts, rating_label
-from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
+from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.session import ViewerMixin
 
 REPORT_TYPE_LABELS = {
@@ -39,6 +39,10 @@ STATUS_LABELS = {AgentStatus.APPROVED.value: "Approved", AgentStatus.REJECTED.va
 REVIEW_COMMENT_MAX = review_service.MAX_COMMENT
 REPORT_REASON_MAX = reports.MAX_REASON
 REPORT_DESCRIPTION_MAX = reports.MAX_DESCRIPTION
+SIGN_IN = ("Please sign in", "You need to be signed in to add favorites")
+
+
+SCANNED = "Scanned {date}: no threats found"
 
 
 def long_date(moment: datetime) -> str:
@@ -69,6 +73,7 @@ class AgentView:
     category_emoji: str = ""
     created: str = ""
     updated: str = ""
+    scanned: str = ""  # 'Scanned {date}: no threats found' when every file's last scan was clean
 
 
 @dataclasses.dataclass
@@ -107,6 +112,7 @@ def agent_view(agent: AgentPublic) -> AgentView:
         category_emoji=agent.category.emoji if agent.category else "",
         created=long_date(agent.created_at),
         updated=long_date(agent.updated_at),
+        scanned=SCANNED.format(date=long_date(agent.scanned_at)) if agent.scanned_at else "",
     )
 
 
@@ -196,19 +202,21 @@ class AgentDetailState(ViewerMixin, rx.State):
     async def toggle_favorite(self) -> Any:
         user = await self.viewer()
         if user is None:
-            return rx.toast.error("Please sign in", description="You need to be signed in to add favorites")
+            return rx.toast.error(SIGN_IN[0], description=SIGN_IN[1])
         adding = not self.is_favorited
         self.favorite_busy = True
         change = favorites.add_favorite if adding else favorites.remove_favorite
+        failed = Toast(fallback=f"Failed to {'add to' if adding else 'remove from'} favorites. Please try again.",
+                       reasons=False)
         try:
-            self.is_favorited = (await blocking.run(change, actor=user, agent_id=self.agent.id)).is_favorited
-        except Unauthorized:
-            return rx.toast.error("Please sign in", description="You need to be signed in to add favorites")
-        except DomainError:
-            action = "add to" if adding else "remove from"
-            return rx.toast.error("Error", description=f"Failed to {action} favorites. Please try again.")
+            done = await attempt(failed, change, actor=user, agent_id=self.agent.id)
         finally:
             self.favorite_busy = False
+        if done.signed_out:
+            return rx.toast.error(SIGN_IN[0], description=SIGN_IN[1])
+        if done.failed:
+            return done.events
+        self.is_favorited = done.value.is_favorited
         if adding:
             return rx.toast("Added to favorites", description=f"{self.agent.name} is now in your favorites.")
         return rx.toast("Removed from favorites", description=f"{self.agent.name} was removed from your favorites.")
@@ -230,19 +238,12 @@ class AgentDetailState(ViewerMixin, rx.State):
             return
         self.review_submitting = True
         yield
-        try:
-            await blocking.run(review_service.submit_review, actor=await self.viewer(), agent_id=self.agent.id,
-                               rating=self.review_rating, comment=self.review_comment,
-                               address=self._client_address())
-        except Unauthorized:
+        done = await attempt(Toast(fallback="Failed to submit review. Please try again.", reasons=(TooManyRequests,)),
+                             review_service.submit_review, actor=await self.viewer(), agent_id=self.agent.id,
+                             rating=self.review_rating, comment=self.review_comment, address=self._client_address())
+        if done.failed:
             self.review_submitting = False
-            yield logged_out_again()
-            return
-        except DomainError as error:
-            self.review_submitting = False
-            limited = isinstance(error, TooManyRequests)
-            detail = error.message if limited else "Failed to submit review. Please try again."
-            yield rx.toast.error("Error", description=detail)
+            yield done.events
             return
         self.review_rating, self.review_comment, self.review_submitting = "5", "", False
         await self._load(self.agent.id)
@@ -277,22 +278,17 @@ class AgentDetailState(ViewerMixin, rx.State):
             return
         self.report_submitting = True
         yield
-        try:
-            await blocking.run(
-                reports.report_agent,
-                actor=await self.viewer(), agent_id=self.agent.id, report_type=self.report_type,
-                reason=self.report_reason, description=self.report_description.strip() or None,
-                address=self._client_address(),
-            )
-        except Unauthorized:
+        done = await attempt(
+            Toast("Report failed", "Failed to submit report"), reports.report_agent,
+            actor=await self.viewer(), agent_id=self.agent.id, report_type=self.report_type,
+            reason=self.report_reason, description=self.report_description.strip() or None,
+            address=self._client_address(),
+        )
+        if done.failed:
             self.report_submitting = False
-            yield logged_out_again()
-            return
-        except DomainError as error:
-            self.report_submitting = False
-            if isinstance(error, Conflict):  # reported earlier (another tab): the button turns into 'Reported'
+            if isinstance(done.error, Conflict):  # reported earlier (another tab): the button turns into 'Reported'
                 self.has_reported, self.report_open = True, False
-            yield rx.toast.error("Report failed", description=error.message or "Failed to submit report")
+            yield done.events
             return
         self.has_reported, self.report_open, self.report_submitting = True, False, False
         self.report_type, self.report_reason, self.report_description = "", "", ""

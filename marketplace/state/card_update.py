@@ -11,13 +11,19 @@ from typing import Any
 
 import reflex as rx
 
+from marketplace.models import User
 from marketplace.services import billing, payment_errors, purchases
-from marketplace.services.errors import DomainError, Unauthorized
-from marketplace.state import blocking
-from marketplace.state.display import logged_out_again
+from marketplace.state.service_calls import QUIET, Toast, attempt
 from marketplace.state.session import SessionState, toast_on_load
 
 DONE_PATH = "/dashboard"
+
+
+def _start(user: User, subscription_id: str) -> tuple[str, str, billing.CardUpdate]:
+    """The publishable key and Stripe.js address the Payment Element needs, and the SetupIntent it confirms."""
+    config = purchases.browser_config()
+    return config.publishable_key, config.stripe_js_url, billing.start_card_update(actor=user,
+                                                                                   subscription_id=subscription_id)
 
 
 class CardUpdateState(rx.State):
@@ -48,49 +54,45 @@ class CardUpdateState(rx.State):
             yield [toast_on_load("Login Required", "Please log in to update your card", error=True),
                    rx.redirect("/login")]
             return
-        try:
-            config = purchases.browser_config()
-            update = await blocking.run(billing.start_card_update, actor=user,
-                                        subscription_id=self._subscription_id())
-        except DomainError as error:
-            self.loading, self.failed, self.error_message = False, True, error.message
+        done = await attempt(QUIET, _start, user, self._subscription_id())
+        if done.failed:
+            self.loading, self.failed, self.error_message = False, True, done.message
             return
-        self.publishable_key, self.stripe_js_url = config.publishable_key, config.stripe_js_url
+        self.publishable_key, self.stripe_js_url, update = done.value
         self.client_secret = update.client_secret
         self.agent_name = update.subscription.agent_name
         self.past_due = update.subscription.past_due
         self.loading = False
 
+    # The Payment Element's reports (components/stripe_payment.payment_element's names).
+
     @rx.event
-    def card_started(self) -> None:
+    def payment_started(self) -> None:
         self.card_error = ""
         self.saving = True
 
     @rx.event
-    def card_failed(self, message: str, code: str = "") -> None:
+    def payment_failed(self, message: str, code: str = "") -> None:
         self.saving = False
         self.card_error = payment_errors.buyer_message(code=code, message=message) or \
             "The card could not be saved. Please try again."
 
     @rx.event
-    def card_incomplete(self, _status: str) -> None:
-        self.card_failed("")
+    def payment_incomplete(self, _status: str) -> None:
+        self.payment_failed("")
 
     @rx.event
-    async def card_saved(self, setup_intent_id: str) -> AsyncIterator[Any]:
+    async def payment_succeeded(self, setup_intent_id: str) -> AsyncIterator[Any]:
         session = await self.get_state(SessionState)
         user = await session.viewer()
-        try:
-            view = await blocking.run(billing.finish_card_update, actor=user,
-                                      subscription_id=self._subscription_id(), setup_intent_id=setup_intent_id)
-        except Unauthorized:
+        done = await attempt(Toast(None), billing.finish_card_update, actor=user,
+                             subscription_id=self._subscription_id(), setup_intent_id=setup_intent_id)
+        if done.failed:
             self.saving = False
-            yield logged_out_again()
+            self.card_error = done.message
+            yield done.events
             return
-        except DomainError as error:
-            self.saving = False
-            self.card_error = error.message
-            return
+        view = done.value
         self.past_due = view.past_due
         yield [toast_on_load("Card updated", f"Your subscription to {view.agent_name} uses the new card."),
                rx.redirect(f"{DONE_PATH}?tab=purchases")]

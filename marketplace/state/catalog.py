@@ -15,14 +15,14 @@ from urllib.parse import parse_qsl, urlencode
 
 import reflex as rx
 
-from marketplace.models import AgentPublic, CategoryPublic
+from marketplace.models import AgentPage, AgentPublic, CategoryPublic
 from marketplace.services import catalog, images, money
 from marketplace.services.catalog.search import MAX_QUERY_LENGTH
-from marketplace.services.errors import DomainError
 from marketplace.services.seo import public_pages
 from marketplace.services.text import is_digits
 from marketplace.state import blocking
 from marketplace.state.forms import take_submitted
+from marketplace.state.service_calls import QUIET, attempt
 from marketplace.state.session import ViewerMixin
 
 # The server's plain HTML of /agents and / lists the same pages (services/seo/public_pages.py).
@@ -168,6 +168,15 @@ def agents_url(**params: str | list[str]) -> str:
 # ---- landing and home ---------------------------------------------------------------------------
 
 
+def _shown_page(query: dict[str, Any], page: int) -> tuple[int, AgentPage]:
+    """The page of agents asked for; paged past the end (the list shrank), the last page and its number."""
+    result = catalog.list_agents(**query)
+    if result.total and not result.items and page > 1:
+        page = (result.total + PAGE_SIZE - 1) // PAGE_SIZE
+        result = catalog.list_agents(**{**query, "offset": (page - 1) * PAGE_SIZE})
+    return page, result
+
+
 class HomeState(ViewerMixin, rx.State):
     """Stats, categories and featured agents for `/`, plus the quick search that leads to /agents."""
 
@@ -194,12 +203,10 @@ class HomeState(ViewerMixin, rx.State):
         all_categories = await blocking.run(catalog.list_categories)
         self.categories = [category_card(c) for c in all_categories[:HOME_CATEGORY_LIMIT]]
         self.category_options = [Option(ALL, "All categories"), *(Option(c.slug, c.name) for c in all_categories)]
-        try:
-            page = await blocking.run(catalog.list_agents, featured=True, limit=FEATURED_LIMIT)
-        except DomainError:
-            page = None  # the spec: a failed featured load shows no agents rather than an error
+        # the spec: a failed featured load shows no agents rather than an error
+        featured = await attempt(QUIET, catalog.list_agents, featured=True, limit=FEATURED_LIMIT)
         bought = await blocking.run(catalog.purchased_agent_ids, actor=await self.viewer())
-        self.featured = [agent_card(a, bought) for a in page.items] if page else []
+        self.featured = [] if featured.failed else [agent_card(a, bought) for a in featured.value.items]
         self.loading = False
 
     @rx.event
@@ -377,14 +384,11 @@ class BrowseState(ViewerMixin, rx.State):
     async def _fetch(self, *, reread_bought: bool = False) -> None:
         if reread_bought:
             self._bought = sorted(await blocking.run(catalog.purchased_agent_ids, actor=await self.viewer()))
-        try:
-            result = await blocking.run(catalog.list_agents, **self._query())
-            if result.total and not result.items and self.page > 1:  # paged past the end: show the last page
-                self.page = (result.total + PAGE_SIZE - 1) // PAGE_SIZE
-                result = await blocking.run(catalog.list_agents, **self._query())
-        except DomainError as error:
-            self.cards, self.total, self.failed = [], 0, error.message
+        done = await attempt(QUIET, _shown_page, self._query(), self.page)
+        if done.failed:
+            self.cards, self.total, self.failed = [], 0, done.message
             return
+        self.page, result = done.value
         bought = set(self._bought)
         self.cards = [agent_card(a, bought) for a in result.items]
         self.total = result.total
@@ -394,10 +398,10 @@ class BrowseState(ViewerMixin, rx.State):
         """The counts beside the filter options, read after the cards are shown (a search's counts group all its
         matches, which costs more than one page)."""
         query = {name: value for name, value in self._query().items() if name not in ("sort", "limit", "offset")}
-        try:
-            facets = await blocking.run(catalog.agent_facets, **query)
-        except DomainError:
+        done = await attempt(QUIET, catalog.agent_facets, **query)
+        if done.failed:
             return  # the list has said what is wrong
+        facets = done.value
         self._category_counts = {c.slug: c.count for c in facets.categories}
         self._price_counts = {p.value: p.count for p in facets.prices}
         self._rating_counts = {r.value: r.count for r in facets.ratings}

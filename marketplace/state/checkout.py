@@ -34,6 +34,7 @@ from marketplace.services.errors import Conflict, DomainError, Forbidden, Unauth
 from marketplace.state import blocking
 from marketplace.state.display import format_day, time_zone
 from marketplace.state.forms import FormState, focus_first_error, take_submitted
+from marketplace.state.service_calls import QUIET, Toast, attempt
 from marketplace.state.session import SessionState, toast_on_load
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,13 @@ STEP_DONE = (100, "Purchase successful!")
 async def _signed_in_user(state: rx.State) -> User | None:
     session = await state.get_state(SessionState)
     return await session.viewer()
+
+
+def _complete(user: User | None, payment_intent_id: str, agent_id: str | None, *, guest: bool) -> purchases.Completion:
+    """Record a payment Stripe says succeeded: a guest's as the webhook would, else the signed-in buyer's."""
+    if guest:
+        return purchases.complete_guest_payment(payment_intent_id=payment_intent_id, agent_id=agent_id)
+    return purchases.complete_payment(actor=user, payment_intent_id=payment_intent_id, agent_id=agent_id)
 
 
 class CheckoutState(FormState, rx.State):
@@ -133,16 +141,17 @@ class CheckoutState(FormState, rx.State):
         user = await _signed_in_user(self)
         agent_id = self._route_agent_id()
         if user is None:
-            try:  # a signed-out visitor checks out as a guest while the admin allows it, else signs in
-                agent = await blocking.run(purchases.checkout_agent, actor=None, agent_id=agent_id, guest=True)
-            except (Forbidden, Unauthorized):
+            # a signed-out visitor checks out as a guest while the admin allows it, else signs in
+            as_guest = await attempt(QUIET, purchases.checkout_agent, actor=None, agent_id=agent_id, guest=True)
+            if isinstance(as_guest.error, Forbidden | Unauthorized):
                 self.loading = False
                 yield [toast_on_load("Login Required", "Please log in to purchase agents", error=True),
                        rx.redirect(return_paths.with_next("/login", f"/checkout/{agent_id}"))]
                 return
-            except DomainError as error:
-                yield self._fail(error.message)
+            if as_guest.failed:
+                yield self._fail(as_guest.message)
                 return
+            agent = as_guest.value
             self.guest = True
         if not agent_id:
             self.loading, self.failed = False, True
@@ -214,24 +223,21 @@ class CheckoutState(FormState, rx.State):
         yield
         details = guest_checkout.GuestDetails(email=self.guest_email, name=self.guest_name,
                                               address=self.router.session.client_ip or "unknown")
-        try:
-            intent = await blocking.run(purchases.create_payment_intent, actor=None, agent_id=self.item_id,
-                                        guest=details)
-        except DomainError as error:
-            self.preparing = False
-            if error.field in ("email", "name") and not isinstance(error, Conflict):
+        failed = Toast(None, CHECKOUT_FAILED, unexpected=True, signed_out=False,
+                       log=f"guest checkout of agent {self.item_id} could not be prepared")
+        done = await attempt(failed, purchases.create_payment_intent, actor=None, agent_id=self.item_id,
+                             guest=details)
+        self.preparing = False
+        if done.failed:
+            error = done.refusal
+            if error and error.field in ("email", "name") and not isinstance(error, Conflict):
                 self.errors = {error.field: error.message}
                 yield focus_first_error()
             else:
-                self.guest_error = error.message or CHECKOUT_FAILED
+                self.guest_error = done.message
             return
-        except Exception:
-            log.exception("guest checkout of agent %s could not be prepared", self.item_id)
-            self.preparing, self.guest_error = False, CHECKOUT_FAILED
-            return
-        self.preparing = False
         self.billing_name, self.billing_email = self.guest_name.strip(), self.guest_email.strip().lower()
-        self._show_intent(intent)
+        self._show_intent(done.value)
 
     @rx.event
     def back_to_agent(self) -> rx.event.EventSpec:
@@ -256,25 +262,16 @@ class CheckoutState(FormState, rx.State):
         self.processing = True
         self.progress, self.progress_label = STEP_PROCESSING
         yield
-        try:
-            done = await self._complete(payment_intent_id)
-        except DomainError as error:
-            self._payment_error(error.message)
-            return
-        except Exception:
-            log.exception("payment %s could not be recorded", payment_intent_id)
-            self._payment_error("")
+        user = None if self.guest else await _signed_in_user(self)
+        done = await attempt(Toast(None, unexpected=True, signed_out=False,
+                                   log=f"payment {payment_intent_id} could not be recorded"),
+                             _complete, user, payment_intent_id, self.item_id, guest=self.guest)
+        if done.failed:
+            self._payment_error(done.message)
             return
         self.progress, self.progress_label = STEP_COMPLETING
         yield
-        yield self._succeeded(done.order.id)
-
-    async def _complete(self, payment_intent_id: str) -> purchases.Completion:
-        if self.guest:
-            return await blocking.run(purchases.complete_guest_payment, payment_intent_id=payment_intent_id,
-                                      agent_id=self.item_id)
-        return await blocking.run(purchases.complete_payment, actor=await _signed_in_user(self),
-                                  payment_intent_id=payment_intent_id, agent_id=self.item_id)
+        yield self._succeeded(done.value.order.id)
 
     @rx.event
     def payment_incomplete(self, _status: str) -> None:
@@ -316,13 +313,13 @@ class CheckoutState(FormState, rx.State):
         self.processing = True
         yield
         user = await _signed_in_user(self)
-        try:
-            done = await blocking.run(purchases.claim_free_agent, actor=user, agent_id=self.item_id)
-        except DomainError as error:
+        done = await attempt(Toast("Checkout Error", CHECKOUT_FAILED, signed_out=False), purchases.claim_free_agent,
+                             actor=user, agent_id=self.item_id)
+        if done.failed:
             self.processing = False
-            yield rx.toast.error("Checkout Error", description=error.message or CHECKOUT_FAILED)
+            yield done.events
             return
-        yield self._succeeded(done.order.id)
+        yield self._succeeded(done.value.order.id)
 
 
 class PurchaseSuccessState(rx.State):
@@ -358,23 +355,17 @@ class PurchaseSuccessState(rx.State):
                 order_id = checkout._order_id  # this tab's checkout recorded it on the server just now
             else:
                 order_id = params.get(ORDER_PARAM, "")
-                try:
-                    await blocking.run(purchases.recent_purchase, actor=user, order_id=order_id)
-                except DomainError:
+                found = await attempt(QUIET, purchases.recent_purchase, actor=user, order_id=order_id)
+                if found.failed:
                     yield rx.redirect(NO_PURCHASE_PATH)
                     return
         else:
-            try:
-                if guest:
-                    done = await blocking.run(purchases.complete_guest_payment, payment_intent_id=intent_id)
-                    order_id = done.order.id
-                else:
-                    done = await blocking.run(purchases.complete_payment, actor=user, payment_intent_id=intent_id)
-                    order_id = done.order.id
-            except DomainError as error:
-                yield [toast_on_load("Payment Error", error.message or PAYMENT_FAILED, error=True),
+            recorded = await attempt(QUIET, _complete, user, intent_id, None, guest=guest)
+            if recorded.failed:
+                yield [toast_on_load("Payment Error", recorded.message or PAYMENT_FAILED, error=True),
                        rx.redirect("/")]
                 return
+            order_id = recorded.value.order.id
         if guest:
             self.guest, self.order_number = True, order_id[-8:]
             self.order_agent, self.order_total, self.order_email = (checkout.item_name, checkout.total,

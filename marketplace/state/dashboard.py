@@ -28,7 +28,6 @@ from marketplace.services import (
     status_labels,
     users,
 )
-from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendors import applications as vendors
 from marketplace.state import blocking
 from marketplace.state.browser import download_js
@@ -41,6 +40,7 @@ from marketplace.state.display import (
     time_zone,
 )
 from marketplace.state.forms import FormState, focus_first_error, take_submitted
+from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.session import SessionState
 
 TABS = ("purchases", "favorites", "orders", "profile", "payment", "account")
@@ -352,15 +352,11 @@ class DashboardState(FormState, SessionState):
         self.deactivating = instance_id
         yield
         user = await self.viewer()
-        try:
-            await blocking.run(licenses.deactivate_instance, actor=user, instance_id=instance_id)
-        except Unauthorized:
+        done = await attempt(Toast("Not deactivated"), licenses.deactivate_instance, actor=user,
+                             instance_id=instance_id)
+        if done.failed:
             self.deactivating = ""
-            yield logged_out_again()
-            return
-        except DomainError as error:
-            self.deactivating = ""
-            yield rx.toast.error("Not deactivated", description=error.message)
+            yield done.events
             return
         await self._load_purchases(user)  # type: ignore[arg-type]
         self.deactivating = ""
@@ -402,16 +398,12 @@ class DashboardState(FormState, SessionState):
         yield
         user = await self.viewer()
         service = billing.cancel_subscription if cancel else billing.resume_subscription
-        try:
-            view = await blocking.run(service, actor=user, subscription_id=subscription_id)
-        except Unauthorized:
+        done = await attempt(Toast("Subscription not changed"), service, actor=user, subscription_id=subscription_id)
+        if done.failed:
             self.changing_subscription = ""
-            yield logged_out_again()
+            yield done.events
             return
-        except DomainError as error:
-            self.changing_subscription = ""
-            yield rx.toast.error("Subscription not changed", description=error.message)
-            return
+        view = done.value
         await self._load_purchases(user)  # type: ignore[arg-type]
         self.changing_subscription = ""
         day = format_day(view.current_period_end, time_zone(self.time_zone)) if view.current_period_end else ""
@@ -467,23 +459,18 @@ class DashboardState(FormState, SessionState):
         yield
         password = self.form_current_password if self.email_changing else None
         self.form_current_password = ""
-        try:
-            user = await blocking.run(
-                users.update_profile, actor=await self.viewer(), first_name=self.form_first_name,
-                last_name=self.form_last_name, email=self.form_email, current_password=password,
-                keep_token=self._token(), address=self._client_address())
-        except Unauthorized:
+        done = await attempt(
+            Toast("Update Failed", "Failed to update profile"), users.update_profile, actor=await self.viewer(),
+            first_name=self.form_first_name, last_name=self.form_last_name, email=self.form_email,
+            current_password=password, keep_token=self._token(), address=self._client_address())
+        if done.failed:
             self.saving = False
-            yield logged_out_again()
-            return
-        except DomainError as error:
-            self.saving = False
-            field = _PROFILE_FIELDS.get(error.field or "")
-            if field:
-                self.errors = {field: error.message}
+            if (refusal := done.refusal) and (field := _PROFILE_FIELDS.get(refusal.field or "")):
+                self.errors = {field: refusal.message}
                 yield focus_first_error()
-            yield rx.toast.error("Update Failed", description=error.message or "Failed to update profile")
+            yield done.events
             return
+        user = done.value
         self._apply(user)
         self._remember_profile()
         self.saving = False
@@ -503,16 +490,11 @@ class DashboardState(FormState, SessionState):
         self.applying = True
         yield
         user = await self.viewer()
-        try:
-            await blocking.run(vendors.apply_with_profile, actor=user)
-        except Unauthorized:
+        done = await attempt(Toast("Application Failed", "Failed to submit vendor application"),
+                             vendors.apply_with_profile, actor=user)
+        if done.failed:
             self.applying = False
-            yield logged_out_again()
-            return
-        except DomainError as error:
-            self.applying = False
-            yield rx.toast.error("Application Failed",
-                                 description=error.message or "Failed to submit vendor application")
+            yield done.events
             return
         await self._load_application(user)
         self.applying = False

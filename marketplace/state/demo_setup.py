@@ -10,9 +10,7 @@ import reflex as rx
 from marketplace.config import settings
 from marketplace.models import Role
 from marketplace.services import demo, names, users
-from marketplace.services.errors import DomainError, Unauthorized
-from marketplace.state import blocking
-from marketplace.state.display import logged_out_again
+from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.session import SessionState, ViewerMixin, flash_and_go
 
 
@@ -32,16 +30,12 @@ class DemoSetupState(ViewerMixin, rx.State):
             return
         self.initializing = True
         yield
-        try:
-            # On the state pool: the demo accounts' passwords are hashed (argon2), seconds of CPU in all.
-            await blocking.run(demo.init_demo_data, actor=await self.viewer())
-        except Unauthorized:
+        # On the state pool: the demo accounts' passwords are hashed (argon2), seconds of CPU in all.
+        done = await attempt(Toast("Initialization Failed", "Failed to initialize demo data"), demo.init_demo_data,
+                             actor=await self.viewer())
+        if done.failed:
             self.initializing = False
-            yield logged_out_again()
-            return
-        except DomainError as error:
-            self.initializing = False
-            yield rx.toast.error("Initialization Failed", description=error.message or "Failed to initialize demo data")
+            yield done.events
             return
         self.initializing = False
         yield rx.toast("Demo Data Initialized",
@@ -53,16 +47,13 @@ class DemoSetupState(ViewerMixin, rx.State):
             return
         self.switching = role
         yield
-        try:
-            user = await blocking.run(users.switch_role, actor=await self.viewer(), role=role)
-        except Unauthorized:
+        done = await attempt(Toast("Switch Failed", "Failed to switch role"), users.switch_role,
+                             actor=await self.viewer(), role=role)
+        if done.failed:
             self.switching = ""
-            yield logged_out_again()
+            yield done.events
             return
-        except DomainError as error:
-            self.switching = ""
-            yield rx.toast.error("Switch Failed", description=error.message or "Failed to switch role")
-            return
+        user = done.value
         # A full page load, so the top bar, menus and every page see the new role.
         yield flash_and_go("Role Switched Successfully", f"You are now testing as {names.with_article(user.role)}",
                            "/demo-setup")

@@ -9,10 +9,8 @@ from typing import Any
 import reflex as rx
 
 from marketplace.services import refunds
-from marketplace.services.errors import DomainError, Unauthorized
-from marketplace.state import blocking
 from marketplace.state.dashboard import DashboardState
-from marketplace.state.display import logged_out_again
+from marketplace.state.service_calls import Toast, attempt
 
 GUARANTEE_TEXT, MAX_REASON = refunds.GUARANTEE_TEXT, refunds.MAX_REASON  # what the dialog shows and allows
 REFUNDED = ("Order refunded", "The money reaches your card within 5-10 business days. Your access to {name} has "
@@ -60,23 +58,21 @@ class OrderRefundState(DashboardState):
             return
         self.refund_busy = True
         yield
-        try:
-            done = await blocking.run(refunds.request_refund, actor=await self.viewer(),
-                                      order_id=self.refund_order_id, reason=self.refund_reason)
-        except Unauthorized:
+        call = await attempt(Toast("Refund failed"), refunds.request_refund, actor=await self.viewer(),
+                             order_id=self.refund_order_id, reason=self.refund_reason)
+        if call.failed:
             self.refund_busy = False
-            yield logged_out_again()
-            return
-        except DomainError as error:
-            self.refund_busy = False
-            if error.field == "reason":  # the dialog stays open with what was typed, to be corrected
-                self.refund_error = error.message
+            if (refusal := call.refusal) and refusal.field == "reason":  # the dialog stays open, to be corrected
+                self.refund_error = refusal.message
+                return
+            if call.signed_out:
+                yield call.events
                 return
             self.refund_open = False
-            yield rx.toast.error("Refund failed", description=error.message)
+            yield call.events
             yield DashboardState.load_data(self.time_zone)
             return
         self.refund_busy, self.refund_open = False, False
-        title, text = REQUESTED if done.status == "requested" else REFUNDED
+        title, text = REQUESTED if call.value.status == "requested" else REFUNDED
         yield rx.toast.success(title, description=text.format(name=self.refund_agent_name))
         yield DashboardState.load_data(self.time_zone)

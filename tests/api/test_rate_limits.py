@@ -120,14 +120,16 @@ def test_password_hashing_refuses_to_run_on_the_event_loop():
 
 
 def test_the_demo_setup_state_hashes_in_a_thread():
-    """The one Reflex handler that hashes (demo accounts) awaits a worker thread for it (state/blocking.py)."""
+    """The one Reflex handler that hashes (demo accounts) awaits a worker thread for it: the service goes to
+    `attempt`, which runs it on the state pool (state/service_calls.py, tests/unit/test_service_calls.py)."""
     import inspect
+    import re
 
     from marketplace.state.demo_setup import DemoSetupState
 
     handler = DemoSetupState.event_handlers["initialize"].fn
     assert inspect.isasyncgenfunction(handler)
-    assert "blocking.run(demo.init_demo_data" in inspect.getsource(handler)
+    assert re.search(r"await attempt\([^()]*(\([^()]*\))?[^()]*, demo\.init_demo_data,", inspect.getsource(handler))
 
 
 def _register_from(peer: str, n: int, forwarded_for: str):

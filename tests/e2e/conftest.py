@@ -149,6 +149,7 @@ def app_server(request: pytest.FixtureRequest) -> Iterator[str]:
         "STORAGE_DIR": str(tmp / "files"),
         "MAIL_CATCHER_PORT": str(free_port()),  # scripts/run.sh starts the catcher; /dev/mail shows its mail
         "DEV_MAILBOX_FILE": str(tmp / "mailbox.jsonl"),
+        "CLAMAV_DIR": str(tmp / "clamav"),  # scripts/run.sh starts clamd there (offline signatures)
         "APP_ENV": "local",
         # 5 MB (S3's smallest part): the wizard test's 6 MB file goes multipart, its small one does not
         "UPLOAD_MULTIPART_THRESHOLD_BYTES": str(5 * 1024 * 1024),
@@ -158,6 +159,7 @@ def app_server(request: pytest.FixtureRequest) -> Iterator[str]:
     }
     env.pop("TEST_DATABASE_URL", None)
     env.pop("SMTP_URL", None)
+    env.pop("CLAMD_SOCKET", None)
     log = tmp / "app.log"
     with log.open("w") as out:
         proc = subprocess.Popen(["bash", "scripts/run.sh"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,

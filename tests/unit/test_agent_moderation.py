@@ -13,6 +13,7 @@ from marketplace.services.admin import moderation
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.vendors import agents
 from marketplace.services.vendors.drafts import AgentDraft
+from tests import factories
 from tests.factories import make_admin, make_agent, make_category, make_purchase, make_user, make_vendor
 
 
@@ -39,6 +40,7 @@ def _add_file(agent, name, data, *, version=1):
     with db.session_scope() as session:
         session.add(AgentFile(agent_id=agent.id, version=version, storage_key=key, filename=name,
                               size_bytes=len(data)))
+        session.add(factories.clean_scan(key))
     return key
 
 
@@ -150,6 +152,7 @@ def test_approving_a_revision_with_new_files_publishes_a_version_and_tells_every
     edit(vendor, live, category, name="Live v2", tags=["new", "tags"])
     with db.session_scope() as session:
         session.add(AgentFile(agent_id=live.id, version=2, storage_key="agents/x/v2.md", filename="v2.md"))
+        session.add(factories.clean_scan("agents/x/v2.md"))
         revision = session.exec(select(AgentRevision)).one()
         revision.files_changed = True
         session.add(revision)

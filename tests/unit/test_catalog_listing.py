@@ -105,10 +105,11 @@ def test_agent_json_has_every_spec_field(vendor):
         "category": {"id": category.id, "name": "Writing", "slug": "writing", "emoji": "✍️"},
         "createdAt": data["createdAt"],
         "updatedAt": data["updatedAt"],
+        "scannedAt": data["scannedAt"],  # its files' clean scan (issue 33): the agent's own answer only
     }
-    assert data["createdAt"].endswith("Z")
+    assert data["createdAt"].endswith("Z") and data["scannedAt"].endswith("Z")
     listed = catalog.list_agents().items[0].model_dump(by_alias=True, mode="json")
-    assert listed == data
+    assert listed == {**data, "scannedAt": None}
 
 
 def test_agent_without_files_vendor_or_category():

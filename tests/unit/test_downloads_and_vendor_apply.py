@@ -16,6 +16,7 @@ from marketplace.models import Agent, AgentDownload, AgentFile, Purchase, Role, 
 from marketplace.services import downloads
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.vendors import applications as vendors
+from tests import factories
 
 
 def add_file(agent, filename, data, *, store=True, content_type="application/octet-stream"):
@@ -25,6 +26,7 @@ def add_file(agent, filename, data, *, store=True, content_type="application/oct
     with db.session_scope() as session:
         session.add(AgentFile(agent_id=agent.id, storage_key=key, filename=filename, size_bytes=len(data),
                               content_type=content_type))
+        session.add(factories.clean_scan(key))
 
 
 def grant(user, agent):

@@ -2,7 +2,8 @@
 
 Reflex 0.10 runs a plain `def` handler, and every line of an `async` one up to its next `await`, on the event
 loop that serves all the worker's websockets. So a handler reaches the database, Stripe, storage or mail only as
-`await blocking.run(service.fn, ...)`: the service is passed, never called. This test reads the source of
+`await blocking.run(service.fn, ...)` or `await service_calls.attempt(failures, service.fn, ...)` (which awaits
+`blocking.run` and turns the failures into toasts): the service is passed, never called. This test reads the source of
 `marketplace/state` and follows each handler into the private methods and state-module functions it calls; a
 call into `marketplace.services` (other than the pure rules below) or to the event-loop `current_user()` fails.
 """
@@ -194,6 +195,7 @@ import reflex as rx
 from marketplace.services import money, purchases
 from marketplace.services.vendors import applications as vendors
 from marketplace.state import blocking
+from marketplace.state.service_calls import Toast, attempt
 
 
 def _orders(user):
@@ -229,6 +231,16 @@ class Example(rx.State):
     async def on_a_worker(self) -> None:
         await blocking.run(_orders, None)
 
+    @rx.event
+    async def through_the_helper(self) -> None:
+        done = await attempt(Toast("Not loaded"), purchases.total, actor=await self.viewer())
+        if done.failed:
+            return
+
+    @rx.event
+    async def called_for_the_helper(self) -> None:
+        await attempt(Toast(), _orders, purchases.list_orders(actor=None))
+
 
 class Child(Example):
     @rx.event
@@ -245,6 +257,7 @@ def test_the_check_finds_each_way_a_handler_can_block():
         "example.py::Example.through_a_helper calls self.current_user",
         "example.py::Example.through_a_helper calls purchases.list_orders",
         "example.py::Example.computed calls purchases.total",
+        "example.py::Example.called_for_the_helper calls purchases.list_orders",
         "example.py::Child.inherited_helper calls self.current_user",
         "example.py::Child.inherited_helper calls purchases.list_orders",
     ])

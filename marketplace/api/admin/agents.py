@@ -9,8 +9,9 @@ from fastapi import APIRouter, Body, Query, Response
 from fastapi.responses import StreamingResponse
 from pydantic import TypeAdapter
 
-from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser
+from marketplace.models.scans import FileScanPublic
 from marketplace.models.submissions import (
     FieldChangePublic,
     ModerationDecisionPublic,
@@ -27,7 +28,6 @@ from marketplace.services.vendors.drafts import UNLIMITED
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 PENDING_LIST = TypeAdapter(list[PendingAgentPublic])
-_TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "items on all pages", "schema": {"type": "integer"}}}}}
 
 
 def _change_value(field: str, value: object) -> str | list[str] | None:
@@ -58,7 +58,8 @@ def _pending(item: moderation.PendingItem) -> PendingAgentPublic:
         submitted_at=item.submitted_at, file_count=item.file_count, changed_fields=item.changed_fields,
         files_added=item.files_added, files_removed=item.files_removed,
         files=[PendingFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type,
-                                 download_url=f.download_url) for f in item.files],
+                                 download_url=f.download_url, scan=FileScanPublic.model_validate(f.scan))
+               for f in item.files],
         field_changes=[FieldChangePublic(field=c.field, old=_change_value(c.field, c.old),
                                          new=_change_value(c.field, c.new)) for c in item.field_changes],
     )
@@ -69,7 +70,7 @@ def _decision(d: moderation.Decision) -> ModerationDecisionPublic:
                                     current_version=d.current_version)
 
 
-@router.get("/agents/pending", response_model=list[PendingAgentPublic], responses=_TOTAL)
+@router.get("/agents/pending", response_model=list[PendingAgentPublic], responses=total_answer("items"))
 def pending_agents(user: OptionalUser, limit: int = Query(100), offset: int = Query(0)) -> Response:
     """New agents and revisions of live ones waiting for review, oldest first, with vendor and category."""
     items, total = moderation.list_pending(actor=user, limit=limit, offset=offset)

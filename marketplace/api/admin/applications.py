@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Response
 from pydantic import TypeAdapter
 
-from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser
 from marketplace.models.vendor import ApplicantPublic, VendorApplicationAdminPublic, VendorApplicationPublic
 from marketplace.services.admin import applications
@@ -13,7 +13,6 @@ from marketplace.services.admin import applications
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 APPLICATION_LIST = TypeAdapter(list[VendorApplicationAdminPublic])
-_TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "matches on all pages", "schema": {"type": "integer"}}}}}
 
 
 def _record(r: applications.ApplicationRecord) -> VendorApplicationAdminPublic:
@@ -24,7 +23,7 @@ def _record(r: applications.ApplicationRecord) -> VendorApplicationAdminPublic:
     )
 
 
-@router.get("/vendor-applications", response_model=list[VendorApplicationAdminPublic], responses=_TOTAL)
+@router.get("/vendor-applications", response_model=list[VendorApplicationAdminPublic], responses=total_answer())
 def list_applications(
     user: OptionalUser, limit: int = Query(50), offset: int = Query(0), search: str | None = Query(None),
     status: str = Query("pending", description="pending (default), approved, rejected or all"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Response
 from pydantic import TypeAdapter
 
-from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser
 from marketplace.models.admin import AuditEntryPublic
 from marketplace.services import audit
@@ -13,10 +13,9 @@ from marketplace.services import audit
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 AUDIT_LIST = TypeAdapter(list[AuditEntryPublic])
-_TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "matches on all pages", "schema": {"type": "integer"}}}}}
 
 
-@router.get("/audit-log", response_model=list[AuditEntryPublic], responses=_TOTAL)
+@router.get("/audit-log", response_model=list[AuditEntryPublic], responses=total_answer())
 def audit_log(user: OptionalUser, limit: int = Query(50), offset: int = Query(0),
               search: str | None = Query(None)) -> Response:
     """Who did what to which record, and when; `search` matches actor username, action or target id."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Response
 from pydantic import TypeAdapter
 
-from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser
-from marketplace.models.admin_reads import AdminAgentPublic, AdminCategoryRef, AdminVendorRef, PersonPublic
+from marketplace.models import VendorRef
+from marketplace.models.admin_reads import AdminAgentPublic, AdminCategoryRef, PersonPublic
 from marketplace.services import money
 from marketplace.services.admin import catalog, people
 
@@ -15,7 +16,6 @@ router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 PEOPLE = TypeAdapter(list[PersonPublic])
 AGENTS = TypeAdapter(list[AdminAgentPublic])
-_TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "matches on all pages", "schema": {"type": "integer"}}}}}
 
 
 def _person(row: people.PersonRow) -> PersonPublic:
@@ -29,7 +29,7 @@ def _agent(row: catalog.AdminAgentRow) -> AdminAgentPublic:
         status=row.status, is_approved=row.is_approved,
         rejection_reason=row.rejection_reason, avg_rating=f"{row.avg_rating:.2f}", review_count=row.review_count,
         vendor_id=row.vendor_id,
-        vendor=AdminVendorRef(id=row.vendor_id, username=row.vendor_username)
+        vendor=VendorRef(id=row.vendor_id, username=row.vendor_username)
         if row.vendor_id and row.vendor_username else None,
         category_id=row.category_id,
         category=AdminCategoryRef(id=row.category_id, name=row.category_name)
@@ -39,7 +39,7 @@ def _agent(row: catalog.AdminAgentRow) -> AdminAgentPublic:
     )
 
 
-@router.get("/customers", response_model=list[PersonPublic], responses=_TOTAL)
+@router.get("/customers", response_model=list[PersonPublic], responses=total_answer())
 def customers(user: OptionalUser, limit: int = Query(20), offset: int = Query(0),
               search: str | None = Query(None)) -> Response:
     """Customers newest first; `search` matches username, email, first or last name."""
@@ -47,7 +47,7 @@ def customers(user: OptionalUser, limit: int = Query(20), offset: int = Query(0)
     return json_list([_person(r) for r in rows], PEOPLE, total)
 
 
-@router.get("/vendors", response_model=list[PersonPublic], responses=_TOTAL)
+@router.get("/vendors", response_model=list[PersonPublic], responses=total_answer())
 def vendors(user: OptionalUser, limit: int = Query(20), offset: int = Query(0),
             search: str | None = Query(None)) -> Response:
     """Vendors newest first, with isVendorApproved and agentCount."""
@@ -55,7 +55,7 @@ def vendors(user: OptionalUser, limit: int = Query(20), offset: int = Query(0),
     return json_list([_person(r) for r in rows], PEOPLE, total)
 
 
-@router.get("/agents", response_model=list[AdminAgentPublic], responses=_TOTAL)
+@router.get("/agents", response_model=list[AdminAgentPublic], responses=total_answer())
 def agents(user: OptionalUser, limit: int = Query(20), offset: int = Query(0), search: str | None = Query(None),
            status: str | None = Query(None, description="pending, approved, rejected or all (default)")) -> Response:
     """Every agent not deleted, newest first, with vendor (null: Unknown), category, status and rating."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Response
 from pydantic import TypeAdapter
 
-from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser
 from marketplace.api.refunds import outcome
 from marketplace.models.billing import AdminRefundPublic, RefundDecisionIn, RefundIn, RefundOutcomePublic
@@ -14,7 +14,6 @@ from marketplace.services import money, refunds
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 ROWS = TypeAdapter(list[AdminRefundPublic])
-_TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "matches on all pages", "schema": {"type": "integer"}}}}}
 
 
 def _row(row: refunds.RefundRow) -> AdminRefundPublic:
@@ -26,7 +25,7 @@ def _row(row: refunds.RefundRow) -> AdminRefundPublic:
         decided_at=row.decided_at)
 
 
-@router.get("/refunds", response_model=list[AdminRefundPublic], responses=_TOTAL)
+@router.get("/refunds", response_model=list[AdminRefundPublic], responses=total_answer())
 def list_refunds(user: OptionalUser, limit: int = Query(20), offset: int = Query(0),
                  status: str = Query("requested", description="requested (default), succeeded, rejected, pending, "
                                                              "failed or all")) -> Response:

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Query, Response
 from fastapi.responses import StreamingResponse
 from pydantic import TypeAdapter
 
-from marketplace.api.catalog import TOTAL_HEADER, json_list
+from marketplace.api.catalog import json_list, total_answer
 from marketplace.api.deps import OptionalUser
 from marketplace.api.exports import csv_download
 from marketplace.models.admin_reads import CommissionPublic, DayPointPublic, SalesSummaryPublic, WeekPointPublic
@@ -16,7 +16,6 @@ from marketplace.services.admin import sales, stats
 router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 COMMISSIONS = TypeAdapter(list[CommissionPublic])
-_TOTAL = {200: {"headers": {TOTAL_HEADER: {"description": "entries on all pages", "schema": {"type": "integer"}}}}}
 _cents = money.format_cents
 
 
@@ -45,7 +44,7 @@ def _commission(r: sales.CommissionRow) -> CommissionPublic:
     )
 
 
-@router.get("/commissions", response_model=list[CommissionPublic], responses=_TOTAL)
+@router.get("/commissions", response_model=list[CommissionPublic], responses=total_answer("entries"))
 def commissions(user: OptionalUser, limit: int = Query(10), offset: int = Query(0),
                 search: str | None = Query(None)) -> Response:
     """Completed and refunded sales newest first with the commission on each (`kind`, `status`); `search`

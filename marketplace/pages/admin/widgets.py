@@ -13,6 +13,7 @@ from reflex.vars import Var
 from marketplace.components.data_table import Column, table
 from marketplace.components.empty_state import empty_state
 from marketplace.components.layout import notice_card
+from marketplace.components.pager import pager
 from marketplace.components.spinner import skeleton_block
 from marketplace.state.admin.listing import Action
 from marketplace.state.admin.page import ADMIN_ONLY_MESSAGE, ADMIN_ONLY_TITLE
@@ -64,19 +65,6 @@ def search_box(state: Any, placeholder: str, element_id: str) -> rx.Component:
         rx.input.slot(rx.icon("search", size=16)),
         placeholder=placeholder, value=state.search, on_change=state.set_search.debounce(300),
         type="search", id=element_id, width=rx.breakpoints(initial="100%", sm="18em"), aria_label=placeholder,
-    )
-
-
-def pager(state: Any, element_id: str) -> rx.Component:
-    return rx.hstack(
-        rx.text(state.range_text, size="2", color_scheme="gray", id=f"{element_id}-range"),
-        rx.spacer(),
-        rx.button(rx.icon("chevron-left", size=14), "Previous", size="1", variant="soft",
-                  disabled=~state.has_previous | state.loading, on_click=state.previous_page,
-                  id=f"{element_id}-previous"),
-        rx.button("Next", rx.icon("chevron-right", size=14), size="1", variant="soft",
-                  disabled=~state.has_next | state.loading, on_click=state.next_page, id=f"{element_id}-next"),
-        width="100%", align="center", spacing="2", wrap="wrap", id=element_id,
     )
 
 

@@ -242,6 +242,8 @@ def _existing_file(file: AgentFileRow) -> rx.Component:
         rx.text(file.name, size="2", weight="medium", overflow="hidden", text_overflow="ellipsis",
                 white_space="nowrap", min_width="0"),
         rx.text(file.size, size="1", color_scheme="gray", white_space="nowrap"),
+        rx.badge(file.scan, color_scheme=rx.match(file.scan_status, ("clean", "green"), ("infected", "red"),
+                                                  ("flagged", "amber"), "gray"), class_name="file-scan"),
         rx.spacer(),
         rx.icon_button(rx.cond(W.removing_file == file.id, rx.spinner(size="1"), rx.icon("trash-2", size=14)),
                        size="1", variant="soft", color_scheme="red", type="button",

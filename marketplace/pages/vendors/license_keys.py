@@ -9,6 +9,7 @@ from reflex.vars import Var
 from marketplace.components.badges import license_status_badge
 from marketplace.components.data_table import Column, table
 from marketplace.components.empty_state import empty_state
+from marketplace.components.pager import pager
 from marketplace.components.spinner import skeleton_block
 from marketplace.state.license_rows import KeyRow
 from marketplace.state.vendors.license_keys import VendorKeysState as K
@@ -54,18 +55,6 @@ def _row(row: KeyRow) -> rx.Component:
     )
 
 
-def _pager() -> rx.Component:
-    return rx.hstack(
-        rx.text(K.range_text, size="2", color_scheme="gray", id="vendor-keys-range"),
-        rx.spacer(),
-        rx.button(rx.icon("chevron-left", size=14), "Previous", size="1", variant="soft",
-                  disabled=~K.has_previous | K.loading, on_click=K.previous_page, id="vendor-keys-previous"),
-        rx.button("Next", rx.icon("chevron-right", size=14), size="1", variant="soft",
-                  disabled=~K.has_next | K.loading, on_click=K.next_page, id="vendor-keys-next"),
-        width="100%", align="center", spacing="2", wrap="wrap",
-    )
-
-
 def _error() -> rx.Component:
     return rx.callout.root(
         rx.callout.icon(rx.icon("triangle-alert", size=16)),
@@ -106,7 +95,7 @@ def _body() -> rx.Component:
         rx.cond(K.asking != "", _reason_form()),
         table(["Key", "Buyer", "Status", "Activations", Column("Purchased", "extra"), "Actions"], K.rows, _row,
               min_width="720px", element_id="vendor-keys-table", size="1"),
-        _pager(),
+        pager(K, "vendor-keys"),
         spacing="3", width="100%",
     )
     return rx.cond(

@@ -8,7 +8,7 @@ import reflex as rx
 from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
-from marketplace.components.stripe_payment import stripe_payment_form
+from marketplace.components.stripe_payment import payment_element
 from marketplace.pages.vendors.page import by_mode
 from marketplace.state.plans import PlanOption
 from marketplace.state.vendors.plans import PLANS_PATH
@@ -82,21 +82,8 @@ def _payment() -> rx.Component:
             rx.hstack(rx.icon("lock", size=18), rx.heading(f"Start your {S.paying_for} plan", size="4", as_="h2"),
                       align="center", spacing="2"),
             rx.text(S.payment_message, size="3", id="plan-payment-message"),
-            stripe_payment_form(
-                stripe_js_url=S.stripe_js_url,
-                publishable_key=S.publishable_key,
-                client_secret=S.client_secret,
-                return_url=PLANS_PATH,
-                button_label=S.pay_label,
-                disabled=S.processing,
-                error_message=S.payment_error,
-                on_start=S.payment_started,
-                on_succeeded=S.payment_succeeded,
-                on_incomplete=S.payment_incomplete,
-                on_error=S.payment_failed,
-                on_load_error=S.stripe_unavailable,
-                width="100%",
-            ),
+            payment_element(S, return_url=PLANS_PATH, button_label=S.pay_label, disabled=S.processing,
+                            error_message=S.payment_error),
             rx.button("Back to plans", variant="soft", color_scheme="gray", on_click=S.cancel_payment,
                       disabled=S.processing, id="plan-payment-back"),
             rx.text("Payments are processed securely by Stripe. Your card details never reach our servers.",

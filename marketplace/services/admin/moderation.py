@@ -33,7 +33,7 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import access, audit, decisions, notifications
+from marketplace.services import access, audit, decisions, notifications, scanning
 from marketplace.services.errors import Conflict, Invalid, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
@@ -76,6 +76,7 @@ class FileInfo:
     filename: str
     size_bytes: int
     content_type: str
+    scan: scanning.ScanView = scanning.PENDING_VIEW  # what the security scan found (services/scanning)
 
     @property
     def download_url(self) -> str:
@@ -186,40 +187,41 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
         for revision, agent, *_ in revision_rows:
             pairs |= {(agent.id, agent.current_version), (agent.id, revision.version)}
         files = _files_by(session, pairs)
+        scans = scanning.views_of(session, {f.storage_key for rows in files.values() for f in rows})
         changed_categories = {revisions.read_changes(r).get("category_id") for r, *_ in revision_rows}
         category_names = dict(session.exec(select(Category.id, Category.name).where(
             Category.id.in_({c for c in changed_categories if isinstance(c, int)} | {
                 a.category_id for _, a, *_ in revision_rows if a.category_id is not None}))).all())
         items = [_agent_item(agent, VendorInfo(vid, vname, vmail) if vid else None, category, tags[agent.id],
-                             files[(agent.id, agent.current_version)])
+                             _file_infos(files[(agent.id, agent.current_version)], scans))
                  for agent, vid, vname, vmail, category in agent_rows]
         for revision, agent, vid, vname, vmail in revision_rows:
             items.append(_revision_item(revision, agent, VendorInfo(vid, vname, vmail) if vid else None,
                                         tags[agent.id], files[(agent.id, agent.current_version)],
-                                        files[(agent.id, revision.version)], category_names))
+                                        files[(agent.id, revision.version)], category_names, scans))
     items.sort(key=lambda item: item.submitted_at)
     return items[offset:window], total
 
 
-def _file_infos(rows: list[AgentFile]) -> list[FileInfo]:
-    return [FileInfo(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type)
-            for f in rows]
+def _file_infos(rows: list[AgentFile], scans: dict[str, scanning.ScanView]) -> list[FileInfo]:
+    return [FileInfo(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type,
+                     scan=scans.get(f.storage_key, scanning.PENDING_VIEW)) for f in rows]
 
 
 def _agent_item(agent: Agent, vendor: VendorInfo | None, category: str | None, tags: list[str],
-                files: list[AgentFile]) -> PendingItem:
+                files: list[FileInfo]) -> PendingItem:
     return PendingItem(kind="agent", agent_id=agent.id, revision_id=None, name=agent.name,
                        short_description=agent.short_description, description=agent.description,
                        price_cents=agent.price_cents, pricing_model=agent.pricing_model,
                        activation_limit=agent.activation_limit,
                        demo_url=agent.demo_url, image_url=agent.image_url, tags=tags,
                        category_id=agent.category_id, category_name=category, vendor=vendor,
-                       submitted_at=agent.updated_at, file_count=len(files), files=_file_infos(files))
+                       submitted_at=agent.updated_at, file_count=len(files), files=files)
 
 
 def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | None, tags: list[str],
                    live_files: list[AgentFile], new_files: list[AgentFile],
-                   category_names: dict[int, str]) -> PendingItem:
+                   category_names: dict[int, str], scans: dict[str, scanning.ScanView]) -> PendingItem:
     changes = revisions.read_changes(revision)
 
     def value(name: str) -> Any:
@@ -241,7 +243,7 @@ def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | N
         activation_limit=value("activation_limit"), demo_url=value("demo_url"), image_url=value("image_url"),
         tags=list(changes.get("tags", tags)), category_id=category_id,
         category_name=category_names.get(category_id) if category_id is not None else None, vendor=vendor,
-        submitted_at=revision.updated_at, file_count=len(new_files), files=_file_infos(new_files),
+        submitted_at=revision.updated_at, file_count=len(new_files), files=_file_infos(new_files, scans),
         changed_fields=changed, field_changes=field_changes,
         files_added=[f.filename for f in new_files if f.storage_key not in live_keys] if revision.files_changed else [],
         files_removed=[f.filename for f in live_files if f.storage_key not in new_keys] if revision.files_changed
@@ -303,6 +305,15 @@ def _notify_buyers(session: Session, agent: Agent) -> int:
     return result.rowcount or 0
 
 
+def _check_scans(session: Session, agent_id: str, version: int) -> None:
+    """409 unless every file going live has a verdict an admin may approve (services/scanning/views.py: infected
+    never, pending or error not yet), holding those verdicts until the approval commits."""
+    refusal = scanning.approval_refusal(session, {f.storage_key: f.filename
+                                                  for f in revisions.files_of(session, agent_id, version)})
+    if refusal:
+        raise Conflict(refusal)
+
+
 def approve(*, actor: User | None, agent_id: str) -> Decision:
     """Approve a pending agent, or the pending revision of a live one (see the module text). 409 when what
     would go live has no files, or when the agent is not waiting for this (another decision came first, or it
@@ -319,6 +330,7 @@ def approve(*, actor: User | None, agent_id: str) -> Decision:
                 "status": AgentStatus.APPROVED, "rejection_reason": None, "reviewed_at": now, "updated_at": now})
             if revisions.count_files(session, agent.id, agent.current_version) == 0:
                 raise Conflict(NO_FILES)
+            _check_scans(session, agent.id, agent.current_version)
             if agent.vendor_id:
                 notifications.notify(session, user_id=agent.vendor_id, type=NotificationType.APPROVAL,
                                      title=APPROVED_TITLE, message=APPROVED_MESSAGE.format(name=agent.name))
@@ -334,6 +346,8 @@ def approve(*, actor: User | None, agent_id: str) -> Decision:
                                    values={"reviewed_at": now, "updated_at": now, "decided_by": admin.id})
         if revision.files_changed and revisions.count_files(session, agent.id, revision.version) == 0:
             raise Conflict(NO_FILES)
+        if revision.files_changed:
+            _check_scans(session, agent.id, revision.version)
         revisions.apply_changes(session, agent, revisions.read_changes(revision))
         if revision.files_changed:
             # The old version is no longer downloadable: its rows go, and the objects only it used.

@@ -19,6 +19,7 @@ from sqlmodel import Session
 from marketplace import db
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentPage, AgentPublic, AgentStatus, CategoryRef, User, VendorRef
+from marketplace.services import scanning
 from marketplace.services.catalog import reads
 from marketplace.services.catalog import search as fulltext
 from marketplace.services.catalog import version as catalog_version
@@ -213,7 +214,13 @@ def live_agent_json(agent_id: str) -> str | None:
         return None
 
     def read(conn: Connection) -> str | None:
-        return conn.execute(live_agent_statement(conn.dialect.name), {"agent_id": agent_id}).scalar()
+        found = conn.execute(live_agent_statement(conn.dialect.name), {"agent_id": agent_id}).scalar()
+        if found is None:
+            return None
+        # The date buyers see ('Scanned {date}: no threats found'); a verdict moves the catalog version too.
+        agent = AgentPublic.model_validate_json(found)
+        agent.scanned_at = scanning.clean_scanned_at(conn, agent_id=agent_id)
+        return AGENT_ADAPTER.dump_json(agent, by_alias=True).decode()
 
     return reads.cached(("agent", agent_id), read)
 

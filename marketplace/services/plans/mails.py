@@ -4,14 +4,13 @@ transaction). Dates are written as the other billing mails write them ('December
 from __future__ import annotations
 
 from marketplace.integrations.mail import OutgoingMail
-from marketplace.services.mail_texts import SIGNATURE, url
+from marketplace.services.mail_texts import compose, url
 
 PLANS_PATH = "/vendor/plans"
 
 
 def _mail(*, to: str, name: str, subject: str, body: str) -> OutgoingMail:
-    return OutgoingMail(to=to, subject=subject,
-                        text=f"Hi {name},\n\n{body}\n\nSee your plan:\n{url(PLANS_PATH)}{SIGNATURE}")
+    return compose(to=to, name=name, subject=subject, body=f"{body}\n\nSee your plan:\n{url(PLANS_PATH)}")
 
 
 def started(*, to: str, name: str, plan: str, fee: str, renews_on: str, amount: str) -> OutgoingMail:

@@ -19,7 +19,7 @@ from sqlmodel import select
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentFile, AgentRevision, AgentStatus, Category, RevisionStatus, User
 from marketplace.models.base import utcnow
-from marketplace.services import money
+from marketplace.services import money, scanning
 from marketplace.services.permissions import require_vendor
 from marketplace.services.plans import limits
 from marketplace.services.vendors import revisions
@@ -194,7 +194,9 @@ def get_editable_agent(*, actor: User | None, agent_id: str) -> EditableAgent:
         revision = revisions.pending_revision(session, agent) if agent.status == AgentStatus.APPROVED else None
         changes = revisions.read_changes(revision) if revision else {}
         version = revision.version if revision else agent.current_version
-        files = [file_info(row) for row in revisions.files_of(session, agent.id, version)]
+        rows = revisions.files_of(session, agent.id, version)
+        scans = scanning.views_of(session, {row.storage_key for row in rows})
+        files = [file_info(row, scans) for row in rows]
         draft = _draft_of(agent, revisions.agent_tags(session, agent.id), changes)
         return EditableAgent(id=agent.id, status=agent.status, has_pending_revision=revision is not None,
                              draft=draft, files=files)

@@ -32,7 +32,7 @@ from marketplace.db import session_scope
 from marketplace.integrations.storage import ObjectNotFound, get_storage
 from marketplace.models import Agent, AgentFile, AgentStatus, User
 from marketplace.models.base import new_id, utcnow
-from marketplace.services import filetypes, uploads
+from marketplace.services import filetypes, scanning, uploads
 from marketplace.services.errors import Conflict, DomainError, Invalid, NotFound
 from marketplace.services.permissions import require_vendor
 from marketplace.services.vendors import revisions
@@ -73,6 +73,7 @@ def _record(vendor: User, agent_id: str, claimed: uploads.Claimed, size: int, ki
         row = AgentFile(agent_id=agent.id, version=version, storage_key=claimed.stored_key, filename=name[:255],
                         size_bytes=size, content_type=kind.content_type)
         session.add(row)
+        scanning.enqueue(session, [row.storage_key])  # scanned off the request, once this commits
         session.flush()
         return file_info(row)
 

@@ -22,7 +22,7 @@ from marketplace.db import session_scope
 from marketplace.integrations.storage import get_storage
 from marketplace.models import Agent, AgentFile, AgentRevision, AgentTag, RevisionStatus, Upload, User
 from marketplace.models.base import utcnow
-from marketplace.services import decisions
+from marketplace.services import decisions, scanning
 from marketplace.services.errors import Forbidden, NotFound
 
 AGENT_NOT_FOUND = "Agent not found"
@@ -149,10 +149,12 @@ class FileInfo:
     filename: str
     size_bytes: int
     content_type: str = "application/octet-stream"
+    scan: scanning.ScanView = scanning.PENDING_VIEW  # the file's security scan (its vendor sees the findings)
 
 
-def file_info(row: AgentFile) -> FileInfo:
-    return FileInfo(id=row.id, filename=row.filename, size_bytes=row.size_bytes, content_type=row.content_type)
+def file_info(row: AgentFile, scans: dict[str, scanning.ScanView] | None = None) -> FileInfo:
+    return FileInfo(id=row.id, filename=row.filename, size_bytes=row.size_bytes, content_type=row.content_type,
+                    scan=(scans or {}).get(row.storage_key, scanning.PENDING_VIEW))
 
 
 def own_agent(session: Session, *, vendor: User, agent_id: str) -> Agent:

@@ -16,11 +16,10 @@ import reflex as rx
 from marketplace.models import User
 from marketplace.services import money
 from marketplace.services.admin import analytics
-from marketplace.services.errors import DomainError
-from marketplace.state import blocking
-from marketplace.state.admin.page import AdminState, admin_failed
+from marketplace.state.admin.page import AdminState, AdminToast
 from marketplace.state.admin.reports import RESOLVE, REVIEW, report_type
 from marketplace.state.display import format_day, time_zone
+from marketplace.state.service_calls import attempt
 
 RANKING = 5
 REPORT_MOVES = {"reviewed": REVIEW, "resolved": RESOLVE}
@@ -100,11 +99,11 @@ class AnalyticsState(AdminState):
         yield await self._refresh()
 
     async def _refresh(self) -> Any:
-        try:
-            overview, bought, saved, viewed, categories = await blocking.run(_figures, await self.viewer())
-        except DomainError as error:
+        done = await attempt(AdminToast(), _figures, await self.viewer())
+        if done.failed:
             self.loading = False
-            return admin_failed(error)
+            return done.events
+        overview, bought, saved, viewed, categories = done.value
         self._show_overview(overview)
         self.most_bought = [
             RankItem(rank=n, name=r.agent_name, detail=money.price_label(r.agent_price_cents,
@@ -159,13 +158,13 @@ class AnalyticsState(AdminState):
             return
         self.busy = report_id
         yield
-        try:
-            await blocking.run(action.service, actor=await self.viewer(), report_id=report_id)
-        except Exception as error:  # a refusal shows its reason; anything else is logged by admin_failed
-            self.busy = ""
-            yield admin_failed(error, action.failure)
-            return
+        # a refusal shows its reason; anything else is logged
+        done = await attempt(AdminToast(action.failure, unexpected=True), action.service, actor=await self.viewer(),
+                             report_id=report_id)
         self.busy = ""
+        if done.failed:
+            yield done.events
+            return
         yield rx.toast(action.success[0], description=action.success[1])
         await self.refresh_counts_quietly()
         yield await self._refresh()

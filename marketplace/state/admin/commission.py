@@ -17,7 +17,8 @@ from marketplace.services import money, platform
 from marketplace.services.admin import sales as admin_sales
 from marketplace.services.errors import Forbidden, Invalid, Unauthorized
 from marketplace.state import blocking
-from marketplace.state.admin.page import AdminState, admin_failed
+from marketplace.state.admin.page import AdminState, AdminToast, admin_failed
+from marketplace.state.service_calls import attempt
 
 RATE_DESCRIPTION = "Platform commission rate on each sale"
 COMMISSION_SAVED = ("Commission rate updated", "The commission rate has been successfully updated.")
@@ -121,10 +122,11 @@ class SalesSummary(rx.State, mixin=True):
         if stored is None:
             return
         self.editing_rate = False
-        try:
-            self._show(await blocking.run(admin_sales.summary, actor=user))
-        except Exception as error:
-            yield admin_failed(error, SUMMARY_FAILED)
+        done = await attempt(AdminToast(SUMMARY_FAILED, unexpected=True), admin_sales.summary, actor=user)
+        if done.failed:
+            yield done.events
+            return
+        self._show(done.value)
 
 
 class OverviewState(SalesSummary, AdminState):

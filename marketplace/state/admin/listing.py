@@ -17,10 +17,11 @@ from zoneinfo import ZoneInfo
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services.errors import DomainError, Invalid
-from marketplace.state import blocking
-from marketplace.state.admin.page import admin_failed
+from marketplace.services.errors import Invalid
+from marketplace.state.admin.page import AdminToast
 from marketplace.state.display import time_zone
+from marketplace.state.paging import Paged
+from marketplace.state.service_calls import attempt
 
 PAGE_SIZE = 20
 
@@ -44,13 +45,11 @@ class Action:
     plain_toast: bool = False  # a neutral toast rather than a success one (the moderation tabs)
 
 
-class AdminList(rx.State, mixin=True):
+class AdminList(Paged, mixin=True):
     """Rows of one service page by page; the state declares `rows`, `viewing`, `_fetch` and `_actions`."""
 
+    page_size: ClassVar[int] = PAGE_SIZE
     loading: bool = True
-    offset: int = 0
-    total: int = 0
-    shown: int = 0  # rows on this page
     search: str = ""
     details_open: bool = False
     asking: str = ""  # the action whose dialog is open
@@ -74,30 +73,15 @@ class AdminList(rx.State, mixin=True):
         """Events of other lists that an action here changes (Approvals: the decided agent moves sub-tab)."""
         return []
 
-    @rx.var
-    def range_text(self) -> str:
-        if self.total == 0 or self.shown == 0:
-            return f"Showing 0 of {self.total}"
-        return f"Showing {self.offset + 1}-{self.offset + self.shown} of {self.total}"
-
-    @rx.var
-    def has_previous(self) -> bool:
-        return self.offset > 0
-
-    @rx.var
-    def has_next(self) -> bool:
-        return self.offset + self.shown < self.total
-
     async def _read(self) -> Any:
         """The current page again; the failure toast, if any, to send."""
         zone = time_zone(getattr(self, "time_zone", "UTC"))
-        try:
-            rows, self.total = await blocking.run(self._fetch, await self.viewer(), limit=PAGE_SIZE,
-                                                  offset=self.offset, search=self.search.strip(), zone=zone,
-                                                  **self._filters())
-        except DomainError as error:
+        done = await attempt(AdminToast(), self._fetch, await self.viewer(), limit=PAGE_SIZE, offset=self.offset,
+                             search=self.search.strip(), zone=zone, **self._filters())
+        if done.failed:
             self.loading = False
-            return admin_failed(error)
+            return done.events
+        rows, self.total = done.value
         if not rows and self.offset > 0 and self.total > 0:  # the page emptied (rows decided): step back
             self.offset = max(0, (self.total - 1) // PAGE_SIZE * PAGE_SIZE)
             return await self._read()
@@ -119,20 +103,6 @@ class AdminList(rx.State, mixin=True):
     @rx.event
     async def set_search(self, value: str) -> Any:
         self.search, self.offset = value[:200], 0
-        return await self._read()
-
-    @rx.event
-    async def next_page(self) -> Any:
-        if self.offset + self.shown >= self.total:
-            return None
-        self.offset += PAGE_SIZE
-        return await self._read()
-
-    @rx.event
-    async def previous_page(self) -> Any:
-        if self.offset == 0:
-            return None
-        self.offset = max(0, self.offset - PAGE_SIZE)
         return await self._read()
 
     @rx.event
@@ -184,12 +154,13 @@ class AdminList(rx.State, mixin=True):
         arguments: dict[str, Any] = {action.key: row_id}
         if action.reason:
             arguments[action.reason] = self.reason.strip() or None
-        try:
-            await blocking.run(action.service, actor=await self.viewer(), **arguments)
-        except Exception as error:  # a refusal shows its reason; anything else is logged by admin_failed
+        # a refusal shows its reason; anything else is logged
+        done = await attempt(AdminToast(action.failure, unexpected=True), action.service, actor=await self.viewer(),
+                             **arguments)
+        if done.failed:
             self.busy = ""
-            yield admin_failed(error, action.failure)
-            if isinstance(error, Invalid) and action.reason:
+            yield done.events
+            if isinstance(done.error, Invalid) and action.reason:
                 return  # the reason was refused: the dialog stays open with it
         else:
             self.busy, self.details_open = "", False

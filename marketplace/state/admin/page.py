@@ -7,6 +7,7 @@ tabs navigates (a history entry per tab), so Back returns to the previous tab an
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import reflex as rx
 
@@ -19,6 +20,7 @@ from marketplace.services.errors import DomainError, Forbidden, Unauthorized
 from marketplace.services.permissions import require_admin
 from marketplace.state import blocking
 from marketplace.state.display import BROWSER_TIME_ZONE_JS, logged_out_again, time_zone
+from marketplace.state.service_calls import Shown
 from marketplace.state.session import SessionState, ViewerMixin, toast_on_load
 
 LOG = logging.getLogger(__name__)
@@ -62,6 +64,22 @@ def admin_failed(error: Exception, failure: str = "") -> rx.event.EventSpec | li
     if not isinstance(error, DomainError):
         LOG.error("admin action failed", exc_info=error)
     return rx.toast.error("Error", description=failure_text(error, failure))
+
+
+@dataclass(frozen=True)
+class AdminToast:
+    """The failures of an admin call, for `service_calls.attempt`, as `admin_failed` shows them. `unexpected`:
+    also catch what is not a refusal (logged); without it, it propagates."""
+
+    failure: str = ""  # the spec's message for the action, e.g. 'Failed to approve agent.'
+    unexpected: bool = False
+
+    def shown(self, error: Exception) -> Shown | None:
+        if not isinstance(error, DomainError) and not self.unexpected:
+            return None
+        events = admin_failed(error, self.failure)
+        return Shown(events if isinstance(events, list) else [events], failure_text(error, self.failure),
+                     signed_out=isinstance(error, Unauthorized))
 
 
 Counts = tuple[int, int, int, int, int, int, int, int, int]

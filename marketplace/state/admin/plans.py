@@ -15,12 +15,13 @@ from typing import Any
 import reflex as rx
 
 from marketplace.services import money, plans, platform
-from marketplace.services.errors import Forbidden, Invalid, Unauthorized
+from marketplace.services.errors import Invalid
 from marketplace.state import blocking
 from marketplace.state.admin.commission import INVALID_VALUE
-from marketplace.state.admin.page import admin_failed
+from marketplace.state.admin.page import AdminToast
 from marketplace.state.admin.settings import AdminSettingsState
 from marketplace.state.forms import focus_first_error
+from marketplace.state.service_calls import attempt
 from marketplace.state.session import ViewerMixin
 
 PLAN_SAVED = "Plan updated"
@@ -76,27 +77,21 @@ class AdminPlansState(ViewerMixin, rx.State):
         yield
         user = await self.viewer()
         free = next((draft.is_free for draft in self.plans if draft.id == plan_id), False)
-        try:
-            saved = await blocking.run(
-                plans.update_plan, actor=user, plan_id=plan_id, name=form_text(form, "name"),
-                monthly_price=None if free else form_text(form, "monthlyPrice"),
-                agent_limit=form_text(form, "agentLimit"), fee_percent=form_text(form, "feePercent"))
-        except Invalid as error:
+        done = await attempt(  # unexpected failures are logged
+            AdminToast(PLAN_FAILED, unexpected=True), plans.update_plan, actor=user, plan_id=plan_id,
+            name=form_text(form, "name"), monthly_price=None if free else form_text(form, "monthlyPrice"),
+            agent_limit=form_text(form, "agentLimit"), fee_percent=form_text(form, "feePercent"))
+        if done.failed:
             self.saving = ""
-            if error.field in FIELDS:
+            error = done.error
+            if isinstance(error, Invalid) and error.field in FIELDS:
                 self.error_at, self.error = f"{plan_id}-{error.field}", error.message
                 yield focus_first_error()
             else:
-                yield rx.toast.error(INVALID_VALUE[0], description=error.message or INVALID_VALUE[1])
+                yield (rx.toast.error(INVALID_VALUE[0], description=error.message or INVALID_VALUE[1])
+                       if isinstance(error, Invalid) else done.events)
             return
-        except (Unauthorized, Forbidden) as error:
-            self.saving = ""
-            yield admin_failed(error)
-            return
-        except Exception as error:  # logged by admin_failed
-            self.saving = ""
-            yield admin_failed(error, PLAN_FAILED)
-            return
+        saved = done.value
         self.plans = [plan_draft(saved) if draft.id == saved.id else draft for draft in self.plans]
         self.saving = ""
         if saved.is_free:  # one number: the commission card shows the rate just stored

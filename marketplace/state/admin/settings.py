@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import reflex as rx
 
+from marketplace.models import PlatformSetting, User
 from marketplace.services import money, platform
 from marketplace.services.errors import DomainError, Forbidden, Invalid, Unauthorized
 from marketplace.state import blocking
@@ -21,6 +23,7 @@ from marketplace.state.admin.commission import INVALID_VALUE, store_rate
 from marketplace.state.admin.page import admin_only
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
+from marketplace.state.service_calls import Shown, attempt
 from marketplace.state.session import ViewerMixin
 
 LOG = logging.getLogger(__name__)
@@ -38,6 +41,32 @@ def failure_toast(error: Exception, *, invalid: tuple[str, str], failed: tuple[s
     if isinstance(error, Invalid):
         return invalid[0], error.message or invalid[1]
     return failed
+
+
+@dataclass(frozen=True)
+class SettingsToast:
+    """The failures of a settings save, for `service_calls.attempt`: signed out signs in again, not an admin is
+    sent away (the handler marks the page denied), a refused value is 'Invalid value' with the server's reason,
+    anything else the generic failure (logged when it is not a refusal)."""
+
+    failed: tuple[str, str]
+    what: str  # for the log: 'payment settings'
+
+    def shown(self, error: Exception) -> Shown:
+        if isinstance(error, Unauthorized):
+            return Shown(logged_out_again(), signed_out=True)
+        if isinstance(error, Forbidden):
+            return Shown(admin_only())
+        if not isinstance(error, DomainError):
+            LOG.error("%s update failed", self.what, exc_info=error)
+        title, description = failure_toast(error, invalid=(INVALID_VALUE[0], ""), failed=self.failed)
+        return Shown([rx.toast.error(title, description=description)], description)
+
+
+def _save_payment(user: User | None, *, rate: str, currency: str) -> tuple[PlatformSetting, PlatformSetting]:
+    """The rate first: if it is refused, the currency is left as it was."""
+    return (platform.update_setting(actor=user, key=platform.USD_TO_EUR_RATE, value=rate),
+            platform.update_setting(actor=user, key=platform.CHECKOUT_CURRENCY, value=currency))
 
 
 class AdminSettingsState(ViewerMixin, rx.State):
@@ -98,12 +127,6 @@ class AdminSettingsState(ViewerMixin, rx.State):
             return admin_only()
         return None
 
-    def _failure(self, error: Exception, failed: tuple[str, str], what: str) -> Any:
-        if not isinstance(error, DomainError):
-            LOG.exception("%s update failed", what)
-        title, description = failure_toast(error, invalid=(INVALID_VALUE[0], ""), failed=failed)
-        return self._refused(error) or rx.toast.error(title, description=description)
-
     @rx.event
     async def save_commission(self, form: dict | None = None) -> AsyncIterator[Any]:
         take_submitted(self, form, {"commissionRate": "commission_rate"})
@@ -127,18 +150,15 @@ class AdminSettingsState(ViewerMixin, rx.State):
             return
         self.saving_payment = True
         yield
-        user = await self.viewer()
-        try:
-            # The rate first: if it is refused, the currency is left as it was.
-            rate = await blocking.run(platform.update_setting, actor=user, key=platform.USD_TO_EUR_RATE,
-                                      value=self.usd_to_eur_rate)
-            currency = await blocking.run(platform.update_setting, actor=user, key=platform.CHECKOUT_CURRENCY,
-                                          value=self.checkout_currency)
-        except Exception as error:  # every failure becomes a toast; unexpected ones are logged
-            self.saving_payment = False
-            yield self._failure(error, PAYMENT_FAILED, "payment settings")
-            return
+        done = await attempt(SettingsToast(PAYMENT_FAILED, "payment settings"), _save_payment, await self.viewer(),
+                             rate=self.usd_to_eur_rate, currency=self.checkout_currency)
         self.saving_payment = False
+        if done.failed:
+            if isinstance(done.error, Forbidden):
+                self.mode = "denied"
+            yield done.events
+            return
+        rate, currency = done.value
         self._show({platform.USD_TO_EUR_RATE: rate.value, platform.CHECKOUT_CURRENCY: currency.value})
         yield rx.toast.success(PAYMENT_SAVED[0], description=PAYMENT_SAVED[1])
 
@@ -149,15 +169,16 @@ class AdminSettingsState(ViewerMixin, rx.State):
             return
         self.saving_guest = True
         yield
-        try:
-            row = await blocking.run(platform.update_setting, actor=await self.viewer(),
-                                     key=platform.ALLOW_GUEST_CHECKOUT, value="true" if on else "false")
-        except Exception as error:  # every failure becomes a toast; unexpected ones are logged
-            self.saving_guest = False
-            yield self._failure(error, GUEST_FAILED, "guest checkout setting")
-            return
+        done = await attempt(SettingsToast(GUEST_FAILED, "guest checkout setting"), platform.update_setting,
+                             actor=await self.viewer(), key=platform.ALLOW_GUEST_CHECKOUT,
+                             value="true" if on else "false")
         self.saving_guest = False
-        self._show({platform.ALLOW_GUEST_CHECKOUT: row.value})
+        if done.failed:
+            if isinstance(done.error, Forbidden):
+                self.mode = "denied"
+            yield done.events
+            return
+        self._show({platform.ALLOW_GUEST_CHECKOUT: done.value.value})
         title, description = GUEST_ON if self.allow_guest_checkout else GUEST_OFF
         yield rx.toast.success(title, description=description)
 

@@ -12,14 +12,19 @@ from typing import Any
 
 import reflex as rx
 
+from marketplace.models import User
 from marketplace.services import money
 from marketplace.services.admin import stats
-from marketplace.services.errors import DomainError
-from marketplace.state import blocking
-from marketplace.state.admin.page import AdminState, admin_failed
+from marketplace.state.admin.page import AdminState, AdminToast
+from marketplace.state.service_calls import attempt
 
 DAYS = 30
 WEEKS = 12
+
+
+def _series(user: User | None) -> tuple[list[stats.DayPoint], list[stats.WeekPoint]]:
+    """Both charts' series: sales by day and sign-ups by week."""
+    return stats.daily_sales(actor=user, days=DAYS), stats.weekly_signups(actor=user, weeks=WEEKS)
 
 
 def _day_label(day: date) -> str:
@@ -43,13 +48,12 @@ class StatsState(AdminState):
         self.loading = True
         yield
         user = await self.viewer()
-        try:
-            days = await blocking.run(stats.daily_sales, actor=user, days=DAYS)
-            weeks = await blocking.run(stats.weekly_signups, actor=user, weeks=WEEKS)
-        except DomainError as error:
+        done = await attempt(AdminToast(), _series, user)
+        if done.failed:
             self.loading = False
-            yield admin_failed(error)
+            yield done.events
             return
+        days, weeks = done.value
         self.daily = [{"label": _day_label(p.day), "revenue": p.revenue_cents / 100, "sales": p.sales} for p in days]
         self.weekly = [{"label": f"Week of {_day_label(p.week_start)}", "short": _day_label(p.week_start),
                         "users": p.users, "agents": p.agents} for p in weeks]

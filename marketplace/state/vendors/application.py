@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 import reflex as rx
 
-from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.services.vendors import applications
-from marketplace.state import blocking
-from marketplace.state.display import logged_out_again
 from marketplace.state.forms import FormState, focus_first_error, take_submitted
+from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.vendors.page import VendorState
 
 # form field name (the spec's, also the service's `field`) -> state attribute
 FIELDS = {"businessName": "business_name", "businessDescription": "business_description", "website": "website"}
-LOG = logging.getLogger(__name__)
 FAILED = "Failed to submit application. Please try again."
 
 
@@ -37,27 +33,19 @@ class VendorApplicationState(FormState, VendorState):
         self.submitting = True
         yield
         user = await self.viewer()
-        try:
-            application = await blocking.run(applications.apply, actor=user, business_name=self.business_name,
-                                             business_description=self.business_description, website=self.website)
-        except Unauthorized:
+        # whatever else broke: logged, and the user is told to try again
+        done = await attempt(Toast(fallback=FAILED, unexpected=True, log="vendor application failed"),
+                             applications.apply, actor=user, business_name=self.business_name,
+                             business_description=self.business_description, website=self.website)
+        if done.failed:
             self.submitting = False
-            yield logged_out_again()
-            return
-        except DomainError as error:
-            self.submitting = False
-            if error.field in FIELDS:
-                self.errors = {error.field: error.message}
+            if (refusal := done.refusal) and refusal.field in FIELDS:
+                self.errors = {refusal.field: refusal.message}
                 yield focus_first_error()
                 return
-            yield rx.toast.error("Error", description=error.message or FAILED)
-            return
-        except Exception:  # whatever else broke: logged, and the user is told to try again
-            LOG.exception("vendor application failed")
-            self.submitting = False
-            yield rx.toast.error("Error", description=FAILED)
+            yield done.events
             return
         self.submitting = False
         self.business_name = self.business_description = self.website = ""
-        self.show_application(application)
+        self.show_application(done.value)
         yield rx.toast("Application submitted", description="We will review your application within 24 hours.")

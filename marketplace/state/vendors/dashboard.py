@@ -7,7 +7,6 @@ account and payouts, which ask the payment provider), so each card leaves its sk
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from decimal import Decimal
@@ -16,14 +15,14 @@ from zoneinfo import ZoneInfo
 
 import reflex as rx
 
+from marketplace.models import User
 from marketplace.services import images, money, pricing
-from marketplace.services.errors import DomainError, Unauthorized
+from marketplace.services.errors import DomainError
 from marketplace.services.vendors import agents, payouts, recurring, sales, stats
-from marketplace.state import blocking
-from marketplace.state.display import format_day, format_day_time, logged_out_again, time_zone
+from marketplace.state.display import format_day, format_day_time, time_zone
+from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.vendors.page import VendorState
 
-LOG = logging.getLogger(__name__)
 RECENT_SALES = 8  # spec section 9
 PAYOUT_ROWS = 5  # View All appears above this
 PAYOUTS_READ = 20
@@ -164,15 +163,11 @@ class VendorDashboardState(VendorState):
         yield
         user = await self.viewer()
         zone = time_zone(self.time_zone)
-        try:
-            figures = await blocking.run(sales.analytics, actor=user)
-            recurring_figures = await blocking.run(recurring.vendor_recurring, actor=user)
-            page = await blocking.run(sales.list_sales, actor=user, limit=RECENT_SALES)
-            own = await blocking.run(agents.list_own_agents, actor=user)
-            series = await blocking.run(sales.earnings_series, actor=user, period=self.period)
-        except DomainError as error:
-            yield self._failed(error)
+        overview = await attempt(Toast(), _overview, user, self.period)
+        if overview.failed:
+            yield overview.events
             return
+        figures, recurring_figures, page, own, series = overview.value
         self.total_earnings = money.format_amount(figures.total_vendor_earnings_cents, "usd")
         self.total_revenue = money.format_amount(figures.total_revenue_cents, "usd")
         self.month_earnings = money.format_amount(figures.this_month_earnings_cents, "usd")
@@ -189,35 +184,27 @@ class VendorDashboardState(VendorState):
         self._show_series(series)
         self.loading = False
         yield
-        try:
-            record = await blocking.run(stats.vendor_stats, actor=user, vendor_id=user.id if user else "")
-        except DomainError as error:
-            yield self._failed(error)
+        record = await attempt(Toast(), stats.vendor_stats, actor=user, vendor_id=user.id if user else "")
+        if record.failed:
+            yield record.events
             return
-        self._show_stats(record, zone)
+        self._show_stats(record.value, zone)
         self.stats_loading = False
         yield
-        try:
-            status = await blocking.run(payouts.account_status, actor=user, refresh=self.stripe_return)
-            view = await blocking.run(payouts.list_payouts, actor=user, limit=PAYOUTS_READ)
-        except DomainError as error:
+        payments = await attempt(Toast(unexpected=True, log="payment account or payouts unavailable"), _payments,
+                                 user, self.stripe_return)
+        if payments.failed:
             self.payments_loading = False
-            yield self._failed(error)
+            if isinstance(payments.error, DomainError):
+                yield payments.events
+            else:  # the payment provider did not answer: the rest of the dashboard stays usable
+                self.payments_unavailable = True
             return
-        except Exception:  # the payment provider did not answer: the rest of the dashboard stays usable
-            LOG.exception("payment account or payouts unavailable")
-            self.payments_loading = False
-            self.payments_unavailable = True
-            return
+        status, view = payments.value
         self._show_account(status)
         self.payouts = [_payout_row(p, zone) for p in view.payouts]
         self.payouts_total = len(view.payouts)
         self.payments_loading = False
-
-    def _failed(self, error: DomainError) -> rx.event.EventSpec | list[rx.event.EventSpec]:
-        if isinstance(error, Unauthorized):
-            return logged_out_again()
-        return rx.toast.error("Error", description=error.message)
 
     def _show_series(self, series: list[sales.EarningsPoint]) -> None:
         # recharts needs numbers: dollars as floats, for drawing only; the tooltip shows the amounts as money
@@ -252,10 +239,10 @@ class VendorDashboardState(VendorState):
         if period not in PERIODS or period == self.period:
             return None
         self.period = period
-        try:
-            self._show_series(await blocking.run(sales.earnings_series, actor=await self.viewer(), period=period))
-        except DomainError as error:
-            return self._failed(error)
+        done = await attempt(Toast(), sales.earnings_series, actor=await self.viewer(), period=period)
+        if done.failed:
+            return done.events
+        self._show_series(done.value)
         return None
 
     @rx.event
@@ -265,18 +252,29 @@ class VendorDashboardState(VendorState):
             return
         self.linking = True
         yield
-        try:
-            url = await blocking.run(payouts.create_account_link, actor=await self.viewer())
-        except Unauthorized:
+        # the provider, the network or a refusal: the spec's one message, the cause logged
+        done = await attempt(Toast(fallback="Failed to create Stripe account link", reasons=False, unexpected=True,
+                                   log="account link failed"), payouts.create_account_link, actor=await self.viewer())
+        if done.failed:
             self.linking = False
-            yield logged_out_again()
+            yield done.events
             return
-        except Exception:  # the provider, the network or a refusal: the spec's one message, the cause logged
-            LOG.exception("account link failed")
-            self.linking = False
-            yield rx.toast.error("Error", description="Failed to create Stripe account link")
-            return
-        yield rx.call_script(f"window.location.assign({json.dumps(url)})")
+        yield rx.call_script(f"window.location.assign({json.dumps(done.value)})")
+
+
+def _overview(user: User | None, period: str) -> tuple[sales.VendorAnalytics, recurring.RecurringFigures,
+                                                      sales.SalesPage, list[agents.VendorAgent],
+                                                      list[sales.EarningsPoint]]:
+    """The figures and lists the tab shows first: analytics, subscriptions, recent sales, own agents, chart."""
+    return (sales.analytics(actor=user), recurring.vendor_recurring(actor=user),
+            sales.list_sales(actor=user, limit=RECENT_SALES), agents.list_own_agents(actor=user),
+            sales.earnings_series(actor=user, period=period))
+
+
+def _payments(user: User | None, refresh: bool) -> tuple[payouts.AccountStatus, payouts.PayoutsView]:
+    """The Stripe account's state and its payouts: both ask the payment provider."""
+    return (payouts.account_status(actor=user, refresh=refresh),
+            payouts.list_payouts(actor=user, limit=PAYOUTS_READ))
 
 
 def _sale_row(sale: sales.SaleRecord, zone: ZoneInfo) -> SaleRow:

@@ -4,72 +4,55 @@ given) is services/licenses'; this shows its answers."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, ClassVar
 
 import reflex as rx
 
 from marketplace.services import licenses
-from marketplace.services.errors import DomainError, Invalid, Unauthorized
-from marketplace.state import blocking
-from marketplace.state.display import logged_out_again, time_zone
+from marketplace.services.errors import Invalid
+from marketplace.state.display import time_zone
 from marketplace.state.license_rows import KeyRow, key_row
+from marketplace.state.paging import Paged
+from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.vendors.page import VendorState
 
-LOG = logging.getLogger(__name__)
 PAGE_SIZE = 10
 LOAD_FAILED = "Could not load the license keys."
+# A refusal's reason, or (logged) LOAD_FAILED, in the dialog; it offers Try again.
+READ_FAILED = Toast(None, LOAD_FAILED, unexpected=True, log="license keys unavailable")
 DONE = {True: ("License key disabled", "The buyer's agent can no longer activate or validate it."),
         False: ("License key enabled", "The key works again.")}
 FAILED = {True: "Failed to disable license key", False: "Failed to enable license key"}
 
 
-class VendorKeysState(VendorState):
+class VendorKeysState(Paged, VendorState):
+    page_size: ClassVar[int] = PAGE_SIZE
     is_open: bool = False
     agent_id: str = ""
     agent_name: str = ""
     loading: bool = False
     error: str = ""
     rows: list[KeyRow] = []
-    total: int = 0
-    offset: int = 0
     busy: str = ""  # the key a Disable / Enable runs on
     asking: str = ""  # the key whose Disable asks for the reason the buyer reads
     asking_key: str = ""  # that key, masked
     reason: str = ""
 
-    @rx.var
-    def range_text(self) -> str:
-        if not self.rows:
-            return f"Showing 0 of {self.total}"
-        return f"Showing {self.offset + 1}-{self.offset + len(self.rows)} of {self.total}"
-
-    @rx.var
-    def has_previous(self) -> bool:
-        return self.offset > 0
-
-    @rx.var
-    def has_next(self) -> bool:
-        return self.offset + len(self.rows) < self.total
-
     async def _read(self) -> Any:
         """The current page; the error state (and a sign-in again when the session ended) on a refusal."""
-        try:
-            views, self.total = await blocking.run(licenses.vendor_keys, actor=await self.viewer(),
-                                                   agent_id=self.agent_id, limit=PAGE_SIZE, offset=self.offset)
-        except Unauthorized:
+        done = await attempt(READ_FAILED, licenses.vendor_keys, actor=await self.viewer(), agent_id=self.agent_id,
+                             limit=PAGE_SIZE, offset=self.offset)
+        if done.signed_out:
             self.loading = False
-            return logged_out_again()
-        except DomainError as error:
-            self.loading, self.error, self.rows = False, error.message, []
+            return done.events
+        if done.failed:
+            self.loading, self.error, self.rows, self.shown = False, done.message, [], 0
             return None
-        except Exception:  # logged; the dialog says so and offers Try again
-            LOG.exception("license keys unavailable")
-            self.loading, self.error, self.rows = False, LOAD_FAILED, []
-            return None
+        views, self.total = done.value
         zone = time_zone(self.time_zone)
         self.rows, self.error, self.loading = [key_row(view, zone) for view in views], "", False
+        self.shown = len(self.rows)
         return None
 
     @rx.event
@@ -78,6 +61,7 @@ class VendorKeysState(VendorState):
         self.is_open, self.agent_id, self.agent_name = True, agent_id, agent_name
         self.loading, self.error, self.rows, self.total, self.offset, self.busy = True, "", [], 0, 0, ""
         self.asking = self.asking_key = self.reason = ""
+        self.shown = 0
         yield
         yield await self._read()
 
@@ -91,20 +75,6 @@ class VendorKeysState(VendorState):
         self.loading, self.error = True, ""
         yield
         yield await self._read()
-
-    @rx.event
-    async def next_page(self) -> Any:
-        if self.offset + len(self.rows) >= self.total:
-            return None
-        self.offset += PAGE_SIZE
-        return await self._read()
-
-    @rx.event
-    async def previous_page(self) -> Any:
-        if self.offset == 0:
-            return None
-        self.offset = max(0, self.offset - PAGE_SIZE)
-        return await self._read()
 
     @rx.event
     def ask_disable(self, key_id: str, key: str) -> None:
@@ -142,26 +112,18 @@ class VendorKeysState(VendorState):
             return
         self.busy = key_id
         yield
-        try:
-            await blocking.run(licenses.set_disabled, actor=await self.viewer(), key_id=key_id, disabled=disabled,
-                               reason=(self.reason.strip() or None) if disabled else None)
-        except Unauthorized:
-            self.busy = ""
-            yield logged_out_again()
+        # unexpected failures are logged; the vendor is told it did not work
+        done = await attempt(Toast(FAILED[disabled], "Please try again.", unexpected=True,
+                                   log="license key change failed"),
+                             licenses.set_disabled, actor=await self.viewer(), key_id=key_id, disabled=disabled,
+                             reason=(self.reason.strip() or None) if disabled else None)
+        self.busy = ""
+        if done.signed_out:
+            yield done.events
             return
-        except Invalid as error:
-            self.busy = ""
-            yield rx.toast.error(FAILED[disabled], description=error.message)
+        if isinstance(done.error, Invalid):
+            yield done.events  # the reason was refused: its form stays open with it
             return
-        except DomainError as error:
-            self.busy = ""
-            yield rx.toast.error(FAILED[disabled], description=error.message)
-        except Exception:  # logged; the vendor is told it did not work
-            LOG.exception("license key change failed")
-            self.busy = ""
-            yield rx.toast.error(FAILED[disabled], description="Please try again.")
-        else:
-            self.busy = ""
-            yield rx.toast.success(DONE[disabled][0], description=DONE[disabled][1])
+        yield done.events if done.failed else rx.toast.success(DONE[disabled][0], description=DONE[disabled][1])
         self.asking = self.asking_key = self.reason = ""
         yield await self._read()

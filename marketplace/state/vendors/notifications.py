@@ -6,21 +6,28 @@ in step with what the user does here.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import reflex as rx
 
-from marketplace.models import Notification
+from marketplace.models import Notification, User
 from marketplace.services import notifications
-from marketplace.services.errors import DomainError, Unauthorized
-from marketplace.state import blocking
-from marketplace.state.display import format_day_time, logged_out_again, time_zone
+from marketplace.state.display import format_day_time, time_zone
+from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.vendors.page import VendorState
 
-LOG = logging.getLogger(__name__)
+# Not found any more, or the database: the spec's message, the cause logged.
+MARK_READ_FAILED = Toast(fallback="Failed to mark notification as read", reasons=False, unexpected=True,
+                         log="mark read failed")
+DELETE_FAILED = Toast(fallback="Failed to delete notification", reasons=False, unexpected=True,
+                      log="delete notification failed")
+
+
+def _notifications(user: User | None) -> tuple[list[Notification], int]:
+    """The vendor's notifications and how many are unread."""
+    return (notifications.list_notifications(actor=user), notifications.unread_count(actor=user))
 
 
 @dataclass
@@ -44,16 +51,12 @@ class VendorNotificationsState(VendorState):
         self.reset()
         yield
         user = await self.viewer()
-        try:
-            rows = await blocking.run(notifications.list_notifications, actor=user)
-            self.unread_notifications = await blocking.run(notifications.unread_count, actor=user)
-        except Unauthorized:
-            yield logged_out_again()
+        done = await attempt(Toast(), _notifications, user)
+        if done.failed:
+            self.loading = done.signed_out  # signed out: the spinner stays until the sign-in page
+            yield done.events
             return
-        except DomainError as error:
-            self.loading = False
-            yield rx.toast.error("Error", description=error.message)
-            return
+        rows, self.unread_notifications = done.value
         self.items = [self._row(n) for n in rows]
         self.loading = False
 
@@ -73,18 +76,13 @@ class VendorNotificationsState(VendorState):
             return
         self.busy = notification_id
         yield
-        try:
-            updated = await blocking.run(notifications.mark_read, actor=await self.viewer(),
-                                         notification_id=notification_id)
-        except Unauthorized:
+        done = await attempt(MARK_READ_FAILED, notifications.mark_read, actor=await self.viewer(),
+                             notification_id=notification_id)
+        if done.failed:
             self.busy = ""
-            yield logged_out_again()
+            yield done.events
             return
-        except Exception:  # not found any more, or the database: the spec's message, the cause logged
-            LOG.exception("mark read failed")
-            self.busy = ""
-            yield rx.toast.error("Error", description="Failed to mark notification as read")
-            return
+        updated = done.value
         self._count_read(notification_id)
         self.items = [self._row(updated) if row.id == notification_id else row for row in self.items]
         self.busy = ""
@@ -95,17 +93,11 @@ class VendorNotificationsState(VendorState):
             return
         self.busy = notification_id
         yield
-        try:
-            await blocking.run(notifications.delete_notification, actor=await self.viewer(),
-                               notification_id=notification_id)
-        except Unauthorized:
+        done = await attempt(DELETE_FAILED, notifications.delete_notification, actor=await self.viewer(),
+                             notification_id=notification_id)
+        if done.failed:
             self.busy = ""
-            yield logged_out_again()
-            return
-        except Exception:  # not found any more, or the database: the spec's message, the cause logged
-            LOG.exception("delete notification failed")
-            self.busy = ""
-            yield rx.toast.error("Error", description="Failed to delete notification")
+            yield done.events
             return
         self._count_read(notification_id)
         self.items = [row for row in self.items if row.id != notification_id]

@@ -13,15 +13,21 @@ from typing import Any
 
 import reflex as rx
 
+from marketplace.models import User
 from marketplace.services import money, plans, purchases
-from marketplace.services.errors import DomainError, Unauthorized
 from marketplace.state import blocking
-from marketplace.state.display import format_day, logged_out_again, time_zone
+from marketplace.state.display import format_day, time_zone
 from marketplace.state.plans import PlanOption, plan_option
+from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.vendors.page import VendorState
 
 PAYMENT_FAILED = "The payment did not go through. Please try again."
 PLANS_PATH = "/vendor/plans"
+
+
+def _offer_and_current(user: User | None) -> tuple[list[plans.PlanView], plans.CurrentPlan]:
+    """The plans on offer and the vendor's own."""
+    return plans.list_plans(), plans.current_plan(actor=user)
 
 
 def agents_label(used: int, agent_limit: int | None, plan_name: str = "") -> str:
@@ -96,12 +102,10 @@ class PlanCardState(PlanSummary, VendorState):
     @rx.event
     async def load(self) -> rx.event.EventSpec | list[rx.event.EventSpec] | None:
         self.plan_loading = True
-        try:
-            self._show_current(await blocking.run(plans.current_plan, actor=await self.viewer()))
-        except Unauthorized:
-            return logged_out_again()
-        except DomainError as error:
-            return rx.toast.error("Error", description=error.message)
+        done = await attempt(Toast(), plans.current_plan, actor=await self.viewer())
+        if done.failed:
+            return done.events
+        self._show_current(done.value)
         return None
 
 
@@ -139,15 +143,15 @@ class VendorPlansState(PlanSummary, VendorState):
         self.plan_loading, self.failed = True, ""
         yield
         user = await self.viewer()
-        try:
-            offer = await blocking.run(plans.list_plans)
-            self._show_current(await blocking.run(plans.current_plan, actor=user))
-        except Unauthorized:
-            yield logged_out_again()
+        done = await attempt(Toast(None), _offer_and_current, user)
+        if done.signed_out:
+            yield done.events
             return
-        except DomainError as error:
-            self.failed, self.plan_loading = error.message, False
+        if done.failed:
+            self.failed, self.plan_loading = done.message, False
             return
+        offer, current = done.value
+        self._show_current(current)
         self.plans = [plan_option(plan) for plan in offer]
 
     @rx.event
@@ -191,18 +195,14 @@ class VendorPlansState(PlanSummary, VendorState):
         self.changing = plan_id
         yield
         user = await self.viewer()
-        try:
-            change = await blocking.run(plans.choose_plan, actor=user, plan_id=plan_id)
-        except Unauthorized:
-            self.changing = ""
-            yield logged_out_again()
-            return
-        except DomainError as error:
-            self.changing = ""
-            self.confirm_kind = self.confirm_plan_id = ""
-            yield rx.toast.error("Plan not changed", description=error.message)
-            return
+        done = await attempt(Toast("Plan not changed"), plans.choose_plan, actor=user, plan_id=plan_id)
         self.changing = ""
+        if done.failed:
+            if not done.signed_out:
+                self.confirm_kind = self.confirm_plan_id = ""
+            yield done.events
+            return
+        change = done.value
         self.confirm_kind = self.confirm_plan_id = ""
         if change.client_secret:
             config = purchases.browser_config()
@@ -241,15 +241,15 @@ class VendorPlansState(PlanSummary, VendorState):
         """Stripe took the first payment: the server reads the subscription from Stripe and applies it."""
         self.processing = True
         yield
-        try:
-            current = await blocking.run(plans.refresh_plan, actor=await self.viewer())
-        except Unauthorized:
+        done = await attempt(Toast(None), plans.refresh_plan, actor=await self.viewer())
+        if done.signed_out:
             self.processing = False
-            yield logged_out_again()
+            yield done.events
             return
-        except DomainError as error:
-            self.payment_failed(error.message)
+        if done.failed:
+            self.payment_failed(done.message)
             return
+        current = done.value
         self.processing = False
         self.client_secret = self.paying_for = self.payment_message = ""
         self._show_current(current)

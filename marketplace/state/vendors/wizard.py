@@ -6,21 +6,20 @@ price format, URLs, tags, file count, size and type) is the services', whose mes
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import reflex as rx
 
 from marketplace.config import settings
-from marketplace.models import PricingModel
+from marketplace.models import PricingModel, User
 from marketplace.services import filetypes, images, plans, pricing
 from marketplace.services.catalog import categories as category_service
 from marketplace.services.errors import DomainError, Forbidden, NotFound, Unauthorized
 from marketplace.services.permissions import require_vendor
 from marketplace.services.vendors import agents as agent_service
 from marketplace.services.vendors import files as file_service
-from marketplace.services.vendors import submission
+from marketplace.services.vendors import revisions, submission
 from marketplace.services.vendors.drafts import (
     DEFAULT_ACTIVATION_LIMIT,
     UNLIMITED,
@@ -31,6 +30,7 @@ from marketplace.services.vendors.drafts import (
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
 from marketplace.state.forms import focus_field, submitted_checkbox, take_submitted
+from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.session import ViewerMixin
 from marketplace.state.vendors.upload_widget import clear_uploads_script, refuse_upload_script
 from marketplace.state.vendors.wizard_rows import (
@@ -38,10 +38,9 @@ from marketplace.state.vendors.wizard_rows import (
     CategoryOption,
     UploadedFile,
     price_label,
+    scan_label,
     size_label,
 )
-
-LOG = logging.getLogger(__name__)
 
 # form field name (the spec's) -> state attribute (also the services' `field` name)
 FIELDS = {
@@ -62,6 +61,23 @@ ATTACH_FAILED = "Failed to attach file to agent"
 FILE_REFUSED = "File upload error"
 ATTACHED = ("File uploaded successfully", "Your agent file has been attached.")
 ALLOWED_TYPES = filetypes.picker_extensions()  # the file picker's name endings
+
+SUBMIT_FAILED = Toast(fallback=CREATE_FAILED, unexpected=True, log="agent submission failed")  # others: logged
+
+
+def _remove_file(user: User | None, file_id: str, agent_id: str) -> agent_service.EditableAgent:
+    """Remove a file from the agent's next version; the agent as the wizard shows it afterwards."""
+    file_service.remove_file(actor=user, file_id=file_id)
+    return agent_service.get_editable_agent(actor=user, agent_id=agent_id)
+
+
+def _send(user: User | None, agent_id: str, draft: AgentDraft,
+          file_urls: list[str]) -> tuple[str, list[revisions.FileInfo]]:
+    """The changes to an agent, or a new one: its id and the files attached."""
+    if agent_id:
+        return agent_id, submission.submit_changes(actor=user, agent_id=agent_id, draft=draft, file_urls=file_urls)
+    # One unit: nothing is created unless every file passes (services/vendors/submission.py).
+    return submission.submit_agent(actor=user, draft=draft, file_urls=file_urls)
 
 
 class WizardState(ViewerMixin, rx.State):
@@ -194,7 +210,8 @@ class WizardState(ViewerMixin, rx.State):
         self._show_files(editable.files)
 
     def _show_files(self, files: list[Any]) -> None:
-        self.existing_files = [AgentFileRow(id=f.id, name=f.filename, size=size_label(f.size_bytes)) for f in files]
+        self.existing_files = [AgentFileRow(id=f.id, name=f.filename, size=size_label(f.size_bytes),
+                                            scan=scan_label(f.scan), scan_status=f.scan.status) for f in files]
 
     # --- fields (each settable field named; nothing is set by a name the browser sends) ----------------
 
@@ -352,14 +369,13 @@ class WizardState(ViewerMixin, rx.State):
         if upload is None:
             return
         user = await self.viewer()
-        try:
-            await blocking.run(submission.check_upload, actor=user, file_url=upload.url)
-        except Unauthorized:
-            yield logged_out_again()
+        done = await attempt(Toast(None), submission.check_upload, actor=user, file_url=upload.url)
+        if done.signed_out:
+            yield done.events
             return
-        except DomainError as error:
-            yield rx.call_script(refuse_upload_script(self.uppy_id, upload.id, error.message))
-            yield rx.toast.error(FILE_REFUSED, description=f"{upload.name}: {error.message}")
+        if done.failed:
+            yield rx.call_script(refuse_upload_script(self.uppy_id, upload.id, done.message))
+            yield rx.toast.error(FILE_REFUSED, description=f"{upload.name}: {done.message}")
             return
         if all(u.id != upload.id for u in self.uploads):
             self.uploads = [*self.uploads, upload]
@@ -384,15 +400,13 @@ class WizardState(ViewerMixin, rx.State):
         yield
         user = await self.viewer()
         try:
-            await blocking.run(file_service.remove_file, actor=user, file_id=file_id)
-            editable = await blocking.run(agent_service.get_editable_agent, actor=user, agent_id=self.agent_id)
-            self._show_files(editable.files)
-        except Unauthorized:
-            yield logged_out_again()
-        except DomainError as error:
-            yield rx.toast.error("Error", description=error.message)
+            done = await attempt(Toast(), _remove_file, user, file_id, self.agent_id)
         finally:
             self.removing_file = ""
+        if done.failed:
+            yield done.events
+            return
+        self._show_files(done.value.files)
 
     # --- submit ----------------------------------------------------------------------------------------
 
@@ -416,40 +430,28 @@ class WizardState(ViewerMixin, rx.State):
         self.submitting = True
         yield
         user = await self.viewer()
-        try:
-            if self.agent_id:
-                attached = await blocking.run(submission.submit_changes, actor=user, agent_id=self.agent_id,
-                                              draft=self._draft(), file_urls=[u.url for u in self.uploads])
-            else:
-                # One unit: nothing is created unless every file passes (services/vendors/submission.py).
-                self.agent_id, attached = await blocking.run(
-                    submission.submit_agent, actor=user, draft=self._draft(), file_urls=[u.url for u in self.uploads])
-                self.agent_status = "pending"
-        except Unauthorized:
+        created = not self.agent_id
+        done = await attempt(SUBMIT_FAILED, _send, user, self.agent_id, self._draft(), [u.url for u in self.uploads])
+        if done.failed:
             self.submitting = False
-            yield logged_out_again()
+            error = done.refusal
+            if isinstance(error, submission.RefusedFile):
+                self.step = 2  # the refused file leaves the widget; the others stay for the next try
+                refused = next((u for u in self.uploads if u.url == error.url), None)
+                self.uploads = [u for u in self.uploads if u.url != error.url]
+                if refused is not None:
+                    yield rx.call_script(refuse_upload_script(self.uppy_id, refused.id, error.message))
+                yield rx.toast.error(FILE_REFUSED, description=f"{error.filename}: {error.message or ATTACH_FAILED}")
+                return
+            if error is not None:
+                if error.field == "activation_limit":
+                    self.activation_limit_error = error.message
+                self.step = FIELD_STEPS.get(error.field or "", 2 if error.field == submission.FIELD else self.step)
+            yield done.events
             return
-        except submission.RefusedFile as error:
-            self.submitting = False
-            self.step = 2  # the refused file leaves the widget; the others stay for the next try
-            refused = next((u for u in self.uploads if u.url == error.url), None)
-            self.uploads = [u for u in self.uploads if u.url != error.url]
-            if refused is not None:
-                yield rx.call_script(refuse_upload_script(self.uppy_id, refused.id, error.message))
-            yield rx.toast.error(FILE_REFUSED, description=f"{error.filename}: {error.message or ATTACH_FAILED}")
-            return
-        except DomainError as error:
-            self.submitting = False
-            if error.field == "activation_limit":
-                self.activation_limit_error = error.message
-            self.step = FIELD_STEPS.get(error.field or "", 2 if error.field == submission.FIELD else self.step)
-            yield rx.toast.error("Error", description=error.message or CREATE_FAILED)
-            return
-        except Exception:  # logged; the user is told it did not work
-            LOG.exception("agent submission failed")
-            self.submitting = False
-            yield rx.toast.error("Error", description=CREATE_FAILED)
-            return
+        self.agent_id, attached = done.value
+        if created:
+            self.agent_status = "pending"
         self.submitting = False
         for _ in attached:
             yield rx.toast.success(ATTACHED[0], description=ATTACHED[1])

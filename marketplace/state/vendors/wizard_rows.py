@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from marketplace.services import money
 from marketplace.services.vendors.drafts import MAX_PRICE_CENTS
@@ -32,6 +33,22 @@ class AgentFileRow:
     id: str
     name: str
     size: str
+    scan: str = ""  # the security scan's status and first finding (scan_label)
+    scan_status: str = ""
+
+
+SCAN_LABELS = {"pending": "Scan pending", "clean": "Scanned: no threats found", "flagged": "Flagged for review",
+               "infected": "Infected: cannot be approved", "error": "Scan failed, retrying"}
+
+
+def scan_label(scan: Any) -> str:
+    """'Infected: cannot be approved (Eicar-Test-Signature in bin/eicar.txt)' from a file's ScanView."""
+    label = SCAN_LABELS.get(scan.status, scan.status)
+    if scan.findings:
+        first = scan.findings[0]
+        where = f" in {first.get('member')}" if first.get("member") else ""
+        label += f" ({first.get('name')}{where})"
+    return label
 
 
 def size_label(size: int) -> str:
