@@ -314,7 +314,8 @@ def _nav() -> rx.Component:
     # Why Submit is grey, next to it, with the way back to the files step.
     no_file = rx.cond((W.step == 4) & (W.file_count == 0), rx.text(
         "Upload at least one agent file to submit. ",
-        rx.link("Go to step 2", href="#", on_click=W.back_to_files, id="wizard-back-to-files"),
+        rx.button("Go to step 2", type="button", variant="ghost", size="2", on_click=W.back_to_files,
+                  id="wizard-back-to-files", style={"text_decoration": "underline", "cursor": "pointer"}),
         size="2", color_scheme="amber", id="wizard-no-file", align_self="center"))
     return rx.flex(
         rx.button(rx.icon("arrow-left", size=16), "Previous", type="button", variant="outline",
