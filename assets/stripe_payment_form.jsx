@@ -69,9 +69,12 @@ function PaymentForm({
   const errorBox = useRef(null);
   const showError = Boolean(errorMessage) && !submitting;
 
+  // The refusal is brought into view (it sat at the window's bottom edge at 1280x800) and takes the focus, so a
+  // screen reader reads it.
   useEffect(() => {
     if (showError && errorBox.current) {
-      errorBox.current.focus();
+      errorBox.current.scrollIntoView({ block: "center" });
+      errorBox.current.focus({ preventScroll: true });
     }
   }, [showError, errorMessage]);
 
@@ -84,11 +87,12 @@ function PaymentForm({
     }
   }, [errorMessage]);
 
-  const fail = (report, value) => {
+  // `code`: Stripe's error code, so the server can say what to do (e.g. a failed 3-D Secure check).
+  const fail = (report, value, code) => {
     guard.current = false;
     setSubmitting(false);
     if (report) {
-      report(value);
+      report(value, code || "");
     }
   };
 
@@ -113,13 +117,13 @@ function PaymentForm({
         ? await stripe.confirmSetup({ elements, redirect: "if_required", confirmParams })
         : await stripe.confirmPayment({ elements, redirect: "if_required", confirmParams });
     } catch (error) {
-      fail(onError, (error && error.message) || "");
+      fail(onError, (error && error.message) || "", (error && error.code) || "");
       return;
     }
     const { error } = result || {};
     const intent = result && (setup ? result.setupIntent : result.paymentIntent);
     if (error) {
-      fail(onError, error.message || "");
+      fail(onError, error.message || "", error.code || "");
     } else if (intent && intent.status === "succeeded") {
       // Stays disabled: the server records what was paid (or saved) and moves on.
       if (onSucceeded) {

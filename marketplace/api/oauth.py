@@ -16,13 +16,14 @@ from starlette.concurrency import run_in_threadpool
 from marketplace.api.deps import SESSION_COOKIE, set_session_cookie
 from marketplace.config import settings
 from marketplace.integrations import oauth
-from marketplace.services import auth, users
+from marketplace.services import auth, return_paths, users
 from marketplace.services.errors import DomainError
 
 router = APIRouter(prefix="/api/auth", tags=["accounts"])
 
 
-# Browser navigations: the answer is always a redirect (to the provider, home, or /login with a message).
+# Browser navigations: the answer is always a redirect (to the provider, home or the `?next=` page the start was
+# given, or /login with a message).
 _REDIRECT = {302: {"description": "Redirect; failures go to /login?error=<code>&provider=<provider>"}}
 
 
@@ -35,7 +36,11 @@ def _back_to_login(code: str | None, provider: str) -> RedirectResponse:
     return RedirectResponse(f"/login?{query}", status_code=302)
 
 
+NEXT_KEY = "next"  # the page to come back to, kept in the short-lived sign-in cookie across the provider
+
+
 async def _start(request: Request, provider: str) -> RedirectResponse:
+    request.session[NEXT_KEY] = return_paths.safe_next(request.query_params.get("next"))
     try:
         return await oauth.authorize_redirect(request, provider, redirect_uri=_callback_url(provider))
     except oauth.ProviderError as exc:
@@ -53,7 +58,7 @@ async def _finish(request: Request, provider: str) -> RedirectResponse:
         return _back_to_login(exc.code, provider)
     except DomainError as exc:
         return _back_to_login(exc.code, provider)
-    response = RedirectResponse("/", status_code=302)
+    response = RedirectResponse(return_paths.safe_next(request.session.pop(NEXT_KEY, None)), status_code=302)
     set_session_cookie(response, token)
     return response
 

@@ -23,11 +23,14 @@ def field(label: str, control: rx.Component, error: Var[str] | str = "", *, fiel
     )
 
 
-def sso_buttons() -> rx.Component:
-    """Google and GitHub: full-page navigation, since the provider redirects back to /api."""
+def sso_buttons(next_query: Var[str] | str = "") -> rx.Component:
+    """Google and GitHub: full-page navigation, since the provider redirects back to /api. `next_query`
+    ('?next=/checkout/..') carries the page to come back to through the provider."""
     return rx.vstack(
-        button_link("Continue with Google", href="/api/auth/google", variant="outline", width="100%"),
-        button_link("Continue with GitHub", href="/api/auth/github", variant="outline", width="100%"),
+        button_link("Continue with Google", href=f"/api/auth/google{next_query}", variant="outline", width="100%",
+                    id="sign-in-google"),
+        button_link("Continue with GitHub", href=f"/api/auth/github{next_query}", variant="outline", width="100%",
+                    id="sign-in-github"),
         spacing="2", width="100%",
     )
 

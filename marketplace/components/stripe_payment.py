@@ -47,8 +47,8 @@ class StripePaymentForm(AssetComponent):
     on_succeeded: rx.EventHandler[passthrough_event_spec(str)]
     # Confirmation ended in another status (processing, requires_action...): that status.
     on_incomplete: rx.EventHandler[passthrough_event_spec(str)]
-    # Stripe refused or failed: its message (may be empty).
-    on_error: rx.EventHandler[passthrough_event_spec(str)]
+    # Stripe refused or failed: its message (may be empty) and its error code (may be empty).
+    on_error: rx.EventHandler[passthrough_event_spec(str, str)]
     # Stripe.js could not be loaded: a message.
     on_load_error: rx.EventHandler[passthrough_event_spec(str)]
 

@@ -56,11 +56,12 @@ def tab_view(specs: list[TabSpec], value: Var[str], on_change: Callable[[str], o
 
     Below the md breakpoint (phones) the triggers give way to one select (`#select_id`, named `label`) that shows
     the open tab and lists them all: a row of tabs there showed two or three of them with no sign of the rest.
-    `compact` narrows the triggers and drops their icons up to xl, so that the admin's thirteen labels with counts
-    stay on one row at 1280 px."""
+    `compact` narrows the triggers, drops their icons and takes the smaller type up to xl, so that the admin's
+    thirteen labels with counts fit one row at 1280 px; what does not fit a narrower window wraps onto a second
+    row. (A bar that scrolled sideways hid its last tabs behind an edge with no sign that they were there.)"""
     bar: dict[str, object] = {"flex_wrap": "wrap", "display": rx.breakpoints(initial="none", md="flex")}
-    if compact:  # one row: what does not fit scrolls inside the bar rather than opening a second row
-        bar.update(flex_wrap="nowrap", overflow_x="auto", overflow_y="hidden")
+    if compact:
+        bar["size"] = rx.breakpoints(initial="1", xl="2")
         bar["style"] = {"--tab-padding-x": "2px", "--tab-inner-padding-x": "var(--space-1)"}
     picker = rx.box(
         rx.select.root(

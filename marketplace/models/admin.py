@@ -40,6 +40,7 @@ class AuditEntryPublic(ApiModel):
     target_id: str
     details: dict[str, Any]
     created_at: datetime
+    summary: str  # the entry in words: actor, action, the subject's name, amounts, old -> new values
 
 
 class AgentView(SQLModel, table=True):

@@ -188,6 +188,7 @@ class PurchasePublic(ApiModel):
     agent: PurchasedAgentPublic
     order: OrderPublic | None = None
     license_key: str | None = None  # XXXXX-XXXXX-XXXXX-XXXXX, checked by the agent at /api/licenses/*
+    license_key_disabled_reason: str | None = None  # set while its vendor or an admin has the key disabled
 
 
 class PaymentIntentPublic(ApiModel):

@@ -22,6 +22,7 @@ class ManagedLicenseKeyPublic(ApiModel):
     key: str  # masked: XXXXX-XXXXX-XXXXX-7KQ2M
     status: str  # LicenseStatus: active | expired | disabled | refunded
     disabled: bool
+    disabled_reason: str | None = None  # why (the buyer reads it), while disabled
     agent_id: str
     agent_name: str
     purchase_id: str

@@ -14,6 +14,7 @@ from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
 
 KEY_LENGTH = 23  # XXXXX-XXXXX-XXXXX-XXXXX
 INSTANCE_NAME_MAX = 100
+DISABLED_REASON_MAX = 500
 
 
 class LicenseStatus(StrEnum):
@@ -40,6 +41,7 @@ class LicenseKey(SQLModel, table=True):
     key_hash: str = Field(sa_column=Column(String(64), unique=True, nullable=False))
     activation_usage: int = 0
     disabled_at: datetime | None = None
+    disabled_reason: str | None = Field(default=None, max_length=DISABLED_REASON_MAX)  # what the buyer reads
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -107,3 +109,9 @@ class ValidateIn(ApiInput):
 class DeactivateIn(ApiInput):
     license_key: str = pydantic.Field(max_length=KEY_INPUT_MAX)
     instance_id: str = pydantic.Field(max_length=ID_INPUT_MAX)
+
+
+class DisableKeyIn(ApiInput):
+    """A vendor's or an admin's Disable: the reason the buyer reads (required; the service says so with a 400)."""
+
+    reason: str | None = pydantic.Field(default=None, max_length=2000)

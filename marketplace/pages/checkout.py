@@ -125,7 +125,8 @@ def guest_details() -> rx.Component:
                 rx.heading("Your Details", size="4", as_="h2"),
                 rx.text("Buy as a guest: we e-mail your receipt and a link to set a password for your new "
                         "account. Already have an account? ",
-                        rx.link("Sign in", href="/login", id="guest-sign-in"), size="2", color_scheme="gray"),
+                        rx.link("Sign in", href=f"/login?next=/checkout/{CheckoutState.item_id}",
+                                id="guest-sign-in"), size="2", color_scheme="gray"),
                 _guest_input("guest_email", "guestEmail", "Email", kind="email", auto="email",
                              placeholder="you@example.com"),
                 _guest_input("guest_name", "guestName", "Name", kind="text", auto="name", placeholder="Your name"),

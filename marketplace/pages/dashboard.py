@@ -14,7 +14,7 @@ from marketplace.components.links import button_link
 from marketplace.components.spinner import section_spinner
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.account_security import security_card
-from marketplace.pages.dashboard_license import license_box
+from marketplace.pages.dashboard_license import deactivate_dialog, license_box, refresh_on_focus
 from marketplace.pages.dashboard_profile import profile_tab, read_value
 from marketplace.pages.dashboard_refunds import refund_action, refund_dialog
 from marketplace.state.catalog import AgentCard
@@ -111,7 +111,7 @@ def _subscription_box(card: PurchaseCard) -> rx.Component:
         card.subscription_status,
         ("active", rx.badge(rx.icon("repeat", size=12), "Active", color_scheme="green")),
         ("past due", rx.badge(rx.icon("triangle-alert", size=12), "Payment failed", color_scheme="red")),
-        rx.badge(rx.icon("circle-slash", size=12), card.subscription_status, color_scheme="gray"),
+        rx.badge(rx.icon("circle-slash", size=12), card.subscription_label, color_scheme="gray"),
     )
     return rx.vstack(
         rx.hstack(
@@ -228,6 +228,8 @@ def _purchases_tab() -> rx.Component:
                 rx.grid(rx.foreach(DashboardState.purchases, _purchase_card),
                         columns=rx.breakpoints(initial="1", md="2"), spacing="4", width="100%", id="purchase-grid"),
                 _cancel_dialog(),
+                deactivate_dialog(),
+                refresh_on_focus(),
                 width="100%",
             ),
         ),
@@ -275,9 +277,9 @@ def _favorites_tab() -> rx.Component:
 def _order_row(order: OrderRow) -> rx.Component:
     status = rx.match(
         order.status,
-        ("completed", rx.badge(rx.icon("circle-check", size=12), order.status, color_scheme="green")),
-        ("refunded", rx.badge(rx.icon("undo-2", size=12), "Refunded", color_scheme="gray")),
-        rx.badge(rx.icon("clock", size=12), order.status, color_scheme="yellow"),
+        ("completed", rx.badge(rx.icon("circle-check", size=12), order.status_label, color_scheme="green")),
+        ("refunded", rx.badge(rx.icon("undo-2", size=12), order.status_label, color_scheme="gray")),
+        rx.badge(rx.icon("clock", size=12), order.status_label, color_scheme="yellow"),
     )
     return rx.hstack(
         rx.center(rx.icon("receipt", size=18), width="40px", height="40px", border_radius="var(--radius-3)",

@@ -31,7 +31,7 @@ def _activation(row: ActivationRow) -> rx.Component:
         ),
         rx.button(rx.cond(busy, rx.spinner(size="1"), rx.icon("power-off", size=12)), "Deactivate", size="1",
                   variant="soft", color_scheme="gray", disabled=DashboardState.deactivating != "",
-                  on_click=DashboardState.deactivate_instance(row.id), class_name="deactivate-instance"),
+                  on_click=DashboardState.ask_deactivate(row.id, row.name), class_name="deactivate-instance"),
         width="100%", align="center", spacing="2", class_name="activation-row", data_instance=row.id,
     )
 
@@ -53,6 +53,10 @@ def license_box(card: PurchaseCard) -> rx.Component:
                            class_name="copy-license-key"),
             width="100%", align="center", justify="between", spacing="2", min_width="0",
         ),
+        rx.cond(card.license_disabled_reason != "",
+                rx.callout.root(rx.callout.icon(rx.icon("ban", size=14)),
+                                rx.callout.text("Key disabled: ", card.license_disabled_reason),
+                                color_scheme="red", size="1", width="100%", class_name="license-disabled-reason")),
         rx.cond(
             card.activations.length() > 0,
             rx.vstack(rx.foreach(card.activations, _activation), width="100%", spacing="2",
@@ -62,3 +66,49 @@ def license_box(card: PurchaseCard) -> rx.Component:
         background="var(--gray-a2)", border="1px solid var(--gray-a4)", border_radius="var(--radius-3)",
         padding="0.75em", width="100%", spacing="2", class_name="license-box",
     )
+
+
+def deactivate_dialog() -> rx.Component:
+    """Deactivate asks first: the agent stops working on that machine until it is activated again."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Deactivate this machine?"),
+            rx.alert_dialog.description(rx.text(
+                "The agent on ", rx.text(DashboardState.deactivate_name, weight="bold", as_="span",
+                                         id="deactivate-machine"),
+                " stops working until it is activated again; its place can be used on another machine.")),
+            rx.hstack(
+                rx.alert_dialog.cancel(rx.button("Keep it", variant="soft", color_scheme="gray",
+                                                 id="keep-instance")),
+                rx.alert_dialog.action(rx.button("Deactivate", color_scheme="red",
+                                                 on_click=DashboardState.confirm_deactivate,
+                                                 id="confirm-deactivate")),
+                spacing="3", justify="end", margin_top="1em", wrap="wrap",
+            ),
+            id="deactivate-dialog", max_width="28em",
+        ),
+        open=DashboardState.deactivate_target != "",
+        on_open_change=DashboardState.deactivate_dialog_changed,
+    )
+
+
+# My Agents reads its cards again when the window regains focus and every 20 s while it is shown, so a machine
+# the agent activated meanwhile appears without a reload. Installed once per tab; it presses the hidden
+# button of the page that is open (none: nothing happens).
+REFRESH_SCRIPT = """(() => {
+  if (window.__myAgentsRefresh) { return; }
+  window.__myAgentsRefresh = true;
+  const press = () => {
+    const button = document.getElementById('refresh-purchases');
+    if (button && document.visibilityState === 'visible') { button.click(); }
+  };
+  window.addEventListener('focus', press);
+  document.addEventListener('visibilitychange', press);
+  setInterval(press, 20000);
+})()"""
+
+
+def refresh_on_focus() -> rx.Component:
+    return rx.el.button(on_click=DashboardState.refresh_purchases, on_mount=rx.call_script(REFRESH_SCRIPT),
+                        id="refresh-purchases", type="button", aria_hidden="true", tab_index=-1,
+                        style={"display": "none"})

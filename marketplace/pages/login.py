@@ -62,7 +62,8 @@ def login_page() -> rx.Component:
                 on_submit=LoginState.submit, width="100%", no_validate=True,
             ),
             or_divider(),
-            sso_buttons(),
-            button_link("Create New Account", href="/signup", variant="soft", width="100%"),
+            sso_buttons(LoginState.next_query),
+            button_link("Create New Account", href=f"/signup{LoginState.next_query}", variant="soft", width="100%",
+                        id="create-new-account"),
         )
     )

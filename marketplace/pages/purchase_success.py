@@ -1,4 +1,5 @@
-"""/purchase-success: the confirmation after checkout, with a short confetti burst."""
+"""/purchase-success: the confirmation after checkout, with a short confetti burst: what was bought (agent,
+amount, order number, license key, a subscription's renewal date) and what comes next."""
 
 from __future__ import annotations
 
@@ -19,13 +20,46 @@ WHATS_NEXT = [
 ]
 
 
+SUPPORT_PATH = "/contact"
+
+
 def _next_step(icon: str, title: str, text: str) -> rx.Component:
+    heading = (rx.link(title, href=SUPPORT_PATH, weight="bold", size="2", id="contact-support")
+               if title == "Contact support" else rx.text(title, weight="bold", size="2"))
     return rx.hstack(
         rx.center(rx.icon(icon, size=18), width="36px", height="36px", border_radius="50%",
                   background="var(--accent-a3)", color="var(--accent-11)", flex_shrink="0"),
-        rx.vstack(rx.text(title, weight="bold", size="2"), rx.text(text, size="2", color_scheme="gray"),
-                  spacing="0"),
+        rx.vstack(heading, rx.text(text, size="2", color_scheme="gray"), spacing="0"),
         align="start", spacing="3",
+    )
+
+
+def _order_line(label: str, value: rx.Var, element_id: str) -> rx.Component:
+    return rx.hstack(rx.text(label, size="2", color_scheme="gray"), rx.spacer(),
+                     rx.text(value, size="2", weight="bold", id=element_id, text_align="right"),
+                     width="100%", align="baseline", spacing="3")
+
+
+def buyer_order() -> rx.Component:
+    """A signed-in buyer's order: what was bought, for how much, its number and key, and its next charge."""
+    S = PurchaseSuccessState
+    return rx.card(
+        rx.vstack(
+            _order_line("Agent", S.order_agent, "order-agent"),
+            _order_line("Amount", S.order_total, "order-total"),
+            _order_line("Order number", S.order_number, "order-number"),
+            rx.cond(S.order_renews != "", rx.text(S.order_renews, size="2", color_scheme="gray", id="order-renews",
+                                                 align_self="end")),
+            rx.cond(S.order_key != "", rx.vstack(
+                rx.text("License key", size="2", color_scheme="gray"),
+                rx.code(S.order_key, size="3", id="order-license-key", style={"word_break": "break-all"}),
+                rx.text("Your agent asks for it when it starts; it is also in My Agents and in the download.",
+                        size="1", color_scheme="gray"),
+                spacing="1", width="100%",
+            )),
+            spacing="2", width="100%",
+        ),
+        width="100%", id="buyer-order",
     )
 
 
@@ -90,6 +124,7 @@ def success_card() -> rx.Component:
                 PurchaseSuccessState.guest,
                 guest_order(),
                 rx.fragment(
+                    rx.cond(PurchaseSuccessState.order_number != "", buyer_order()),
                     rx.box(
                         rx.heading("What's Next", size="4", margin_bottom="0.75em", as_="h2"),
                         rx.vstack(*[_next_step(*step) for step in WHATS_NEXT], spacing="3"),

@@ -43,8 +43,9 @@ def _form() -> rx.Component:
             on_submit=SignupState.submit, width="100%", no_validate=True,
         ),
         or_divider(),
-        sso_buttons(),
-        button_link("Sign In Instead", href="/login", variant="soft", width="100%"),
+        sso_buttons(SignupState.next_query),
+        button_link("Sign In Instead", href=f"/login{SignupState.next_query}", variant="soft", width="100%",
+                    id="sign-in-instead"),
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.models import AuditEntry, User
+from marketplace.services import audit_words
 from marketplace.services.errors import InvalidParameter
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
@@ -43,6 +44,7 @@ class AuditRecord:
     target_id: str
     details: dict[str, Any]
     created_at: datetime
+    summary: str = ""  # the entry in words (services/audit_words)
 
 
 def _like(term: str) -> str:
@@ -70,6 +72,8 @@ def list_entries(*, actor: User | None, limit: int = 50, offset: int = 0,
         rows = session.exec(select(AuditEntry).where(*conditions)
                             .order_by(AuditEntry.created_at.desc(), AuditEntry.id.desc())
                             .offset(offset).limit(limit)).all()
-    return [AuditRecord(id=r.id, actor_id=r.actor_id, actor_username=r.actor_username, action=r.action,
-                        target_type=r.target_type, target_id=r.target_id, details=json.loads(r.details or "{}"),
-                        created_at=r.created_at) for r in rows], total
+        records = [AuditRecord(id=r.id, actor_id=r.actor_id, actor_username=r.actor_username, action=r.action,
+                               target_type=r.target_type, target_id=r.target_id,
+                               details=json.loads(r.details or "{}"), created_at=r.created_at) for r in rows]
+        words = audit_words.summaries(session, records)
+    return [replace(record, summary=text) for record, text in zip(records, words, strict=True)], total

@@ -8,7 +8,8 @@ from marketplace.services import licenses
 from marketplace.services.permissions import require_admin
 
 
-def set_disabled(*, actor: User | None, key_id: str, disabled: bool) -> licenses.KeyView:
-    """One conditional write, audited (services/licenses/manage.py); 403 for anyone but an admin."""
+def set_disabled(*, actor: User | None, key_id: str, disabled: bool, reason: object = None) -> licenses.KeyView:
+    """One conditional write, audited, the buyer told (services/licenses/manage.py: a Disable needs a `reason`);
+    403 for anyone but an admin."""
     admin = require_admin(actor)
-    return licenses.set_disabled(actor=admin, key_id=key_id, disabled=disabled)
+    return licenses.set_disabled(actor=admin, key_id=key_id, disabled=disabled, reason=reason)

@@ -9,8 +9,15 @@ from urllib.parse import quote
 
 from marketplace.config import settings
 from marketplace.integrations.mail import OutgoingMail
+from marketplace.services import money
 
 SIGNATURE = "\n\n— AgentMarket"
+
+
+def amount_text(amount: str, currency: str) -> str:
+    """An API amount ('35.00') and its currency as every mail and page writes money: '$35.00', '€12.15'."""
+    units, _, cents = amount.partition(".")
+    return money.format_amount(int(units or 0) * 100 + int((cents + "00")[:2]), currency)
 
 
 def url(path: str) -> str:
@@ -69,19 +76,22 @@ GUEST_PASSWORD_PATH = "/set-password"
 
 
 def receipt(*, to: str, name: str, agent_name: str, amount: str, currency: str, order_id: str,
-            agent_id: str, license_key: str, sign_in_token: str | None = None) -> OutgoingMail:
-    """`sign_in_token`: a guest buyer's single-use link to set a password (and confirm this address) first."""
+            agent_id: str, license_key: str, sign_in_token: str | None = None,
+            renews_on: str | None = None) -> OutgoingMail:
+    """`sign_in_token`: a guest buyer's single-use link to set a password (and confirm this address) first.
+    `renews_on`: a subscription's first payment, which says it is monthly and when it next charges."""
     key = (f"\n\nLicense key: {license_key}\nThe agent asks for it when it starts; it also comes in the download "
            f"(LICENSE-KEY.txt).") if license_key else ""
     guest = "" if sign_in_token is None else (
         f"\n\nYou bought as a guest. Set a password to sign in (this also confirms your e-mail address):\n"
         f"{url(GUEST_PASSWORD_PATH + '?token=' + quote(sign_in_token))}\nThe link works once and expires in "
         f"{settings.guest_link_hours} hours.")
+    plan = "" if renews_on is None else f" per month\nMonthly subscription: renews on {renews_on}, cancel anytime"
     return compose(
         to=to, name=name,
         subject=f"Your receipt: {agent_name}",
-        body=f"Thank you for your purchase.\n\nAgent: {agent_name}\nAmount: {amount} "
-             f"{currency.upper()}\nOrder number: {order_id[-8:]} ({order_id}){key}{guest}\n\nDownload it here (sign in "
+        body=f"Thank you for your purchase.\n\nAgent: {agent_name}\nAmount: {amount_text(amount, currency)}{plan}"
+             f"\nOrder number: {order_id[-8:]} ({order_id}){key}{guest}\n\nDownload it here (sign in "
              f"first):\n{url(f'/api/agents/{agent_id}/download')}\n\nYour agents are also in your dashboard:\n"
              f"{url('/dashboard')}",
     )
@@ -101,7 +111,7 @@ def sale(*, to: str, name: str, agent_name: str, amount: str, currency: str, ord
     return compose(
         to=to, name=name,
         subject=f"New sale: {agent_name}",
-        body=f"You made a sale.\n\nAgent: {agent_name}\nAmount: {amount} {currency.upper()}\n"
+        body=f"You made a sale.\n\nAgent: {agent_name}\nAmount: {amount_text(amount, currency)}\n"
              f"Order number: {order_id[-8:]}\n\nSee your sales:\n{url('/vendor')}",
     )
 
@@ -165,8 +175,8 @@ def renewal_receipt(*, to: str, name: str, agent_name: str, amount: str, currenc
     return compose(
         to=to, name=name,
         subject=f"Your subscription renewed: {agent_name}",
-        body=f"Your monthly subscription to {agent_name} has renewed.\n\nAmount: {amount} "
-             f"{currency.upper()}\nOrder number: {order_id[-8:]} ({order_id})\nNext renewal: {renews_on}\n\n"
+        body=f"Your monthly subscription to {agent_name} has renewed.\n\nAmount: {amount_text(amount, currency)}"
+             f"\nOrder number: {order_id[-8:]} ({order_id})\nNext renewal: {renews_on}\n\n"
              f"Manage your subscriptions in your dashboard:\n{url('/dashboard')}",
     )
 
@@ -201,4 +211,35 @@ def subscription_cancelled(*, to: str, name: str, agent_name: str, access_until:
         body=f"Your subscription to {agent_name} is cancelled: you will not be charged again. You "
              f"keep access until {access_until}.\n\nChanged your mind? Resume it before then in your dashboard:\n"
              f"{url('/dashboard')}",
+    )
+
+
+def license_disabled(*, to: str, name: str, agent_name: str, reason: str) -> OutgoingMail:
+    """The buyer's key was disabled by the agent's vendor or an admin: why, and that the agent stops."""
+    return compose(
+        to=to, name=name,
+        subject=f"Your license key for {agent_name} was disabled",
+        body=f"Your license key for {agent_name} has been disabled: the agent can no longer activate or validate "
+             f"it.\n\nReason: {reason}\n\nIf you think this is a mistake, reply to this e-mail or contact us:\n"
+             f"{url('/contact')}\n\nYour agents:\n{url('/dashboard')}",
+    )
+
+
+def license_enabled(*, to: str, name: str, agent_name: str) -> OutgoingMail:
+    """The buyer's key works again."""
+    return compose(
+        to=to, name=name,
+        subject=f"Your license key for {agent_name} works again",
+        body=f"Your license key for {agent_name} has been enabled again: the agent can activate and validate it as "
+             f"before.\n\nYour agents:\n{url('/dashboard')}",
+    )
+
+
+def subscription_resumed(*, to: str, name: str, agent_name: str, renews_on: str) -> OutgoingMail:
+    """The customer resumed a cancelled subscription before its end: it renews again."""
+    return compose(
+        to=to, name=name,
+        subject=f"Subscription resumed: {agent_name}",
+        body=f"Your subscription to {agent_name} is active again: it renews on {renews_on} and every month after "
+             f"that until you cancel.\n\nManage your subscriptions in your dashboard:\n{url('/dashboard')}",
     )

@@ -25,3 +25,16 @@ def provider_errors(failure: str | None = None) -> Iterator[None]:
         raise BadGateway(failure or exc.message) from exc
     except payments.InvalidWebhook as exc:
         raise Invalid(exc.message) from exc
+
+
+# What a buyer reads when Stripe's own message is meant for developers ('The provided PaymentMethod has failed
+# authentication...'): by Stripe's error code.
+AUTHENTICATION_FAILED = "Your bank could not confirm this payment. Try again or use another card."
+_BUYER_TEXTS = {"payment_intent_authentication_failure": AUTHENTICATION_FAILED,
+                "setup_intent_authentication_failure": AUTHENTICATION_FAILED}
+
+
+def buyer_message(*, code: str, message: str) -> str:
+    """The refusal the checkout shows for Stripe's error `code` and `message`: our words where Stripe's are a
+    developer's, else Stripe's (its card messages are written for buyers)."""
+    return _BUYER_TEXTS.get(code if isinstance(code, str) else "", message)

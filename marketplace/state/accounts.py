@@ -7,13 +7,27 @@ from typing import Any, ClassVar
 import reflex as rx
 from reflex.event import EventSpec
 
-from marketplace.services import auth, sign_in_errors
+from marketplace.services import auth, return_paths, sign_in_errors
 from marketplace.state.browser import error_message, fetch_api, response_json
 from marketplace.state.forms import FormState, focus_first_error, submitted_checkbox, take_submitted
 from marketplace.state.session import SessionEvents, flash_and_go, toast_on_load
 
 
-class LoginState(FormState, rx.State):
+class ReturnPath(rx.State, mixin=True):
+    """`?next=`: the page of this site to go back to after signing in or up (services/return_paths)."""
+
+    next_path: str = "/"
+
+    def _take_next(self) -> None:
+        self.next_path = return_paths.safe_next(self.router.url.query_parameters.get("next"))
+
+    @rx.var
+    def next_query(self) -> str:
+        """'?next=/checkout/..' for the links to the other form and to Google and GitHub; '' for home."""
+        return return_paths.with_next("", self.next_path)
+
+
+class LoginState(ReturnPath, FormState, rx.State):
     FORM_FIELDS: ClassVar[dict[str, str]] = {"username": "username", "password": "password"}
     username: str = ""
     password: str = ""
@@ -34,7 +48,8 @@ class LoginState(FormState, rx.State):
     @rx.event
     def on_load(self) -> list[Any]:
         self.reset()  # the tab's state outlives page loads; start each visit with a clean form
-        events: list[Any] = [SessionEvents.redirect_if_signed_in]
+        self._take_next()
+        events: list[Any] = [SessionEvents.redirect_if_signed_in(self.next_path)]
         query = self.router.url.query_parameters
         if query.get("error"):
             # Only our own texts: the address is anyone's to write (services/sign_in_errors.py).
@@ -65,7 +80,7 @@ class LoginState(FormState, rx.State):
     def done(self, result: dict[str, Any]) -> EventSpec:
         if result.get("ok"):
             self.password = ""
-            return flash_and_go("Welcome back!", "You have successfully logged in.")
+            return flash_and_go("Welcome back!", "You have successfully logged in.", self.next_path)
         self.submitting = False
         message = error_message(result)
         if response_json(result).get("field") == "twoFactorCode":
@@ -80,7 +95,7 @@ _SIGNUP_FIELDS = {"username": "username", "email": "email", "password": "passwor
                   "confirmPassword": "confirm_password"}  # the service's field names -> this state's
 
 
-class SignupState(FormState, rx.State):
+class SignupState(ReturnPath, FormState, rx.State):
     FORM_FIELDS: ClassVar[dict[str, str]] = {name: name for name in _SIGNUP_FIELDS.values()}
     username: str = ""
     email: str = ""
@@ -97,7 +112,8 @@ class SignupState(FormState, rx.State):
     @rx.event
     def on_load(self) -> EventSpec:
         self.reset()
-        return SessionEvents.redirect_if_signed_in
+        self._take_next()
+        return SessionEvents.redirect_if_signed_in(self.next_path)
 
     @rx.event
     def set_enable_2fa(self, value: bool) -> None:
@@ -143,7 +159,7 @@ class SignupState(FormState, rx.State):
 
     def _welcome(self) -> EventSpec:
         return flash_and_go(f"Welcome to AgentMarket, {self.username.strip()}!",
-                            "Your account has been created successfully.")
+                            "Your account has been created successfully.", self.next_path)
 
     @rx.event
     def confirm_two_factor(self, form: dict | None = None) -> EventSpec | None:

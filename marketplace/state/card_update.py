@@ -12,7 +12,7 @@ from typing import Any
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services import billing, purchases
+from marketplace.services import billing, payment_errors, purchases
 from marketplace.state.service_calls import QUIET, Toast, attempt
 from marketplace.state.session import SessionState, toast_on_load
 
@@ -72,9 +72,10 @@ class CardUpdateState(rx.State):
         self.saving = True
 
     @rx.event
-    def payment_failed(self, message: str) -> None:
+    def payment_failed(self, message: str, code: str = "") -> None:
         self.saving = False
-        self.card_error = message or "The card could not be saved. Please try again."
+        self.card_error = payment_errors.buyer_message(code=code, message=message) or \
+            "The card could not be saved. Please try again."
 
     @rx.event
     def payment_incomplete(self, _status: str) -> None:

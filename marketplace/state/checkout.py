@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any, ClassVar
 from urllib.parse import urlencode
@@ -21,11 +20,20 @@ from zoneinfo import ZoneInfo
 import reflex as rx
 from reflex.event import EventSpec
 
-from marketplace.models import User
-from marketplace.services import guest_checkout, images, money, pricing, purchases
+from marketplace.models import PricingModel, User
+from marketplace.services import (
+    billing,
+    guest_checkout,
+    images,
+    money,
+    payment_errors,
+    pricing,
+    purchases,
+    return_paths,
+)
 from marketplace.services.errors import Conflict, DomainError, Forbidden, Unauthorized
 from marketplace.state import blocking
-from marketplace.state.display import format_day
+from marketplace.state.display import format_day, time_zone
 from marketplace.state.forms import FormState, focus_first_error, take_submitted
 from marketplace.state.service_calls import QUIET, Toast, attempt
 from marketplace.state.session import SessionState, toast_on_load
@@ -139,7 +147,7 @@ class CheckoutState(FormState, rx.State):
             if isinstance(as_guest.error, Forbidden | Unauthorized):
                 self.loading = False
                 yield [toast_on_load("Login Required", "Please log in to purchase agents", error=True),
-                       rx.redirect("/login")]
+                       rx.redirect(return_paths.with_next("/login", f"/checkout/{agent_id}"))]
                 return
             if as_guest.failed:
                 yield self._fail(as_guest.message)
@@ -160,9 +168,12 @@ class CheckoutState(FormState, rx.State):
             self.item_id, self.item_name = agent.id, agent.name
             self.item_image = images.displayable_image_url(agent.image_url)
             self.usd_price = money.format_amount(agent.price_usd_cents, "usd")
+            renews_on = ""  # by the clock that will bill it (demo mode's may run ahead of the wall clock)
+            if agent.pricing_model == PricingModel.MONTHLY and agent.price_usd_cents:
+                now = await blocking.run(billing.billing_now, user=user)
+                renews_on = format_day(pricing.one_month_after(now), UTC_ZONE)
             self.summary_line = pricing.order_summary_line(
-                pricing_model=agent.pricing_model, price_cents=agent.price_usd_cents,
-                renews_on=format_day(pricing.one_month_after(datetime.now(UTC)), UTC_ZONE))
+                pricing_model=agent.pricing_model, price_cents=agent.price_usd_cents, renews_on=renews_on)
             if agent.is_free:
                 self.is_free = True
                 self.price_label = money.price_label(0, pricing_model=agent.pricing_model)
@@ -268,8 +279,8 @@ class CheckoutState(FormState, rx.State):
         self._payment_error(purchases.NOT_SUCCEEDED)
 
     @rx.event
-    def payment_failed(self, message: str) -> None:
-        self._payment_error(message)
+    def payment_failed(self, message: str, code: str = "") -> None:
+        self._payment_error(payment_errors.buyer_message(code=code, message=message))
 
     @rx.event
     def stripe_unavailable(self, message: str) -> EventSpec:
@@ -325,6 +336,8 @@ class PurchaseSuccessState(rx.State):
     order_agent: str = ""
     order_total: str = ""
     order_email: str = ""
+    order_key: str = ""  # a signed-in buyer's license key
+    order_renews: str = ""  # 'Renews on {date}' for a subscription
 
     @rx.event
     async def on_load(self) -> AsyncIterator[Any]:
@@ -342,8 +355,8 @@ class PurchaseSuccessState(rx.State):
             if guest and checkout._order_id and params.get(ORDER_PARAM) == checkout._order_id:
                 order_id = checkout._order_id  # this tab's checkout recorded it on the server just now
             else:
-                found = await attempt(QUIET, purchases.recent_purchase, actor=user,
-                                      order_id=params.get(ORDER_PARAM, ""))
+                order_id = params.get(ORDER_PARAM, "")
+                found = await attempt(QUIET, purchases.recent_purchase, actor=user, order_id=order_id)
                 if found.failed:
                     yield rx.redirect(NO_PURCHASE_PATH)
                     return
@@ -358,6 +371,22 @@ class PurchaseSuccessState(rx.State):
             self.guest, self.order_number = True, order_id[-8:]
             self.order_agent, self.order_total, self.order_email = (checkout.item_name, checkout.total,
                                                                     checkout.billing_email)
+        else:
+            await self._show_order(user, order_id)
         self.confirmed = True
         # Drop the order, or the intent id and its client secret, from the address bar.
         yield rx.call_script(f"window.history.replaceState(null, '', {SUCCESS_PATH!r})")
+
+    async def _show_order(self, user: User | None, order_id: str) -> None:
+        """A signed-in buyer's order: agent, amount, number, key and the next charge (the success still shows
+        if this read fails: the purchase is recorded, and My Agents has it all)."""
+        try:
+            summary = await blocking.run(purchases.recent_purchase_summary, actor=user, order_id=order_id)
+        except DomainError:
+            log.warning("purchase summary unavailable for order %s", order_id)
+            return
+        zone = time_zone(getattr(await self.get_state(SessionState), "time_zone", "UTC"))
+        self.order_number, self.order_agent = summary.order_id[-8:], summary.agent_name
+        self.order_total = money.format_amount(summary.amount_cents, summary.currency)
+        self.order_key = summary.license_key or ""
+        self.order_renews = f"Renews on {format_day(summary.renews_at, zone)}" if summary.renews_at else ""

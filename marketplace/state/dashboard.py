@@ -26,6 +26,7 @@ from marketplace.services import (
     money,
     purchases,
     refunds,
+    status_labels,
     users,
 )
 from marketplace.services.vendors import applications as vendors
@@ -79,6 +80,7 @@ class PurchaseCard:
     # the last day of access (the cancel dialog's date), what the customer may do, and the update-card page.
     subscription_id: str = ""
     subscription_status: str = ""
+    subscription_label: str = ""  # 'Active', 'Cancelled' (services/status_labels)
     renewal: str = ""
     access_until: str = ""
     can_cancel: bool = False
@@ -88,6 +90,7 @@ class PurchaseCard:
     # The purchase's license key, its status (services/licenses), 'n of m activations' and each activation.
     license_key: str = ""
     license_status: str = ""
+    license_disabled_reason: str = ""  # why its vendor or an admin disabled the key
     activation_usage: str = ""
     activations: list[ActivationRow] = field(default_factory=list)
 
@@ -105,6 +108,7 @@ class OrderRow:
     placed_at: str
     total: str
     status: str
+    status_label: str = ""  # 'Completed', 'Refunded' (services/status_labels)
     refund: str = ""  # services/refunds.refund_marks: 'refundable', 'requested' or nothing
 
 
@@ -146,6 +150,7 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo,
         split_reason=(public.split_block_reason or "") if public else "",
         subscription_id=sub.id if sub else "",
         subscription_status=sub.status.replace("_", " ") if sub else "",
+        subscription_label=status_labels.subscription_label(sub.status) if sub else "",
         renewal=_renewal(sub, day, zone) if sub and day else "",
         access_until=day,
         can_cancel=bool(sub and sub.can_cancel),
@@ -154,6 +159,7 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo,
         card_update_url=billing.card_update_path(sub.id) if sub else "",
         license_key=key.key if key else "",
         license_status=key.status if key else "",
+        license_disabled_reason=key.disabled_reason if key else "",
         activation_usage=_usage(key) if key else "",
         activations=[ActivationRow(id=a.id, name=a.name, activated_at=format_day_time(a.created_at, zone))
                      for a in key.activations] if key else [],
@@ -176,8 +182,9 @@ def order_row(order: Order, zone: ZoneInfo, refund: str = "") -> OrderRow:
         number=order.id[-8:],
         agent_name=order.agent_name,
         placed_at=format_day_time(order.created_at, zone),
-        total=f"{money.format_amount(order.total_amount_cents, order.currency)} {order.currency.upper()}",
+        total=money.format_amount(order.total_amount_cents, order.currency),
         status=order.status,
+        status_label=status_labels.order_label(order.status),
         refund=refund,
     )
 
@@ -201,6 +208,8 @@ class DashboardState(FormState, SessionState):
     cancel_until: str = ""  # its last day of access, as the dialog says
     changing_subscription: str = ""  # a subscription being cancelled or resumed
     deactivating: str = ""  # the license activation being deactivated
+    deactivate_target: str = ""  # the activation whose Deactivate waits for the confirmation dialog
+    deactivate_name: str = ""  # its machine's name, as the dialog says
     # profile
     editing: bool = False
     saving: bool = False
@@ -307,7 +316,38 @@ class DashboardState(FormState, SessionState):
         return [rx.set_clipboard(key), rx.toast("License key copied", description="Paste it into your agent.")]
 
     @rx.event
+    async def refresh_purchases(self) -> None:
+        """My Agents again (the page regained focus, or its short poll): a machine the agent activated since
+        shows without a reload."""
+        if self.loading or self.deactivating or not self.purchases:
+            return
+        user = await self.viewer()
+        if user is not None:
+            await self._load_purchases(user)
+
+    @rx.event
+    def ask_deactivate(self, instance_id: str, name: str) -> None:
+        """Deactivate asks first: the machine's agent stops working there."""
+        if instance_id and not self.deactivating:
+            self.deactivate_target, self.deactivate_name = instance_id, name
+
+    @rx.event
+    def deactivate_dialog_changed(self, is_open: bool) -> None:
+        if not is_open:
+            self.deactivate_target = self.deactivate_name = ""
+
+    @rx.event
+    async def confirm_deactivate(self) -> AsyncIterator[Any]:
+        instance_id, self.deactivate_target, self.deactivate_name = self.deactivate_target, "", ""
+        async for step in self._deactivate(instance_id):
+            yield step
+
+    @rx.event
     async def deactivate_instance(self, instance_id: str) -> AsyncIterator[Any]:
+        async for step in self._deactivate(instance_id):
+            yield step
+
+    async def _deactivate(self, instance_id: str) -> AsyncIterator[Any]:
         if not instance_id or self.deactivating:
             return
         self.deactivating = instance_id

@@ -10,7 +10,7 @@ from reflex.event import EventSpec
 
 from marketplace.config import settings
 from marketplace.models import User
-from marketplace.services import auth, client_address, names
+from marketplace.services import auth, client_address, names, return_paths
 from marketplace.services.auth import SESSION_COOKIE
 from marketplace.state import blocking
 from marketplace.state.browser import error_message, fetch_api
@@ -153,10 +153,11 @@ class SessionEvents(SessionState):
         return show(str(data.get("title", "")), description=str(data.get("description", "")))
 
     @rx.event
-    def redirect_if_signed_in(self) -> EventSpec | None:
-        """Login and sign-up bounce signed-in users to the home page."""
+    def redirect_if_signed_in(self, path: str = "/") -> EventSpec | None:
+        """Login and sign-up bounce signed-in users on: to their `?next=` page (checked by the caller), else
+        home."""
         if self.signed_in:
-            return rx.redirect("/", replace=True)
+            return rx.redirect(return_paths.safe_next(path), replace=True)
         return None
 
     @rx.event

@@ -329,11 +329,12 @@ _row("POST", "/api/admin/refunds/{refund_id}/reject", _ADMIN,
 # License keys: the agent's vendor (and admins) manage its keys; the admin list and its actions are admins' only.
 _row("GET", "/api/vendor/agents/{agent_id}/license-keys", (401, 403, 200, 403, 200))
 _row("POST", "/api/vendor/license-keys/{key_id}/disable", (401, 403, 200, 403, 200),
-     Call(path={"key_id": World.fresh_key}))
+     Call(path={"key_id": World.fresh_key}, body={"reason": "Shared on a forum"}))
 _row("POST", "/api/vendor/license-keys/{key_id}/enable", (401, 403, 200, 403, 200),
      Call(path={"key_id": lambda w: w.fresh_key(disabled=True)}))
 _row("GET", "/api/admin/license-keys", _ADMIN)
-_row("POST", "/api/admin/license-keys/{key_id}/disable", _ADMIN, Call(path={"key_id": World.fresh_key}))
+_row("POST", "/api/admin/license-keys/{key_id}/disable", _ADMIN,
+     Call(path={"key_id": World.fresh_key}, body={"reason": "Shared on a forum"}))
 _row("POST", "/api/admin/license-keys/{key_id}/enable", _ADMIN,
      Call(path={"key_id": lambda w: w.fresh_key(disabled=True)}))
 _row("DELETE", "/api/admin/users/{user_id}", (401, 403, 403, 403, 204),

@@ -141,11 +141,11 @@ def test_bad_paging_or_search_is_422(client, login, sale, params):
 def test_the_vendor_disables_and_enables_a_key_and_the_agent_stops_validating(client, login, sale):
     vendor, _, _, key = sale
     login(vendor)
-    disabled = client.post(f"/api/vendor/license-keys/{key.id}/disable")
+    disabled = client.post(f"/api/vendor/license-keys/{key.id}/disable", json={"reason": "Shared on a forum"})
     assert disabled.status_code == 200, disabled.text
     assert (disabled.json()["status"], disabled.json()["disabled"]) == ("disabled", True)
     assert not licenses.validate(license_key=key.key, instance_id=None, address="test").ok
-    again = client.post(f"/api/vendor/license-keys/{key.id}/disable")
+    again = client.post(f"/api/vendor/license-keys/{key.id}/disable", json={"reason": "Again"})
     assert (again.status_code, again.json()) == (409, {"message": licenses.ALREADY_DISABLED})
     enabled = client.post(f"/api/vendor/license-keys/{key.id}/enable")
     assert (enabled.json()["status"], enabled.json()["disabled"]) == ("active", False)
@@ -176,7 +176,7 @@ def test_two_disables_at_once_one_wins(sale):
         with browser_client() as c:
             assert c.post("/api/login", json={"username": vendor.username,
                                               "password": factories.PASSWORD}).status_code == 200
-            return c.post(f"/api/vendor/license-keys/{key.id}/disable").status_code
+            return c.post(f"/api/vendor/license-keys/{key.id}/disable", json={"reason": "Leaked"}).status_code
 
     with ThreadPoolExecutor(4) as pool:
         codes = sorted(pool.map(disable, range(4)))
@@ -201,7 +201,7 @@ def test_the_admin_lists_searches_and_disables_any_key(client, login, sale):
     assert (row["agentName"], row["buyerEmail"]) == ("Sold Bot", buyer.email)
     paged = client.get("/api/admin/license-keys", params={"limit": 1, "offset": 1})
     assert len(paged.json()) == 1 and paged.headers["X-Total-Count"] == "2"
-    done = client.post(f"/api/admin/license-keys/{key.id}/disable")
+    done = client.post(f"/api/admin/license-keys/{key.id}/disable", json={"reason": "Chargeback fraud"})
     assert (done.status_code, done.json()["status"]) == (200, "disabled")
     assert client.post(f"/api/admin/license-keys/{key.id}/enable").json()["status"] == "active"
 
@@ -216,3 +216,55 @@ def test_only_admins_use_the_admin_list(client, login, sale):
     as_user(client, login, buyer)
     assert client.post(f"/api/admin/license-keys/{key.id}/disable").status_code == 403
     assert _key_of(key.purchase_id).disabled_at is None
+
+
+# --- issue 34: a whole key finds its row; a Disable says why, and the buyer is told --------------------------
+
+
+def test_the_admin_finds_a_key_by_its_whole_value_and_never_sees_it_whole(client, login, sale):
+    _, _, _, key = sale
+    factories.make_purchase(factories.make_user("someoneelse"), factories.make_agent(factories.make_vendor()))
+    login(factories.make_admin())
+    for quoted in (key.key, f"  {key.key.lower()} "):  # as a customer quotes it: any case, spaces around
+        found = client.get("/api/admin/license-keys", params={"search": quoted})
+        assert found.status_code == 200 and found.headers["X-Total-Count"] == "1", found.text
+        assert [r["id"] for r in found.json()] == [key.id] and key.key not in found.text
+        assert found.json()[0]["key"] == licenses.mask(key.key)
+    other = key.key[:-1] + ("0" if key.key[-1] != "0" else "1")  # one character off: another key, none found
+    assert client.get("/api/admin/license-keys", params={"search": other}).json() == []
+
+
+@pytest.mark.parametrize("route", ["/api/vendor/license-keys/{id}/disable", "/api/admin/license-keys/{id}/disable"])
+def test_a_disable_without_a_reason_is_refused_and_changes_nothing(client, login, sale, route, mailbox):
+    vendor, _, buyer, key = sale
+    login(vendor if "vendor" in route else factories.make_admin())
+    url = route.format(id=key.id)
+    for body in (None, {}, {"reason": ""}, {"reason": "   "}, {"reason": None}):
+        refused = client.post(url, json=body) if body is not None else client.post(url)
+        assert (refused.status_code, refused.json()["message"]) == (400, licenses.REASON_REQUIRED), body
+    too_long = client.post(url, json={"reason": "x" * 501})
+    assert (too_long.status_code, too_long.json()["message"]) == (400, licenses.REASON_TOO_LONG)
+    assert _key_of(key.purchase_id).disabled_at is None
+    assert mailbox.messages(buyer.email) == []
+
+
+@pytest.mark.parametrize("who", ["vendor", "admin"])
+def test_the_buyer_reads_why_the_key_was_disabled_and_is_told_both_ways(client, login, sale, who, mailbox):
+    vendor, agent, buyer, key = sale
+    actor = vendor if who == "vendor" else factories.make_admin()
+    login(actor)
+    prefix = "/api/vendor" if who == "vendor" else "/api/admin"
+    done = client.post(f"{prefix}/license-keys/{key.id}/disable", json={"reason": "  Shared on a public forum  "})
+    assert done.status_code == 200 and done.json()["disabledReason"] == "Shared on a public forum", done.text
+    told = mailbox.last(buyer.email, f"Your license key for {agent.name} was disabled")
+    assert "Reason: Shared on a public forum" in told.text
+
+    as_user(client, login, buyer)
+    [mine] = client.get("/api/user/purchases").json()
+    assert (mine["licenseKey"], mine["licenseKeyDisabledReason"]) == (key.key, "Shared on a public forum")
+
+    as_user(client, login, actor)
+    assert client.post(f"{prefix}/license-keys/{key.id}/enable").json()["disabledReason"] is None
+    assert "enabled again" in mailbox.last(buyer.email, f"Your license key for {agent.name} works again").text
+    as_user(client, login, buyer)
+    assert client.get("/api/user/purchases").json()[0]["licenseKeyDisabledReason"] is None

@@ -404,3 +404,22 @@ def test_unknown_provider_is_a_json_404(client):
     response = client.get("/api/auth/facebook")
     assert response.status_code == 404
     assert "message" in response.json()
+
+
+# Back to where the buyer was (issue 34): `/api/auth/{provider}?next=` returns there after the provider, and
+# accepts only this site's own pages.
+
+
+@pytest.mark.parametrize(("given", "lands"), [
+    ("/checkout/abc123", "/checkout/abc123"),
+    ("https://evil.example/phish", "/"),
+    ("//evil.example/phish", "/"),
+    ("/api/logout", "/"),
+])
+def test_provider_sign_in_returns_to_the_next_page_of_this_site_only(client, google, given, lands):
+    authorize = client.get("/api/auth/google", params={"next": given}, follow_redirects=False)
+    assert authorize.status_code == 302, authorize.text
+    response = finish(client, authorize_at_provider(authorize.headers["location"], _subject(),
+                                                    google_claims(f"{uuid.uuid4().hex[:8]}@example.com")))
+    assert (response.status_code, response.headers["location"]) == (302, lands)
+    assert client.get("/api/user").status_code == 200

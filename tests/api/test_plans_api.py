@@ -79,7 +79,8 @@ def test_the_admin_edits_a_plan(client, login):
                              "feePercent": "8.00"}
     assert client.put("/api/admin/plans/pro", json={"agentLimit": None}).json()["agentLimit"] is None
     bad = client.put("/api/admin/plans/pro", json={"feePercent": "120%"})
-    assert (bad.status_code, bad.json()["message"]) == (400, "Please enter a valid number for commission rate")
+    assert (bad.status_code, bad.json()["message"]) == (
+        400, "Fee must be a number from 0 to 100 with at most 2 decimals")  # names the fee, not the rate
     assert client.put("/api/admin/plans/free", json={"feePercent": "17.5"}).json()["feePercent"] == "17.50"
     assert client.get("/api/admin/settings").json()[0] | {"updatedAt": None} == {
         "key": "commissionRate", "value": "17.5%", "description": "Platform commission rate on each sale",

@@ -212,7 +212,7 @@ def test_back_to_agent_goes_back_or_opens_the_agent(page: Page) -> None:
 
 def test_signed_out_checkout_redirects_to_login(page: Page) -> None:
     page.goto("/checkout/some-agent")
-    expect(page).to_have_url(re.compile(r"/login/?$"))
+    expect(page).to_have_url(re.compile(r"/login\?next=/checkout/some-agent$"))  # and back after signing in
     expect_toast(page, "Login Required", "Please log in to purchase agents")
     shot(page, "checkout-signed-out")
 

@@ -1,7 +1,8 @@
 """License keys for vendors and admins in a real browser: the vendor sets an agent's activation limit in the
 wizard (a refused value says why), a customer buys one of the vendor's agents, the vendor sees that sale's key
-masked with its buyer, status and activations and disables and enables it; an admin finds the key in the License
-Keys tab and disables it; the vendor's key list at 390 px."""
+masked with its buyer, status and activations and disables it (with the reason the buyer reads and gets by mail)
+and enables it; an admin finds the key in the License Keys tab by its whole value and disables it with a reason,
+which the buyer reads in My Agents; the vendor's key list at 390 px."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from marketplace.services import licenses
 from tests.e2e.helpers import (
     DEMO_ADMIN,
+    PASSWORD,
     buy,
     expect_fits_phone,
     expect_toast,
+    mail_text,
     open_page,
     shot,
     sign_in,
@@ -85,6 +89,8 @@ def test_vendor_and_admin_manage_license_keys(page: Page, tmp_path: Path) -> Non
     page.context.clear_cookies()
     buyer = sign_up(page, "keybuyer")
     buy(page, agent["id"])
+    whole_key = next(p["licenseKey"] for p in page.request.get("/api/user/purchases").json()
+                     if p["agent"]["id"] == agent["id"])
 
     # The vendor sees the sale's key, masked, and disables and enables it.
     page.context.clear_cookies()
@@ -97,9 +103,21 @@ def test_vendor_and_admin_manage_license_keys(page: Page, tmp_path: Path) -> Non
     expect(row.locator(".key-status")).to_have_text("Active")
     expect(row.locator(".key-usage")).to_have_text(re.compile(r"^0 of (\d+|unlimited)$"))
     shot(page, "vendor-license-keys")
+    # Disable asks for the reason the buyer reads; without one it is refused and the form stays.
     row.locator(".disable-key").click()
+    expect(page.locator("#vendor-disable-key-name")).to_have_text(MASKED)
+    page.click("#vendor-disable-confirm")
+    expect_toast(page, "Failed to disable license key", licenses.REASON_REQUIRED)
+    expect(row.locator(".key-status")).to_have_text("Active")
+    page.fill("#vendor-disable-reason", "Posted on a public forum")
+    shot(page, "vendor-license-key-reason")
+    page.click("#vendor-disable-confirm")
     expect_toast(page, "License key disabled", "The buyer's agent can no longer activate or validate it.")
     expect(row.locator(".key-status")).to_have_text("Disabled")
+    expect(row.locator(".key-disabled-reason")).to_have_text("Posted on a public forum")
+    expect(page.locator("#vendor-disable-form")).to_have_count(0)
+    assert "Reason: Posted on a public forum" in mail_text(
+        page, f"{buyer}@example.com", f"Your license key for {agent['name']} was disabled")
     row.locator(".enable-key").click()
     expect_toast(page, "License key enabled", "The key works again.")
     expect(row.locator(".key-status")).to_have_text("Active")
@@ -113,18 +131,43 @@ def test_vendor_and_admin_manage_license_keys(page: Page, tmp_path: Path) -> Non
     sign_in(page, *DEMO_ADMIN, api=True)
     open_page(page, "/admin?tab=license-keys")
     expect(page.locator("#licenses-table .key-row").first).to_be_visible()
-    page.fill("#licenses-search", buyer)
+    # The whole key the customer quotes finds it (shown masked still).
+    page.fill("#licenses-search", whole_key)
     admin_row = page.locator(f"#licenses-table .key-row[data-buyer='{buyer}']")
     expect(page.locator("#licenses-table .key-row")).to_have_count(1)
     expect(admin_row.locator(".key-value")).to_have_text(MASKED)
+    expect(page.locator("#licenses-table")).not_to_contain_text(whole_key)
     expect(admin_row.locator(".key-agent")).to_have_text(agent["name"])
     admin_row.locator(".disable-key").click()
     dialog = page.locator("#disable-key-dialog")
     expect(dialog).to_contain_text("The buyer's agent will stop validating this key")
+    dialog.locator("#disable-key-dialog-confirm").click()  # no reason: refused, the dialog stays
+    expect_toast(page, "Error", f"Failed to disable license key. {licenses.REASON_REQUIRED}.")
+    expect(dialog).to_be_visible()
+    page.fill("#disable-key-reason", "Chargeback: the card was stolen")
+    shot(page, "admin-license-key-reason")
     dialog.locator("#disable-key-dialog-confirm").click()
     expect_toast(page, "License key disabled")
     expect(admin_row.locator(".key-status")).to_have_text("Disabled")
+    expect(admin_row.locator(".key-disabled-reason")).to_have_text("Chargeback: the card was stolen")
     expect(admin_row.locator(".enable-key")).to_be_visible()
     shot(page, "admin-license-keys")
+
+    # The buyer reads why in My Agents (at 1280 and 390 px).
+    page.context.clear_cookies()
+    sign_in(page, buyer, PASSWORD, api=True)
+    open_page(page, "/dashboard")
+    card = page.locator(".purchase-card", has_text=agent["name"])
+    expect(card.locator(".license-disabled-reason")).to_have_text("Key disabled: Chargeback: the card was stolen")
+    card.scroll_into_view_if_needed()
+    shot(page, "buyer-license-key-disabled")
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(card.locator(".license-disabled-reason")).to_be_visible()
+    card.locator(".license-disabled-reason").scroll_into_view_if_needed()
+    shot(page, "buyer-license-key-disabled-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.context.clear_cookies()
+    sign_in(page, *DEMO_ADMIN, api=True)
+    open_page(page, "/admin?tab=license-keys")
     page.fill("#licenses-search", unique("nobody"))
     expect(page.locator("#licenses-empty")).to_contain_text("No license keys match your search")

@@ -1,6 +1,7 @@
 """License keys in the browser: a buyer buys an agent, sees and copies its key in My Agents, the agent (HTTP calls
 from the test, as a vendor's agent makes them: no cookie, no Origin) activates it, the activation shows in My
-Agents and is deactivated there; at 390 px the key row fits."""
+Agents once the window regains focus (no reload) and is deactivated there after a confirmation; at 390 px the
+key row fits."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def test_buy_copy_activate_see_and_deactivate_a_license_key(page: Page, app_serv
         instance = activated.json()["instance"]
         assert activated.json()["activated"] is True and instance["name"] == "Studio laptop"
 
-        open_page(page, "/dashboard")
+        # My Agents, open all along, shows it once the window regains focus: no reload.
+        page.evaluate("window.dispatchEvent(new Event('focus'))")
         row = box.locator(".activation-row")
         expect(row).to_have_count(1)
         expect(row.locator(".activation-name")).to_have_text("Studio laptop")
@@ -55,7 +57,16 @@ def test_buy_copy_activate_see_and_deactivate_a_license_key(page: Page, app_serv
         assert deactivate.bounding_box()["x"] + deactivate.bounding_box()["width"] <= card_box["x"] + card_box["width"]
         page.set_viewport_size({"width": 1280, "height": 900})
 
+        # Deactivate asks first; keeping it changes nothing.
         deactivate.click()
+        dialog = page.locator("#deactivate-dialog")
+        expect(dialog.locator("#deactivate-machine")).to_have_text("Studio laptop")
+        shot(page, "license-deactivate-confirm")
+        dialog.locator("#keep-instance").click()
+        expect(dialog).to_be_hidden()
+        expect(box.locator(".activation-row")).to_have_count(1)
+        deactivate.click()
+        page.locator("#confirm-deactivate").click()
         expect_toast(page, "Instance deactivated")
         expect(box.locator(".activation-row")).to_have_count(0)
         expect(box.locator(".activation-usage")).to_have_text("0 of 3 activations")

@@ -159,6 +159,8 @@ def test_a_model_change_on_a_live_agent_waits_for_review_showing_old_and_new(pag
     details = page.locator("#agent-details")
     expect(details.locator(".changed-field").filter(has_text="Pricing model")).to_have_text(model_line)
     expect(details.locator(".detail-price")).to_contain_text("$79.00/month")
+    expect(details.locator(".detail-pricing-model")).to_have_text("Monthly subscription")  # issue 34
+    expect(details.locator(".detail-activation-limit")).to_have_text(re.compile(r"^(\d+|Unlimited)$"))
     expect_fits_phone(page, "#agent-details", "pricing-revision-details-phone")
     box = details.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, f"the dialog overflows: {box}"

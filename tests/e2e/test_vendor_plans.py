@@ -147,7 +147,17 @@ def test_the_landing_page_shows_the_fee_an_admin_set(page: Page, browser: Browse
         open_page(page, "/admin/settings")
         page.fill("#plan-free-feePercent", "150")
         page.click("#save-plan-free")
-        expect_toast(page, "Invalid value", "Please enter a valid number for commission rate")
+        # The message names the fee and stands under its input (a toast named the commission rate, over it).
+        error = page.locator("#plan-free-feePercent-error")
+        expect(error).to_have_text("Fee must be a number from 0 to 100 with at most 2 decimals")
+        expect(page.locator("#plan-free-feePercent")).to_be_focused()
+        field_box, error_box = page.locator("#plan-free-feePercent").bounding_box(), error.bounding_box()
+        assert field_box and error_box and error_box["y"] >= field_box["y"] + field_box["height"]
+        shot(page, "plan-fee-error")
+        page.set_viewport_size({"width": 390, "height": 844})
+        expect(error).to_be_visible()
+        shot(page, "plan-fee-error-phone")
+        page.set_viewport_size({"width": 1280, "height": 900})
         page.fill("#plan-free-feePercent", "17.5")
         page.click("#save-plan-free")
         expect_toast(page, "Plan updated", "The Free plan has been saved.")

@@ -224,15 +224,26 @@ def test_gates_and_toasts(page: Page) -> None:
     expect(page.locator("#summary-price")).to_have_text("$9.50/month")
     expect(page.locator("#summary-file")).to_contain_text("No")
     expect(page.locator("#summary-demo")).to_contain_text("No")
-    expect(page.locator("#summary-tags")).to_have_text("5")
+    # The tags themselves, the pricing model and the activation limit (issue 34), not a count.
+    expect(page.locator("#summary-tags .summary-tag")).to_have_text(["a", "b", "c", "d", "e"])
+    expect(page.locator("#summary-pricing-model")).to_have_text("Monthly subscription")
+    expect(page.locator("#summary-activation-limit")).to_have_text("3")
     submit = page.locator("#wizard-submit")
     expect(submit).to_have_attribute("aria-disabled", "true")  # no file yet
+    # Why it is grey, beside it, with the way back to the files (an image URL alone reached this step).
+    expect(page.locator("#wizard-no-file")).to_have_text("Upload at least one agent file to submit. Go to step 2")
+    shot(page, "journeys-wizard-no-file")
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator("#wizard-no-file")).to_be_visible()
+    shot(page, "journeys-wizard-no-file-phone")
+    page.set_viewport_size({"width": 1280, "height": 900})
     # The button's own click, not one at its position: step 3's toast may still cover it at the bottom right.
     submit.evaluate("button => button.click()")
     expect_toast(page, "Validation Error", "Please fill in all required fields.")
 
-    for _ in range(3):
-        page.click("#wizard-previous")
+    page.click("#wizard-back-to-files")
+    _step(page, 2, "Screenshots/Demo")
+    page.click("#wizard-previous")
     page.fill("#description", "Checks every gate, twice.")
     for _ in range(3):
         _next(page)
@@ -313,7 +324,7 @@ def test_agent_life_from_wizard_to_buyer_and_a_new_version(page: Page, browser: 
     expect(page.locator("#summary-file")).to_contain_text("Yes")
     expect(page.locator("#summary-file")).to_contain_text("2 file(s)")
     expect(page.locator("#summary-demo")).to_contain_text("Yes")
-    expect(page.locator("#summary-tags")).to_have_text("3")
+    expect(page.locator("#summary-tags .summary-tag")).to_have_count(3)
     page.click("#toggle-preview")
     expect(page.locator("#preview-demo")).to_have_attribute("href", "https://example.com/inbox-pilot")
     page.click("#wizard-submit")

@@ -474,6 +474,8 @@ def test_cancel_and_resume(stripe_standin, buyer, make_agent, mailbox):
     view = billing.resume_subscription(actor=buyer, subscription_id=sub_id)
     assert not view.cancel_at_period_end
     assert stripe_standin.stripe.v1.subscriptions.retrieve(stripe_id).cancel_at_period_end is False
+    resumed = mailbox.last(buyer.email, "Subscription resumed: Cancel Bot")  # resuming mails too (issue 34)
+    assert f"renews on {lifecycle.records.long_date(view.current_period_end)}" in resumed.text
     with pytest.raises(Conflict, match="not cancelled"):
         billing.resume_subscription(actor=buyer, subscription_id=sub_id)
     # Stripe's webhooks of those changes mirror the same.
@@ -538,3 +540,16 @@ def test_a_customer_is_made_once_per_user(stripe_standin, buyer):
     first = customers.customer_id_for(user=buyer)
     assert customers.customer_id_for(user=buyer) == first
     assert _count(BillingCustomer) == 1
+
+
+
+def test_the_first_payments_receipt_says_monthly_when_it_renews_and_one_money_format(stripe_standin, buyer,
+                                                                                      make_agent, mailbox):
+    agent = make_agent(name="Monthly Bot", price_cents=3500)
+    intent = _subscribe(stripe_standin, buyer, agent)
+    purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
+    period_end = _row(intent.subscription_id).current_period_end
+    text = mailbox.last(buyer.email, "Your receipt: Monthly Bot").text
+    assert "Amount: $35.00 per month\n" in text, text
+    assert f"Monthly subscription: renews on {lifecycle.records.long_date(period_end)}, cancel anytime" in text
+    assert "USD" not in text

@@ -7,6 +7,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from marketplace.models import Agent, Order, Purchase
+from marketplace.services import status_labels
 from marketplace.services.purchases import PurchaseRecord
 from marketplace.state.dashboard import order_row, purchase_card
 from marketplace.state.display import format_day, format_day_time, time_zone
@@ -69,9 +70,11 @@ def test_order_row_number_time_and_status():
     row = order_row(_order(status="processing"), ZoneInfo("America/New_York"))
     assert row.number == "89abcdef"
     assert row.placed_at == "Jan 5, 2025 • 10:04 AM"
-    assert row.total == "$29.99 USD"
-    assert row.status == "processing"
-    assert order_row(_order(status="refunded"), UTC_ZONE).status == "refunded"
+    assert row.total == "$29.99"  # one money format everywhere (issue 34)
+    assert (row.status, row.status_label) == ("processing", "Processing")
+    refunded = order_row(_order(status="refunded"), UTC_ZONE)
+    assert (refunded.status, refunded.status_label) == ("refunded", "Refunded")
+    assert order_row(_order(status="completed"), UTC_ZONE).status_label == "Completed"
 
 
 def test_dates_follow_the_browser_zone_and_fall_back_to_utc():
@@ -81,3 +84,10 @@ def test_dates_follow_the_browser_zone_and_fall_back_to_utc():
     assert time_zone("Not/AZone").key == "UTC"
     assert time_zone(None).key == "UTC"
     assert time_zone("../../etc/passwd").key == "UTC"
+
+
+def test_statuses_read_in_one_set_of_words():
+    assert [status_labels.subscription_label(s) for s in ("active", "past_due", "canceled", "trialing")] == [
+        "Active", "Past due", "Cancelled", "Trial"]
+    assert [status_labels.order_label(s) for s in ("completed", "refunded", "failed")] == [
+        "Completed", "Refunded", "Failed"]

@@ -100,11 +100,11 @@ def test_disable_and_enable_by_the_vendor_or_an_admin_only(sale):
     with pytest.raises(Unauthorized):
         licenses.set_disabled(actor=None, key_id=key.id, disabled=True)
     with pytest.raises(NotFound):
-        licenses.set_disabled(actor=vendor, key_id="nope", disabled=True)
-    view = licenses.set_disabled(actor=vendor, key_id=key.id, disabled=True)
+        licenses.set_disabled(actor=vendor, key_id="nope", disabled=True, reason="Leaked")
+    view = licenses.set_disabled(actor=vendor, key_id=key.id, disabled=True, reason="Leaked")
     assert view.status == "disabled" and view.key == keys.mask(key.key)
     with pytest.raises(Conflict):
-        licenses.set_disabled(actor=vendor, key_id=key.id, disabled=True)
+        licenses.set_disabled(actor=vendor, key_id=key.id, disabled=True, reason="Leaked")
     assert licenses.validate(license_key=key.key, instance_id=None, address=None).key.status == "disabled"
     admin = factories.make_admin()
     assert licenses.set_disabled(actor=admin, key_id=key.id, disabled=False).status == "active"

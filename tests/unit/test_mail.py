@@ -189,11 +189,11 @@ def test_receipt_and_sale_mail_for_a_paid_purchase(stripe_standin, make_vendor, 
     purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)  # idempotent: no 2nd mail
     receipt = mailbox.last("payer@example.com")
     assert receipt.subject == "Your receipt: Mail Bot"
-    for part in ("Agent: Mail Bot", "Amount: 29.99 USD", f"Order number: {order.id[-8:]}"):
+    for part in ("Agent: Mail Bot", "Amount: $29.99 per month\n", f"Order number: {order.id[-8:]}"):
         assert part in receipt.text
     assert f"{settings.public_url}/api/agents/{agent.id}/download" in receipt.links
     sale = mailbox.last(vendor.email)
-    assert sale.subject == "New sale: Mail Bot" and "Amount: 29.99 USD" in sale.text
+    assert sale.subject == "New sale: Mail Bot" and "Amount: $29.99\n" in sale.text
     # One greeting rule for both sides (names.greeting_name): the first name, else the username.
     assert receipt.text.startswith("Hi Carla,\n") and sale.text.startswith(f"Hi {vendor.username},\n")
     assert len(mailbox.messages()) == 2

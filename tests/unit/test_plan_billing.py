@@ -59,7 +59,8 @@ def test_choosing_pro_pays_a_platform_subscription_and_the_plan_follows(stripe_s
     sub = stripe_billing.retrieve_subscription(_row(vendor).stripe_subscription_id)
     assert sub.transfer_destination is None and sub.application_fee_percent is None  # the platform's own
     assert sub.metadata == {"vendorId": vendor.id, "vendorPlan": "pro"}
-    mailbox.last(vendor.email, "Your Pro plan has started")
+    started = mailbox.last(vendor.email, "Your Pro plan has started").text
+    assert "We charged $29.00 for the first month" in started  # the amount charged (issue 34)
     assert plans.refresh_plan(actor=vendor) == current  # again: nothing more
     with pytest.raises(Conflict, match="You are already on the Pro plan"):
         plans.choose_plan(actor=vendor, plan_id="pro")

@@ -61,9 +61,10 @@ def test_limit_label(limit, label):
 
 @pytest.mark.parametrize(("used", "limit", "label"), [
     (2, 3, "2 of 3 agents"), (0, 1, "0 of 1 agent"), (1, None, "1 agent (unlimited)"),
-    (12, None, "12 agents (unlimited)")])
+    (12, None, "12 agents (unlimited)"), (12, 3, "12 agents; the Free plan allows 3. Upgrade to add more."),
+    (3, 3, "3 of 3 agents")])
 def test_agents_label(used, limit, label):
-    assert agents_label(used, limit) == label
+    assert agents_label(used, limit, "Free") == label
 
 
 def test_period_label_says_renews_ends_or_changes():

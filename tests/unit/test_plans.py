@@ -45,8 +45,8 @@ def test_an_admin_edits_a_plan_and_the_edit_is_audited():
 
 
 @pytest.mark.parametrize(("fields", "message"), [
-    ({"fee_percent": "101%"}, platform.INVALID_COMMISSION),
-    ({"fee_percent": "ten"}, platform.INVALID_COMMISSION),
+    ({"fee_percent": "101%"}, "Fee must be a number from 0 to 100"),
+    ({"fee_percent": "ten"}, "Fee must be a number from 0 to 100"),
     ({"monthly_price": "0.10"}, "Monthly price must be a number"),
     ({"monthly_price": "-5"}, "Monthly price must be a number"),
     ({"agent_limit": "0"}, "Agent limit must be a whole number"),

@@ -185,7 +185,7 @@ def test_split_completion_records_one_order_snapshot(stripe_standin, buyer, make
     with db.session_scope() as session:
         notes = session.exec(select(Notification).where(Notification.user_id == vendor.id)).all()
     assert [(n.type, n.title) for n in notes] == [(NotificationType.SALE, "New sale")]
-    assert "Writer Bot" in notes[0].message and "29.99 USD" in notes[0].message
+    assert "Writer Bot" in notes[0].message and "$29.99." in notes[0].message
     # A destination charge transfers the whole amount and collects the platform's fee from it, as Stripe does.
     transfers = stripe_standin.stripe.v1.transfers.list(params={"destination": vendor.stripe_account_id}).data
     assert [t.amount for t in transfers] == [2999]

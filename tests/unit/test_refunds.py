@@ -91,7 +91,7 @@ def test_the_confirmation_greets_by_name_with_thousands_separators(stripe_standi
     order = factories.make_paid_order(stripe_standin.stripe, agent, buyer)
     refunds.request_refund(actor=buyer, order_id=order.id, reason="Too slow")
     text = mailbox.last(buyer.email, "Your refund").text
-    assert text.startswith("Hi Carla,") and "Amount: $1,215.83 USD" in text and "Access to the agent has ended." in text
+    assert text.startswith("Hi Carla,") and "Amount: $1,215.83\n" in text and "Access to the agent has ended." in text
 
 
 def test_a_second_request_and_other_refusals(stripe_standin, shop):

@@ -49,6 +49,9 @@ PURE_SERVICE_CALLS = (
     "marketplace.services.billing.card_update_path",  # a page address from an id in hand
     "marketplace.services.plans.limit_message",  # the limit's words for a plan in hand
     "marketplace.services.client_address.client_address",  # the peer and a header in hand, the configured proxies
+    "marketplace.services.return_paths.",  # `?next=` checked as text: a path of this site's pages or home
+    "marketplace.services.payment_errors.buyer_message",  # Stripe's error code in hand, in a buyer's words
+    "marketplace.services.status_labels.",  # a status in hand, in words
 )
 
 

@@ -120,6 +120,8 @@ def _details() -> rx.Component:
         _changes(card),
         rx.data_list.root(
             fact("Price", card.price, class_name="detail-price"),
+            fact("Pricing model", card.pricing_model, class_name="detail-pricing-model"),
+            fact("Activation limit", card.activation_limit, class_name="detail-activation-limit"),
             fact("Category", card.category),
             fact("Short description", card.short_description),
             fact("Tags", rx.cond(card.tags.length() > 0,

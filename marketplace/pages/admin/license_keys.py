@@ -1,5 +1,5 @@
 """The License Keys tab of /admin: every key (masked), its agent, buyer, status and activations, with search,
-paging, Disable (confirmed) and Enable."""
+paging (the whole key a customer quotes finds it), Disable (with the reason the buyer reads) and Enable."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import reflex as rx
 
 from marketplace.components.badges import license_status_badge
 from marketplace.components.data_table import Column
-from marketplace.pages.admin.widgets import action_buttons, confirm_dialog, row_button, table_tab
+from marketplace.pages.admin.widgets import action_buttons, reason_dialog, row_button, table_tab
 from marketplace.state.admin.license_keys import DISABLE
 from marketplace.state.admin.license_keys import LicenseKeysState as K
 from marketplace.state.license_rows import KeyRow
@@ -31,7 +31,11 @@ def _row(row: KeyRow) -> rx.Component:
                               class_name="key-agent")),
         rx.table.cell(rx.vstack(rx.text(row.buyer, size="2", class_name="key-buyer"),
                                 rx.text(row.buyer_email, size="1", color_scheme="gray"), spacing="0")),
-        rx.table.cell(license_status_badge(row.status, row.status_label), class_name="key-status"),
+        rx.table.cell(rx.vstack(rx.box(license_status_badge(row.status, row.status_label), class_name="key-status"),
+                                rx.cond(row.disabled_reason != "",
+                                        rx.text(row.disabled_reason, size="1", color_scheme="gray", max_width="14em",
+                                                class_name="key-disabled-reason")),
+                                spacing="1")),
         rx.table.cell(rx.vstack(rx.text(row.usage, size="2", white_space="nowrap", class_name="key-usage"),
                                 rx.cond(row.activations != "",
                                         rx.text(row.activations, size="1", color_scheme="gray", max_width="18em")),
@@ -48,5 +52,11 @@ def license_keys_tab() -> rx.Component:
         ["Key", "Agent", "Buyer", "Status", "Activations", Column("Created", "extra"), "Actions"], _row,
         min_width="900px", empty="No license keys yet", searched="No license keys match your search",
         empty_text="Every purchase gets a license key; they appear here.",
-        dialogs=(confirm_dialog(K, "disable", DISABLE, element_id="disable-key-dialog", icon="ban"),),
+        dialogs=(reason_dialog(
+            K, "disable", DISABLE,
+            rx.text(rx.text(K.asking_name, weight="bold", as_="span", id="disable-key-name"), " — ", DISABLE.confirm,
+                    size="2"),
+            label="Reason", note="The buyer reads this reason in My Agents and in an e-mail.",
+            placeholder="Why is this key disabled?", field_id="disable-key-reason", element_id="disable-key-dialog",
+            confirm_id="disable-key-dialog-confirm", cancel_id="disable-key-dialog-cancel"),),
     )

@@ -12,8 +12,9 @@ from marketplace.state.admin.plans import PlanDraft
 
 def _input(label: rx.Var | str, name: str, plan: PlanDraft, value: rx.Var, **props: object) -> rx.Component:
     input_id = f"plan-{plan.id}-{name}"
+    error = rx.cond(P.error_at == f"{plan.id}-{name}", P.error, "")
     return field(label, rx.input(id=input_id, name=name, default_value=value, size="3", width="100%", **props),
-                 field_id=input_id)
+                 error, field_id=input_id)
 
 
 def _plan_form(plan: PlanDraft) -> rx.Component:

@@ -1,12 +1,13 @@
 """The Refunds tab of /admin: refunds by status (Requested, Refunded, Rejected, All); a request (a customer's
-third refund within 90 days) has Approve and Reject, which asks for the reason the customer reads."""
+third refund within 90 days) has Approve, which asks first with the amount and the customer, and Reject, which
+asks for the reason the customer reads."""
 
 from __future__ import annotations
 
 import reflex as rx
 
 from marketplace.pages.admin.widgets import action_buttons, reason_dialog, row_button, table_tab
-from marketplace.state.admin.refunds import FILTERS, REJECT, STATUS_LABELS, RefundView
+from marketplace.state.admin.refunds import APPROVE, FILTERS, REJECT, STATUS_LABELS, RefundView
 from marketplace.state.admin.refunds import RefundsState as R
 
 STATUS_COLORS = {"requested": "amber", "pending": "blue", "succeeded": "green", "failed": "red", "rejected": "gray"}
@@ -18,8 +19,8 @@ def _actions(refund: RefundView) -> rx.Component:
     return rx.cond(
         refund.status == "requested",
         action_buttons(
-            row_button("Approve", "check", R.act("approve", refund.id), "approve-refund", disabled=busy,
-                       color_scheme="green"),
+            row_button("Approve", "check", R.ask("approve", refund.id, refund.customer), "approve-refund",
+                       disabled=busy, color_scheme="green"),
             row_button("Reject", "x", R.ask("reject", refund.id, refund.customer), "reject-refund", disabled=busy,
                        color_scheme="red"),
         ),
@@ -56,9 +57,46 @@ def _row(refund: RefundView) -> rx.Component:
 
 
 def _status_filter() -> rx.Component:
-    return rx.segmented_control.root(
-        *[rx.segmented_control.item(label, value=status) for status, label in FILTERS.items()],
-        value=R.status, on_change=R.set_status, size="1", id="refunds-status",
+    """Segments from the sm breakpoint up; on phones, where the four ran past the card's edge, a select."""
+    return rx.fragment(
+        rx.segmented_control.root(
+            *[rx.segmented_control.item(label, value=status) for status, label in FILTERS.items()],
+            value=R.status, on_change=R.set_status, size="1", id="refunds-status",
+            display=rx.breakpoints(initial="none", sm="inline-grid"),
+        ),
+        rx.box(
+            rx.select.root(
+                rx.select.trigger(width="100%", id="refunds-status-select", aria_label="Show refunds"),
+                rx.select.content(*[rx.select.item(label, value=status) for status, label in FILTERS.items()],
+                                  position="popper"),
+                value=R.status, on_change=R.set_status, size="2",
+            ),
+            display=rx.breakpoints(initial="block", sm="none"), width="100%",
+        ),
+    )
+
+
+def _approve_dialog() -> rx.Component:
+    """Approve sends money back: it says how much and to whom, and waits for a yes."""
+    busy = R.busy != ""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title(APPROVE.title),
+            rx.alert_dialog.description(rx.text(
+                "Refund ", rx.text(R.asking_amount, weight="bold", as_="span", id="approve-refund-amount"),
+                " to ", rx.text(R.asking_name, weight="bold", as_="span", id="approve-refund-customer"), "? ",
+                APPROVE.confirm, size="2")),
+            rx.hstack(
+                rx.alert_dialog.cancel(rx.button("Cancel", variant="soft", color_scheme="gray", disabled=busy,
+                                                 id="cancel-approve-refund")),
+                rx.button(rx.cond(busy, rx.spinner(size="1"), rx.icon("check", size=14)),
+                          rx.text("Refund ", R.asking_amount, as_="span"), color_scheme="green", on_click=R.answer,
+                          disabled=busy, id="confirm-approve-refund"),
+                justify="end", spacing="2", margin_top="1em", wrap="wrap",
+            ),
+            max_width="460px", id="approve-refund-dialog",
+        ),
+        open=R.asking == "approve", on_open_change=R.set_asking_open,
     )
 
 
@@ -74,4 +112,4 @@ def refunds_tab() -> rx.Component:
                      ["Agent", "Customer", "Amount", "Reason", "Status", "Requested", "Actions"], _row,
                      min_width="860px", empty=R.empty_title,
                      empty_text="Refund requests that need an admin, and every refund made, appear here.",
-                     filters=_status_filter(), dialogs=(reject,))
+                     filters=_status_filter(), dialogs=(reject, _approve_dialog()))

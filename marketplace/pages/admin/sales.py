@@ -84,16 +84,29 @@ def _row(entry: CommissionView) -> rx.Component:
                                          class_name="order-refunded")),
         spacing="1", wrap="wrap",
     )
+    struck = rx.cond(entry.refunded, "line-through", "none")
+    # A refunded sale's commission went back with it: struck through in grey and marked reversed, never green
+    # (the totals above leave it out).
+    commission = rx.cond(
+        entry.refunded,
+        rx.vstack(rx.text(entry.commission, color_scheme="gray", text_decoration="line-through"),
+                  rx.text("Reversed", size="1", color_scheme="gray", class_name="commission-reversed"),
+                  spacing="0"),
+        rx.text(entry.commission, weight="bold", color="var(--green-11)"),
+    )
     return rx.table.row(
         rx.table.cell(rx.text(entry.agent, weight="medium")),
         rx.table.cell(order_kind),
-        rx.table.cell(rx.text(entry.sale_amount, text_decoration=rx.cond(entry.refunded, "line-through", "none"))),
+        rx.table.cell(rx.text(entry.sale_amount, text_decoration=struck)),
         rx.table.cell(kind),
-        rx.table.cell(rx.text(entry.commission, weight="bold", color="var(--green-11)")),
-        rx.table.cell(entry.vendor_payout),
-        rx.table.cell(rx.text(entry.customer, title=entry.customer, max_width="14em", overflow="hidden",
+        rx.table.cell(commission, class_name="commission-amount"),
+        rx.table.cell(rx.text(entry.vendor_payout, text_decoration=struck)),
+        rx.table.cell(rx.text(entry.customer, title=entry.customer, max_width="12em", overflow="hidden",
                               text_overflow="ellipsis", white_space="nowrap", class_name="commission-customer")),
-        rx.table.cell(rx.text(entry.date, white_space="nowrap")),
+        # The day and, under it, the time: on one line the column ran past the card's edge at 1280 px.
+        rx.table.cell(rx.vstack(rx.text(entry.day, white_space="nowrap"),
+                                rx.text(entry.time, size="1", color_scheme="gray", white_space="nowrap"),
+                                spacing="0"), class_name="commission-date"),
         class_name="commission-row", data_order=entry.order_id,
     )
 

@@ -207,6 +207,7 @@ def _review() -> rx.Component:
     summary = rx.data_list.root(
         _summary_row("Name", W.name, "summary-name"),
         _summary_row("Short description", W.short_description, "summary-short"),
+        _summary_row("Pricing model", W.pricing_model_text, "summary-pricing-model"),
         _summary_row("Price", W.price_text, "summary-price"),
         _summary_row("Activation limit", W.activation_text, "summary-activation-limit"),
         _summary_row("Category", W.category_name, "summary-category"),
@@ -215,7 +216,11 @@ def _review() -> rx.Component:
                                                                                   size="1", color_scheme="gray")),
                                                 spacing="2", align="center"), "summary-file"),
         _summary_row("Demo", _yes_no(W.demo_url != ""), "summary-demo"),
-        _summary_row("Tags", W.tags.length(), "summary-tags"),
+        _summary_row("Tags", rx.cond(W.tags.length() > 0,
+                                     rx.flex(rx.foreach(W.tags, lambda tag: rx.badge(tag, variant="soft",
+                                                                                    class_name="summary-tag")),
+                                             wrap="wrap", spacing="1"),
+                                     rx.text("None", color_scheme="gray")), "summary-tags"),
         orientation=rx.breakpoints(initial="vertical", sm="horizontal"), size="2",
     )
     return rx.vstack(
@@ -306,12 +311,19 @@ def _nav() -> rx.Component:
         variant=rx.cond(W.file_count > 0, "solid", "soft"), color_scheme=rx.cond(W.file_count > 0, "violet", "gray"),
         aria_disabled=rx.cond(W.file_count > 0, "false", "true"), width=full,
     )
+    # Why Submit is grey, next to it, with the way back to the files step.
+    no_file = rx.cond((W.step == 4) & (W.file_count == 0), rx.text(
+        "Upload at least one agent file to submit. ",
+        rx.button("Go to step 2", type="button", variant="ghost", size="2", on_click=W.back_to_files,
+                  id="wizard-back-to-files", style={"text_decoration": "underline", "cursor": "pointer"}),
+        size="2", color_scheme="amber", id="wizard-no-file", align_self="center"))
     return rx.flex(
         rx.button(rx.icon("arrow-left", size=16), "Previous", type="button", variant="outline",
                   disabled=W.step == 1, on_click=W.previous, id="wizard-previous", width=full),
         rx.spacer(display=rx.breakpoints(initial="none", sm="block")),
         _cancel(full),
         rx.cond(W.step < 4, next_button, submit_button),
+        no_file,
         direction=rx.breakpoints(initial="column-reverse", sm="row"), align="stretch", width="100%", spacing="3",
         id="wizard-nav",
     )

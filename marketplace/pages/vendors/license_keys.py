@@ -31,8 +31,8 @@ def _action(row: KeyRow) -> rx.Component:
         row.disabled,
         rx.button(_busy_icon(row, "circle-check"), "Enable", size="1", variant="soft", color_scheme="green",
                   on_click=K.set_disabled(row.id, False), disabled=busy, class_name="enable-key"),
-        rx.button(_busy_icon(row, "ban"), "Disable", size="1", variant="soft", color_scheme="red",
-                  on_click=K.set_disabled(row.id, True), disabled=busy, class_name="disable-key"),
+        rx.button(rx.icon("ban", size=14), "Disable", size="1", variant="soft", color_scheme="red",
+                  on_click=K.ask_disable(row.id, row.key), disabled=busy, class_name="disable-key"),
     )
 
 
@@ -40,7 +40,11 @@ def _row(row: KeyRow) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.code(row.key, size="2", white_space="nowrap", class_name="key-value")),
         rx.table.cell(rx.text(row.buyer, size="2", class_name="key-buyer")),
-        rx.table.cell(license_status_badge(row.status, row.status_label), class_name="key-status"),
+        rx.table.cell(rx.vstack(rx.box(license_status_badge(row.status, row.status_label), class_name="key-status"),
+                                rx.cond(row.disabled_reason != "",
+                                        rx.text(row.disabled_reason, size="1", color_scheme="gray", max_width="14em",
+                                                class_name="key-disabled-reason")),
+                                spacing="1")),
         rx.table.cell(rx.vstack(rx.text(row.usage, size="2", white_space="nowrap", class_name="key-usage"),
                                 rx.cond(row.activations != "",
                                         rx.text(row.activations, size="1", color_scheme="gray", max_width="16em")),
@@ -60,8 +64,35 @@ def _error() -> rx.Component:
     )
 
 
+def _reason_form() -> rx.Component:
+    """Disable's question: the reason the buyer reads in My Agents and in an e-mail."""
+    busy = K.busy != ""
+    return rx.form(
+        rx.vstack(
+            rx.text("Disable key ", rx.code(K.asking_key, size="2", id="vendor-disable-key-name"),
+                    "? The buyer's agent stops validating it until you enable it again.", size="2"),
+            rx.text("Reason", as_="label", html_for="vendor-disable-reason", size="2", weight="medium"),
+            rx.text_area(id="vendor-disable-reason", name="reason", rows="3", value=K.reason,
+                         on_change=K.set_reason, placeholder="Why is this key disabled?", width="100%",
+                         max_length=500),
+            rx.text("The buyer reads this reason in My Agents and in an e-mail.", size="1", color_scheme="gray"),
+            rx.flex(
+                rx.button("Cancel", type="button", variant="soft", color_scheme="gray", on_click=K.cancel_disable,
+                          disabled=busy, id="vendor-disable-cancel"),
+                rx.button(rx.cond(busy, rx.spinner(size="1"), rx.icon("ban", size=14)), "Disable", type="submit",
+                          color_scheme="red", disabled=busy, id="vendor-disable-confirm"),
+                spacing="2", justify="end", width="100%", wrap="wrap",
+            ),
+            spacing="2", width="100%",
+        ),
+        on_submit=K.confirm_disable, reset_on_submit=False, width="100%", id="vendor-disable-form",
+        padding="var(--space-3)", border="1px solid var(--red-a6)", border_radius="var(--radius-3)",
+    )
+
+
 def _body() -> rx.Component:
     keys = rx.vstack(
+        rx.cond(K.asking != "", _reason_form()),
         table(["Key", "Buyer", "Status", "Activations", Column("Purchased", "extra"), "Actions"], K.rows, _row,
               min_width="720px", element_id="vendor-keys-table", size="1"),
         pager(K, "vendor-keys"),

@@ -2,7 +2,8 @@
 customer's cancel/resume and card update, and the billing webhooks.
 
 The modules, by what they hold:
-- `customers`: one Stripe Customer per user (`customer_id_for`); `demo_clock`: demo mode's test clock.
+- `customers`: one Stripe Customer per user (`customer_id_for`) and the clock that bills them (`billing_now`);
+  `demo_clock`: demo mode's test clock.
 - `records`: the subscription row and one order per paid invoice (`record_paid_invoice`), access to the period end.
 - `lifecycle`: Stripe's view mirrored (`mirror`), past due and its grace, the end of access, `cancel_subscription`,
   `resume_subscription`, `list_subscriptions`, and `end_subscription_now` (a refund ends one at once).
@@ -13,6 +14,7 @@ The subscription checkout itself (pricing, routing, who may buy) is in `services
 """
 
 from marketplace.services.billing.card import CardUpdate, finish_card_update, start_card_update
+from marketplace.services.billing.customers import billing_now
 from marketplace.services.billing.lifecycle import (
     SubscriptionView,
     cancel_subscription,
@@ -25,6 +27,7 @@ from marketplace.services.billing.lifecycle import (
 __all__ = [
     "CardUpdate",
     "SubscriptionView",
+    "billing_now",
     "cancel_subscription",
     "card_update_path",
     "end_subscription_now",

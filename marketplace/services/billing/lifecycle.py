@@ -247,6 +247,10 @@ def _set_cancel(actor: User | None, subscription_id: str, *, cancel: bool) -> Su
             mail.send_after_commit(session, mail_texts.subscription_cancelled(
                 to=buyer.email, name=names.greeting_name(buyer), agent_name=changed.agent_name,
                 access_until=records.long_date(changed.current_period_end)))
+        elif not cancel and buyer is not None and changed.current_period_end is not None:
+            mail.send_after_commit(session, mail_texts.subscription_resumed(
+                to=buyer.email, name=names.greeting_name(buyer), agent_name=changed.agent_name,
+                renews_on=records.long_date(changed.current_period_end)))
         return SubscriptionView.of(changed)
 
 

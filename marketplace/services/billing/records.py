@@ -214,7 +214,8 @@ def _tell(session: Session, row: Subscription, buyer: User, order: Order, *, per
         text = mail_texts.receipt(to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name,
                                   amount=amount, currency=currency, order_id=order.id, agent_id=row.agent_id or "",
                                   license_key=license_key,
-                                  sign_in_token=guest_checkout.sign_in_token(session, buyer=buyer))
+                                  sign_in_token=guest_checkout.sign_in_token(session, buyer=buyer),
+                                  renews_on=long_date(period_end) if period_end else None)
     else:
         text = mail_texts.renewal_receipt(
             to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name, amount=amount,
@@ -225,7 +226,8 @@ def _tell(session: Session, row: Subscription, buyer: User, order: Order, *, per
         return
     verb = "subscribed to" if order.kind == OrderKind.SUBSCRIPTION else "renewed"
     notifications.notify(session, user_id=vendor.id, type=NotificationType.SALE, title="New sale",
-                         message=f"{buyer.username} {verb} {row.agent_name} for {amount} {currency.upper()}.")
+                         message=f"{buyer.username} {verb} {row.agent_name} for "
+                                 f"{mail_texts.amount_text(amount, currency)}.")
     mail.send_after_commit(session, mail_texts.sale(to=vendor.email, name=names.greeting_name(vendor),
                                                     agent_name=row.agent_name, amount=amount, currency=currency,
                                                     order_id=order.id))

@@ -3,27 +3,44 @@ one of their activations."""
 
 from __future__ import annotations
 
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, LicenseActivation, LicenseKey, Role, User
 from marketplace.models.base import utcnow
-from marketplace.services import audit, decisions
-from marketplace.services.errors import Forbidden, NotFound
+from marketplace.models.licenses import DISABLED_REASON_MAX
+from marketplace.services import audit, decisions, mail, mail_texts, names
+from marketplace.services.errors import Forbidden, Invalid, NotFound
 from marketplace.services.licenses import public
 from marketplace.services.licenses.reads import NOT_YOUR_AGENT, KeyView, key_view
 from marketplace.services.permissions import require_user
+from marketplace.services.text import check_text
 
 KEY_NOT_FOUND = "License key not found"
 ALREADY_DISABLED = "This license key is already disabled"
 NOT_DISABLED = "This license key is not disabled"
+REASON_REQUIRED = "Please give a reason for disabling this key: the buyer reads it"
+REASON_TOO_LONG = f"The reason must be at most {DISABLED_REASON_MAX} characters"
 ID_MAX = 64
 
 
-def set_disabled(*, actor: User | None, key_id: str, disabled: bool) -> KeyView:
-    """Disable (or enable again) a key: by the vendor of its agent or an admin. One conditional write decides
-    (`disabled_at IS NULL` to disable, `IS NOT NULL` to enable), so of two requests at once one wins and the other
-    gets `Conflict`; the change is in the audit log, in the same transaction. Returns the key, masked."""
+def _clean_reason(value: object) -> str:
+    """The reason a Disable gives (the buyer reads it in My Agents and a mail): required, trimmed, bounded."""
+    if value is not None and not isinstance(value, str):
+        raise Invalid(REASON_REQUIRED, field="reason")
+    text = check_text(value or "", field="reason", label="Reason", multiline=True).strip()
+    if not text:
+        raise Invalid(REASON_REQUIRED, field="reason")
+    if len(text) > DISABLED_REASON_MAX:
+        raise Invalid(REASON_TOO_LONG, field="reason")
+    return text
+
+
+def set_disabled(*, actor: User | None, key_id: str, disabled: bool, reason: object = None) -> KeyView:
+    """Disable (or enable again) a key: by the vendor of its agent or an admin. A Disable needs a `reason`,
+    which the buyer reads (`Invalid` without one). One conditional write decides (`disabled_at IS NULL` to
+    disable, `IS NOT NULL` to enable), so of two requests at once one wins and the other gets `Conflict`; the
+    audit entry and the buyer's mail are written in the same transaction. Returns the key, masked."""
     user = require_user(actor)
     if not isinstance(key_id, str) or not key_id or len(key_id) > ID_MAX:
         raise NotFound(KEY_NOT_FOUND)
@@ -35,17 +52,33 @@ def set_disabled(*, actor: User | None, key_id: str, disabled: bool) -> KeyView:
         agent_id, vendor_id = found
         if user.role != Role.ADMIN and (vendor_id != user.id or not user.is_vendor_approved):
             raise Forbidden(NOT_YOUR_AGENT)
+        why = _clean_reason(reason) if disabled else None
         if disabled:
             decisions.claim(session, LicenseKey, LicenseKey.id == key_id, LicenseKey.disabled_at.is_(None),
-                            values={"disabled_at": utcnow()}, conflict=ALREADY_DISABLED)
+                            values={"disabled_at": utcnow(), "disabled_reason": why}, conflict=ALREADY_DISABLED)
         else:
             decisions.claim(session, LicenseKey, LicenseKey.id == key_id, LicenseKey.disabled_at.is_not(None),
-                            values={"disabled_at": None}, conflict=NOT_DISABLED)
+                            values={"disabled_at": None, "disabled_reason": None}, conflict=NOT_DISABLED)
         audit.record(session, actor=user, action="license.disable" if disabled else "license.enable",
-                     target_type="license_key", target_id=key_id, details={"agentId": agent_id})
+                     target_type="license_key", target_id=key_id,
+                     details={"agentId": agent_id, **({"reason": why} if disabled else {})})
+        _tell_buyer(session, key_id=key_id, reason=why)
         view = key_view(session, key_id=key_id, masked=True)
     assert view is not None  # the row was just updated in this transaction
     return view
+
+
+def _tell_buyer(session: Session, *, key_id: str, reason: str | None) -> None:
+    """The buyer's mail (outbox, this transaction): disabled with the reason (`reason`), or working again."""
+    found = session.exec(select(User, Agent.name).join(LicenseKey, LicenseKey.user_id == User.id)
+                         .join(Agent, Agent.id == LicenseKey.agent_id).where(LicenseKey.id == key_id)).first()
+    if found is None or found[0].deleted_at is not None or not found[0].email:
+        return
+    buyer, agent_name = found
+    name = names.greeting_name(buyer)
+    mail.send_after_commit(session, mail_texts.license_disabled(to=buyer.email, name=name, agent_name=agent_name,
+                                                                reason=reason) if reason is not None
+                           else mail_texts.license_enabled(to=buyer.email, name=name, agent_name=agent_name))
 
 
 def deactivate_instance(*, actor: User | None, instance_id: str) -> None:

@@ -47,6 +47,7 @@ class KeyView:
     activation_usage: int
     expires_at: datetime | None
     disabled: bool  # by the vendor or an admin (Enable undoes it)
+    disabled_reason: str  # what they said (the buyer reads it); empty while not disabled
     created_at: datetime
     activations: tuple[ActivationView, ...]
 
@@ -73,7 +74,8 @@ def _views(session: Session, rows: Sequence[Any], *, masked: bool, with_email: b
                     agent_name=agent_name, purchase_id=k.purchase_id, buyer_username=username,
                     buyer_email=email if with_email else "", activation_limit=limit,
                     activation_usage=k.activation_usage, expires_at=until, disabled=k.disabled_at is not None,
-                    created_at=k.created_at, activations=tuple(activations[k.id]))
+                    disabled_reason=k.disabled_reason or "", created_at=k.created_at,
+                    activations=tuple(activations[k.id]))
             for k, status, agent_name, limit, until, username, email in rows]
 
 
@@ -92,6 +94,27 @@ def keys_by_purchase(session: Session, *, purchase_ids: Sequence[str]) -> dict[s
         return {}
     return dict(session.exec(select(LicenseKey.purchase_id, LicenseKey.key)
                              .where(LicenseKey.purchase_id.in_(purchase_ids))).all())
+
+
+def disabled_reasons_by_purchase(session: Session, *, purchase_ids: Sequence[str]) -> dict[str, str]:
+    """Why each disabled key of these purchases was disabled: what the buyer reads in My Agents."""
+    if not purchase_ids:
+        return {}
+    return {purchase_id: reason or "" for purchase_id, reason in session.exec(
+        select(LicenseKey.purchase_id, LicenseKey.disabled_reason)
+        .where(LicenseKey.purchase_id.in_(purchase_ids), LicenseKey.disabled_at.is_not(None))).all()}
+
+
+def _search(search: str | None, *columns: Any) -> Any | None:
+    """What a key list's `search` matches: a whole key (as a customer quotes it) by its hash, never by its
+    text; anything else in `columns` and the key's visible last five characters."""
+    like = text_search.pattern(search)  # refuses what no search may hold, whole key or not
+    if like is None:
+        return None
+    whole = keys.normalize(search or "")
+    if whole is not None:
+        return LicenseKey.key_hash == keys.key_hash(whole)
+    return text_search.matches(like, *columns, func.substr(LicenseKey.key, 19, 5))
 
 
 def key_of(session: Session, *, user_id: str, agent_id: str) -> str | None:
@@ -113,10 +136,10 @@ def _page(session: Session, conditions: list[Any], *, limit: int, offset: int, m
 def vendor_keys(*, actor: User | None, agent_id: str, limit: int = 20, offset: int = 0,
                 search: str | None = None) -> tuple[list[KeyView], int]:
     """One of the vendor's own agents' keys, masked, newest first, with the number on all pages; `search`
-    matches the buyer's username or the key's visible end. An admin may read any agent's."""
+    matches the buyer's username, the key's visible end or the whole key. An admin may read any agent's."""
     user = require_vendor(actor)
     check_page(limit=limit, offset=offset, max_offset=MAX_OFFSET)
-    like = text_search.pattern(search)
+    found = _search(search, User.username)
     with session_scope() as session:
         agent = session.get(Agent, agent_id) if agent_id else None
         if agent is None or agent.deleted_at is not None:
@@ -124,22 +147,20 @@ def vendor_keys(*, actor: User | None, agent_id: str, limit: int = 20, offset: i
         if agent.vendor_id != user.id and user.role != Role.ADMIN:
             raise Forbidden(NOT_YOUR_AGENT)
         conditions: list[Any] = [LicenseKey.agent_id == agent.id]
-        if like is not None:
-            conditions.append(text_search.matches(like, User.username, func.substr(LicenseKey.key, 19, 5)))
+        if found is not None:
+            conditions.append(found)
         return _page(session, conditions, limit=limit, offset=offset, masked=True, with_email=False)
 
 
 def admin_keys(*, actor: User | None, limit: int = 20, offset: int = 0, search: str | None = None
                ) -> tuple[list[KeyView], int]:
     """Every key, masked, newest first, with the number on all pages; `search` matches the buyer's username or
-    e-mail, the agent's name or the key's visible end (admin only)."""
+    e-mail, the agent's name, the key's visible end, or the whole key a customer quotes (found by its hash; the
+    answer still shows it masked) (admin only)."""
     require_admin(actor)
     check_page(limit=limit, offset=offset, max_offset=MAX_OFFSET)
-    like = text_search.pattern(search)
-    conditions: list[Any] = []
-    if like is not None:
-        conditions.append(text_search.matches(like, User.username, User.email, Agent.name,
-                                              func.substr(LicenseKey.key, 19, 5)))
+    found = _search(search, User.username, User.email, Agent.name)
+    conditions: list[Any] = [] if found is None else [found]
     with session_scope() as session:
         return _page(session, conditions, limit=limit, offset=offset, masked=True, with_email=True)
 

@@ -44,6 +44,8 @@ FREE_PRICE = "The Free plan has no monthly price"
 MAX_LIMIT = 100_000
 INVALID_LIMIT = f"Agent limit must be a whole number from 1 to {MAX_LIMIT}, or empty for unlimited"
 ID_MAX = 32
+# The fee's own message: the commission rate's ('...for commission rate') named another field on the plan's form.
+INVALID_FEE = "Fee must be a number from 0 to 100 with at most 2 decimals"
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,14 @@ def _clean_limit(value: str | int) -> int | None:
     return number
 
 
+def _clean_fee(value: str) -> Decimal:
+    """'8%' or '8' -> Decimal('8.00'), by the commission rate's rule, refused with the fee's own message."""
+    try:
+        return platform.parse_percent(value)
+    except Invalid:
+        raise Invalid(INVALID_FEE, field="feePercent") from None
+
+
 def update_plan(*, actor: User | None, plan_id: str, name: str | None = None, monthly_price: str | None = None,
                 agent_limit: str | int | None = None, fee_percent: str | None = None) -> PlanView:
     """Change a plan (admins only); a field left None stays as it is (`agent_limit` '' means unlimited).
@@ -183,7 +193,7 @@ def update_plan(*, actor: User | None, plan_id: str, name: str | None = None, mo
         changes["monthly_price_cents"] = _clean_price(monthly_price, free=free)
     if agent_limit is not None:
         changes["agent_limit"] = _clean_limit(agent_limit)
-    fee = platform.parse_percent(fee_percent) if fee_percent is not None else None
+    fee = _clean_fee(fee_percent) if fee_percent is not None else None
     with session_scope() as session:
         try:
             claim(session, Plan, Plan.id == plan_id, values={"updated_at": utcnow()}, conflict=PLAN_NOT_FOUND)

@@ -13,10 +13,11 @@ def _mail(*, to: str, name: str, subject: str, body: str) -> OutgoingMail:
     return compose(to=to, name=name, subject=subject, body=f"{body}\n\nSee your plan:\n{url(PLANS_PATH)}")
 
 
-def started(*, to: str, name: str, plan: str, fee: str, renews_on: str) -> OutgoingMail:
+def started(*, to: str, name: str, plan: str, fee: str, renews_on: str, amount: str) -> OutgoingMail:
+    """`amount`: what the first month was charged ('$29.00'), as every mail writes money."""
     return _mail(to=to, name=name, subject=f"Your {plan} plan has started",
                  body=f"Thank you! You are now on the {plan} plan: each sale pays a {fee}% platform fee from now "
-                      f"on. It renews on {renews_on}.")
+                      f"on. We charged {amount} for the first month; it renews on {renews_on} at {amount} a month.")
 
 
 def upgraded(*, to: str, name: str, plan: str, fee: str, renews_on: str) -> OutgoingMail:

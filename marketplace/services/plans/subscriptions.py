@@ -122,7 +122,8 @@ def _apply(session: Session, row: VendorPlan, sub: billing.Subscription) -> str 
     if not ours or row.plan_id == FREE_PLAN_ID:
         values.update(plan_id=billed.id, pending_plan_id=FREE_PLAN_ID if sub.cancel_at_period_end else None)
         mails_to_send.append((mails.started, {"plan": billed.name, "fee": fee_text(billed),
-                                              "renews_on": day(sub.current_period_end)}))
+                                              "renews_on": day(sub.current_period_end),
+                                              "amount": money.format_amount(billed.monthly_price_cents, "usd")}))
     elif row.pending_plan_id not in (None, FREE_PLAN_ID) and row.current_period_end is not None \
             and sub.current_period_end is not None and sub.current_period_end > row.current_period_end:
         values.update(plan_id=billed.id, pending_plan_id=None)  # the new period is on the chosen plan

@@ -42,10 +42,12 @@ from marketplace.services.purchases.history import (
     NO_RECENT_PURCHASE,
     SUCCESS_PAGE_WINDOW,
     PurchaseRecord,
+    PurchaseSummary,
     SpendingSummary,
     list_orders,
     list_purchases,
     recent_purchase,
+    recent_purchase_summary,
     spending_summary,
 )
 from marketplace.services.purchases.webhooks import HANDLED, WebhookOutcome, handle_webhook
@@ -72,6 +74,7 @@ __all__ = [
     "Completion",
     "PriceChanged",
     "PurchaseRecord",
+    "PurchaseSummary",
     "SpendingSummary",
     "WebhookOutcome",
     "browser_config",
@@ -85,5 +88,6 @@ __all__ = [
     "list_purchases",
     "quote",
     "recent_purchase",
+    "recent_purchase_summary",
     "spending_summary",
 ]

@@ -230,7 +230,7 @@ def _record(v: _Verified) -> Completion:
                     notifications.notify(
                         session, user_id=t.vendor_id, type=NotificationType.SALE, title="New sale",
                         message=f"{v.buyer_name} bought {v.agent_name} for "
-                                f"{money.format_cents(t.amount)} {t.currency.upper()}.",
+                                f"{money.format_amount(t.amount, t.currency)}.",
                     )
                 # A new row has no key yet; a lapsed row taken over keeps its key.
                 key = (licenses.ensure_key if held else licenses.issue_key)(session, purchase=purchase)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace.db import session_scope
-from marketplace.models import Agent, AgentFile, Order, OrderStatus, Purchase, User
+from marketplace.models import Agent, AgentFile, Order, OrderStatus, Purchase, Subscription, User
 from marketplace.models.base import utcnow
 from marketplace.services import access, licenses
 from marketplace.services.errors import Invalid, NotFound
@@ -36,6 +36,7 @@ class PurchaseRecord:
     order: Order | None
     access_note: str = ""  # empty while the agent may be used (services/access), else why not
     license_key: str | None = None  # the purchase's key (every purchase has one once recorded)
+    license_key_disabled_reason: str | None = None  # why its vendor or an admin disabled it; None while it is not
 
 
 def _access_note(purchase: Purchase, order: Order | None, has_access: bool) -> str:
@@ -60,8 +61,10 @@ def list_purchases(*, actor: User | None) -> list[PurchaseRecord]:
         with_files = set(session.exec(select(AgentFile.agent_id).where(AgentFile.agent_id.in_(agent_ids))).all()) \
             if agent_ids else set()
         keys = licenses.keys_by_purchase(session, purchase_ids=[p.id for p, _, _, _ in rows])
+        reasons = licenses.disabled_reasons_by_purchase(session, purchase_ids=[p.id for p, _, _, _ in rows])
     return [PurchaseRecord(purchase=p, agent=a, has_files=a.id in with_files, order=o,
-                           access_note=_access_note(p, o, bool(ok)), license_key=keys.get(p.id))
+                           access_note=_access_note(p, o, bool(ok)), license_key=keys.get(p.id),
+                           license_key_disabled_reason=reasons.get(p.id))
             for p, a, o, ok in rows]
 
 
@@ -81,6 +84,33 @@ def recent_purchase(*, actor: User | None, order_id: str) -> Order:
     if order is None:
         raise NotFound(NO_RECENT_PURCHASE)
     return order
+
+
+@dataclass(frozen=True)
+class PurchaseSummary:
+    """What the success page tells a signed-in buyer: what they bought, for how much, its key and, for a
+    subscription, when it next charges."""
+
+    order_id: str
+    agent_name: str
+    amount_cents: int
+    currency: str
+    license_key: str | None
+    renews_at: datetime | None  # a subscription's next charge; None for a licence or one that will not renew
+
+
+def recent_purchase_summary(*, actor: User | None, order_id: str) -> PurchaseSummary:
+    """The order `recent_purchase` allows this buyer to see, with the purchase's key and the subscription's
+    next charge (Stripe's period end, the clock that bills)."""
+    order = recent_purchase(actor=actor, order_id=order_id)
+    with session_scope() as session:
+        purchase_id = session.exec(select(Purchase.id).where(Purchase.user_id == order.user_id,
+                                                             Purchase.agent_id == order.agent_id)).first()
+        key = licenses.keys_by_purchase(session, purchase_ids=[purchase_id]).get(purchase_id) if purchase_id else None
+        sub = session.get(Subscription, order.subscription_id) if order.subscription_id else None
+        renews = sub.current_period_end if sub and not sub.cancel_at_period_end and sub.ended_at is None else None
+    return PurchaseSummary(order_id=order.id, agent_name=order.agent_name, amount_cents=order.total_amount_cents,
+                           currency=order.currency, license_key=key, renews_at=renews)
 
 
 def list_orders(*, actor: User | None) -> list[Order]:

@@ -134,7 +134,7 @@ def suspend_access(session: Session, order: Order, now: datetime) -> None:
 def _tell(session: Session, order: Order, refund: Refund, *, tell_buyer: bool) -> None:
     """The vendor's notification and e-mail; the buyer's confirmation (and, when someone else decided it, a
     notification too)."""
-    amount = f"{money.format_amount(order.total_amount_cents, order.currency)} {order.currency.upper()}"
+    amount = money.format_amount(order.total_amount_cents, order.currency)  # '$35.00', as every mail writes it
     buyer = session.get(User, order.user_id) if order.user_id else None
     vendor = session.get(User, order.vendor_id) if order.vendor_id else None
     if vendor is not None and vendor.deleted_at is None:

@@ -101,7 +101,7 @@ def dispute_created(dispute: dict[str, Any], *, record: Recorder) -> str:
                                    values={"disputed_at": now}):
             return "duplicate"
         suspend_access(session, order, now)
-        amount = f"{money.format_amount(order.total_amount_cents, order.currency)} {order.currency.upper()}"
+        amount = money.format_amount(order.total_amount_cents, order.currency)  # '$35.00', as every mail writes it
         admins = session.exec(select(User).where(User.role == Role.ADMIN, User.deleted_at.is_(None))).all()
         for admin in admins:
             notifications.notify(session, user_id=admin.id, type=NotificationType.OTHER, title="Payment disputed",

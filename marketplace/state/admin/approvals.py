@@ -57,6 +57,8 @@ class PendingCard:
     is_revision: bool = False
     name: str = ""
     price: str = ""
+    pricing_model: str = ""  # 'Monthly subscription' | 'One-time licence'
+    activation_limit: str = ""  # '3', 'Unlimited'
     short_description: str = ""
     description: str = ""
     category: str = ""
@@ -114,6 +116,8 @@ def _pending_card(item: moderation.PendingItem, zone: ZoneInfo) -> PendingCard:
     return PendingCard(
         id=item.agent_id, is_revision=item.kind == "revision", name=item.name,
         price=money.price_label(item.price_cents, pricing_model=new_model),
+        pricing_model=next((name for model, name in pricing.MODEL_NAMES.items() if model == new_model), new_model),
+        activation_limit="Unlimited" if item.activation_limit is None else str(item.activation_limit),
         short_description=item.short_description, description=item.description,
         category=item.category_name or "Uncategorized", demo_url=item.demo_url or "",
         image_url=images.displayable_image_url(item.image_url),

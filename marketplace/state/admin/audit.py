@@ -1,4 +1,4 @@
-"""The Audit Log tab: every admin write, newest first, page by page (time, actor, action, target, details)."""
+"""The Audit Log tab: every admin write, newest first, page by page (time, the entry in words, action, target)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ class AuditView:
     action: str = ""
     target: str = ""
     details: str = ""
+    summary: str = ""  # the entry in words
 
 
 def _details(details: dict[str, Any]) -> str:
@@ -36,5 +37,6 @@ class AuditState(AdminList, AdminState):
                zone: ZoneInfo) -> tuple[list[AuditView], int]:
         found, total = audit.list_entries(actor=user, limit=limit, offset=offset)
         return [AuditView(id=e.id, time=format_day_time(e.created_at, zone), actor=e.actor_username, action=e.action,
-                          target=f"{e.target_type} {e.target_id}".strip(), details=_details(e.details))
+                          target=f"{e.target_type} {e.target_id}".strip(), details=_details(e.details),
+                          summary=e.summary)
                 for e in found], total

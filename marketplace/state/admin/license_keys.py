@@ -1,5 +1,5 @@
-"""The License Keys tab: every key, masked, page by page with search, and Disable (confirmed) / Enable, each one
-conditional write in services/licenses."""
+"""The License Keys tab: every key, masked, page by page with search (a whole key too), and Disable (with the
+reason the buyer reads) / Enable, each one conditional write in services/licenses."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from marketplace.state.license_rows import KeyRow, key_row
 DISABLE = Action(partial(license_admin.set_disabled, disabled=True), "key_id",
                  ("License key disabled", "The buyer's agent can no longer activate or validate it."),
                  "Failed to disable license key.", title="Disable license key", label="Disable",
-                 confirm="The buyer's agent will stop validating this key until it is enabled again.")
+                 confirm="The buyer's agent will stop validating this key until it is enabled again.",
+                 reason="reason")
 ENABLE = Action(partial(license_admin.set_disabled, disabled=False), "key_id",
                 ("License key enabled", "The key works again."), "Failed to enable license key.")
 

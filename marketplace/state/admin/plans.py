@@ -1,8 +1,9 @@
 """/admin/settings' Vendor Plans section: each plan's name, monthly price, agent limit and fee (admins only).
 
-The plans service validates (the fee as the commission rate is) and audits; a refused value reads as the
-commission editor's 'Invalid value' toast with the service's reason. The Free plan's fee is the commission rate:
-saving it shows the new rate in the Commission Rate card too (and saving that card reloads this section).
+The plans service validates (the fee as the commission rate is) and audits; a refused value is shown under the
+field it names (a toast covered the input and named no field), else as the 'Invalid value' toast. The Free
+plan's fee is the commission rate: saving it shows the new rate in the Commission Rate card too (and saving that
+card reloads this section).
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from marketplace.state import blocking
 from marketplace.state.admin.commission import INVALID_VALUE
 from marketplace.state.admin.page import AdminToast
 from marketplace.state.admin.settings import AdminSettingsState
+from marketplace.state.forms import focus_first_error
 from marketplace.state.service_calls import attempt
 from marketplace.state.session import ViewerMixin
 
 PLAN_SAVED = "Plan updated"
 PLAN_FAILED = "Failed to update the plan."
+FIELDS = ("name", "monthlyPrice", "agentLimit", "feePercent")  # the form's inputs, as the service names them
 
 
 @dataclass
@@ -56,6 +59,8 @@ class AdminPlansState(ViewerMixin, rx.State):
     plans: list[PlanDraft] = []
     loading: bool = True
     saving: str = ""  # the plan id being saved
+    error_at: str = ""  # '{plan id}-{field}' whose value was refused, shown under that input
+    error: str = ""
 
     @rx.event
     async def load(self) -> AsyncIterator[Any]:
@@ -68,7 +73,7 @@ class AdminPlansState(ViewerMixin, rx.State):
         plan_id = str(form.get("planId", ""))
         if self.saving or not plan_id:
             return
-        self.saving = plan_id
+        self.saving, self.error_at, self.error = plan_id, "", ""
         yield
         user = await self.viewer()
         free = next((draft.is_free for draft in self.plans if draft.id == plan_id), False)
@@ -79,8 +84,12 @@ class AdminPlansState(ViewerMixin, rx.State):
         if done.failed:
             self.saving = ""
             error = done.error
-            yield (rx.toast.error(INVALID_VALUE[0], description=error.message or INVALID_VALUE[1])
-                   if isinstance(error, Invalid) else done.events)
+            if isinstance(error, Invalid) and error.field in FIELDS:
+                self.error_at, self.error = f"{plan_id}-{error.field}", error.message
+                yield focus_first_error()
+            else:
+                yield (rx.toast.error(INVALID_VALUE[0], description=error.message or INVALID_VALUE[1])
+                       if isinstance(error, Invalid) else done.events)
             return
         saved = done.value
         self.plans = [plan_draft(saved) if draft.id == saved.id else draft for draft in self.plans]

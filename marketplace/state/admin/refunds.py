@@ -16,7 +16,8 @@ from marketplace.state.admin.page import AdminState
 from marketplace.state.display import format_day
 
 APPROVE = Action(refunds.approve, "refund_id", ("Refund approved", "The money is on its way back to the customer."),
-                 "Failed to approve refund.")
+                 "Failed to approve refund.", title="Approve Refund", label="Refund",
+                 confirm="The money goes back to their card; they lose access to the agent.")
 REJECT = Action(refunds.reject, "refund_id", ("Refund rejected", "The customer has been told why."),
                 "Failed to reject refund.", title="Reject Refund Request", label="Reject Request", reason="reason")
 FILTERS = {"requested": "Requested", "succeeded": "Refunded", "rejected": "Rejected", "all": "All"}
@@ -66,6 +67,11 @@ class RefundsState(AdminList, AdminState):
 
     def _filters(self) -> dict[str, Any]:
         return {"status": self.status}
+
+    @rx.var
+    def asking_amount(self) -> str:
+        """The amount the open dialog's refund gives back ('$9.99 USD'): Approve says it before money moves."""
+        return next((row.amount for row in self.rows if row.id == self.asking_id), "")
 
     @rx.var
     def empty_title(self) -> str:

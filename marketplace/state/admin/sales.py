@@ -44,6 +44,8 @@ class CommissionView:
     vendor_payout: str = ""
     customer: str = ""
     date: str = ""
+    day: str = ""  # the date's two lines in the table: 'Jan 5, 2025'
+    time: str = ""  # '3:04 PM'
     kind: str = ""  # Purchase | Subscription | Renewal
     refunded: bool = False  # given back: shown, not summed
 
@@ -51,12 +53,14 @@ class CommissionView:
 def _commission_view(row: admin_sales.CommissionRow, zone: ZoneInfo) -> CommissionView:
     """The split is labelled with the order's own snapshotted rate (80/20 at the default 20%)."""
     split = row.commission_split_enabled
+    date = format_day_time(row.created_at, zone)
+    day, _, time = date.partition(" • ")
     return CommissionView(
         order_id=row.order_id, agent=row.agent_name, sale_amount=money.format_amount(row.sale_amount_cents, "usd"),
         split=split, payment_type=f"Split ({money.split_label(row.commission_rate)})" if split else "Direct",
         commission=money.format_amount(row.commission_amount_cents, "usd"),
         vendor_payout=money.format_amount(row.vendor_amount_cents, "usd") if split else "N/A",
-        customer=row.customer_email or "", date=format_day_time(row.created_at, zone), kind=row.kind_label,
+        customer=row.customer_email or "", date=date, day=day, time=time, kind=row.kind_label,
         refunded=row.refunded,
     )
 

@@ -31,10 +31,14 @@ def _offer_and_current(user: User | None) -> tuple[list[plans.PlanView], plans.C
     return plans.list_plans(), plans.current_plan(actor=user)
 
 
-def agents_label(used: int, agent_limit: int | None) -> str:
-    """'2 of 3 agents' under a limit; '7 agents (unlimited)' without one."""
+def agents_label(used: int, agent_limit: int | None, plan_name: str = "") -> str:
+    """'2 of 3 agents' under a limit; '7 agents (unlimited)' without one; over it (a plan changed to a smaller
+    one): '12 agents; the Free plan allows 3. Upgrade to add more.'"""
+    agents = f"{used:,} {'agent' if used == 1 else 'agents'}"
     if agent_limit is None:
-        return f"{used:,} {'agent' if used == 1 else 'agents'} (unlimited)"
+        return f"{agents} (unlimited)"
+    if used > agent_limit:
+        return f"{agents}; the {plan_name} plan allows {agent_limit:,}. Upgrade to add more."
     return f"{used:,} of {agent_limit:,} {'agent' if agent_limit == 1 else 'agents'}"
 
 
@@ -82,7 +86,7 @@ class PlanSummary(rx.State, mixin=True):
         option = plan_option(current.plan)
         self.plan_id, self.plan_name, self.plan_price = current.plan.id, current.plan.name, option.price
         self.plan_fee = money.percent_label(current.plan.fee_percent)
-        self.agents_used = agents_label(current.agents_used, current.agent_limit)
+        self.agents_used = agents_label(current.agents_used, current.agent_limit, current.plan.name)
         self.limit_note = plans.limit_message(current.plan) if current.at_limit else ""
         self.period_end = self._day(current.current_period_end)
         self.period = period_label(current, self.period_end)

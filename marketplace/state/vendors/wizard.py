@@ -324,6 +324,16 @@ class WizardState(ViewerMixin, rx.State):
                 return name
         return "imageUrl" if self.step == 2 else "wizard-next"
 
+    @rx.var
+    def pricing_model_text(self) -> str:
+        """The review step's pricing model: 'Monthly subscription' or 'One-time licence' (services/pricing)."""
+        return dict((value, name) for value, name, _ in PRICING_CHOICES).get(self.pricing_model, self.pricing_model)
+
+    @rx.event
+    def back_to_files(self) -> None:
+        """Step 4's 'Upload at least one agent file' link: back to the files step."""
+        self.step, self.preview_open = 2, False
+
     @rx.event
     def previous(self) -> None:
         self.step = max(1, self.step - 1)
