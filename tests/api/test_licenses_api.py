@@ -168,7 +168,7 @@ def test_a_disabled_key_is_refused_until_enabled(agent_client):
     factories.make_purchase(buyer, agent)
     key = _key(buyer, agent)
     [view] = licenses.buyer_keys(actor=buyer)
-    licenses.set_disabled(actor=vendor, key_id=view.id, disabled=True)
+    licenses.set_disabled(actor=vendor, key_id=view.id, disabled=True, reason="Shared in a public repository")
     answer = agent_client.post("/api/licenses/activate", json={"licenseKey": key, "instanceName": "pc"}).json()
     assert answer["activated"] is False and answer["licenseKey"]["status"] == "disabled"
     assert answer["error"] == "This license key has been disabled"

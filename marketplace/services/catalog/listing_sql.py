@@ -272,6 +272,7 @@ def _agent_json(dialect_name: str) -> ColumnElement:
         ),
         "createdAt": _timestamp_text(a.created_at, dialect_name),
         "updatedAt": _timestamp_text(a.updated_at, dialect_name),
+        "scannedAt": null(),  # a scan's date is the agent page's alone (GET /api/agents/{id})
     }
     document = obj(*(part for name, value in fields.items() for part in (_key(name), value)))
     return cast(document, Text) if pg else document
