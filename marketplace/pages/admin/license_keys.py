@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace.components.badges import license_status_badge
 from marketplace.components.data_table import Column
+from marketplace.components.license_cells import key_status_cell, key_usage_cell
 from marketplace.pages.admin.widgets import action_buttons, reason_dialog, row_button, table_tab
 from marketplace.state.admin.license_keys import DISABLE
 from marketplace.state.admin.license_keys import LicenseKeysState as K
@@ -31,15 +31,8 @@ def _row(row: KeyRow) -> rx.Component:
                               class_name="key-agent")),
         rx.table.cell(rx.vstack(rx.text(row.buyer, size="2", class_name="key-buyer"),
                                 rx.text(row.buyer_email, size="1", color_scheme="gray"), spacing="0")),
-        rx.table.cell(rx.vstack(rx.box(license_status_badge(row.status, row.status_label), class_name="key-status"),
-                                rx.cond(row.disabled_reason != "",
-                                        rx.text(row.disabled_reason, size="1", color_scheme="gray", max_width="14em",
-                                                class_name="key-disabled-reason")),
-                                spacing="1")),
-        rx.table.cell(rx.vstack(rx.text(row.usage, size="2", white_space="nowrap", class_name="key-usage"),
-                                rx.cond(row.activations != "",
-                                        rx.text(row.activations, size="1", color_scheme="gray", max_width="18em")),
-                                spacing="0")),
+        key_status_cell(row),
+        key_usage_cell(row, activations_width="18em"),
         rx.table.cell(rx.text(row.created, white_space="nowrap")),
         rx.table.cell(_actions(row)),
         class_name="key-row", data_id=row.id, data_buyer=row.buyer,

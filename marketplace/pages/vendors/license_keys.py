@@ -6,9 +6,9 @@ from __future__ import annotations
 import reflex as rx
 from reflex.vars import Var
 
-from marketplace.components.badges import license_status_badge
 from marketplace.components.data_table import Column, table
 from marketplace.components.empty_state import empty_state
+from marketplace.components.license_cells import key_status_cell, key_usage_cell
 from marketplace.components.pager import pager
 from marketplace.components.spinner import skeleton_block
 from marketplace.state.license_rows import KeyRow
@@ -40,15 +40,8 @@ def _row(row: KeyRow) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.code(row.key, size="2", white_space="nowrap", class_name="key-value")),
         rx.table.cell(rx.text(row.buyer, size="2", class_name="key-buyer")),
-        rx.table.cell(rx.vstack(rx.box(license_status_badge(row.status, row.status_label), class_name="key-status"),
-                                rx.cond(row.disabled_reason != "",
-                                        rx.text(row.disabled_reason, size="1", color_scheme="gray", max_width="14em",
-                                                class_name="key-disabled-reason")),
-                                spacing="1")),
-        rx.table.cell(rx.vstack(rx.text(row.usage, size="2", white_space="nowrap", class_name="key-usage"),
-                                rx.cond(row.activations != "",
-                                        rx.text(row.activations, size="1", color_scheme="gray", max_width="16em")),
-                                spacing="0")),
+        key_status_cell(row),
+        key_usage_cell(row, activations_width="16em"),
         rx.table.cell(rx.text(row.created, white_space="nowrap")),
         rx.table.cell(_action(row)),
         class_name="key-row", data_id=row.id, data_buyer=row.buyer,
