@@ -166,7 +166,12 @@ def expect_toast(page: Page, title: str, description: str | None = None, timeout
     try:
         page.wait_for_function(_TAKE_TOAST, arg={"title": title, "description": description}, timeout=timeout)
     except PlaywrightTimeoutError:
-        shown = page.evaluate("sessionStorage.getItem('__e2e_toasts')")
+        # Bounded: page.evaluate has no timeout and waits for a navigation held by the test (sent_to_sign_in).
+        try:
+            shown = page.wait_for_function("() => sessionStorage.getItem('__e2e_toasts') || '[]'",
+                                           timeout=2_000).json_value()
+        except PlaywrightTimeoutError:
+            shown = "(unreadable: the page is navigating)"
         raise AssertionError(f"no toast {title!r} ({description!r}) was shown; the page showed: {shown}") from None
 
 
@@ -231,13 +236,15 @@ def sent_to_sign_in(page: Page) -> Iterator[None]:
     real sign-in page (a signed-in user is sent on from /login at once)."""
     held: list[Route] = []
     page.route("**/api/login", lambda route: held.append(route))
-    with page.expect_request(re.compile(r"/api/login$")):
-        yield
-    for _ in range(100):  # the route handler runs when Playwright next reads its messages (not page.evaluate:
-        if held:          # it would wait for the held navigation)
-            break
-        page.context.cookies()
-    assert held, "the page did not go to /api/login"
-    for route in held:
-        route.continue_()
-    page.unroute("**/api/login")
+    try:
+        with page.expect_request(re.compile(r"/api/login$")):
+            yield
+        for _ in range(100):  # the route handler runs when Playwright next reads its messages (not page.evaluate:
+            if held:          # it would wait for the held navigation)
+                break
+            page.context.cookies()
+        assert held, "the page did not go to /api/login"
+    finally:  # also when the block failed: a navigation left held makes every later call on the page wait
+        for route in held:
+            route.continue_()
+        page.unroute("**/api/login")

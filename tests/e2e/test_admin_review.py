@@ -142,6 +142,7 @@ def test_admin_sees_and_downloads_the_files_and_every_changed_field(page: Page, 
     assert download.suggested_filename == "README.md"
     assert Path(download.path()).read_bytes() == b"# Read me\n\nHow to run it.\n" * 40
     page.set_viewport_size({"width": 390, "height": 844})
+    files.locator(".review-file-download").first.scroll_into_view_if_needed()  # below the details on a phone
     expect(files.locator(".review-file-download").first).to_be_in_viewport()
     _fits_sideways(page, "#agent-details")
     shot(page, "admin-review-files-phone")
