@@ -91,7 +91,9 @@ def test_free_vendor_at_its_limit_upgrades_to_pro_then_cancels_and_keeps_it(page
 
     # Pro with the test card in the Payment Element.
     page.click("#choose-pro")
-    expect(page.locator("#plan-payment-message")).to_have_text("Pay $29.00/month to start your Pro plan")
+    expect(page.locator("#plan-payment-message")).to_have_text(re.compile(  # and when it next charges (issue 34)
+        r"^Pay \$29\.00/month to start your Pro plan\. The next charge of \$29\.00 is on \w+ \d{1,2}, \d{4}\.$"))
+    expect(page.locator("#plan-payment #test-mode-note")).to_contain_text("4242 4242 4242 4242")
     expect(page.locator("#submit-payment")).to_be_enabled()
     shot(page, "vendor-plans-payment")
     pay_with_test_card(page)

@@ -17,6 +17,7 @@ from marketplace.integrations import billing as stripe_billing
 from marketplace.models import FREE_PLAN_ID, Order, OrderKind, PlanPayment, PricingModel, Subscription, VendorPlan
 from marketplace.services import money, plans, purchases
 from marketplace.services.errors import Conflict, Forbidden, NotFound, Unauthorized
+from marketplace.services.plans.subscriptions import day
 from tests import factories
 from tests.payments_fixtures import on_clock
 
@@ -48,7 +49,8 @@ def _subscribe_to(standin, vendor, plan_id: str = "pro") -> plans.CurrentPlan:
 def test_choosing_pro_pays_a_platform_subscription_and_the_plan_follows(stripe_standin, mailbox):
     vendor = factories.make_vendor()
     change = plans.choose_plan(actor=vendor, plan_id="pro")
-    assert change.message == "Pay $29.00/month to start your Pro plan"
+    first, _, next_charge = change.message.partition(". The next charge of $29.00 is on ")
+    assert first == "Pay $29.00/month to start your Pro plan" and next_charge.endswith(".")  # issue 34
     again = plans.choose_plan(actor=vendor, plan_id="pro")  # a double click: the same subscription
     assert again.client_secret == change.client_secret
     assert stripe_standin.confirm(change.client_secret).json()["status"] == "succeeded"
@@ -56,6 +58,7 @@ def test_choosing_pro_pays_a_platform_subscription_and_the_plan_follows(stripe_s
     assert (current.plan.id, current.status, current.pending_plan, current.agent_limit) == ("pro", "active", None,
                                                                                           None)
     assert current.current_period_end > datetime.now(UTC) + 27 * DAY
+    assert next_charge == f"{day(current.current_period_end)}."  # the date it then renews
     sub = stripe_billing.retrieve_subscription(_row(vendor).stripe_subscription_id)
     assert sub.transfer_destination is None and sub.application_fee_percent is None  # the platform's own
     assert sub.metadata == {"vendorId": vendor.id, "vendorPlan": "pro"}

@@ -9,6 +9,7 @@ from marketplace.components.layout import container, notice_card, page_frame
 from marketplace.components.links import button_link
 from marketplace.components.spinner import skeleton_block
 from marketplace.components.stripe_payment import payment_element
+from marketplace.components.test_cards import test_mode_note
 from marketplace.pages.vendors.page import by_mode
 from marketplace.state.plans import PlanOption
 from marketplace.state.vendors.plans import PLANS_PATH
@@ -84,6 +85,7 @@ def _payment() -> rx.Component:
             rx.text(S.payment_message, size="3", id="plan-payment-message"),
             payment_element(S, return_url=PLANS_PATH, button_label=S.pay_label, disabled=S.processing,
                             error_message=S.payment_error),
+            test_mode_note(),
             rx.button("Back to plans", variant="soft", color_scheme="gray", on_click=S.cancel_payment,
                       disabled=S.processing, id="plan-payment-back"),
             rx.text("Payments are processed securely by Stripe. Your card details never reach our servers.",

@@ -150,8 +150,10 @@ def _open(vendor: User, plan: PlanView) -> PlanChange:
         decisions.claim_any(session, VendorPlan, VendorPlan.user_id == vendor.id,
                             VendorPlan.plan_id == FREE_PLAN_ID, values={"stripe_subscription_id": sub.id})
     price_label = money.amount_label(plan.monthly_price_cents)
-    return PlanChange(client_secret=sub.client_secret, current=_now(vendor),
-                      message=f"Pay {price_label}/month to start your {plan.name} plan")
+    message = f"Pay {price_label}/month to start your {plan.name} plan"
+    if sub.current_period_end is not None:  # the next charge, by the clock that bills it
+        message += f". The next charge of {price_label} is on {subscriptions.day(sub.current_period_end)}."
+    return PlanChange(client_secret=sub.client_secret, current=_now(vendor), message=message)
 
 
 def _item(subscription_id: str) -> str:
