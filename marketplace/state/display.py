@@ -45,6 +45,8 @@ def format_day_time(moment: datetime, zone: ZoneInfo) -> str:
 
 LOGGED_OUT_TITLE = "Unauthorized"
 LOGGED_OUT_MESSAGE = "You are logged out. Logging in again..."
+# After a refusal's notice, to sign in (again, or as someone else): a full page load half a second later.
+REDIRECT_TO_SIGN_IN = "setTimeout(() => window.location.assign('/api/login'), 500)"
 
 
 def logged_out_again(*, on_load: bool = False) -> list[EventSpec]:
@@ -52,4 +54,4 @@ def logged_out_again(*, on_load: bool = False) -> list[EventSpec]:
     toast goes through one browser round trip, once the toaster is mounted."""
     toast = (toast_on_load(LOGGED_OUT_TITLE, LOGGED_OUT_MESSAGE, error=True) if on_load
              else rx.toast.error(LOGGED_OUT_TITLE, description=LOGGED_OUT_MESSAGE))
-    return [toast, rx.call_script("setTimeout(() => window.location.assign('/api/login'), 500)")]
+    return [toast, rx.call_script(REDIRECT_TO_SIGN_IN)]

@@ -11,7 +11,7 @@ from decimal import Decimal
 from urllib.parse import urlsplit
 
 import httpx
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, Route, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e.conftest import ROOT, new_context, open_page, shot
@@ -231,20 +231,29 @@ def mail_text(page: Page, to: str, subject: str, *, shot_as: str | None = None) 
 
 @contextmanager
 def sent_to_sign_in(page: Page) -> Iterator[None]:
-    """The page goes to `/api/login` (the spec's redirect) before the block ends. That navigation is held
-    until then, so the notice shown first stays readable however slow the machine is; then it goes on to the
-    real sign-in page (a signed-in user is sent on from /login at once)."""
-    held: list[Route] = []
-    page.route("**/api/login", lambda route: held.append(route))
-    try:
-        with page.expect_request(re.compile(r"/api/login$")):
-            yield
-        for _ in range(100):  # the route handler runs when Playwright next reads its messages (not page.evaluate:
-            if held:          # it would wait for the held navigation)
-                break
-            page.context.cookies()
-        assert held, "the page did not go to /api/login"
-    finally:  # also when the block failed: a navigation left held makes every later call on the page wait
-        for route in held:
-            route.continue_()
-        page.unroute("**/api/login")
+    """The page goes to `/api/login` (the spec's redirect) once the block has ended. The app redirects 500 ms
+    after its notice (`setTimeout(() => location.assign('/api/login'))`); that timer is held until the block
+    ends, so the notice stays readable however slow the machine is. Holding the navigation itself would not do:
+    while a navigation waits, Playwright's locators, page functions and screenshots all wait with it."""
+    if not getattr(page, "_e2e_holds_sign_in", False):
+        page.add_init_script(_HOLD_SIGN_IN)
+        page._e2e_holds_sign_in = True  # type: ignore[attr-defined]  # once per page: init scripts stay
+    yield
+    page.wait_for_function("() => (window.__e2eHeldSignIn || []).length > 0")  # the app asked to go
+    with page.expect_request(re.compile(r"/api/login$")):
+        page.evaluate("() => window.__e2eHeldSignIn.splice(0).forEach((go) => go())")
+
+
+# In every document of a page that uses sent_to_sign_in: a timer whose callback goes to /api/login waits in
+# `window.__e2eHeldSignIn` until the test lets it run; every other timer runs as usual.
+_HOLD_SIGN_IN = """(() => {
+  const setTimeoutFirst = window.setTimeout;
+  window.__e2eHeldSignIn = [];
+  window.setTimeout = function (callback, ...rest) {
+    if (typeof callback === "function" && String(callback).includes("/api/login")) {
+      window.__e2eHeldSignIn.push(callback);
+      return 0;
+    }
+    return setTimeoutFirst.call(window, callback, ...rest);
+  };
+})();"""

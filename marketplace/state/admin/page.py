@@ -20,7 +20,7 @@ from marketplace.services.admin import sales as admin_sales
 from marketplace.services.errors import DomainError, Forbidden, Unauthorized
 from marketplace.services.permissions import require_admin
 from marketplace.state import blocking
-from marketplace.state.display import BROWSER_TIME_ZONE_JS, logged_out_again, time_zone
+from marketplace.state.display import BROWSER_TIME_ZONE_JS, REDIRECT_TO_SIGN_IN, logged_out_again, time_zone
 from marketplace.state.service_calls import Shown
 from marketplace.state.session import SessionState, ViewerMixin, toast_on_load
 
@@ -33,14 +33,13 @@ ADMIN_ONLY_MESSAGE = "Admin access required. Redirecting..."
 # The browser's time zone and the tab in its address now. An on_load can arrive late (its router data is that of
 # the navigation that queued it, and Back can overtake it), so the tab the page shows comes from the live address.
 VIEW_JS = f"[{BROWSER_TIME_ZONE_JS}, new URLSearchParams(window.location.search).get('tab') || '']"
-REDIRECT_TO_LOGIN = "setTimeout(() => window.location.assign('/api/login'), 500)"
 
 
 def admin_only(*, on_load: bool = False) -> list[EventSpec]:
     """Not an admin: say so, then sign in (as someone else) after 500 ms."""
     toast = (toast_on_load(ADMIN_ONLY_TITLE, ADMIN_ONLY_MESSAGE, error=True) if on_load
              else rx.toast.error(ADMIN_ONLY_TITLE, description=ADMIN_ONLY_MESSAGE))
-    return [toast, rx.call_script(REDIRECT_TO_LOGIN)]
+    return [toast, rx.call_script(REDIRECT_TO_SIGN_IN)]
 
 
 def _sentence(text: str) -> str:
