@@ -442,6 +442,67 @@ def connect_event(event_type: str, obj: Any, account_id: str | None) -> ls.Event
     return emit(event_type, obj, account=account_id)
 
 
+def _shown_controller(*, payer: str, losses: str, collection: str, dashboard: str) -> dict[str, Any]:
+    return {"fees": {"payer": payer}, "is_controller": True, "losses": {"payments": losses},
+            "requirement_collection": collection, "stripe_dashboard": {"type": dashboard}, "type": "application"}
+
+
+# What each (deprecated) account type means in controller properties, as Stripe maps them.
+CONTROLLER_OF_TYPE = {
+    "express": _shown_controller(payer="application", losses="application", collection="stripe",
+                                 dashboard="express"),
+    "standard": _shown_controller(payer="account", losses="stripe", collection="stripe", dashboard="full"),
+    "custom": _shown_controller(payer="application", losses="application", collection="application",
+                                dashboard="none"),
+}
+
+
+def _controller(value: Any) -> dict[str, Any]:
+    """`controller` on create, checked as Stripe checks it, in the shape an Account shows it."""
+    if not isinstance(value, dict):
+        raise InvalidRequest("Invalid object", param="controller")
+    unknown = sorted(set(value) - {"fees", "losses", "requirement_collection", "stripe_dashboard"})
+    if unknown:
+        raise InvalidRequest(f"Received unknown parameter: controller[{unknown[0]}]", code="parameter_unknown",
+                             param=f"controller[{unknown[0]}]")
+
+    def pick(group: str, key: str | None, allowed: tuple[str, ...], default: str) -> str:
+        raw = value.get(group)
+        if key is not None:
+            if raw is None:
+                return default
+            if not isinstance(raw, dict):
+                raise InvalidRequest("Invalid object", param=f"controller[{group}]")
+            raw = raw.get(key)
+        name = f"controller[{group}]" + (f"[{key}]" if key else "")
+        if raw is None:
+            return default
+        if raw not in allowed:
+            raise InvalidRequest(f"Invalid {name}: must be one of {', '.join(allowed)}", param=name)
+        return str(raw)
+
+    payer = pick("fees", "payer", ("account", "application"), "account")
+    losses = pick("losses", "payments", ("application", "stripe"), "stripe")
+    collection = pick("requirement_collection", None, ("application", "stripe"), "stripe")
+    dashboard = pick("stripe_dashboard", "type", ("express", "full", "none"), "full")
+    if losses == "application" and payer != "application":
+        raise InvalidRequest("Setting controller.losses.payments=application requires controller.fees.payer="
+                             "application.", param="controller[losses][payments]")
+    if collection == "application" and (dashboard != "none" or losses != "application"):
+        raise InvalidRequest("controller.requirement_collection=application requires controller.stripe_dashboard."
+                             "type=none and controller.losses.payments=application.",
+                             param="controller[requirement_collection]")
+    return _shown_controller(payer=payer, losses=losses, collection=collection, dashboard=dashboard)
+
+
+def _type_of(controller: dict[str, Any]) -> str:
+    """The account type Stripe reports for controller properties ('none' when they match no type)."""
+    for name, shown in CONTROLLER_OF_TYPE.items():
+        if shown == controller:
+            return name
+    return "none"
+
+
 class Account(ls.StripeObject):
     """A connected account: restricted until its onboarding link is completed."""
 
@@ -463,9 +524,12 @@ class Account(ls.StripeObject):
     ) -> None:
         if kwargs:
             raise InvalidRequest(f"Received unknown parameter: {next(iter(kwargs))}", code="parameter_unknown")
+        # `type` is deprecated in favour of `controller` but still accepted (Stripe keeps it backwards compatible).
         if type not in (None, "express", "standard", "custom"):
             raise InvalidRequest(f"Invalid type: must be one of express, standard, or custom (got {type})",
                                  param="type")
+        shown_controller = _controller(controller) if controller is not None else CONTROLLER_OF_TYPE[
+            type or "express"]
         country = (country or "US").upper()
         if not re.fullmatch(r"[A-Z]{2}", country):
             raise InvalidRequest("Invalid country", param="country")
@@ -478,14 +542,14 @@ class Account(ls.StripeObject):
 
         super().__init__()
 
-        self.type = type or "express"
+        self.type = type or _type_of(shown_controller)
         self.country = country
         self.email = email
         self.business_type = business_type
         self.business_profile = business_profile or {"mcc": None, "name": None, "url": None}
         self.metadata = metadata or {}
         self.default_currency = (default_currency or ("eur" if country in EURO_COUNTRIES else "usd")).lower()
-        self.controller = controller or {"type": "application", "is_controller": True}
+        self.controller = shown_controller
         self.capabilities = {name: "inactive" for name in sorted(requested)}
         self.charges_enabled = False
         self.payouts_enabled = False
@@ -610,7 +674,8 @@ def create_account_link(*, base_url: str, account: Any, refresh_url: Any, return
 def create_login_link(*, base_url: str, account_id: str) -> dict[str, Any]:
     """Express dashboard link; the stand-in's page shows the account state and its transfers."""
     account = Account._api_retrieve(account_id)
-    if account.type != "express":
+    dashboard = ((getattr(account, "controller", None) or {}).get("stripe_dashboard") or {}).get("type")
+    if account.type != "express" and dashboard != "express":
         raise InvalidRequest("Login links can only be created for Express accounts.")
     return {"object": "login_link", "created": int(time.time()),
             "url": f"{base_url}/_standin/connect/dashboard/{account_id}"}
