@@ -29,8 +29,9 @@ renewals.py, clocks.py, refunds.py, billing_api.py (their routes), and, from bef
 
 - Connect: POST/GET /v1/accounts (charges_enabled, payouts_enabled, details_submitted, requirements,
   capabilities; `controller` {fees, losses, requirement_collection, stripe_dashboard} checked and shown as Stripe
-  shows it, the deprecated `type` still accepted and mapped onto it), POST /v1/account_links (a hosted onboarding page at /_standin/connect/onboarding/<token>
-  whose buttons complete the account and send `account.updated`), POST /v1/accounts/<id>/login_links,
+  shows it, the deprecated `type` still accepted and mapped onto it), POST /v1/account_links (a hosted
+  onboarding page at /_standin/connect/onboarding/<token> whose buttons complete the account and send
+  `account.updated`), POST /v1/accounts/<id>/login_links,
   /v1/transfers (a destination charge transfers its whole amount and collects the application fee).
 - Connect money (payouts.py): a connected account's balance is fed by its destination charges (each transfer is
   available at once; pending stays zero) and GET /v1/balance, GET/POST /v1/payouts, GET/POST /v1/payouts/<id>

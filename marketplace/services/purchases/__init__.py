@@ -9,7 +9,8 @@ The modules, by what they hold (each imports the others directly; callers use th
   `services/billing`), refunds of payments that grant nothing,
   free claims, and who may buy (checkout and completion share it).
 - `webhooks`: `handle_webhook`, each event applied once.
-- `history`: purchases, orders, the payment history and the spending summary of a customer, and the order a success page may show.
+- `history`: purchases, orders, the payment history and the spending summary of a customer, and the order a
+  success page may show.
 """
 
 from marketplace.services.checkout_terms import CHARGES_DISABLED, NO_ACCOUNT, NO_VENDOR
