@@ -315,7 +315,9 @@ def list_methods(customer_id: str, params: dict[str, Any], url: str) -> dict[str
     retrieve_customer(customer_id)
     kind = params.get("type")
     rows = [m for m in ls.store.of("payment_method") if m.customer == customer_id and (kind is None or m.type == kind)]
-    rows.sort(key=lambda m: m.created, reverse=True)
+    # Newest first, as Stripe: cards made in the same second (a test clock's frozen time) by the order they came.
+    order = {id(m): n for n, m in enumerate(rows)}
+    rows.sort(key=lambda m: (m.created, order[id(m)]), reverse=True)
     return page(rows, url=url, limit=params.get("limit"), starting_after=params.get("starting_after"),
                 ending_before=params.get("ending_before"), expand=params.get("expand"))
 

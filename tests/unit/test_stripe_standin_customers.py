@@ -148,3 +148,17 @@ def test_the_apps_setup_intent_is_accepted(stripe_standin):
     intent = billing.create_setup_intent(customer=customer.id, metadata={"userId": "u1"})
     assert intent.client_secret.startswith(intent.id + "_secret_") and intent.customer == customer.id
     assert stripe_standin.confirm_setup(intent.client_secret).json()["status"] == "succeeded"
+
+
+def test_a_customers_cards_are_listed_newest_first_also_on_a_frozen_clock(stripe_standin):
+    client = stripe_standin.stripe
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": 1_767_225_600})
+    customer = client.v1.customers.create(params={"email": "buyer@example.com", "test_clock": clock.id})
+    made = []
+    for number in ("4242424242424242", "5555555555554444", "4000056655665556"):
+        card = client.v1.payment_methods.create(params={"type": "card", "card": {
+            "number": number, "exp_month": 12, "exp_year": 2034, "cvc": "123"}})
+        client.v1.payment_methods.attach(card.id, params={"customer": customer.id})
+        made.append(card.id)
+    listed = client.v1.customers.payment_methods.list(customer.id, params={"type": "card"}).data
+    assert [m.id for m in listed] == made[::-1]
