@@ -45,7 +45,8 @@ renewals.py, clocks.py, refunds.py, billing_api.py (their routes), and, from bef
                                                     failure_message?}; failing returns the amount to the balance
                                                     with Stripe's message ("The bank account has been closed.")
 - PaymentIntents keep and return application_fee_amount, transfer_data[destination], on_behalf_of,
-  automatic_payment_methods, payment_method_types, description, receipt_email, setup_future_usage.
+  automatic_payment_methods, allowed_payment_method_types, description, receipt_email, setup_future_usage;
+  `payment_method_types` is refused (`parameter_unknown`), as the pinned API version refuses it.
 - Card declines at charge time, as Stripe answers them: 4242424242424242 succeeds, 4000000000000002
   "Your card was declined." (generic_decline), 4000000000009995 "Your card has insufficient funds."
   (insufficient_funds); also ...9987 lost, ...9979 stolen, ...0069 expired, ...0127 CVC, ...0119 processing;

@@ -5,8 +5,9 @@ Patched in place on import, so localstripe's own routes, events and webhooks see
 - card declines at charge time with Stripe's codes and messages (localstripe only declines
   4000000000000002 / ...9995 when *attaching* a card, so confirming a PaymentIntent with them succeeded);
 - PaymentIntents accept and keep Connect and Payment Element parameters (`application_fee_amount`,
-  `transfer_data[destination]`, `on_behalf_of`, `automatic_payment_methods`, `payment_method_types`,
-  `description`, `receipt_email`, `transfer_group`, `setup_future_usage`); a destination charge transfers the
+  `transfer_data[destination]`, `on_behalf_of`, `automatic_payment_methods`, `allowed_payment_method_types`,
+  `description`, `receipt_email`, `transfer_group`, `setup_future_usage`; `payment_method_types` is refused, as
+  the pinned API version refuses it); a destination charge transfers the
   whole amount to the connected account and collects the application fee from it (an ApplicationFee), as
   Stripe's destination charges do; `payment_intent.created`, `charge.succeeded` and `charge.failed` are sent;
 - a saved card can be told to decline its later charges (`decline_later`, the stand-in's dev route), beside
@@ -244,7 +245,7 @@ PI_EXTRA_PARAMS = (
     "receipt_email",
     "statement_descriptor_suffix",
     "transfer_group",
-    "payment_method_types",
+    "allowed_payment_method_types",
     "setup_future_usage",
 )
 _orig_pi_init = ls.PaymentIntent.__init__
@@ -264,6 +265,9 @@ def _transfer_destination(destination: Any, *, param: str) -> str:
 
 
 def _pi_init(self: ls.PaymentIntent, **kwargs: Any) -> None:
+    if "payment_method_types" in kwargs:  # gone from the pinned API version: `allowed_payment_method_types` now
+        raise InvalidRequest("Received unknown parameter: payment_method_types", code="parameter_unknown",
+                             param="payment_method_types")
     extra = {key: kwargs.pop(key) for key in PI_EXTRA_PARAMS if key in kwargs}
     amount = ls.try_convert_to_int(kwargs.get("amount"))
     # Validate everything before the original constructor stores the object.
@@ -286,9 +290,9 @@ def _pi_init(self: ls.PaymentIntent, **kwargs: Any) -> None:
         _transfer_destination(on_behalf_of, param="on_behalf_of")
     if fee is not None and transfer_data is None and on_behalf_of is None:
         raise InvalidRequest(FEE_WITHOUT_CONNECT_MESSAGE, param="application_fee_amount")
-    methods = extra.get("payment_method_types")
+    methods = extra.get("allowed_payment_method_types")
     if methods is not None and (not isinstance(methods, list) or not all(isinstance(m, str) for m in methods)):
-        raise InvalidRequest("Invalid array", param="payment_method_types")
+        raise InvalidRequest("Invalid array", param="allowed_payment_method_types")
     automatic = extra.get("automatic_payment_methods")
     if automatic is not None:
         if not isinstance(automatic, dict):
@@ -297,7 +301,7 @@ def _pi_init(self: ls.PaymentIntent, **kwargs: Any) -> None:
                      "allow_redirects": automatic.get("allow_redirects", "always")}
         if methods is not None and automatic["enabled"]:
             raise InvalidRequest("You may only specify one of these parameters: automatic_payment_methods, "
-                                 "payment_method_types.", param="automatic_payment_methods")
+                                 "allowed_payment_method_types.", param="automatic_payment_methods")
 
     _orig_pi_init(self, **kwargs)
 

@@ -162,3 +162,15 @@ def test_a_customers_cards_are_listed_newest_first_also_on_a_frozen_clock(stripe
         made.append(card.id)
     listed = client.v1.customers.payment_methods.list(customer.id, params={"type": "card"}).data
     assert [m.id for m in listed] == made[::-1]
+
+
+def test_payment_intents_refuse_payment_method_types_too(stripe_standin):
+    """The pinned API version has no `payment_method_types` on PaymentIntents either."""
+    client = stripe_standin.stripe
+    with pytest.raises(stripe.InvalidRequestError) as exc:
+        client.v1.payment_intents.create(params={"amount": 500, "currency": "usd",
+                                                 "payment_method_types": ["card"]})
+    assert (exc.value.code, exc.value.param) == ("parameter_unknown", "payment_method_types")
+    made = client.v1.payment_intents.create(params={"amount": 500, "currency": "usd",
+                                                    "allowed_payment_method_types": ["card"]})
+    assert made.payment_method_types == ["card"]
