@@ -23,7 +23,8 @@ from marketplace.services.permissions import require_user
 
 NOT_FOUND = "Payment method not found"
 NEEDED = "This card pays an active subscription. Make another card the default first."
-ID_RE = re.compile(r"pm_[A-Za-z0-9_]{1,120}")  # Stripe's ids; anything else cannot be one of the actor's cards
+# Stripe's ids (a card saved before PaymentMethods lists as `card_...`); anything else cannot be the actor's card.
+ID_RE = re.compile(r"(?:pm|card)_[A-Za-z0-9_]{1,120}")
 
 
 @dataclass(frozen=True)
