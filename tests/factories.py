@@ -14,6 +14,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TypeVar
 
+import stripe
+
 from marketplace import db
 from marketplace.models import (
     Agent,
@@ -21,6 +23,7 @@ from marketplace.models import (
     AgentStatus,
     AgentTag,
     ApplicationStatus,
+    BillingCustomer,
     Category,
     FileScan,
     Notification,
@@ -353,6 +356,28 @@ def make_paid_order(stripe_client, agent: Agent, buyer: User, *, created_at: dat
             session.flush()
             licenses.ensure_key(session, purchase=purchase)
     return order
+
+
+# Saved cards (issue 32): a card attached to the user's Stripe Customer at the stand-in.
+def make_saved_card(stripe_client, user: User, *, number: str = "4242424242424242", exp_year: int = 2034) -> str:
+    """A card of `user` in Stripe (their Customer made, or re-made when the stand-in was reset since), as a
+    SetupIntent confirmed in the browser leaves it: attached, not the default. Answers its id."""
+    with db.session_scope() as session:
+        row = session.get(BillingCustomer, user.id)
+        customer_id = row.stripe_customer_id if row is not None else None
+    if customer_id is not None:
+        try:
+            stripe_client.v1.customers.retrieve(customer_id)
+        except stripe.InvalidRequestError:
+            customer_id = None
+    if customer_id is None:
+        customer_id = stripe_client.v1.customers.create(params={"email": user.email}).id
+        with db.session_scope() as session:
+            session.merge(BillingCustomer(user_id=user.id, stripe_customer_id=customer_id))
+    card = stripe_client.v1.payment_methods.create(params={"type": "card", "card": {
+        "number": number, "exp_month": 12, "exp_year": exp_year, "cvc": "123"}})
+    stripe_client.v1.payment_methods.attach(card.id, params={"customer": customer_id})
+    return str(card.id)
 
 
 def put_on_plan(vendor: User, plan_id: str, **fields: object) -> VendorPlan:

@@ -28,8 +28,10 @@ clock time), shapes.py (expand, lists), catalog.py, customers.py, subscriptions.
 renewals.py, clocks.py, refunds.py, billing_api.py (their routes), and, from before:
 
 - Connect: POST/GET /v1/accounts (charges_enabled, payouts_enabled, details_submitted, requirements,
-  capabilities), POST /v1/account_links (a hosted onboarding page at /_standin/connect/onboarding/<token>
-  whose buttons complete the account and send `account.updated`), POST /v1/accounts/<id>/login_links,
+  capabilities; `controller` {fees, losses, requirement_collection, stripe_dashboard} checked and shown as Stripe
+  shows it, the deprecated `type` still accepted and mapped onto it), POST /v1/account_links (a hosted
+  onboarding page at /_standin/connect/onboarding/<token> whose buttons complete the account and send
+  `account.updated`), POST /v1/accounts/<id>/login_links,
   /v1/transfers (a destination charge transfers its whole amount and collects the application fee).
 - Connect money (payouts.py): a connected account's balance is fed by its destination charges (each transfer is
   available at once; pending stays zero) and GET /v1/balance, GET/POST /v1/payouts, GET/POST /v1/payouts/<id>
@@ -43,7 +45,8 @@ renewals.py, clocks.py, refunds.py, billing_api.py (their routes), and, from bef
                                                     failure_message?}; failing returns the amount to the balance
                                                     with Stripe's message ("The bank account has been closed.")
 - PaymentIntents keep and return application_fee_amount, transfer_data[destination], on_behalf_of,
-  automatic_payment_methods, payment_method_types, description, receipt_email, setup_future_usage.
+  automatic_payment_methods, allowed_payment_method_types, description, receipt_email, setup_future_usage;
+  `payment_method_types` is refused (`parameter_unknown`), as the pinned API version refuses it.
 - Card declines at charge time, as Stripe answers them: 4242424242424242 succeeds, 4000000000000002
   "Your card was declined." (generic_decline), 4000000000009995 "Your card has insufficient funds."
   (insufficient_funds); also ...9987 lost, ...9979 stolen, ...0069 expired, ...0127 CVC, ...0119 processing;

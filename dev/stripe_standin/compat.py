@@ -5,8 +5,9 @@ Patched in place on import, so localstripe's own routes, events and webhooks see
 - card declines at charge time with Stripe's codes and messages (localstripe only declines
   4000000000000002 / ...9995 when *attaching* a card, so confirming a PaymentIntent with them succeeded);
 - PaymentIntents accept and keep Connect and Payment Element parameters (`application_fee_amount`,
-  `transfer_data[destination]`, `on_behalf_of`, `automatic_payment_methods`, `payment_method_types`,
-  `description`, `receipt_email`, `transfer_group`, `setup_future_usage`); a destination charge transfers the
+  `transfer_data[destination]`, `on_behalf_of`, `automatic_payment_methods`, `allowed_payment_method_types`,
+  `description`, `receipt_email`, `transfer_group`, `setup_future_usage`; `payment_method_types` is refused, as
+  the pinned API version refuses it); a destination charge transfers the
   whole amount to the connected account and collects the application fee from it (an ApplicationFee), as
   Stripe's destination charges do; `payment_intent.created`, `charge.succeeded` and `charge.failed` are sent;
 - a saved card can be told to decline its later charges (`decline_later`, the stand-in's dev route), beside
@@ -244,7 +245,7 @@ PI_EXTRA_PARAMS = (
     "receipt_email",
     "statement_descriptor_suffix",
     "transfer_group",
-    "payment_method_types",
+    "allowed_payment_method_types",
     "setup_future_usage",
 )
 _orig_pi_init = ls.PaymentIntent.__init__
@@ -264,6 +265,9 @@ def _transfer_destination(destination: Any, *, param: str) -> str:
 
 
 def _pi_init(self: ls.PaymentIntent, **kwargs: Any) -> None:
+    if "payment_method_types" in kwargs:  # gone from the pinned API version: `allowed_payment_method_types` now
+        raise InvalidRequest("Received unknown parameter: payment_method_types", code="parameter_unknown",
+                             param="payment_method_types")
     extra = {key: kwargs.pop(key) for key in PI_EXTRA_PARAMS if key in kwargs}
     amount = ls.try_convert_to_int(kwargs.get("amount"))
     # Validate everything before the original constructor stores the object.
@@ -286,9 +290,9 @@ def _pi_init(self: ls.PaymentIntent, **kwargs: Any) -> None:
         _transfer_destination(on_behalf_of, param="on_behalf_of")
     if fee is not None and transfer_data is None and on_behalf_of is None:
         raise InvalidRequest(FEE_WITHOUT_CONNECT_MESSAGE, param="application_fee_amount")
-    methods = extra.get("payment_method_types")
+    methods = extra.get("allowed_payment_method_types")
     if methods is not None and (not isinstance(methods, list) or not all(isinstance(m, str) for m in methods)):
-        raise InvalidRequest("Invalid array", param="payment_method_types")
+        raise InvalidRequest("Invalid array", param="allowed_payment_method_types")
     automatic = extra.get("automatic_payment_methods")
     if automatic is not None:
         if not isinstance(automatic, dict):
@@ -297,7 +301,7 @@ def _pi_init(self: ls.PaymentIntent, **kwargs: Any) -> None:
                      "allow_redirects": automatic.get("allow_redirects", "always")}
         if methods is not None and automatic["enabled"]:
             raise InvalidRequest("You may only specify one of these parameters: automatic_payment_methods, "
-                                 "payment_method_types.", param="automatic_payment_methods")
+                                 "allowed_payment_method_types.", param="automatic_payment_methods")
 
     _orig_pi_init(self, **kwargs)
 
@@ -442,6 +446,67 @@ def connect_event(event_type: str, obj: Any, account_id: str | None) -> ls.Event
     return emit(event_type, obj, account=account_id)
 
 
+def _shown_controller(*, payer: str, losses: str, collection: str, dashboard: str) -> dict[str, Any]:
+    return {"fees": {"payer": payer}, "is_controller": True, "losses": {"payments": losses},
+            "requirement_collection": collection, "stripe_dashboard": {"type": dashboard}, "type": "application"}
+
+
+# What each (deprecated) account type means in controller properties, as Stripe maps them.
+CONTROLLER_OF_TYPE = {
+    "express": _shown_controller(payer="application", losses="application", collection="stripe",
+                                 dashboard="express"),
+    "standard": _shown_controller(payer="account", losses="stripe", collection="stripe", dashboard="full"),
+    "custom": _shown_controller(payer="application", losses="application", collection="application",
+                                dashboard="none"),
+}
+
+
+def _controller(value: Any) -> dict[str, Any]:
+    """`controller` on create, checked as Stripe checks it, in the shape an Account shows it."""
+    if not isinstance(value, dict):
+        raise InvalidRequest("Invalid object", param="controller")
+    unknown = sorted(set(value) - {"fees", "losses", "requirement_collection", "stripe_dashboard"})
+    if unknown:
+        raise InvalidRequest(f"Received unknown parameter: controller[{unknown[0]}]", code="parameter_unknown",
+                             param=f"controller[{unknown[0]}]")
+
+    def pick(group: str, key: str | None, allowed: tuple[str, ...], default: str) -> str:
+        raw = value.get(group)
+        if key is not None:
+            if raw is None:
+                return default
+            if not isinstance(raw, dict):
+                raise InvalidRequest("Invalid object", param=f"controller[{group}]")
+            raw = raw.get(key)
+        name = f"controller[{group}]" + (f"[{key}]" if key else "")
+        if raw is None:
+            return default
+        if raw not in allowed:
+            raise InvalidRequest(f"Invalid {name}: must be one of {', '.join(allowed)}", param=name)
+        return str(raw)
+
+    payer = pick("fees", "payer", ("account", "application"), "account")
+    losses = pick("losses", "payments", ("application", "stripe"), "stripe")
+    collection = pick("requirement_collection", None, ("application", "stripe"), "stripe")
+    dashboard = pick("stripe_dashboard", "type", ("express", "full", "none"), "full")
+    if losses == "application" and payer != "application":
+        raise InvalidRequest("Setting controller.losses.payments=application requires controller.fees.payer="
+                             "application.", param="controller[losses][payments]")
+    if collection == "application" and (dashboard != "none" or losses != "application"):
+        raise InvalidRequest("controller.requirement_collection=application requires controller.stripe_dashboard."
+                             "type=none and controller.losses.payments=application.",
+                             param="controller[requirement_collection]")
+    return _shown_controller(payer=payer, losses=losses, collection=collection, dashboard=dashboard)
+
+
+def _type_of(controller: dict[str, Any]) -> str:
+    """The account type Stripe reports for controller properties ('none' when they match no type)."""
+    for name, shown in CONTROLLER_OF_TYPE.items():
+        if shown == controller:
+            return name
+    return "none"
+
+
 class Account(ls.StripeObject):
     """A connected account: restricted until its onboarding link is completed."""
 
@@ -463,9 +528,12 @@ class Account(ls.StripeObject):
     ) -> None:
         if kwargs:
             raise InvalidRequest(f"Received unknown parameter: {next(iter(kwargs))}", code="parameter_unknown")
+        # `type` is deprecated in favour of `controller` but still accepted (Stripe keeps it backwards compatible).
         if type not in (None, "express", "standard", "custom"):
             raise InvalidRequest(f"Invalid type: must be one of express, standard, or custom (got {type})",
                                  param="type")
+        shown_controller = _controller(controller) if controller is not None else CONTROLLER_OF_TYPE[
+            type or "express"]
         country = (country or "US").upper()
         if not re.fullmatch(r"[A-Z]{2}", country):
             raise InvalidRequest("Invalid country", param="country")
@@ -478,14 +546,14 @@ class Account(ls.StripeObject):
 
         super().__init__()
 
-        self.type = type or "express"
+        self.type = type or _type_of(shown_controller)
         self.country = country
         self.email = email
         self.business_type = business_type
         self.business_profile = business_profile or {"mcc": None, "name": None, "url": None}
         self.metadata = metadata or {}
         self.default_currency = (default_currency or ("eur" if country in EURO_COUNTRIES else "usd")).lower()
-        self.controller = controller or {"type": "application", "is_controller": True}
+        self.controller = shown_controller
         self.capabilities = {name: "inactive" for name in sorted(requested)}
         self.charges_enabled = False
         self.payouts_enabled = False
@@ -610,7 +678,8 @@ def create_account_link(*, base_url: str, account: Any, refresh_url: Any, return
 def create_login_link(*, base_url: str, account_id: str) -> dict[str, Any]:
     """Express dashboard link; the stand-in's page shows the account state and its transfers."""
     account = Account._api_retrieve(account_id)
-    if account.type != "express":
+    dashboard = ((getattr(account, "controller", None) or {}).get("stripe_dashboard") or {}).get("type")
+    if account.type != "express" and dashboard != "express":
         raise InvalidRequest("Login links can only be created for Express accounts.")
     return {"object": "login_link", "created": int(time.time()),
             "url": f"{base_url}/_standin/connect/dashboard/{account_id}"}

@@ -7,7 +7,8 @@
   includable (`expand[]=subscriptions`), as since 2020-08-27. Deleting a customer cancels its subscriptions.
 - PaymentMethods: attach (declining test cards are refused as Stripe refuses them: 4000000000000002...),
   detach (clears the defaults that pointed at it), list by customer; `payment_method.attached`/`.detached`.
-- SetupIntents: created for a customer, confirmed with the secret key or from Stripe.js (publishable key +
+- SetupIntents: created for a customer (with `automatic_payment_methods`; `payment_method_types` is refused, as the
+  pinned API version refuses it), confirmed with the secret key or from Stripe.js (publishable key +
   client secret + typed card, `confirmSetup`); success attaches the card to the customer
   (`setup_intent.succeeded`, `payment_method.attached`); a declined card leaves it `requires_payment_method`
   with `last_setup_error` (`setup_intent.setup_failed`); 3-D Secure cards ask for authentication first.
@@ -314,7 +315,9 @@ def list_methods(customer_id: str, params: dict[str, Any], url: str) -> dict[str
     retrieve_customer(customer_id)
     kind = params.get("type")
     rows = [m for m in ls.store.of("payment_method") if m.customer == customer_id and (kind is None or m.type == kind)]
-    rows.sort(key=lambda m: m.created, reverse=True)
+    # Newest first, as Stripe: cards made in the same second (a test clock's frozen time) by the order they came.
+    order = {id(m): n for n, m in enumerate(rows)}
+    rows.sort(key=lambda m: (m.created, order[id(m)]), reverse=True)
     return page(rows, url=url, limit=params.get("limit"), starting_after=params.get("starting_after"),
                 ending_before=params.get("ending_before"), expand=params.get("expand"))
 
@@ -325,9 +328,13 @@ def list_methods(customer_id: str, params: dict[str, Any], url: str) -> dict[str
 class SetupIntent(Resource):
     object = "setup_intent"
     _id_prefix = "seti_"
-    CREATE = {"customer", "payment_method_types", "automatic_payment_methods", "usage", "metadata", "description",
-              "payment_method", "confirm", "return_url", "on_behalf_of", "payment_method_options",
-              "payment_method_data", "flow_directions", "single_use", "attach_to_self"}
+    # The pinned API version's create parameters: `payment_method_types` is gone (Stripe answers
+    # `parameter_unknown`); the methods are the Dashboard's (`automatic_payment_methods`), narrowed by
+    # `allowed_payment_method_types` / `excluded_payment_method_types`.
+    CREATE = {"customer", "automatic_payment_methods", "allowed_payment_method_types",
+              "excluded_payment_method_types", "usage", "metadata", "description", "payment_method", "confirm",
+              "return_url", "on_behalf_of", "payment_method_options", "payment_method_data", "flow_directions",
+              "single_use", "attach_to_self", "payment_method_configuration", "mandate_data", "use_stripe_sdk"}
 
     def __init__(self, **params: Any) -> None:
         reject_unknown(params, self.CREATE)
@@ -335,10 +342,21 @@ class SetupIntent(Resource):
         if customer_id is not None:
             retrieve_customer(customer_id)
         usage = one_of(params.get("usage", "off_session"), ("off_session", "on_session"), param="usage")
-        types = params.get("payment_method_types")
         automatic = params.get("automatic_payment_methods")
-        if types is not None and (not isinstance(types, list) or any(t != "card" for t in types)):
-            raise InvalidRequest("The local stand-in supports card setups only.", param="payment_method_types")
+        if automatic is not None and (not isinstance(automatic, dict) or "enabled" not in automatic):
+            raise InvalidRequest("Missing required param: automatic_payment_methods[enabled].",
+                                 code="parameter_missing", param="automatic_payment_methods[enabled]")
+        for name in ("allowed_payment_method_types", "excluded_payment_method_types"):
+            types = params.get(name)
+            if types is not None and not isinstance(types, list):
+                raise InvalidRequest("Invalid array", param=name)
+        allowed = params.get("allowed_payment_method_types")
+        if allowed is not None and any(t != "card" for t in allowed):
+            raise InvalidRequest("The local stand-in supports card setups only.",
+                                 param="allowed_payment_method_types")
+        if "card" in (params.get("excluded_payment_method_types") or []):
+            raise InvalidRequest("The local stand-in supports card setups only.",
+                                 param="excluded_payment_method_types")
         with at_customer(customer_id):
             super().__init__()
         self._seq = time.perf_counter_ns()
@@ -348,10 +366,9 @@ class SetupIntent(Resource):
         self.description = params.get("description")
         self.client_secret = f"{self.id}_secret_{ls.random_id(24)}"
         self.payment_method_types = ["card"]
-        self.automatic_payment_methods = (
-            {"allow_redirects": automatic.get("allow_redirects", "always"),
-             "enabled": str(automatic.get("enabled")).lower() == "true"}
-            if isinstance(automatic, dict) else None)
+        automatic = automatic if isinstance(automatic, dict) else {"enabled": True}  # on by default, as at Stripe
+        self.automatic_payment_methods = {"allow_redirects": automatic.get("allow_redirects", "always"),
+                                          "enabled": str(automatic.get("enabled")).lower() == "true"}
         self.payment_method: str | None = None
         self.status = "requires_payment_method"
         self.next_action: dict[str, Any] | None = None

@@ -254,8 +254,7 @@ class Invoice(Resource):
     def _create_intent(self, amount: int) -> Any:
         sub = self._subscription()
         params: dict[str, Any] = {"amount": amount, "currency": self.currency, "customer": self.customer,
-                                  "payment_method_types": ["card"], "description": DESCRIPTIONS.get(
-                                      self.billing_reason)}
+                                  "description": DESCRIPTIONS.get(self.billing_reason)}  # card: the default
         if sub is not None:
             if sub.payment_settings.get("save_default_payment_method") == "on_subscription":
                 params["setup_future_usage"] = "off_session"

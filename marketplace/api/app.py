@@ -23,6 +23,7 @@ from marketplace.api import engagement as engagement_routes
 from marketplace.api import licenses as license_routes
 from marketplace.api import notifications as notification_routes
 from marketplace.api import oauth as oauth_routes
+from marketplace.api import payment_methods as payment_method_routes
 from marketplace.api import plans as plan_routes
 from marketplace.api import purchases as purchase_routes
 from marketplace.api import refunds as refund_routes
@@ -82,7 +83,8 @@ def create_api() -> FastAPI:
                demo_routes.router, catalog_routes.router, engagement_routes.router, purchase_routes.router,
                settings_routes.router, vendor_routes.router, notification_routes.router, admin_routes.router,
                upload_routes.router, agent_file_routes.router, demo_image_routes.router, refund_routes.router,
-               subscription_routes.router, vendor_key_routes.router, plan_routes.router)
+               subscription_routes.router, payment_method_routes.router, vendor_key_routes.router,
+               plan_routes.router)
     for router in routers:
         api.include_router(router, responses=ERROR_RESPONSES)
 

@@ -27,6 +27,7 @@ from marketplace.integrations.payments import (
 )
 
 ENDED_STATUSES = frozenset({"canceled", "unpaid", "incomplete_expired"})
+LIVE_STATUSES = frozenset({"active", "trialing", "past_due"})  # what is still charged
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class Subscription:
     transfer_destination: str | None
     application_fee_percent: Decimal | None
     item_id: str = ""  # the one subscription item (a change of price names it)
+    default_payment_method: str | None = None  # the card it charges (else the customer's default)
 
 
 @dataclass(frozen=True)
@@ -128,6 +130,7 @@ def _subscription(sdk_obj: Any) -> Subscription:
         transfer_destination=_id(transfer.get("destination")) if transfer else None,
         application_fee_percent=Decimal(str(fee)) if fee is not None else None,
         item_id=str(items[0].get("id") or ""),
+        default_payment_method=_id(obj.get("default_payment_method")),
     )
 
 
@@ -287,6 +290,13 @@ def set_application_fee_percent(subscription_id: str, percent: Decimal) -> Subsc
                                params={"application_fee_percent": float(percent)}))
 
 
+def live_subscriptions(customer: str) -> list[Subscription]:
+    """The customer's subscriptions that are still charged (active, trialing or past due), agents' and vendor
+    plans' alike."""
+    page = _call(client().v1.subscriptions.list, params={"customer": customer, "limit": 100})
+    return [sub for sub in map(_subscription, page.data) if sub.status in LIVE_STATUSES]
+
+
 def set_default_payment_method(subscription_id: str, payment_method: str) -> Subscription:
     return _subscription(_call(client().v1.subscriptions.update, subscription_id,
                                params={"default_payment_method": payment_method}))
@@ -326,10 +336,12 @@ def pay_invoice(invoice_id: str) -> Invoice:
 
 
 def create_setup_intent(*, customer: str, metadata: dict[str, str]) -> SetupIntent:
-    """A SetupIntent the update-card page's Payment Element confirms (`confirmSetup`); the card is then kept
-    for off-session renewals."""
+    """A SetupIntent a Payment Element confirms (`confirmSetup`); the card is then kept for off-session renewals.
+    The methods offered are the Dashboard's (`automatic_payment_methods`): the pinned API version no longer
+    accepts `payment_method_types` on SetupIntents (Stripe answers 400 `parameter_unknown`)."""
     return _setup_intent(_call(client().v1.setup_intents.create, params={
-        "customer": customer, "usage": "off_session", "payment_method_types": ["card"], "metadata": metadata}))
+        "customer": customer, "usage": "off_session", "automatic_payment_methods": {"enabled": True},
+        "metadata": metadata}))
 
 
 def retrieve_setup_intent(setup_intent_id: str) -> SetupIntent | None:

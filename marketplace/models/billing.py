@@ -151,6 +151,24 @@ class CardUpdatePublic(ApiModel):
     subscription: SubscriptionPublic
 
 
+class PaymentMethodPublic(ApiModel):
+    """One of the customer's saved cards (`GET /api/user/payment-methods`); `isDefault`: the one their
+    subscriptions charge."""
+
+    id: str
+    brand: str
+    last4: str
+    exp_month: int
+    exp_year: int
+    is_default: bool
+
+
+class PaymentMethodSetupPublic(ApiModel):
+    """The SetupIntent the Payment tab's Payment Element confirms to add a card."""
+
+    client_secret: str
+
+
 class CardUpdateDoneIn(ApiInput):
     setup_intent_id: str = pydantic.Field(max_length=255)
 

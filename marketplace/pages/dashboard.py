@@ -15,6 +15,7 @@ from marketplace.components.spinner import section_spinner
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.account_security import security_card
 from marketplace.pages.dashboard_license import deactivate_dialog, license_box, refresh_on_focus
+from marketplace.pages.dashboard_payment import payment_tab
 from marketplace.pages.dashboard_profile import profile_tab, read_value
 from marketplace.pages.dashboard_refunds import refund_action, refund_dialog
 from marketplace.state.catalog import AgentCard
@@ -316,37 +317,7 @@ def _orders_tab() -> rx.Component:
     )
 
 
-# --- Payment, Account --------------------------------------------------------------------------------------
-
-
-def _payment_tab() -> rx.Component:
-    return rx.vstack(
-        rx.card(
-            rx.vstack(
-                rx.heading("Payment Methods", size="4", as_="h2"),
-                rx.center(
-                    rx.vstack(
-                        rx.icon("credit-card", size=36, color="var(--gray-8)"),
-                        rx.text("No payment methods saved", color_scheme="gray"),
-                        rx.button(rx.icon("plus", size=16), "Add Payment Method", variant="outline", type="button"),
-                        align="center", spacing="3",
-                    ),
-                    padding_y="1.5em", width="100%",
-                ),
-                width="100%",
-            ),
-            width="100%",
-        ),
-        rx.card(
-            rx.vstack(
-                rx.heading("Payment History", size="4", as_="h2"),
-                rx.center(rx.text("No payment history", color_scheme="gray"), padding_y="1.5em", width="100%"),
-                width="100%",
-            ),
-            width="100%",
-        ),
-        spacing="4", width="100%",
-    )
+# --- Account (Payment: pages/dashboard_payment.py) --------------------------------------------------------------------
 
 
 def _become_vendor() -> rx.Component:
@@ -422,7 +393,7 @@ TABS = [
     TabSpec("favorites", "Favorites", None, _favorites_tab, icon="heart"),
     TabSpec("orders", "Order History", None, _orders_tab, icon="receipt"),
     TabSpec("profile", "Profile", None, profile_tab, icon="user"),
-    TabSpec("payment", "Payment", None, _payment_tab, icon="credit-card"),
+    TabSpec("payment", "Payment", None, payment_tab, icon="credit-card"),
     TabSpec("account", "Account", None, _account_tab, icon="settings"),
 ]
 

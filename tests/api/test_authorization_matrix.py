@@ -87,6 +87,15 @@ class World:
         agent = factories.make_agent(self.vendor)
         return factories.make_paid_order(client, agent, self.customer).id
 
+    def fresh_customer_card(self) -> str:
+        """A card saved by the customer at the Stripe stand-in (the call needs `payments=True`)."""
+        import stripe
+
+        from marketplace.config import settings
+
+        client = stripe.StripeClient(settings.stripe_secret_key, base_addresses={"api": settings.stripe_api_base})
+        return factories.make_saved_card(client, self.customer)
+
     def fresh_refund_request(self) -> str:
         """A refund request of the customer waiting for an admin, on a paid order."""
         with db.session_scope() as session:
@@ -253,6 +262,15 @@ for _action in ("cancel", "resume", "card"):
     _row("POST", f"/api/user/subscriptions/{{subscription_id}}/{_action}", (401, 409, 403, 403, 403))
 _row("POST", "/api/user/subscriptions/{subscription_id}/card/complete", (401, 409, 403, 403, 403),
      Call(body={"setupIntentId": "seti_unknown"}))
+# Saved cards: anyone signed in has their own (read and added as a fresh user: the module's customer's Stripe
+# Customer belongs to an earlier call's stand-in); a card is its owner's alone (the customer's, fresh per call:
+# anyone else gets 404, as for an unknown id).
+_row("GET", "/api/user/payment-methods", (401, 200, 200, 200, 200), Call(own_account=True, payments=True))
+_row("POST", "/api/user/payment-methods/setup", (401, 200, 200, 200, 200), Call(own_account=True, payments=True))
+_row("POST", "/api/user/payment-methods/{payment_method_id}/default", (401, 200, 404, 404, 404),
+     Call(path={"payment_method_id": lambda w: w.fresh_customer_card()}, payments=True))
+_row("DELETE", "/api/user/payment-methods/{payment_method_id}", (401, 204, 404, 404, 404),
+     Call(path={"payment_method_id": lambda w: w.fresh_customer_card()}, payments=True))
 
 # ---- platform settings (admin) -------------------------------------------------------------------------------
 _row("GET", "/api/admin/settings", (401, 403, 403, 403, 200))

@@ -176,3 +176,29 @@ def test_state_file_keeps_balances_and_payouts_across_restarts(tmp_path):
     finally:
         stop_standin(proc)
         log.unlink(missing_ok=True)
+
+
+def test_accounts_take_controller_and_still_the_deprecated_type(stripe_standin):
+    """`controller` describes an account as Stripe now wants it; `type` is deprecated but Stripe still accepts
+    it (and maps it onto the same properties), so the stand-in refuses neither."""
+    from marketplace.integrations import payments
+
+    client = stripe_standin.stripe
+    made = payments.create_connected_account(email="v@example.com", idempotency_key="acct-v1")
+    account = client.v1.accounts.retrieve(made.id).to_dict()
+    assert account["type"] == "express"
+    assert account["controller"] == {"fees": {"payer": "application"}, "is_controller": True,
+                                     "losses": {"payments": "application"}, "requirement_collection": "stripe",
+                                     "stripe_dashboard": {"type": "express"}, "type": "application"}
+    assert sorted(account["capabilities"]) == ["card_payments", "transfers"]
+    assert client.v1.accounts.login_links.create(made.id).url  # an Express Dashboard, as `type: express` had
+    legacy = client.v1.accounts.create(params={"type": "express", "email": "w@example.com"}).to_dict()
+    assert legacy["controller"] == account["controller"]
+    full = client.v1.accounts.create(params={"controller": {"stripe_dashboard": {"type": "full"}}}).to_dict()
+    assert full["type"] == "standard" and full["controller"]["fees"] == {"payer": "account"}
+    for bad, param in (({"losses": {"payments": "application"}}, "controller[losses][payments]"),
+                       ({"stripe_dashboard": {"type": "partial"}}, "controller[stripe_dashboard][type]"),
+                       ({"colour": "blue"}, "controller[colour]")):
+        with pytest.raises(stripe.InvalidRequestError) as exc:
+            client.v1.accounts.create(params={"controller": bad})
+        assert exc.value.param == param, bad

@@ -119,3 +119,58 @@ def test_stripe_js_reports_the_release_stripe_js_expects(stripe_standin):
         # @stripe/stripe-js 10.2.1 warns unless Stripe.version is its RELEASE_TRAIN, "endive".
         assert "Stripe.version = 'endive';" in script.text
         assert "confirmSetup" in script.text and "confirmPayment" in script.text
+
+
+def test_setup_intents_refuse_payment_method_types_as_the_pinned_api_version_does(stripe_standin):
+    """Stripe's API version the SDK pins has no `payment_method_types` on SetupIntents (400 parameter_unknown);
+    `automatic_payment_methods` is the current name, on by default, and `allowed_payment_method_types` narrows it."""
+    client = stripe_standin.stripe
+    customer = client.v1.customers.create(params={"email": "buyer@example.com"})
+    with pytest.raises(stripe.InvalidRequestError) as exc:
+        client.v1.setup_intents.create(params={"customer": customer.id, "payment_method_types": ["card"]})
+    assert (exc.value.http_status, exc.value.code, exc.value.param) == (400, "parameter_unknown",
+                                                                        "payment_method_types")
+    assert exc.value.user_message == "Received unknown parameter: payment_method_types"
+    plain = client.v1.setup_intents.create(params={"customer": customer.id})
+    assert plain.automatic_payment_methods.enabled is True and plain.payment_method_types == ["card"]
+    allowed = client.v1.setup_intents.create(params={"customer": customer.id,
+                                                     "allowed_payment_method_types": ["card"]})
+    assert allowed.status == "requires_payment_method"
+    with pytest.raises(stripe.InvalidRequestError):
+        client.v1.setup_intents.create(params={"customer": customer.id,
+                                               "automatic_payment_methods": {"allow_redirects": "never"}})
+
+
+def test_the_apps_setup_intent_is_accepted(stripe_standin):
+    from marketplace.integrations import billing
+
+    customer = stripe_standin.stripe.v1.customers.create(params={"email": "buyer@example.com"})
+    intent = billing.create_setup_intent(customer=customer.id, metadata={"userId": "u1"})
+    assert intent.client_secret.startswith(intent.id + "_secret_") and intent.customer == customer.id
+    assert stripe_standin.confirm_setup(intent.client_secret).json()["status"] == "succeeded"
+
+
+def test_a_customers_cards_are_listed_newest_first_also_on_a_frozen_clock(stripe_standin):
+    client = stripe_standin.stripe
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": 1_767_225_600})
+    customer = client.v1.customers.create(params={"email": "buyer@example.com", "test_clock": clock.id})
+    made = []
+    for number in ("4242424242424242", "5555555555554444", "4000056655665556"):
+        card = client.v1.payment_methods.create(params={"type": "card", "card": {
+            "number": number, "exp_month": 12, "exp_year": 2034, "cvc": "123"}})
+        client.v1.payment_methods.attach(card.id, params={"customer": customer.id})
+        made.append(card.id)
+    listed = client.v1.customers.payment_methods.list(customer.id, params={"type": "card"}).data
+    assert [m.id for m in listed] == made[::-1]
+
+
+def test_payment_intents_refuse_payment_method_types_too(stripe_standin):
+    """The pinned API version has no `payment_method_types` on PaymentIntents either."""
+    client = stripe_standin.stripe
+    with pytest.raises(stripe.InvalidRequestError) as exc:
+        client.v1.payment_intents.create(params={"amount": 500, "currency": "usd",
+                                                 "payment_method_types": ["card"]})
+    assert (exc.value.code, exc.value.param) == ("parameter_unknown", "payment_method_types")
+    made = client.v1.payment_intents.create(params={"amount": 500, "currency": "usd",
+                                                    "allowed_payment_method_types": ["card"]})
+    assert made.payment_method_types == ["card"]

@@ -9,6 +9,8 @@ The modules, by what they hold:
   `resume_subscription`, `list_subscriptions`, and `end_subscription_now` (a refund ends one at once).
 - `invoices`: the first payment from the checkout page and the `invoice.*` / `customer.subscription.*` events.
 - `card`: the update-card page (`start_card_update`, `finish_card_update`).
+- `payment_methods`: the Payment tab's saved cards (`list_cards`, `start_adding_card`, `make_default`,
+  `remove_card`), read from and written to Stripe only.
 - `webhooks`: which events are billing's (`HANDLERS`) and `handle`.
 The subscription checkout itself (pricing, routing, who may buy) is in `services/purchases/subscribe.py`.
 """

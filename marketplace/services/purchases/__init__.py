@@ -9,7 +9,8 @@ The modules, by what they hold (each imports the others directly; callers use th
   `services/billing`), refunds of payments that grant nothing,
   free claims, and who may buy (checkout and completion share it).
 - `webhooks`: `handle_webhook`, each event applied once.
-- `history`: purchases, orders and the spending summary of a customer, and the order a success page may show.
+- `history`: purchases, orders, the payment history and the spending summary of a customer, and the order a
+  success page may show.
 """
 
 from marketplace.services.checkout_terms import CHARGES_DISABLED, NO_ACCOUNT, NO_VENDOR
@@ -41,11 +42,13 @@ from marketplace.services.purchases.completion import (
 from marketplace.services.purchases.history import (
     NO_RECENT_PURCHASE,
     SUCCESS_PAGE_WINDOW,
+    PaymentEntry,
     PurchaseRecord,
     PurchaseSummary,
     SpendingSummary,
     list_orders,
     list_purchases,
+    payment_history,
     recent_purchase,
     recent_purchase_summary,
     spending_summary,
@@ -72,6 +75,7 @@ __all__ = [
     "CheckoutAgent",
     "CheckoutIntent",
     "Completion",
+    "PaymentEntry",
     "PriceChanged",
     "PurchaseRecord",
     "PurchaseSummary",
@@ -86,6 +90,7 @@ __all__ = [
     "handle_webhook",
     "list_orders",
     "list_purchases",
+    "payment_history",
     "quote",
     "recent_purchase",
     "recent_purchase_summary",

@@ -1,4 +1,4 @@
-"""What a customer bought: purchases, orders, and the dashboard's spending summary."""
+"""What a customer bought: purchases, orders, the Payment tab's history, and the dashboard's spending summary."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace.db import session_scope
-from marketplace.models import Agent, AgentFile, Order, OrderStatus, Purchase, Subscription, User
+from marketplace.models import Agent, AgentFile, Order, OrderStatus, Purchase, Refund, RefundStatus, Subscription, User
 from marketplace.models.base import utcnow
 from marketplace.services import access, licenses
 from marketplace.services.errors import Invalid, NotFound
@@ -146,3 +146,33 @@ def spending_summary(*, actor: User | None) -> SpendingSummary:
         completed_orders=sum(count for _, count, _ in rows),
         total_spent={currency: int(total) for currency, _, total in rows} or {"usd": 0},
     )
+
+
+@dataclass(frozen=True)
+class PaymentEntry:
+    """One line of the Payment tab's history: a charge (an order that was paid) or a refund of one."""
+
+    id: str
+    kind: str  # 'charge' | 'refund'
+    at: datetime
+    description: str  # the agent (or plan) the money was for
+    amount_cents: int  # positive for a charge, negative for a refund
+    currency: str
+
+
+def payment_history(*, actor: User | None) -> list[PaymentEntry]:
+    """The actor's charges (every paid order, later refunded or not) and their refunds that went through,
+    newest first. From the database's orders and refunds: Stripe is not asked."""
+    user = require_user(actor)
+    with session_scope() as session:
+        orders = session.exec(select(Order).where(
+            Order.user_id == user.id, Order.status.in_((OrderStatus.COMPLETED, OrderStatus.REFUNDED)))).all()
+        refunds = session.exec(
+            select(Refund, Order.agent_name, Order.refunded_at).join(Order, Order.id == Refund.order_id)
+            .where(Order.user_id == user.id, Refund.status == RefundStatus.SUCCEEDED)).all()
+    entries = [PaymentEntry(id=o.id, kind="charge", at=o.created_at, description=o.agent_name,
+                            amount_cents=o.total_amount_cents, currency=o.currency) for o in orders]
+    entries += [PaymentEntry(id=r.id, kind="refund", at=r.decided_at or refunded_at or r.created_at,
+                             description=name, amount_cents=-r.amount_cents, currency=r.currency)
+                for r, name, refunded_at in refunds]
+    return sorted(entries, key=lambda e: (e.at, e.kind == "refund", e.id), reverse=True)
