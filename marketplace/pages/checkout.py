@@ -218,17 +218,25 @@ def ready_view() -> rx.Component:
                 rx.text("Complete your purchase to get instant access.", color_scheme="gray"),
                 spacing="1",
             ),
-            rx.grid(
-                rx.vstack(order_summary(), what_you_get(), spacing="4", width="100%"),
+            # Side by side on wide screens (summary and what you get | payment); on a phone the payment comes
+            # straight after the summary and 'What you get' last, so the card form is on the second screen.
+            rx.box(
+                rx.box(order_summary(), grid_area="summary"),
                 rx.vstack(
                     rx.cond(CheckoutState.guest & (CheckoutState.client_secret == ""), guest_details(),
                             billing_info()),
                     rx.cond(CheckoutState.is_free, free_card(),
                             rx.cond(CheckoutState.client_secret != "",
                                     rx.fragment(payment_card(), test_mode_note()))),
-                    spacing="4", width="100%",
+                    spacing="4", width="100%", grid_area="pay",
                 ),
-                columns=rx.breakpoints(initial="1", md="2"), spacing="5", width="100%",
+                rx.box(what_you_get(), grid_area="get"),
+                display="grid", width="100%", align_items="start", column_gap="var(--space-5)",
+                row_gap="var(--space-4)",
+                grid_template_columns=rx.breakpoints(initial="minmax(0, 1fr)", md="repeat(2, minmax(0, 1fr))"),
+                grid_template_areas=rx.breakpoints(initial='"summary" "pay" "get"',
+                                                   md='"summary pay" "get pay"'),
+                grid_template_rows=rx.breakpoints(initial="auto", md="auto 1fr"),
             ),
             spacing="5", width="100%",
         ),

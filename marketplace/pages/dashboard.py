@@ -29,7 +29,8 @@ def _header() -> rx.Component:
     return rx.hstack(
         rx.vstack(
             # A long username (no spaces) breaks inside the heading rather than widening a phone's page.
-            rx.heading(f"Welcome back, {DashboardState.greeting_name}!", size="8", id="welcome",
+            rx.heading(f"Welcome back, {DashboardState.greeting_name}!", size=rx.breakpoints(initial="6", md="8"),
+                       id="welcome",
                        overflow_wrap="anywhere", as_="h1"),
             rx.text("Manage your AI agents and purchases", color_scheme="gray", size="3"),
             spacing="1", min_width="0",
@@ -41,19 +42,24 @@ def _header() -> rx.Component:
 
 
 def _summary_card(name: str, tab: str, title: str, icon: str, value: Var, caption: str) -> rx.Component:
+    """One figure; on a phone the three sit in one row without icon or caption, so the agents start on the
+    first screen (issue 34)."""
+    wide_only = rx.breakpoints(initial="none", md="block")
     return rx.card(
         rx.hstack(
             rx.vstack(
-                rx.text(title, size="2", weight="medium", color_scheme="gray"),
+                rx.text(title, size=rx.breakpoints(initial="1", md="2"), weight="medium", color_scheme="gray"),
                 rx.cond(DashboardState.loading, rx.spinner(size="2"),
-                        rx.heading(rx.el.p(value), size="7", id=f"summary-{name}-value", as_child=True)),
-                rx.text(caption, size="1", color_scheme="gray"),
-                spacing="1",
+                        rx.heading(rx.el.p(value), size=rx.breakpoints(initial="4", md="7"), overflow_wrap="anywhere",
+                                   id=f"summary-{name}-value", as_child=True)),
+                rx.text(caption, size="1", color_scheme="gray", display=wide_only),
+                spacing="1", min_width="0",
             ),
             rx.spacer(),
-            rx.icon(icon, size=22, color="var(--accent-9)"),
+            rx.box(rx.icon(icon, size=22, color="var(--accent-9)"), display=wide_only),
             width="100%",
         ),
+        size=rx.breakpoints(initial="1", md="2"),
         on_click=DashboardState.set_tab(tab),
         cursor="pointer", role="button", id=f"summary-{name}",
         _hover={"box_shadow": "0 0 0 1px var(--accent-8)"},
@@ -66,7 +72,7 @@ def _summary() -> rx.Component:
         _summary_card("spent", "orders", "Total Spent", "dollar-sign", DashboardState.total_spent,
                       "Total investment"),
         _summary_card("orders", "orders", "Orders", "receipt", DashboardState.completed_orders, "Completed orders"),
-        columns=rx.breakpoints(initial="1", md="3"), spacing="4", width="100%",
+        columns="3", spacing=rx.breakpoints(initial="2", md="4"), width="100%",
     )
 
 

@@ -10,7 +10,16 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import expect_fits_phone, live_agent_id, open_page, pay_with_test_card, phone, shot, sign_up
+from tests.e2e.helpers import (
+    PHONE,
+    expect_fits_phone,
+    live_agent_id,
+    open_page,
+    pay_with_test_card,
+    phone,
+    shot,
+    sign_up,
+)
 
 CELEBRATION_WATCH = """window.__celebrated = false; new MutationObserver(() => {
   if (document.getElementById('purchase-success-title')) { window.__celebrated = true; }
@@ -144,6 +153,7 @@ def test_checkout_and_purchase_on_a_phone(page: Page) -> None:
             " parseFloat(getComputedStyle(el).lineHeight)]")
         assert lines[0] == 1 and lines[1] < 1.5 * lines[2], lines
     expect_fits_phone(page, "#payment-card", "phone-checkout")
+    assert _top(page, "#payment-card") < 2 * PHONE["height"]  # the card form on the second screen (issue 34)
 
     pay_with_test_card(page)
     expect(page.get_by_role("heading", name="Purchase Successful!", exact=True)).to_be_visible()
@@ -156,6 +166,7 @@ def test_checkout_and_purchase_on_a_phone(page: Page) -> None:
     expect(page).to_have_url(re.compile(r"/dashboard/?$"))
     expect(page.locator(".purchase-card", has_text="Meeting Minutes")).to_be_visible()
     assert page.evaluate("window.__celebrated") is False
+    assert _top(page, ".purchase-card") < PHONE["height"]  # My Agents starts on the first screen (issue 34)
 
 
 def test_purchase_success_opened_directly_goes_to_the_dashboard(page: Page) -> None:
