@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace.components.agent_card import stars
+from marketplace.components.agent_card import average_stars, stars
 from marketplace.components.catalog import option_select
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, page_frame
 from marketplace.components.links import button_link
 from marketplace.state.agent_detail import (
+    BUYERS_ONLY,
     RATING_CHOICES,
     REPORT_DESCRIPTION_MAX,
     REPORT_REASON_MAX,
     REPORT_TYPE_OPTIONS,
     REVIEW_COMMENT_MAX,
+    REVIEW_REPLY_MAX,
     AgentDetailState,
 )
 from marketplace.state.session import SessionState
@@ -46,7 +48,8 @@ def header_card() -> rx.Component:
                 ),
                 rx.heading(A.name, size=rx.breakpoints(initial="7", md="8"), id="agent-name", as_="h1"),
                 rx.hstack(
-                    stars(A.stars, size=18),
+                    average_stars(A.stars, A.half_star, size=18, id="agent-stars",
+                                  aria_label=f"Rated {A.rating} out of 5"),
                     rx.cond(A.review_count > 0, rx.text(A.rating, weight="bold", id="agent-rating")),
                     rx.text(rx.cond(A.review_count == 0, "No reviews yet",
                                     rx.cond(A.review_count == 1, "(1 review)", f"({A.review_count} reviews)")),
@@ -105,6 +108,50 @@ def review_form() -> rx.Component:
     )
 
 
+def reply_form() -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            rx.text_area(id="reply-text", name="reply", placeholder="Answer this review...", value=S.reply_draft,
+                         on_change=S.set_reply_draft, max_length=REVIEW_REPLY_MAX, rows="3", width="100%",
+                         aria_label="Your answer"),
+            rx.hstack(
+                rx.button("Cancel", type="button", variant="soft", color_scheme="gray", size="2",
+                          on_click=S.cancel_reply),
+                rx.button(rx.cond(S.reply_saving, "Saving...", "Publish Answer"), type="submit", size="2",
+                          disabled=(S.reply_draft.strip() == "") | S.reply_saving, id="save-reply"),
+                spacing="2",
+            ),
+            spacing="2", width="100%", align="start",
+        ),
+        on_submit=S.save_reply, no_validate=True, width="100%", id="reply-form",
+    )
+
+
+def vendor_reply(review: rx.Var) -> rx.Component:
+    """The vendor's answer under the review; for the agent's vendor, Answer / Edit answer and its form."""
+    answer = rx.box(
+        rx.text("Answer from ", rx.text.strong(A.vendor_name), " · ", review.reply_date, size="1",
+                color_scheme="gray"),
+        rx.text(review.reply, size="2", white_space="pre-wrap", class_name="vendor-reply-text"),
+        padding="0.5em 0.75em", margin_top="0.25em", border_left="3px solid var(--accent-8)",
+        background="var(--gray-a2)", width="100%", class_name="vendor-reply",
+    )
+    return rx.fragment(
+        rx.cond(review.reply != "", answer),
+        rx.cond(
+            S.is_owner,
+            rx.cond(
+                S.reply_review_id == review.id,
+                reply_form(),
+                rx.button(rx.icon("message-square-reply", size=14),
+                          rx.cond(review.reply != "", "Edit answer", "Answer"),
+                          variant="ghost", size="1", margin_top="0.25em", on_click=S.open_reply(review.id),
+                          class_name="answer-review"),
+            ),
+        ),
+    )
+
+
 def review_item(review: rx.Var) -> rx.Component:
     return rx.box(
         rx.hstack(
@@ -112,7 +159,7 @@ def review_item(review: rx.Var) -> rx.Component:
             rx.vstack(
                 rx.hstack(
                     rx.text(review.author, weight="bold", size="2"),
-                    rx.cond(review.verified, rx.badge(rx.icon("badge-check", size=12), "Verified Purchase",
+                    rx.cond(review.verified, rx.badge(rx.icon("badge-check", size=12), "Verified purchase",
                                                       color_scheme="green", variant="soft",
                                                       class_name="verified-purchase")),
                     spacing="2", align="center", wrap="wrap",
@@ -120,9 +167,10 @@ def review_item(review: rx.Var) -> rx.Component:
                 rx.hstack(stars(review.rating), rx.text(review.date, size="1", color_scheme="gray"), spacing="2",
                           align="center"),
                 rx.text(review.comment, size="2", white_space="pre-wrap", class_name="review-comment"),
-                spacing="1", align="start",
+                vendor_reply(review),
+                spacing="1", align="start", width="100%",
             ),
-            spacing="3", align="start",
+            spacing="3", align="start", width="100%",
         ),
         padding_y="0.75em", border_top="1px solid var(--gray-a4)", width="100%", class_name="review-item",
     )
@@ -136,8 +184,10 @@ def reviews_card() -> rx.Component:
                 SessionState.signed_in,
                 rx.cond(
                     S.is_owner,
-                    rx.callout("This is your agent: customers' reviews appear here.", icon="info", size="1"),
-                    review_form(),
+                    rx.callout("This is your agent: customers' reviews appear here, and you can answer each once.",
+                               icon="info", size="1"),
+                    rx.cond(S.may_review, review_form(),
+                            rx.callout(BUYERS_ONLY, icon="info", size="1", id="review-buyers-only")),
                 ),
                 rx.text(rx.link("Sign in", href="/login"), " to write a review.", size="2", color_scheme="gray"),
             ),
