@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from functools import partial
+
 import pytest
 from sqlmodel import select
 
@@ -12,6 +15,7 @@ from marketplace.services.admin import reviews as admin_reviews
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from tests import factories
 from tests.catalog_helpers import agent_row
+from tests.live_api import LiveApi, fire
 
 NOT_A_BUYER = {"message": "Only customers who bought this agent can review it."}
 
@@ -222,3 +226,31 @@ def review_author(review: Review) -> User:
         user = session.get(User, review.user_id)
         session.expunge(user)
         return user
+
+
+# ---- at the same moment, over HTTP (tests/live_api.py) ----------------------------------------------------------
+
+
+def test_simultaneous_removals_remove_a_review_once(live_api: LiveApi):
+    agent = factories.make_agent(factories.make_vendor())
+    factories.make_review(agent, rating=5)
+    gone = factories.make_review(agent, rating=1)
+    admin = live_api.signed_in(factories.make_admin().username)
+    answers = fire([partial(admin.request, "DELETE", f"/api/admin/reviews/{gone.id}", json={"reason": "Spam"})] * 5)
+    assert Counter(a.status_code for a in answers) == {204: 1, 404: 4}, [a.text for a in answers]
+    row = agent_row(agent.id)
+    assert (row.review_count, row.rating_sum, row.avg_rating) == (1, 5, 5.0)
+    assert [a for a in factories.audit_actions() if a[0] == "review.remove"] == [("review.remove", "review", gone.id)]
+
+
+def test_simultaneous_first_answers_leave_one_answer_and_one_notification(live_api: LiveApi):
+    vendor = factories.make_vendor()
+    review = factories.make_review(factories.make_agent(vendor))
+    client = live_api.signed_in(vendor.username)
+    answers = fire([partial(client.put, f"/api/vendor/reviews/{review.id}/reply", json={"reply": f"Thanks {n}"})
+                    for n in range(5)])
+    assert {a.status_code for a in answers} == {200}, [a.text for a in answers]
+    with db.session_scope() as session:
+        told = session.exec(select(Notification).where(Notification.user_id == review.user_id)).all()
+        assert len(told) == 1
+        assert session.get(Review, review.id).vendor_reply in {f"Thanks {n}" for n in range(5)}
