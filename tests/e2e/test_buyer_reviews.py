@@ -98,7 +98,7 @@ def test_the_vendor_answers_a_review_and_it_shows(page: Page) -> None:
     page.click("#save-reply")
     expect_toast(page, "Answer published")
     expect(page.locator(".vendor-reply-text").filter(has_text=edited)).to_be_visible()
-    expect_fits_phone(page, ".vendor-reply", "review-answered-phone")
+    expect_fits_phone(page, "#reviews-list", "review-answered-phone")
 
     # A visitor reads the answers under the reviews.
     page.context.clear_cookies()
