@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace.components.agent_card import average_stars, stars
-from marketplace.components.catalog import option_select
+from marketplace.components.agent_card import average_stars
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, page_frame
 from marketplace.components.links import button_link
+from marketplace.pages.agent_reviews import removal_dialog, review_form, review_item
 from marketplace.state.agent_detail import (
     BUYERS_ONLY,
-    RATING_CHOICES,
     REPORT_DESCRIPTION_MAX,
     REPORT_REASON_MAX,
     REPORT_TYPE_OPTIONS,
-    REVIEW_COMMENT_MAX,
-    REVIEW_REPLY_MAX,
     AgentDetailState,
 )
 from marketplace.state.session import SessionState
@@ -86,96 +83,6 @@ def about_card() -> rx.Component:
     )
 
 
-def review_form() -> rx.Component:
-    blank = S.review_comment.strip() == ""
-    return rx.form(
-        rx.vstack(
-            rx.heading("Write a Review", size="4", as_="h3"),
-            rx.hstack(
-                rx.text("Rating", size="2", weight="medium"),
-                rx.box(option_select("review-rating", S.review_rating, S.set_review_rating, RATING_CHOICES,
-                                     label="Rating", width="140px")),
-                align="center", spacing="3",
-            ),
-            rx.text_area(id="review-comment", name="comment", placeholder="Share your experience with this agent...",
-                         value=S.review_comment, on_change=S.set_review_comment, max_length=REVIEW_COMMENT_MAX,
-                         rows="4", width="100%", aria_label="Your review"),
-            rx.button(rx.cond(S.review_submitting, "Submitting...", "Submit Review"), type="submit",
-                      disabled=blank | S.review_submitting, id="submit-review"),
-            spacing="3", align="start", width="100%",
-        ),
-        on_submit=S.submit_review, no_validate=True, width="100%", id="review-form",
-    )
-
-
-def reply_form() -> rx.Component:
-    return rx.form(
-        rx.vstack(
-            rx.text_area(id="reply-text", name="reply", placeholder="Answer this review...", value=S.reply_draft,
-                         on_change=S.set_reply_draft, max_length=REVIEW_REPLY_MAX, rows="3", width="100%",
-                         aria_label="Your answer"),
-            rx.hstack(
-                rx.button("Cancel", type="button", variant="soft", color_scheme="gray", size="2",
-                          on_click=S.cancel_reply),
-                rx.button(rx.cond(S.reply_saving, "Saving...", "Publish Answer"), type="submit", size="2",
-                          disabled=(S.reply_draft.strip() == "") | S.reply_saving, id="save-reply"),
-                spacing="2",
-            ),
-            spacing="2", width="100%", align="start",
-        ),
-        on_submit=S.save_reply, no_validate=True, width="100%", id="reply-form",
-    )
-
-
-def vendor_reply(review: rx.Var) -> rx.Component:
-    """The vendor's answer under the review; for the agent's vendor, Answer / Edit answer and its form."""
-    answer = rx.box(
-        rx.text("Answer from ", rx.text.strong(A.vendor_name), " · ", review.reply_date, size="1",
-                color_scheme="gray"),
-        rx.text(review.reply, size="2", white_space="pre-wrap", class_name="vendor-reply-text"),
-        padding="0.5em 0.75em", margin_top="0.25em", border_left="3px solid var(--accent-8)",
-        background="var(--gray-a2)", width="100%", class_name="vendor-reply",
-    )
-    return rx.fragment(
-        rx.cond(review.reply != "", answer),
-        rx.cond(
-            S.is_owner,
-            rx.cond(
-                S.reply_review_id == review.id,
-                reply_form(),
-                rx.button(rx.icon("message-square-reply", size=14),
-                          rx.cond(review.reply != "", "Edit answer", "Answer"),
-                          variant="ghost", size="1", margin_top="0.25em", on_click=S.open_reply(review.id),
-                          class_name="answer-review"),
-            ),
-        ),
-    )
-
-
-def review_item(review: rx.Var) -> rx.Component:
-    return rx.box(
-        rx.hstack(
-            rx.avatar(fallback=review.initial, size="2", radius="full"),
-            rx.vstack(
-                rx.hstack(
-                    rx.text(review.author, weight="bold", size="2"),
-                    rx.cond(review.verified, rx.badge(rx.icon("badge-check", size=12), "Verified purchase",
-                                                      color_scheme="green", variant="soft",
-                                                      class_name="verified-purchase")),
-                    spacing="2", align="center", wrap="wrap",
-                ),
-                rx.hstack(stars(review.rating), rx.text(review.date, size="1", color_scheme="gray"), spacing="2",
-                          align="center"),
-                rx.text(review.comment, size="2", white_space="pre-wrap", class_name="review-comment"),
-                vendor_reply(review),
-                spacing="1", align="start", width="100%",
-            ),
-            spacing="3", align="start", width="100%",
-        ),
-        padding_y="0.75em", border_top="1px solid var(--gray-a4)", width="100%", class_name="review-item",
-    )
-
-
 def reviews_card() -> rx.Component:
     return rx.card(
         rx.vstack(
@@ -193,7 +100,8 @@ def reviews_card() -> rx.Component:
             ),
             rx.cond(
                 S.reviews.length() > 0,
-                rx.vstack(rx.foreach(S.reviews, review_item), spacing="0", width="100%", id="reviews-list"),
+                rx.vstack(rx.foreach(S.reviews, lambda review: review_item(review, A.vendor_name)), spacing="0",
+                          width="100%", id="reviews-list"),
                 rx.text("No reviews yet. Be the first to review this agent!", color_scheme="gray", size="2",
                         id="no-reviews"),
             ),
@@ -368,6 +276,7 @@ def detail() -> rx.Component:
             class_name="agent-layout",
         ),
         report_dialog(),
+        removal_dialog(),
         spacing="4", width="100%", id="agent-detail",
     )
 

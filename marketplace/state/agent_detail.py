@@ -16,6 +16,7 @@ import reflex as rx
 from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPublic
 from marketplace.services import agent_page, favorites, images, names, reports, review_replies, views
 from marketplace.services import reviews as review_service
+from marketplace.services.admin import reviews as review_removal
 from marketplace.services.errors import Conflict, Forbidden, NotFound, TooManyRequests
 from marketplace.services.seo import page_head
 from marketplace.state import blocking
@@ -37,6 +38,7 @@ STATUS_LABELS = {AgentStatus.APPROVED.value: "Approved", AgentStatus.REJECTED.va
 # The services' input limits, for the page's max_length (pages take them from here, not from the services).
 REVIEW_COMMENT_MAX = review_service.MAX_COMMENT
 REVIEW_REPLY_MAX = review_replies.MAX_REPLY
+REMOVAL_REASON_MAX = review_removal.MAX_REASON
 BUYERS_ONLY = review_service.NOT_A_BUYER  # shown instead of the form to a signed-in customer who did not buy
 REPORT_REASON_MAX = reports.MAX_REASON
 REPORT_DESCRIPTION_MAX = reports.MAX_DESCRIPTION
@@ -151,6 +153,11 @@ class AgentDetailState(ViewerMixin, rx.State):
     reply_review_id: str = ""
     reply_draft: str = ""
     reply_saving: bool = False
+    # an admin's removal of a review ("review") or of its answer ("answer"), with a reason
+    removal_review_id: str = ""
+    removal_what: str = ""
+    removal_reason: str = ""
+    removal_saving: bool = False
     # report dialog
     report_open: bool = False
     report_type: str = ""
@@ -191,6 +198,7 @@ class AgentDetailState(ViewerMixin, rx.State):
         self.report_open, self.report_type, self.report_reason, self.report_description = False, "", "", ""
         self.report_submitting = self.favorite_busy = False
         self.reply_review_id, self.reply_draft, self.reply_saving = "", "", False
+        self.removal_review_id, self.removal_what, self.removal_reason, self.removal_saving = "", "", "", False
 
     @rx.event
     async def on_load(self) -> AsyncIterator[None]:
@@ -298,6 +306,42 @@ class AgentDetailState(ViewerMixin, rx.State):
         self.reply_review_id, self.reply_draft = "", ""
         await self._load(self.agent.id)
         yield rx.toast("Answer published", description="The reviewer has been notified.")
+
+    # -- an admin's removal (the service lets admins only) --
+
+    @rx.event
+    def open_removal(self, review_id: str, what: str) -> None:
+        if what in ("review", "answer") and any(r.id == review_id for r in self.reviews):
+            self.removal_review_id, self.removal_what, self.removal_reason = review_id, what, ""
+
+    @rx.event
+    def set_removal_open(self, value: bool) -> None:
+        if not value:
+            self.removal_review_id, self.removal_what, self.removal_reason = "", "", ""
+
+    @rx.event
+    def set_removal_reason(self, value: str) -> None:
+        self.removal_reason = value
+
+    @rx.event
+    async def confirm_removal(self, form: dict | None = None) -> AsyncIterator[Any]:
+        take_submitted(self, form, {"reason": "removal_reason"})
+        if not self.removal_review_id or self.removal_saving:
+            return
+        answer = self.removal_what == "answer"
+        self.removal_saving = True
+        yield
+        done = await attempt(Toast("Not removed"),
+                             review_removal.remove_reply if answer else review_removal.remove_review,
+                             actor=await self.viewer(), review_id=self.removal_review_id, reason=self.removal_reason)
+        self.removal_saving = False
+        if done.failed:
+            yield done.events
+            return
+        self.removal_review_id, self.removal_what, self.removal_reason = "", "", ""
+        await self._load(self.agent.id)
+        yield rx.toast("Answer removed" if answer else "Review removed",
+                       description="The removal and its reason are in the audit log.")
 
     # -- report --
 

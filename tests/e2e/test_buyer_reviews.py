@@ -22,15 +22,17 @@ from tests.e2e.helpers import (
 
 BUYERS_ONLY = "Only customers who bought this agent can review it."
 DEMO_VENDOR = ("vendor", "vendor123")
+DEMO_ADMIN = ("admin", "admin123")
 
 
-def _vendor_agent_with_reviews(page: Page, minimum: int) -> dict:
-    """A live agent of the demo vendor with at least `minimum` (demo buyers') reviews, the most reviewed first."""
+def _vendor_agent_with_reviews(page: Page, minimum: int, *, most: bool = True) -> dict:
+    """A live agent of the demo vendor with at least `minimum` (demo buyers') reviews: the most reviewed one, or
+    (`most=False`) the least."""
     agents = page.request.get("/api/agents", params={"limit": 100}).json()
     mine = [a for a in agents if (a.get("vendor") or {}).get("username") == DEMO_VENDOR[0]
             and a["reviewCount"] >= minimum]
     assert mine, "the demo vendor has reviewed agents"
-    return max(mine, key=lambda a: (a["reviewCount"], a["name"]))
+    return (max if most else min)(mine, key=lambda a: (a["reviewCount"], a["name"]))
 
 
 def _expected_stars(average: str) -> tuple[int, int]:
@@ -105,3 +107,33 @@ def test_the_vendor_answers_a_review_and_it_shows(page: Page) -> None:
     open_page(page, f"/agents/{agent['id']}")
     expect(page.locator(".vendor-reply-text").filter(has_text=edited)).to_be_visible()
     expect(page.locator(".answer-review")).to_have_count(0)
+
+
+def test_an_admin_removes_an_answer_and_a_review_giving_a_reason(page: Page) -> None:
+    sign_in(page, *DEMO_VENDOR, api=True)
+    agent = _vendor_agent_with_reviews(page, 1, most=False)
+    target = page.request.get(f"/api/agents/{agent['id']}/reviews").json()[0]
+    answer = f"An answer to remove {unique('ref-')}"
+    put = page.request.put(f"/api/vendor/reviews/{target['id']}/reply", data={"reply": answer},
+                           headers=same_origin(page))
+    assert put.status == 200, put.text()
+    sign_in(page, *DEMO_ADMIN, api=True)
+    open_page(page, f"/agents/{agent['id']}")
+    item = page.locator(".review-item").filter(has_text=answer)
+    item.locator(".remove-reply").click()
+    expect(page.locator("#confirm-removal")).to_be_disabled()  # a reason is required
+    page.fill("#removal-reason", "Personal details of the reviewer")
+    page.click("#confirm-removal")
+    expect_toast(page, "Answer removed", "The removal and its reason are in the audit log.")
+    expect(page.locator(".vendor-reply-text").filter(has_text=answer)).to_have_count(0)
+
+    count = agent["reviewCount"]
+    page.locator(".review-item").first.locator(".remove-review").click()
+    page.fill("#removal-reason", "Off-topic")
+    page.click("#confirm-removal")
+    expect_toast(page, "Review removed")
+    expect(page.locator("#reviews-heading")).to_have_text(f"Reviews ({count - 1})")
+    after = page.request.get(f"/api/agents/{agent['id']}").json()
+    assert after["reviewCount"] == count - 1
+    log = page.request.get("/api/admin/audit-log", params={"search": "review."}).json()
+    assert {"review.remove", "review.reply_remove"} <= {e["action"] for e in log}
