@@ -159,6 +159,13 @@ def make_purchase(user: User, agent: Agent, *, price_cents: int | None = None) -
     return purchase
 
 
+def make_buyer(agent: Agent, username: str | None = None, **fields: object) -> User:
+    """A customer who bought `agent` (a completed order and the purchase it gives): who may review it."""
+    user = make_user(username, **fields)
+    make_purchase(user, agent)
+    return user
+
+
 def make_order(
     agent: Agent,
     buyer: User | None = None,
@@ -394,3 +401,25 @@ def make_plan_payment(vendor: User, plan_id: str, amount_cents: int, *, reason: 
     """A paid invoice of the vendor's plan subscription (the admin's plan revenue)."""
     return _save(PlanPayment(invoice_id=f"in_{new_id()}", user_id=vendor.id, plan_id=plan_id,
                              amount_cents=amount_cents, billing_reason=reason))
+
+
+# Reviews from buyers (issue 33): a review is posted by a customer who bought the agent.
+from marketplace.models import Review  # noqa: E402
+from marketplace.services import reviews as review_service  # noqa: E402
+
+
+def make_review(agent: Agent, author: User | None = None, *, rating: int = 5, comment: str = "Useful",
+                reply: str | None = None) -> Review:
+    """A review of `agent` posted through the service (the agent's totals kept), by `author` or a new buyer;
+    with the vendor's answer when `reply` is given."""
+    author = author or make_buyer(agent)
+    saved = review_service.submit_review(actor=author, agent_id=agent.id, rating=rating, comment=comment)
+    with db.session_scope() as session:
+        review = session.get(Review, saved.review.id)
+        assert review is not None
+        if reply is not None:
+            review.vendor_reply, review.vendor_reply_at, review.vendor_reply_updated_at = reply, utcnow(), utcnow()
+            session.add(review)
+        session.flush()
+        session.expunge(review)
+    return review

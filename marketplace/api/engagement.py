@@ -7,8 +7,8 @@ from fastapi import APIRouter, Request, Response
 from marketplace.api.catalog import AGENT_LIST, json_list, total_headers
 from marketplace.api.deps import OptionalUser, SignedInUser, client_address, optional_user
 from marketplace.models import AgentPublic, FavoriteStatus, ReportedStatus, ReportPublic, ReviewPublic
-from marketplace.models.engagement import FavoriteIn, ReportIn, ReviewIn
-from marketplace.services import favorites, reports, reviews
+from marketplace.models.engagement import FavoriteIn, ReportIn, ReviewIn, ReviewReplyIn
+from marketplace.services import favorites, reports, review_replies, reviews
 
 router = APIRouter(prefix="/api", tags=["engagement"])
 
@@ -35,6 +35,13 @@ def post_review(agent_id: str, body: ReviewIn, user: SignedInUser, request: Requ
     if not saved.created:
         response.status_code = 200
     return saved.review
+
+
+@router.put("/vendor/reviews/{review_id}/reply", response_model=ReviewPublic)
+def reply_to_review(review_id: str, user: OptionalUser, body: ReviewReplyIn | None = None) -> ReviewPublic:
+    """The agent's vendor answers a review once (`{"reply"}`; saving again edits it); the reviewer is notified.
+    403 for anyone else, 400 for an empty or too long answer."""
+    return review_replies.reply_to_review(actor=user, review_id=review_id, reply=body.reply if body else None)
 
 
 # ---- favourites -----------------------------------------------------------------------------------

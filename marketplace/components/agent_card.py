@@ -23,6 +23,28 @@ def stars(filled: Var[int] | int, size: int = 14) -> rx.Component:
     )
 
 
+def average_stars(full: Var[int] | int, half: Var[bool] | bool, size: int = 14, **props: object) -> rx.Component:
+    """Five stars for an average rating (state.catalog.star_fill): `full` amber stars, then a half star when
+    `half` (4.5 reads as four and a half, not five), the rest empty."""
+    empty = "var(--gray-a7)"
+
+    def one(n: int) -> rx.Component:
+        return rx.cond(
+            full >= n,
+            rx.icon("star", size=size, color="var(--amber-9)", fill="var(--amber-9)"),
+            rx.cond(
+                half & (full == n - 1),
+                rx.box(rx.icon("star", size=size, color=empty, fill="none"),
+                       rx.icon("star-half", size=size, color="var(--amber-9)", fill="var(--amber-9)",
+                               position="absolute", top="0", left="0"),
+                       position="relative", width=f"{size}px", height=f"{size}px", class_name="star-half"),
+                rx.icon("star", size=size, color=empty, fill="none"),
+            ),
+        )
+
+    return rx.hstack(*[one(n) for n in range(1, 6)], spacing="0", align="center", **props)
+
+
 def rating_line(rating: Var[str], count: Var[int]) -> rx.Component:
     """'★ 4.2 (5)', or a 'New' badge for an agent nobody has reviewed yet."""
     return rx.cond(

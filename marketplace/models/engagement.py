@@ -38,6 +38,10 @@ class Review(SQLModel, table=True):
     is_verified_purchase: bool = False
     created_at: datetime = Field(default_factory=utcnow, index=True)
     updated_at: datetime = Field(default_factory=utcnow)
+    # The agent's vendor's one answer (revision 0030): first given at `vendor_reply_at`, editable after.
+    vendor_reply: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    vendor_reply_at: datetime | None = None
+    vendor_reply_updated_at: datetime | None = None
 
 
 class Favorite(SQLModel, table=True):
@@ -73,14 +77,25 @@ class ReviewAuthor(ApiModel):
     first_name: str | None = None
 
 
+class VendorReplyPublic(ApiModel):
+    text: str
+    created_at: datetime
+    updated_at: datetime
+
+
 class ReviewPublic(ApiModel):
+    """`verifiedPurchase`: the author holds or held paid access to the agent (`isVerifiedPurchase`, the older
+    name, says the same); `vendorReply`: the vendor's answer, null when none."""
+
     id: str
     rating: int
     comment: str
     created_at: datetime
     updated_at: datetime
     is_verified_purchase: bool
+    verified_purchase: bool
     user: ReviewAuthor | None = None
+    vendor_reply: VendorReplyPublic | None = None
 
 
 class ReviewPage(ApiModel):
@@ -110,6 +125,16 @@ class ReportPublic(ApiModel):
 class ReviewIn(ApiInput):
     rating: Any = None
     comment: Any = None
+
+
+class ReviewReplyIn(ApiInput):
+    reply: Any = None
+
+
+class ReasonIn(ApiInput):
+    """An admin's removal: the reason is required (the service answers 400 without one)."""
+
+    reason: Any = None
 
 
 class FavoriteIn(ApiInput):

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import reflex as rx
 
-from marketplace.components.agent_card import stars
-from marketplace.components.catalog import option_select
+from marketplace.components.agent_card import average_stars
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, page_frame
 from marketplace.components.links import button_link
+from marketplace.pages.agent_reviews import removal_dialog, review_form, review_item
 from marketplace.state.agent_detail import (
-    RATING_CHOICES,
+    BUYERS_ONLY,
     REPORT_DESCRIPTION_MAX,
     REPORT_REASON_MAX,
     REPORT_TYPE_OPTIONS,
-    REVIEW_COMMENT_MAX,
     AgentDetailState,
 )
 from marketplace.state.session import SessionState
@@ -46,7 +45,8 @@ def header_card() -> rx.Component:
                 ),
                 rx.heading(A.name, size=rx.breakpoints(initial="7", md="8"), id="agent-name", as_="h1"),
                 rx.hstack(
-                    stars(A.stars, size=18),
+                    average_stars(A.stars, A.half_star, size=18, id="agent-stars",
+                                  aria_label=f"Rated {A.rating} out of 5"),
                     rx.cond(A.review_count > 0, rx.text(A.rating, weight="bold", id="agent-rating")),
                     rx.text(rx.cond(A.review_count == 0, "No reviews yet",
                                     rx.cond(A.review_count == 1, "(1 review)", f"({A.review_count} reviews)")),
@@ -83,51 +83,6 @@ def about_card() -> rx.Component:
     )
 
 
-def review_form() -> rx.Component:
-    blank = S.review_comment.strip() == ""
-    return rx.form(
-        rx.vstack(
-            rx.heading("Write a Review", size="4", as_="h3"),
-            rx.hstack(
-                rx.text("Rating", size="2", weight="medium"),
-                rx.box(option_select("review-rating", S.review_rating, S.set_review_rating, RATING_CHOICES,
-                                     label="Rating", width="140px")),
-                align="center", spacing="3",
-            ),
-            rx.text_area(id="review-comment", name="comment", placeholder="Share your experience with this agent...",
-                         value=S.review_comment, on_change=S.set_review_comment, max_length=REVIEW_COMMENT_MAX,
-                         rows="4", width="100%", aria_label="Your review"),
-            rx.button(rx.cond(S.review_submitting, "Submitting...", "Submit Review"), type="submit",
-                      disabled=blank | S.review_submitting, id="submit-review"),
-            spacing="3", align="start", width="100%",
-        ),
-        on_submit=S.submit_review, no_validate=True, width="100%", id="review-form",
-    )
-
-
-def review_item(review: rx.Var) -> rx.Component:
-    return rx.box(
-        rx.hstack(
-            rx.avatar(fallback=review.initial, size="2", radius="full"),
-            rx.vstack(
-                rx.hstack(
-                    rx.text(review.author, weight="bold", size="2"),
-                    rx.cond(review.verified, rx.badge(rx.icon("badge-check", size=12), "Verified Purchase",
-                                                      color_scheme="green", variant="soft",
-                                                      class_name="verified-purchase")),
-                    spacing="2", align="center", wrap="wrap",
-                ),
-                rx.hstack(stars(review.rating), rx.text(review.date, size="1", color_scheme="gray"), spacing="2",
-                          align="center"),
-                rx.text(review.comment, size="2", white_space="pre-wrap", class_name="review-comment"),
-                spacing="1", align="start",
-            ),
-            spacing="3", align="start",
-        ),
-        padding_y="0.75em", border_top="1px solid var(--gray-a4)", width="100%", class_name="review-item",
-    )
-
-
 def reviews_card() -> rx.Component:
     return rx.card(
         rx.vstack(
@@ -136,14 +91,17 @@ def reviews_card() -> rx.Component:
                 SessionState.signed_in,
                 rx.cond(
                     S.is_owner,
-                    rx.callout("This is your agent: customers' reviews appear here.", icon="info", size="1"),
-                    review_form(),
+                    rx.callout("This is your agent: customers' reviews appear here, and you can answer each once.",
+                               icon="info", size="1"),
+                    rx.cond(S.may_review, review_form(),
+                            rx.callout(BUYERS_ONLY, icon="info", size="1", id="review-buyers-only")),
                 ),
                 rx.text(rx.link("Sign in", href="/login"), " to write a review.", size="2", color_scheme="gray"),
             ),
             rx.cond(
                 S.reviews.length() > 0,
-                rx.vstack(rx.foreach(S.reviews, review_item), spacing="0", width="100%", id="reviews-list"),
+                rx.vstack(rx.foreach(S.reviews, lambda review: review_item(review, A.vendor_name)), spacing="0",
+                          width="100%", id="reviews-list"),
                 rx.text("No reviews yet. Be the first to review this agent!", color_scheme="gray", size="2",
                         id="no-reviews"),
             ),
@@ -318,6 +276,7 @@ def detail() -> rx.Component:
             class_name="agent-layout",
         ),
         report_dialog(),
+        removal_dialog(),
         spacing="4", width="100%", id="agent-detail",
     )
 

@@ -24,11 +24,12 @@ class AgentPage:
     is_favorited: bool = False
     has_reported: bool = False
     bought: bool = False
+    may_review: bool = False  # holds or held paid access (the review rule, services/reviews.py `bought`)
 
 
 def agent_page(*, agent_id: str, actor: User | None) -> AgentPage:
     """The agent as `actor` may see it (NotFound otherwise, as `catalog.get_agent`), its newest reviews and,
-    for a signed-in viewer, their favourite, report and purchase marks."""
+    for a signed-in viewer, their favourite, report and purchase marks and whether they may review it."""
     agent = catalog.get_agent(agent_id=agent_id, actor=actor)
     items, total = reviews.list_reviews_json(agent_id=agent.id, actor=lambda: actor)
     page = ReviewPage(items=reviews.REVIEW_LIST.validate_json(items), total=total)
@@ -38,8 +39,9 @@ def agent_page(*, agent_id: str, actor: User | None) -> AgentPage:
         exists().where(Favorite.user_id == actor.id, Favorite.agent_id == agent.id),
         exists().where(Report.user_id == actor.id, Report.agent_id == agent.id),
         exists().where(Purchase.user_id == actor.id, Purchase.agent_id == agent.id, access.active()),
+        reviews.bought(actor.id, agent.id),
     )
     with autocommit_scope() as session:
-        favorited, reported, bought = session.execute(marks).one()
+        favorited, reported, bought, may_review = session.execute(marks).one()
     return AgentPage(agent=agent, reviews=page, is_favorited=bool(favorited), has_reported=bool(reported),
-                     bought=bool(bought))
+                     bought=bool(bought), may_review=bool(may_review))

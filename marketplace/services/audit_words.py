@@ -101,6 +101,12 @@ def _agent(entry: Entry, names: _Names) -> str:
     return names.agents.get(entry.target_id) or str(entry.details.get("name") or f"agent {entry.target_id}")
 
 
+def _review(entry: Entry, names: _Names) -> str:
+    agent_id = str(entry.details.get("agentId") or "")
+    agent = names.agents.get(agent_id) or (f"agent {agent_id}" if agent_id else "an agent")
+    return f"{entry.details.get('author') or 'a former user'}'s review of {agent}"
+
+
 def _refund(entry: Entry, names: _Names, verb: str) -> str:
     found = names.refunds.get(entry.target_id)
     if found is None:
@@ -171,6 +177,8 @@ _WORDS: dict[str, Callable[[Entry, _Names], str]] = {
     "demo.switch_role": lambda e, n: "switched role " + _change(
         ROLE_NAMES.get(str(e.details.get("from")), e.details.get("from")),
         ROLE_NAMES.get(str(e.details.get("to")), e.details.get("to"))),
+    "review.remove": lambda e, n: f"removed {_review(e, n)}{_reason(e.details)}",
+    "review.reply_remove": lambda e, n: f"removed the vendor's answer to {_review(e, n)}{_reason(e.details)}",
     "demo.load_data": lambda e, n: "loaded the demo data",
     "demo.advance_clock": lambda e, n: f"advanced the demo clock by {e.details.get('days')} days",
 }

@@ -2,7 +2,9 @@
 
 The agent's `rating_sum`, `review_count` and `avg_rating` change in the same transaction as the
 review, by relative SQL updates on the locked agent row, so concurrent reviews cannot lose a vote.
-"Verified purchase" is computed when reading, so it turns true as soon as the reviewer buys.
+Only a customer who holds or held paid access may review (issue 33: `bought`), so a fresh account cannot move
+a rating. "Verified purchase" is the same rule computed when reading (a review written before the rule, by a
+non-buyer, reads as unverified; a buyer refunded since reads so too).
 """
 
 from __future__ import annotations
@@ -11,14 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pydantic import TypeAdapter
-from sqlalchemy import Float, cast, exists, select, update
+from sqlalchemy import ColumnElement, Float, Select, cast, exists, or_, select, update
 from sqlalchemy.engine import Connection
 from sqlmodel import Session
 
 from marketplace.config import settings
 from marketplace.db import session_scope
-from marketplace.models import Agent, Purchase, Review, ReviewAuthor, ReviewPage, ReviewPublic, User
+from marketplace.models import Agent, Order, OrderStatus, Purchase, Review, ReviewAuthor, ReviewPage, ReviewPublic, User
 from marketplace.models.base import utcnow
+from marketplace.models.engagement import VendorReplyPublic
 from marketplace.services import access, decisions, ratelimit
 from marketplace.services.catalog import LIVE, live_agent, reads, visible_agent
 from marketplace.services.errors import Forbidden, InvalidParameter, NotFound
@@ -50,14 +53,27 @@ def validate_review(rating: object, comment: object) -> tuple[int, str]:
     return rating, comment
 
 
-def _verified(user_id: object, agent_id: object):  # noqa: ANN202 (SQL expression)
-    return exists().where(Purchase.user_id == user_id, Purchase.agent_id == agent_id, access.active())
+NOT_A_BUYER = "Only customers who bought this agent can review it."
+
+
+def bought(user_id: object, agent_id: object) -> ColumnElement[bool]:
+    """The review rule: the user holds or held paid access to the agent and was not refunded. A completed order
+    (a sale, a subscription's invoice or a free claim; a refund turns it `refunded`), or access now by the one
+    access rule (a subscription's purchase row)."""
+    return or_(
+        exists().where(Order.user_id == user_id, Order.agent_id == agent_id, Order.status == OrderStatus.COMPLETED),
+        exists().where(Purchase.user_id == user_id, Purchase.agent_id == agent_id, access.active()),
+    )
+
+
+def may_review(session: Session, *, user_id: str, agent_id: str) -> bool:
+    return bool(session.execute(select(bought(user_id, agent_id))).scalar())
 
 
 REVIEW_LIST = TypeAdapter(list[ReviewPublic])
 
 
-def _review_rows(session: Session, stmt) -> list[ReviewPublic]:  # noqa: ANN001
+def review_rows(session: Session, stmt) -> list[ReviewPublic]:  # noqa: ANN001
     rows = session.execute(stmt).all()
     return [
         ReviewPublic(
@@ -67,16 +83,25 @@ def _review_rows(session: Session, stmt) -> list[ReviewPublic]:  # noqa: ANN001
             created_at=review.created_at,
             updated_at=review.updated_at,
             is_verified_purchase=bool(verified),
+            verified_purchase=bool(verified),
             user=ReviewAuthor(id=user_id, username=username, first_name=first_name) if user_id else None,
+            vendor_reply=_reply(review),
         )
         for review, verified, user_id, username, first_name in rows
     ]
 
 
-def _select_reviews():  # noqa: ANN202
+def _reply(review: Review) -> VendorReplyPublic | None:
+    if review.vendor_reply is None or review.vendor_reply_at is None:
+        return None
+    return VendorReplyPublic(text=review.vendor_reply, created_at=review.vendor_reply_at,
+                             updated_at=review.vendor_reply_updated_at or review.vendor_reply_at)
+
+
+def select_reviews() -> Select:
     return select(
         Review,
-        _verified(Review.user_id, Review.agent_id).label("verified"),
+        bought(Review.user_id, Review.agent_id).label("verified"),
         User.id,
         User.username,
         User.first_name,
@@ -90,12 +115,12 @@ def list_reviews(
     check_page(limit=limit, offset=offset)
     with session_scope() as session:
         agent = visible_agent(session, agent_id=agent_id, actor=actor)
-        return ReviewPage(items=_review_rows(session, _page(agent.id, limit, offset)), total=agent.review_count)
+        return ReviewPage(items=review_rows(session, _page(agent.id, limit, offset)), total=agent.review_count)
 
 
 def _page(agent_id: str, limit: int, offset: int):  # noqa: ANN202 (SQL statement)
     return (
-        _select_reviews()
+        select_reviews()
         .where(Review.agent_id == agent_id)
         .order_by(Review.created_at.desc(), Review.id.desc())
         .limit(limit)
@@ -118,7 +143,7 @@ def list_reviews_json(
             total = session.execute(select(AGENTS.c.review_count).where(AGENTS.c.id == agent_id, LIVE)).scalar()
             if total is None:
                 return None
-            return REVIEW_LIST.dump_json(_review_rows(session, _page(agent_id, limit, offset)), by_alias=True), total
+            return REVIEW_LIST.dump_json(review_rows(session, _page(agent_id, limit, offset)), by_alias=True), total
 
     found = reads.cached(("reviews", agent_id, limit, offset), read)
     if found is not None:
@@ -132,6 +157,8 @@ def _save(*, user: User, agent_id: str, rating: int, comment: str) -> bool:
         agent = live_agent(session, agent_id=agent_id)
         if agent.vendor_id == user.id:
             raise Forbidden("You cannot review your own agent")
+        if not may_review(session, user_id=user.id, agent_id=agent.id):
+            raise Forbidden(NOT_A_BUYER)
         # Claim the agent's totals first (services/decisions.py): until this commits no other review of the
         # agent is written, so the review read next is the one this change replaces, and two edits cannot both
         # count from the same old rating.
@@ -140,17 +167,16 @@ def _save(*, user: User, agent_id: str, rating: int, comment: str) -> bool:
             raise NotFound("Agent not found")
         review = session.execute(
             select(Review).where(Review.agent_id == agent.id, Review.user_id == user.id)).scalars().first()
-        verified = bool(session.execute(select(_verified(user.id, agent.id))).scalar())
         now = utcnow()
         created = review is None
         if review is None:
             review = Review(agent_id=agent.id, user_id=user.id, rating=rating, comment=comment,
-                            is_verified_purchase=verified, created_at=now, updated_at=now)
+                            is_verified_purchase=True, created_at=now, updated_at=now)
             delta, added = rating, 1
         else:
             delta, added = rating - review.rating, 0
             review.rating, review.comment, review.updated_at = rating, comment, now
-            review.is_verified_purchase = verified
+            review.is_verified_purchase = True
         session.add(review)
         session.flush()
         session.execute(
@@ -173,5 +199,5 @@ def submit_review(*, actor: User | None, agent_id: str, rating: object, comment:
     ratelimit.hit_per_address(action="review", address=address, limit=settings.rate_limit_reviews)
     created = _save(user=user, agent_id=agent_id, rating=rating, comment=comment)
     with session_scope() as session:
-        stmt = _select_reviews().where(Review.agent_id == agent_id, Review.user_id == user.id)
-        return SavedReview(review=_review_rows(session, stmt)[0], created=created)
+        stmt = select_reviews().where(Review.agent_id == agent_id, Review.user_id == user.id)
+        return SavedReview(review=review_rows(session, stmt)[0], created=created)

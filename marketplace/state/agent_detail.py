@@ -9,18 +9,18 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator
 from datetime import datetime
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import reflex as rx
 
 from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPublic
-from marketplace.services import agent_page, favorites, images, names, reports, views
+from marketplace.services import agent_page, favorites, images, names, reports, review_replies, views
 from marketplace.services import reviews as review_service
-from marketplace.services.errors import Conflict, NotFound, TooManyRequests
+from marketplace.services.admin import reviews as review_removal
+from marketplace.services.errors import Conflict, Forbidden, NotFound, TooManyRequests
 from marketplace.services.seo import page_head
 from marketplace.state import blocking
-from marketplace.state.catalog import Option, price_parts, rating_label
+from marketplace.state.catalog import Option, price_parts, rating_label, star_fill
 from marketplace.state.forms import take_submitted
 from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.session import ViewerMixin
@@ -37,6 +37,9 @@ RATING_CHOICES = [Option(value=str(n), label=f"{n} star{'s' if n > 1 else ''}") 
 STATUS_LABELS = {AgentStatus.APPROVED.value: "Approved", AgentStatus.REJECTED.value: "Rejected"}
 # The services' input limits, for the page's max_length (pages take them from here, not from the services).
 REVIEW_COMMENT_MAX = review_service.MAX_COMMENT
+REVIEW_REPLY_MAX = review_replies.MAX_REPLY
+REMOVAL_REASON_MAX = review_removal.MAX_REASON
+BUYERS_ONLY = review_service.NOT_A_BUYER  # shown instead of the form to a signed-in customer who did not buy
 REPORT_REASON_MAX = reports.MAX_REASON
 REPORT_DESCRIPTION_MAX = reports.MAX_DESCRIPTION
 SIGN_IN = ("Please sign in", "You need to be signed in to add favorites")
@@ -65,7 +68,8 @@ class AgentView:
     status: str = ""
     status_label: str = ""
     rating: str = "0.0"
-    stars: int = 0
+    stars: int = 0  # full stars of the average (state.catalog.star_fill)
+    half_star: bool = False
     review_count: int = 0
     vendor_id: str = ""
     vendor_name: str = ""
@@ -85,6 +89,8 @@ class ReviewView:
     date: str = ""
     comment: str = ""
     verified: bool = False
+    reply: str = ""  # the vendor's answer ("" when none)
+    reply_date: str = ""
 
 
 def agent_view(agent: AgentPublic) -> AgentView:
@@ -104,7 +110,8 @@ def agent_view(agent: AgentPublic) -> AgentView:
         status=agent.status,
         status_label=STATUS_LABELS.get(agent.status, "Pending"),
         rating=avg,
-        stars=int(Decimal(avg).to_integral_value(rounding=ROUND_HALF_UP)),
+        stars=(fill := star_fill(agent.avg_rating))[0],
+        half_star=fill[1],
         review_count=agent.review_count,
         vendor_id=agent.vendor_id or "",
         vendor_name=agent.vendor.username if agent.vendor else "",
@@ -121,7 +128,9 @@ def review_view(review: ReviewPublic) -> ReviewView:
                                 short=True) if review.user else "Former user"
     return ReviewView(
         id=review.id, rating=review.rating, author=author, initial=author[:1].upper(),
-        date=long_date(review.created_at), comment=review.comment, verified=review.is_verified_purchase,
+        date=long_date(review.created_at), comment=review.comment, verified=review.verified_purchase,
+        reply=review.vendor_reply.text if review.vendor_reply else "",
+        reply_date=long_date(review.vendor_reply.created_at) if review.vendor_reply else "",
     )
 
 
@@ -133,12 +142,22 @@ class AgentDetailState(ViewerMixin, rx.State):
     is_favorited: bool = False
     has_reported: bool = False
     bought: bool = False
+    may_review: bool = False
     is_owner: bool = False
     favorite_busy: bool = False
     # review form
     review_rating: str = "5"
     review_comment: str = ""
     review_submitting: bool = False
+    # the owner's answer to one review at a time
+    reply_review_id: str = ""
+    reply_draft: str = ""
+    reply_saving: bool = False
+    # an admin's removal of a review ("review") or of its answer ("answer"), with a reason
+    removal_review_id: str = ""
+    removal_what: str = ""
+    removal_reason: str = ""
+    removal_saving: bool = False
     # report dialog
     report_open: bool = False
     report_type: str = ""
@@ -169,6 +188,7 @@ class AgentDetailState(ViewerMixin, rx.State):
         self.agent = agent_view(page.agent)
         self.reviews = [review_view(r) for r in page.reviews.items]
         self.is_favorited, self.has_reported, self.bought = page.is_favorited, page.has_reported, page.bought
+        self.may_review = page.may_review
         self.is_owner = user is not None and page.agent.vendor_id == user.id
         self.found = True
         return user.id if user else None
@@ -177,6 +197,8 @@ class AgentDetailState(ViewerMixin, rx.State):
         self.review_rating, self.review_comment, self.review_submitting = "5", "", False
         self.report_open, self.report_type, self.report_reason, self.report_description = False, "", "", ""
         self.report_submitting = self.favorite_busy = False
+        self.reply_review_id, self.reply_draft, self.reply_saving = "", "", False
+        self.removal_review_id, self.removal_what, self.removal_reason, self.removal_saving = "", "", "", False
 
     @rx.event
     async def on_load(self) -> AsyncIterator[None]:
@@ -238,7 +260,8 @@ class AgentDetailState(ViewerMixin, rx.State):
             return
         self.review_submitting = True
         yield
-        done = await attempt(Toast(fallback="Failed to submit review. Please try again.", reasons=(TooManyRequests,)),
+        done = await attempt(Toast(fallback="Failed to submit review. Please try again.",
+                                   reasons=(TooManyRequests, Forbidden)),
                              review_service.submit_review, actor=await self.viewer(), agent_id=self.agent.id,
                              rating=self.review_rating, comment=self.review_comment, address=self._client_address())
         if done.failed:
@@ -248,6 +271,77 @@ class AgentDetailState(ViewerMixin, rx.State):
         self.review_rating, self.review_comment, self.review_submitting = "5", "", False
         await self._load(self.agent.id)
         yield rx.toast("Review submitted", description="Thank you for your feedback!")
+
+    # -- the vendor's answer --
+
+    @rx.event
+    def open_reply(self, review_id: str) -> None:
+        """Open the answer form under one review, holding its current answer to edit."""
+        found = next((r for r in self.reviews if r.id == review_id), None)
+        if found is not None and self.is_owner:
+            self.reply_review_id, self.reply_draft = found.id, found.reply
+
+    @rx.event
+    def cancel_reply(self) -> None:
+        self.reply_review_id, self.reply_draft = "", ""
+
+    @rx.event
+    def set_reply_draft(self, value: str) -> None:
+        self.reply_draft = value
+
+    @rx.event
+    async def save_reply(self, form: dict | None = None) -> AsyncIterator[Any]:
+        take_submitted(self, form, {"reply": "reply_draft"})
+        if not self.reply_review_id or self.reply_saving:
+            return
+        self.reply_saving = True
+        yield
+        done = await attempt(Toast("Answer not saved", "Failed to save your answer. Please try again."),
+                             review_replies.reply_to_review, actor=await self.viewer(),
+                             review_id=self.reply_review_id, reply=self.reply_draft)
+        self.reply_saving = False
+        if done.failed:
+            yield done.events
+            return
+        self.reply_review_id, self.reply_draft = "", ""
+        await self._load(self.agent.id)
+        yield rx.toast("Answer published", description="The reviewer has been notified.")
+
+    # -- an admin's removal (the service lets admins only) --
+
+    @rx.event
+    def open_removal(self, review_id: str, what: str) -> None:
+        if what in ("review", "answer") and any(r.id == review_id for r in self.reviews):
+            self.removal_review_id, self.removal_what, self.removal_reason = review_id, what, ""
+
+    @rx.event
+    def set_removal_open(self, value: bool) -> None:
+        if not value:
+            self.removal_review_id, self.removal_what, self.removal_reason = "", "", ""
+
+    @rx.event
+    def set_removal_reason(self, value: str) -> None:
+        self.removal_reason = value
+
+    @rx.event
+    async def confirm_removal(self, form: dict | None = None) -> AsyncIterator[Any]:
+        take_submitted(self, form, {"reason": "removal_reason"})
+        if not self.removal_review_id or self.removal_saving:
+            return
+        answer = self.removal_what == "answer"
+        self.removal_saving = True
+        yield
+        done = await attempt(Toast("Not removed"),
+                             review_removal.remove_reply if answer else review_removal.remove_review,
+                             actor=await self.viewer(), review_id=self.removal_review_id, reason=self.removal_reason)
+        self.removal_saving = False
+        if done.failed:
+            yield done.events
+            return
+        self.removal_review_id, self.removal_what, self.removal_reason = "", "", ""
+        await self._load(self.agent.id)
+        yield rx.toast("Answer removed" if answer else "Review removed",
+                       description="The removal and its reason are in the audit log.")
 
     # -- report --
 

@@ -123,6 +123,17 @@ def rating_label(avg_rating: str) -> str:
         return "0.0"
 
 
+def star_fill(avg_rating: str) -> tuple[int, bool]:
+    """The stars drawn for an average rating: (full stars, a half star after them), the average rounded half up
+    to the nearest half star: "4.5" -> (4, True), "4.74" -> (4, True), "4.75" -> (5, False), "0" -> (0, False)."""
+    try:
+        halves = int((Decimal(avg_rating) * 2).quantize(Decimal("1"), rounding=ROUND_HALF_UP))
+    except (InvalidOperation, ValueError):
+        return 0, False
+    halves = min(max(halves, 0), 10)
+    return halves // 2, halves % 2 == 1
+
+
 def agent_card(agent: AgentPublic, bought: set[str] | frozenset[str] = frozenset()) -> AgentCard:
     return AgentCard(
         id=agent.id,

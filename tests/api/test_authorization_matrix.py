@@ -24,7 +24,7 @@ from sqlmodel import select
 from marketplace import db
 from marketplace.api.app import create_api
 from marketplace.api.deps import SESSION_COOKIE
-from marketplace.models import AgentStatus, LicenseKey, Order, Role, User
+from marketplace.models import Agent, AgentStatus, LicenseKey, Order, Role, User
 from marketplace.services import auth, licenses
 from tests import factories
 from tests.conftest import BASE_URL, empty_database
@@ -111,6 +111,13 @@ class World:
                 key.disabled_at = factories.ago(days=1)
                 session.add(key)
             return key.id
+
+    def fresh_review(self, *, reply: bool = False) -> str:
+        """A new buyer's review of the module's agent (the vendor's), answered when `reply`."""
+        with db.session_scope() as session:
+            agent = session.get(Agent, self.agent_id)
+            session.expunge(agent)
+        return factories.make_review(agent, reply="Thanks for the review" if reply else None).id
 
     def unique(self, prefix: str) -> str:
         self.made[prefix] = self.made.get(prefix, 0) + 1
@@ -223,8 +230,11 @@ _row("GET", "/api/demo-images/{file_name}", (200, 200, 200, 200, 200), Call(path
 _row("GET", "/api/agents/{agent_id}/reviews", (200, 200, 200, 200, 200))
 
 # ---- engagement ------------------------------------------------------------------------------------------
-_row("POST", "/api/agents/{agent_id}/reviews", (401, 201, 403, 201, 201),
-     Call(path={"agent_id": lambda w: w.free_agent_id}, body={"rating": 5, "comment": "Useful"}))
+# Only buyers review (the customer bought the agent); the vendor not its own; the others never bought it.
+_row("POST", "/api/agents/{agent_id}/reviews", (401, 201, 403, 403, 403), Call(body={"rating": 5, "comment": "Useful"}))
+# The agent's vendor answers a review of it (others 403); admins remove a review or an answer with a reason.
+_row("PUT", "/api/vendor/reviews/{review_id}/reply", (401, 403, 200, 403, 403),
+     Call(path={"review_id": World.fresh_review}, body={"reply": "Thank you!"}))
 _row("GET", "/api/favorites", (401, 200, 200, 200, 200))
 _row("POST", "/api/favorites", (401, 200, 200, 200, 200), Call(body=lambda w: {"agentId": w.agent_id}))
 _row("DELETE", "/api/favorites", (401, 200, 200, 200, 200), Call(body=lambda w: {"agentId": w.agent_id}))
@@ -355,6 +365,10 @@ _row("POST", "/api/admin/license-keys/{key_id}/disable", _ADMIN,
      Call(path={"key_id": World.fresh_key}, body={"reason": "Shared on a forum"}))
 _row("POST", "/api/admin/license-keys/{key_id}/enable", _ADMIN,
      Call(path={"key_id": lambda w: w.fresh_key(disabled=True)}))
+_row("DELETE", "/api/admin/reviews/{review_id}", (401, 403, 403, 403, 204),
+     Call(path={"review_id": World.fresh_review}, body={"reason": "Off-topic"}))
+_row("DELETE", "/api/admin/reviews/{review_id}/reply", (401, 403, 403, 403, 204),
+     Call(path={"review_id": lambda w: w.fresh_review(reply=True)}, body={"reason": "Rude answer"}))
 _row("DELETE", "/api/admin/users/{user_id}", (401, 403, 403, 403, 204),
      Call(path={"user_id": lambda w: factories.make_user().id}))
 

@@ -248,8 +248,8 @@ def test_one_delete_of_many_at_once(live_api: LiveApi):
 
 
 def test_simultaneous_edits_of_one_review_keep_the_agent_totals_right(live_api: LiveApi):
-    buyer = factories.make_user()
     agent = factories.make_agent(factories.make_vendor())
+    buyer = factories.make_buyer(agent)
     client = live_api.signed_in(buyer.username)
     path = f"/api/agents/{agent.id}/reviews"
     assert client.post(path, json={"rating": 3, "comment": "ok"}).status_code == 201

@@ -42,7 +42,10 @@ def test_reviews_and_reports_are_rate_limited_per_address(client, login, monkeyp
     monkeypatch.setattr(settings, "rate_limit_reviews", 2)
     monkeypatch.setattr(settings, "rate_limit_reports", 1)
     agents = [factories.make_agent() for _ in range(3)]
-    login(factories.make_user("busy"))
+    busy = factories.make_user("busy")
+    for agent in agents:
+        factories.make_purchase(busy, agent)
+    login(busy)
     posted = [client.post(f"/api/agents/{a.id}/reviews", json={"rating": 5, "comment": "ok"}).status_code
               for a in agents]
     assert posted == [201, 201, 429]
@@ -56,6 +59,8 @@ def test_the_services_limit_what_the_states_send(monkeypatch):
     monkeypatch.setattr(settings, "rate_limit_reports", 1)
     user = factories.make_user("stateful")
     first, second = factories.make_agent(), factories.make_agent()
+    factories.make_purchase(user, first)
+    factories.make_purchase(user, second)
     reviews.submit_review(actor=user, agent_id=first.id, rating=5, comment="ok", address="10.1.1.1")
     with pytest.raises(TooManyRequests):
         reviews.submit_review(actor=user, agent_id=second.id, rating=5, comment="ok", address="10.1.1.1")

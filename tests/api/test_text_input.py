@@ -26,7 +26,7 @@ def _raw(client, method: str, path: str, body: dict) -> object:
 @pytest.mark.parametrize("text", BAD)
 def test_review_comments_and_report_reasons_with_bad_characters_are_refused(client, login, text):
     agent = factories.make_agent()
-    login(factories.make_user("critic"))
+    login(factories.make_buyer(agent, "critic"))
     review = _raw(client, "POST", f"/api/agents/{agent.id}/reviews", {"rating": 5, "comment": text})
     assert review.status_code == 422, review.text
     assert "comment" in review.json()["message"]
@@ -37,7 +37,7 @@ def test_review_comments_and_report_reasons_with_bad_characters_are_refused(clie
 
 def test_multi_line_text_keeps_tabs_and_newlines(client, login):
     agent = factories.make_agent()
-    login(factories.make_user("poet"))
+    login(factories.make_buyer(agent, "poet"))
     response = client.post(f"/api/agents/{agent.id}/reviews", json={"rating": 4, "comment": "line one\n\tline two\r\n"})
     assert response.status_code == 201, response.text
     assert response.json()["comment"] == "line one\n\tline two"
@@ -118,8 +118,8 @@ def test_every_request_body_is_an_api_input():
 
 @pytest.mark.parametrize("text", BAD)
 def test_services_refuse_bad_characters(text):
-    user = factories.make_user("stateuser")
     agent = factories.make_agent()
+    user = factories.make_buyer(agent, "stateuser")
     with pytest.raises(InvalidParameter):
         reviews.submit_review(actor=user, agent_id=agent.id, rating=5, comment=text)
     with pytest.raises(InvalidParameter):

@@ -52,7 +52,7 @@ def test_an_agent_list_filtered_by_other_digits_is_refused(client, value):
 @pytest.mark.parametrize("value", ODD_DIGITS)
 def test_a_review_rating_in_other_digits_is_refused(client, login, value):
     agent = factories.make_agent()
-    login(factories.make_user())
+    login(factories.make_buyer(agent))
     response = client.post(f"/api/agents/{agent.id}/reviews", json={"rating": value, "comment": "Fine"})
     assert response.status_code == 422, response.text
 

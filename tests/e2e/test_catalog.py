@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import expect_toast, live_agent_id, open_page, shot, sign_in, sign_up
+from tests.e2e.helpers import buy, expect_toast, live_agent_id, open_page, shot, sign_in, sign_up
 
 PAGE_SIZE = 12
 MARKETING = {"AdCraft", "SEO Scout", "Social Scheduler"}
@@ -330,7 +330,9 @@ def test_favourite_toggles_when_signed_in(page: Page) -> None:
 
 def test_post_a_review(page: Page) -> None:
     username = sign_up(page, "cat")
-    open_page(page, f"/agents/{live_agent_id(page, 'SupportPilot')}")  # no reviews in the demo data
+    agent_id = live_agent_id(page, "SupportPilot")  # no reviews in the demo data
+    buy(page, agent_id)  # only customers who bought an agent review it (issue 33)
+    open_page(page, f"/agents/{agent_id}")
     expect(page.locator("#no-reviews")).to_be_visible()
     expect(page.locator("#agent-review-count")).to_have_text("No reviews yet")
     expect(page.locator("#agent-rating")).to_have_count(0)
@@ -347,7 +349,7 @@ def test_post_a_review(page: Page) -> None:
     review = page.locator(".review-item").first
     expect(review).to_contain_text(username)
     expect(review).to_contain_text("Answers most tickets on its own.")
-    expect(page.locator(".verified-purchase")).to_have_count(0)  # this user has not bought it
+    expect(page.locator(".verified-purchase")).to_have_text("Verified purchase")  # every review is a buyer's
     expect(page.locator("#agent-review-count")).to_have_text("(1 review)")
     expect(page.locator("#agent-rating")).to_have_text("4.0")
     expect(page.locator("#reviews-heading")).to_have_text("Reviews (1)")

@@ -46,7 +46,7 @@ from sqlalchemy.engine import make_url
 
 from tests.e2e.balancer import Balancer
 from tests.e2e.conftest import ROOT, _wait_for, new_context
-from tests.e2e.helpers import expect_toast, open_page, shot, sign_up
+from tests.e2e.helpers import buy, expect_toast, open_page, shot, sign_up
 from tests.ports import free_port
 
 pytestmark = pytest.mark.scale_out
@@ -213,7 +213,8 @@ def test_a_browser_moved_from_one_process_to_another_keeps_its_session_state_and
         agent_id = _listed(on_b, "SupportPilot")["id"]
         assert _listed(on_b, "SupportPilot")["reviewCount"] == 0  # served from B's cache this time
 
-    # A review posted through A (the page's websocket is A's) ...
+    # A review posted through A (the page's websocket is A's), by a buyer (only buyers review, issue 33) ...
+    buy(page, agent_id)
     open_page(page, f"/agents/{agent_id}")
     _choose(page, "review-rating", "4 stars")
     page.fill("#review-comment", "Still answers after a scale-out.")

@@ -13,8 +13,9 @@ from tests.catalog_helpers import statements
 
 
 def test_the_page_answers_as_the_services_it_replaces() -> None:
-    vendor, viewer, other = factories.make_vendor(), factories.make_user(), factories.make_user()
+    vendor, viewer = factories.make_vendor(), factories.make_user()
     agent = factories.make_agent(vendor)
+    other = factories.make_buyer(agent)
     review_service.submit_review(actor=other, agent_id=agent.id, rating=4, comment="Good")
     favorites.add_favorite(actor=viewer, agent_id=agent.id)
     factories.make_report(agent, viewer)
@@ -24,11 +25,15 @@ def test_the_page_answers_as_the_services_it_replaces() -> None:
     assert page.agent == catalog.get_agent(agent_id=agent.id, actor=viewer)
     assert page.reviews == review_service.list_reviews(agent_id=agent.id, actor=viewer)
     assert [r.comment for r in page.reviews.items] == ["Good"]
-    assert (page.is_favorited, page.has_reported, page.bought) == (True, True, True)
+    assert (page.is_favorited, page.has_reported, page.bought, page.may_review) == (True, True, True, True)
     assert reports.has_reported(actor=viewer, agent_id=agent.id).has_reported
 
-    stranger = agent_page.agent_page(agent_id=agent.id, actor=other)
-    assert (stranger.is_favorited, stranger.has_reported, stranger.bought) == (False, False, False)
+    reviewer = agent_page.agent_page(agent_id=agent.id, actor=other)
+    assert (reviewer.is_favorited, reviewer.has_reported, reviewer.bought, reviewer.may_review) == (
+        False, False, True, True)
+    stranger = agent_page.agent_page(agent_id=agent.id, actor=factories.make_user())
+    assert (stranger.is_favorited, stranger.has_reported, stranger.bought, stranger.may_review) == (
+        False, False, False, False)
     signed_out = agent_page.agent_page(agent_id=agent.id, actor=None)
     assert (signed_out.is_favorited, signed_out.has_reported, signed_out.bought) == (False, False, False)
 

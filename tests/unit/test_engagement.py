@@ -8,7 +8,7 @@ from marketplace.models import AgentStatus, Favorite, Report, Review, Role
 from marketplace.services import catalog, favorites, reports, reviews
 from marketplace.services.errors import Conflict, Forbidden, InvalidParameter, NotFound, Unauthorized
 from tests.catalog_helpers import agent_row
-from tests.factories import make_agent, make_purchase
+from tests.factories import ago, make_agent, make_buyer, make_order, make_purchase, make_subscription
 
 
 @pytest.fixture
@@ -36,21 +36,25 @@ def totals(agent_id):
 
 def test_review_is_created_with_author_and_totals(vendor, customer):
     agent = make_agent(vendor, "Bot")
+    make_purchase(customer, agent)
     saved = reviews.submit_review(actor=customer, agent_id=agent.id, rating=4, comment="  Handy tool.  ")
     assert saved.created
     data = saved.review.model_dump(by_alias=True, mode="json")
     assert data["rating"] == 4
     assert data["comment"] == "Handy tool."
-    assert data["isVerifiedPurchase"] is False
+    assert data["isVerifiedPurchase"] is True and data["verifiedPurchase"] is True
+    assert data["vendorReply"] is None
     assert data["user"] == {"id": customer.id, "username": "carol", "firstName": "Carol"}
-    assert set(data) == {"id", "rating", "comment", "createdAt", "updatedAt", "isVerifiedPurchase", "user"}
+    assert set(data) == {"id", "rating", "comment", "createdAt", "updatedAt", "isVerifiedPurchase",
+                         "verifiedPurchase", "user", "vendorReply"}
     assert totals(agent.id) == (4, 1, 4.0)
     assert catalog.get_agent(agent_id=agent.id).avg_rating == "4.00"
 
 
-def test_posting_again_updates_the_review_and_keeps_the_average_right(make_user, vendor, customer):
+def test_posting_again_updates_the_review_and_keeps_the_average_right(vendor, customer):
     agent = make_agent(vendor, "Bot")
-    other = make_user("dave")
+    make_purchase(customer, agent)
+    other = make_buyer(agent, "dave")
     first = reviews.submit_review(actor=customer, agent_id=agent.id, rating=5, comment="Great")
     reviews.submit_review(actor=other, agent_id=agent.id, rating=4, comment="Good")
     assert totals(agent.id) == (9, 2, 4.5)
@@ -71,22 +75,53 @@ def test_posting_again_updates_the_review_and_keeps_the_average_right(make_user,
     assert [r.comment for r in page.items] == ["Good", "Broke after update"]
 
 
-def test_average_rounds_to_two_decimals(make_user, vendor):
+def test_average_rounds_to_two_decimals(vendor):
     agent = make_agent(vendor, "Bot")
     for n, rating in enumerate((5, 5, 4)):
-        reviews.submit_review(actor=make_user(f"r{n}"), agent_id=agent.id, rating=rating, comment="ok")
+        reviews.submit_review(actor=make_buyer(agent, f"r{n}"), agent_id=agent.id, rating=rating, comment="ok")
     assert catalog.get_agent(agent_id=agent.id).avg_rating == "4.67"
     assert catalog.list_agents(rating="4+").total == 1
 
 
-def test_verified_purchase_reflects_purchases(make_user, vendor, customer):
+def test_only_buyers_may_review(make_user, vendor, customer):
+    """A non-buyer is refused (403, the issue's words) and moves nothing; a buyer's review is verified."""
     agent = make_agent(vendor, "Bot")
-    reviews.submit_review(actor=customer, agent_id=agent.id, rating=5, comment="Before buying")
-    assert reviews.list_reviews(agent_id=agent.id).items[0].is_verified_purchase is False
+    for actor in (customer, make_user("admin1", role=Role.ADMIN), make_user("v2", role=Role.VENDOR,
+                                                                            vendor_approved=True)):
+        with pytest.raises(Forbidden) as caught:
+            reviews.submit_review(actor=actor, agent_id=agent.id, rating=5, comment="Never bought it")
+        assert caught.value.message == "Only customers who bought this agent can review it."
+    assert totals(agent.id) == (0, 0, 0.0)
     make_purchase(customer, agent)
-    assert reviews.list_reviews(agent_id=agent.id).items[0].is_verified_purchase is True
     saved = reviews.submit_review(actor=customer, agent_id=agent.id, rating=5, comment="After buying")
-    assert saved.review.is_verified_purchase is True
+    assert saved.review.is_verified_purchase is True and saved.review.verified_purchase is True
+    assert reviews.list_reviews(agent_id=agent.id).items[0].verified_purchase is True
+
+
+def test_a_refunded_buyer_may_not_review(make_user, vendor):
+    """The order refunded and the access ended (as a refund leaves them): no review."""
+    agent = make_agent(vendor, "Bot")
+    buyer = make_user("refunded")
+    make_order(agent, buyer, status="refunded", refunded_at=datetime.now(UTC))
+    with pytest.raises(Forbidden, match=r"^Only customers who bought this agent can review it\.$"):
+        reviews.submit_review(actor=buyer, agent_id=agent.id, rating=1, comment="Refunded")
+    assert totals(agent.id) == (0, 0, 0.0)
+
+
+def test_a_subscriber_may_review_and_a_past_subscriber_too(make_user, vendor):
+    """Holds access now (a subscription), or held paid access (a completed order, the subscription over)."""
+    agent = make_agent(vendor, "Bot")
+    current = make_user("subscriber")
+    make_subscription(agent, current)
+    assert reviews.submit_review(actor=current, agent_id=agent.id, rating=4, comment="Good").created
+    past = make_user("past")
+    make_order(agent, past)  # its first invoice, paid
+    make_subscription(agent, past, status="canceled", access_until=ago(days=40))
+    assert reviews.submit_review(actor=past, agent_id=agent.id, rating=3, comment="Was fine").created
+    lapsed = make_user("lapsed")  # access ended and nothing paid stays: no
+    make_subscription(agent, lapsed, status="canceled", access_until=ago(days=40))
+    with pytest.raises(Forbidden):
+        reviews.submit_review(actor=lapsed, agent_id=agent.id, rating=1, comment="x")
 
 
 @pytest.mark.parametrize(
@@ -115,6 +150,7 @@ def test_review_validation(vendor, customer, rating, comment, field):
 
 def test_review_rating_may_come_as_digits(vendor, customer):
     agent = make_agent(vendor, "Bot")
+    make_purchase(customer, agent)
     assert reviews.submit_review(actor=customer, agent_id=agent.id, rating="3", comment="fine").review.rating == 3
     long = "y" * 2000
     assert reviews.submit_review(actor=customer, agent_id=agent.id, rating=3, comment=long).review.comment == long
@@ -144,10 +180,10 @@ def test_reviews_of_hidden_agents_are_not_listed(make_user, vendor):
     assert reviews.list_reviews(agent_id=pending.id, actor=vendor).items == []
 
 
-def test_reviews_paging(make_user, vendor):
+def test_reviews_paging(vendor):
     agent = make_agent(vendor, "Bot")
     for n in range(3):
-        reviews.submit_review(actor=make_user(f"p{n}"), agent_id=agent.id, rating=5, comment=f"c{n}")
+        reviews.submit_review(actor=make_buyer(agent, f"p{n}"), agent_id=agent.id, rating=5, comment=f"c{n}")
     page = reviews.list_reviews(agent_id=agent.id, limit=2, offset=1)
     assert page.total == 3 and [r.comment for r in page.items] == ["c1", "c0"]
     with pytest.raises(InvalidParameter, match=r"^limit"):

@@ -10,7 +10,7 @@ from marketplace.models import Agent, AgentFile, AgentTag, Category, Role, User
 from marketplace.services import catalog, favorites, reviews
 from marketplace.services.catalog import listing_cache
 from tests.catalog_helpers import statements
-from tests.factories import make_agent, make_category
+from tests.factories import make_agent, make_category, make_order
 
 
 def version() -> int:
@@ -49,6 +49,7 @@ def test_every_visible_change_refreshes_the_listing(make_user, vendor):
     category = make_category("Writing", slug="writing")
     agent = make_agent(vendor, "Subject", tags=["alpha"], category_id=category.id)
     customer = make_user("reader")
+    make_order(agent, customer)  # only buyers review (an order alone: the agent can still be deleted below)
 
     def change(fn):
         before = version()

@@ -14,7 +14,7 @@ from marketplace.services import catalog, reviews
 from marketplace.services.catalog import reads
 from marketplace.services.errors import NotFound
 from tests.catalog_helpers import statements
-from tests.factories import make_agent, make_category
+from tests.factories import make_agent, make_buyer, make_category
 
 
 def version() -> int:
@@ -55,7 +55,7 @@ def agent(vendor):
 
 
 def test_a_repeated_read_only_reads_the_version(agent, make_user):
-    reviews.submit_review(actor=make_user("reader"), agent_id=agent.id, rating=5, comment="Fine")
+    reviews.submit_review(actor=make_buyer(agent, "reader"), agent_id=agent.id, rating=5, comment="Fine")
     first = served_reads()
     executed = statements(served_reads)
     # At most the version row per read (SQLite), else nothing (PostgreSQL learns it by notification).
@@ -81,6 +81,9 @@ def test_the_cached_agent_equals_the_model_rendering(agent):
 
 def test_every_change_a_read_shows_refreshes_it(agent, vendor, make_user):
     reader = make_user("reader")
+    with db.session_scope() as session:  # access without an order (as a subscription's row): may review
+        session.add(Purchase(user_id=reader.id, agent_id=agent.id, order_id=None, purchase_price_cents=0,
+                             currency="usd"))
     reviews.submit_review(actor=reader, agent_id=agent.id, rating=4, comment="Good")
 
     def change(fn):
@@ -95,9 +98,9 @@ def test_every_change_a_read_shows_refreshes_it(agent, vendor, make_user):
         return session.exec(select(Review).where(Review.agent_id == agent.id)).one()
 
     change(lambda s: setattr(review(s), "comment", "Changed"))  # a review edited without its rating
-    change(lambda s: s.add(Purchase(user_id=reader.id, agent_id=agent.id, order_id=None, purchase_price_cents=0,
-                                    currency="usd")))  # the "verified purchase" mark
-    assert served_reads()[1][0]["isVerifiedPurchase"] is True
+    change(lambda s: setattr(s.exec(select(Purchase).where(Purchase.user_id == reader.id)).one(), "access_until",
+                             utcnow()))  # the access ended: the "verified purchase" mark goes
+    assert served_reads()[1][0]["isVerifiedPurchase"] is False
     change(lambda s: setattr(s.get(User, reader.id), "first_name", "Rita"))  # the review's author
     assert served_reads()[1][0]["user"]["firstName"] == "Rita"
     change(lambda s: s.add(User(username="newcomer", email="new@example.com", role=Role.USER)))  # stats: users

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from marketplace.api.admin import agents, analytics, applications, audit, license_keys, lists, refunds, sales, users
+from marketplace.api.admin import (
+    agents,
+    analytics,
+    applications,
+    audit,
+    license_keys,
+    lists,
+    refunds,
+    reviews,
+    sales,
+    users,
+)
 
 router = APIRouter()
 router.include_router(applications.router)
@@ -16,3 +27,4 @@ router.include_router(users.router)
 router.include_router(audit.router)
 router.include_router(refunds.router)
 router.include_router(license_keys.router)
+router.include_router(reviews.router)
