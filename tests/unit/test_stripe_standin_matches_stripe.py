@@ -1,6 +1,7 @@
-"""The stand-in cannot drift from Stripe (issue 32): every flow the app drives against it (checkout, a subscription,
-its renewal and failed renewal on a test clock, the card update, saved cards, a refund, a dispute, Connect
-onboarding, payouts) is recorded at the app's own StripeClient, and each request must be a published method with
+"""The stand-in cannot drift from Stripe (issue 32): every flow the app drives against it (checkout, a refund, a
+dispute, a subscription with its renewal and failed renewal on a test clock, the card update, saved cards, a
+refunded subscription ended at once, vendor plans changed and cancelled, Connect onboarding, payouts) is recorded
+at the app's own StripeClient, and each request must be a published method with
 published parameters, and each answer and each webhook payload only published fields and status values, per
 Stripe's types for the pinned API version (dev/stripe_types.json, dev/stripe_standin/README.md "Published types")."""
 
@@ -20,7 +21,7 @@ from marketplace.config import settings
 from marketplace.integrations import billing as stripe_billing
 from marketplace.integrations import payments
 from marketplace.models import Order, PricingModel, Subscription
-from marketplace.services import billing, purchases, refunds
+from marketplace.services import billing, plans, purchases, refunds
 from marketplace.services.billing import demo_clock, payment_methods
 from marketplace.services.vendors import payouts
 from tests import factories
@@ -157,9 +158,15 @@ def test_subscription_renewal_failed_renewal_card_update_and_saved_cards(exchang
     payment_methods.remove_card(actor=buyer, payment_method_id=old.id)
     standin.drain()
     with db.session_scope() as session:  # the first payment, the renewal and the recovered renewal
-        assert len(session.exec(select(Order).where(Order.subscription_id == intent.subscription_id)).all()) == 3
+        orders = session.exec(select(Order).where(Order.subscription_id == intent.subscription_id)
+                              .order_by(Order.created_at)).all()
+        assert len(orders) == 3
+    # The money-back guarantee on the latest payment ends the subscription at Stripe at once.
+    refunds.request_refund(actor=buyer, order_id=orders[-1].id, reason="Changed my mind")
+    standin.drain()
     _assert_published(exchanges, standin, "POST subscriptions", "POST setup_intents", "POST invoices/",
-                      "GET customers/", "POST payment_methods/", "POST test_helpers/test_clocks")
+                      "GET customers/", "POST payment_methods/", "POST test_helpers/test_clocks",
+                      "DELETE subscriptions/", "POST refunds")
 
 
 def test_connect_onboarding_and_payouts(exchanges, stripe_standin, make_user, monkeypatch):
@@ -182,3 +189,19 @@ def test_connect_onboarding_and_payouts(exchanges, stripe_standin, make_user, mo
     assert len(payouts.list_payouts(actor=vendor).payouts) == 3
     _assert_published(exchanges, stripe_standin, "POST accounts", "POST account_links", "GET accounts/",
                       "GET payouts")
+
+
+def test_vendor_plans_upgrade_downgrade_and_cancel(exchanges, app_webhooks):
+    standin = app_webhooks
+    vendor = factories.make_vendor()
+    change = plans.choose_plan(actor=vendor, plan_id="pro")
+    assert standin.confirm(change.client_secret).json()["status"] == "succeeded"
+    plans.refresh_plan(actor=vendor)
+    standin.drain()
+    assert plans.choose_plan(actor=vendor, plan_id="enterprise").client_secret is None  # at once, prorated
+    standin.drain()
+    plans.choose_plan(actor=vendor, plan_id="pro")  # at the period's end
+    standin.drain()
+    plans.cancel_plan(actor=vendor)
+    standin.drain()
+    _assert_published(exchanges, standin, "GET prices", "POST products", "POST prices", "POST subscriptions/")
