@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the app needs, idempotently: a virtualenv with pinned Python requirements, bun, and in
-# development axe-core (the browser tests inject its axe.min.js into pages to check their accessibility) and
-# Debian's clamav-daemon and clamav (the security scans' ClamAV daemon and sigtool).
+# development axe-core (the browser tests inject its axe.min.js into pages to check their accessibility), the
+# stripe npm package (its published types, for dev/stripe_types.py) and Debian's clamav-daemon and clamav (the security scans' ClamAV daemon and sigtool).
 #   scripts/setup.sh          development (`make setup`, for `make run` and `make test`): requirements-dev.txt,
 #                             i.e. the runtime requirements plus test tools, local stand-ins and linters
 #   scripts/setup.sh runtime  production: requirements.txt only, in a virtualenv that holds nothing else
@@ -54,4 +54,13 @@ if [ "$MODE" = dev ] && ! grep -qs "\"version\": \"$AXE_CORE\"" .tools/node_modu
   echo "==> installing axe-core $AXE_CORE (npm package, for the browser tests) into .tools"
   mkdir -p .tools
   (cd .tools && npm install --silent --no-audit --no-fund --save-exact --prefix . "axe-core@$AXE_CORE" >/dev/null)
+fi
+# The official stripe npm package whose API version is the one the pinned Python SDK sends (its
+# cjs/apiVersion.js; the SDK's stripe/_api_version.py): dev/stripe_types.py turns its TypeScript definitions into
+# dev/stripe_types.json, which the tests hold the Stripe stand-in to (dev/stripe_standin/README.md).
+STRIPE_NPM=23.1.0
+if [ "$MODE" = dev ] && ! grep -qs "\"version\": \"$STRIPE_NPM\"" .tools/node_modules/stripe/package.json; then
+  echo "==> installing stripe $STRIPE_NPM (npm package, its published types for dev/stripe_types.py) into .tools"
+  mkdir -p .tools
+  (cd .tools && npm install --silent --no-audit --no-fund --save-exact --prefix . "stripe@$STRIPE_NPM" >/dev/null)
 fi

@@ -400,6 +400,7 @@ def _charge_export(self: ls.Charge, expand: Any = None) -> dict[str, Any]:
     data["disputed"] = any(d.charge == self.id for d in ls.store.of("dispute"))  # type: ignore[attr-defined]
     if not context.legacy_shape():
         data.pop("invoice", None)
+        data.pop("destination", None)  # gone from Charges (transfer_data.destination says it)
     return data
 
 
@@ -602,6 +603,11 @@ class Account(ls.StripeObject):
         self.requirements = _requirements(["individual.verification.document"],
                                           disabled_reason="requirements.past_due")
         connect_event("account.updated", self, self.id)
+
+    def _export(self, expand: Any = None) -> dict[str, Any]:
+        data = super()._export(expand=expand)
+        data.pop("livemode", None)  # an Account has none (dev/stripe_types.json)
+        return data
 
     @classmethod
     def _api_update(cls, id: str, **data: Any) -> Account:

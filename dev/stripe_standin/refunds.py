@@ -141,6 +141,7 @@ _orig_refund_export = ls.Refund._export
 def _refund_export(self: ls.Refund, expand: Any = None) -> dict[str, Any]:
     data = _orig_refund_export(self, expand=expand)
     data.pop("date", None)
+    data.pop("livemode", None)  # a Refund has none (dev/stripe_types.json)
     data.setdefault("reason", None)
     data.setdefault("transfer_reversal", None)
     data.setdefault("source_transfer_reversal", None)
