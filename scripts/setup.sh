@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the app needs, idempotently: a virtualenv with pinned Python requirements, bun, and in
 # development axe-core (the browser tests inject its axe.min.js into pages to check their accessibility), the
-# stripe npm package (its published types, for dev/stripe_types.py) and Debian's clamav-daemon and clamav (the security scans' ClamAV daemon and sigtool).
+# stripe npm package (its published types, for dev/stripe_types.py) and Debian's clamav-daemon and clamav (the
+# security scans' ClamAV daemon and sigtool).
 #   scripts/setup.sh          development (`make setup`, for `make run` and `make test`): requirements-dev.txt,
 #                             i.e. the runtime requirements plus test tools, local stand-ins and linters
 #   scripts/setup.sh runtime  production: requirements.txt only, in a virtualenv that holds nothing else
