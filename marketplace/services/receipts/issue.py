@@ -6,12 +6,14 @@ and the vendor at that moment and never changes afterwards."""
 from __future__ import annotations
 
 import calendar
+import logging
 from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from marketplace.db import autocommit_scope, session_scope
+from marketplace.integrations import payments
 from marketplace.models import (
     ApplicationStatus,
     Order,
@@ -31,6 +33,7 @@ OPERATOR = "AgentMarket"  # the marketplace, which takes the payment as the vend
 PAID_STATUSES = (OrderStatus.COMPLETED, OrderStatus.REFUNDED)
 ATTEMPTS = 3
 PREFIXES = {ReceiptKind.RECEIPT: "R-", ReceiptKind.CREDIT_NOTE: "CN-"}
+log = logging.getLogger(__name__)
 
 
 def format_number(kind: str, number: int) -> str:
@@ -86,7 +89,21 @@ def _seller_name(session: Session, vendor_id: str | None) -> str:
                                          username=vendor.username)
 
 
-def _snapshot(session: Session, order: Order, kind: str, receipt: Receipt | None) -> Receipt:
+def card_of(order: Order) -> payments.CardUsed | None:
+    """The card that paid, asked of Stripe once, before the receipt is numbered (never inside its transaction);
+    None when unknown: no payments configured, not a PaymentIntent, or Stripe unreachable (the receipt is still
+    issued, without the card)."""
+    if not payments.is_configured() or not order.payment_intent_id.startswith("pi_"):
+        return None
+    try:
+        return payments.card_of_payment(order.payment_intent_id)
+    except payments.PaymentsError as error:
+        log.warning("receipt of order %s: card not known: %s", order.id, error.message)
+        return None
+
+
+def _snapshot(session: Session, order: Order, kind: str, receipt: Receipt | None,
+              card: payments.CardUsed | None = None) -> Receipt:
     buyer = session.get(User, order.user_id) if order.user_id else None
     if kind == ReceiptKind.CREDIT_NOTE and receipt is not None:
         # The credit note repeats the parties of the receipt it cancels.
@@ -110,12 +127,14 @@ def _snapshot(session: Session, order: Order, kind: str, receipt: Receipt | None
         buyer_billing_address=buyer.billing_address if buyer else None,
         buyer_tax_id=buyer.tax_id if buyer else None,
         line=line_of(order)[:500], subtotal_cents=order.total_amount_cents + discount, discount_cents=discount,
-        total_cents=order.total_amount_cents, currency=order.currency)
+        total_cents=order.total_amount_cents, currency=order.currency,
+        card_brand=card.brand[:32] if card else None, card_last4=card.last4[-4:] if card else None)
 
 
 def _issue(order: Order, kind: str, receipt: Receipt | None = None) -> Receipt:
     """Number one document of `order` in one transaction: the number, taken first (which queues concurrent
     documents), the check that no other request numbered it meanwhile, the row."""
+    card = card_of(order) if kind == ReceiptKind.RECEIPT else None
     for _attempt in range(ATTEMPTS):
         try:
             with session_scope() as session:
@@ -125,7 +144,7 @@ def _issue(order: Order, kind: str, receipt: Receipt | None = None) -> Receipt:
                 if found is not None:
                     session.expunge(found)  # kept as read: the rollback would expire it
                     raise _AlreadyIssued(found)
-                row = _snapshot(session, order, kind, receipt)
+                row = _snapshot(session, order, kind, receipt, card)
                 row.number = number
                 session.add(row)
             return row
