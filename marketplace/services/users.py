@@ -81,6 +81,27 @@ def update_profile(*, actor: User | None, first_name: str, last_name: str, email
     return row
 
 
+def update_receipt_details(*, actor: User | None, business_name: str, billing_address: str,
+                           tax_id: str) -> User:
+    """The profile's receipt details alone (the dashboard's own form): "" clears one. Receipts numbered
+    afterwards show them; those numbered before keep what they said."""
+    user = require_user(actor)
+    errors = buyer_details.errors(business_name=business_name, billing_address=billing_address, tax_id=tax_id)
+    if errors:
+        field, message = next(iter(errors.items()))
+        raise form_error(field, message)
+    with session_scope() as session:
+        row = session.get(User, user.id)
+        if row is None or row.deleted_at is not None:
+            raise Unauthorized("Unauthorized")
+        row.business_name = buyer_details.clean(business_name)
+        row.billing_address = buyer_details.clean(billing_address)
+        row.tax_id = buyer_details.clean(tax_id)
+        row.updated_at = utcnow()
+        session.add(row)
+    return row
+
+
 def switch_role(*, actor: User | None, role: str) -> User:
     """Demo only: any signed-in user may test the product as another role (the spec's demo page). Each switch is
     written to the audit log with it: an account that became an admin this way says so."""

@@ -19,7 +19,7 @@ from tests.unit.test_receipts import pdf_text
 PARALLEL = 20
 
 
-def _order(buyer, price_cents: int = 2999, **fields) -> Order:  # noqa: ANN001
+def _order(buyer, price_cents: int = 2999, **fields) -> Order:
     return factories.make_order(factories.make_agent(factories.make_vendor(), name="Summarizer",
                                                      price_cents=price_cents), buyer, **fields)
 

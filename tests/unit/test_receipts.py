@@ -37,7 +37,7 @@ def _numbers(kind: str = ReceiptKind.RECEIPT) -> list[int]:
 def _parallel(calls: list) -> list:
     start = threading.Barrier(len(calls))
 
-    def run(call):  # noqa: ANN001, ANN202
+    def run(call):
         start.wait()
         return call()
 
