@@ -13,7 +13,9 @@ router = APIRouter(prefix="/api", tags=["receipts"])
 _PRIVATE = {"Cache-Control": "no-store"}
 
 
-@router.get("/user/orders/{order_id}/receipt", response_class=HTMLResponse)
+# `response_class=Response` and the 200's type spelled out: the errors stay documented (and sent) as JSON.
+@router.get("/user/orders/{order_id}/receipt", response_class=Response,
+            responses={200: {"content": {"text/html": {}}, "description": "The receipt page (printable)"}})
 def order_receipt(order_id: str, user: OptionalUser) -> HTMLResponse:
     """The receipt page (numbered on first read); a refunded order's page also shows its credit note."""
     view = receipts.receipt_of(actor=user, order_id=order_id)
@@ -21,7 +23,7 @@ def order_receipt(order_id: str, user: OptionalUser) -> HTMLResponse:
 
 
 @router.get("/user/orders/{order_id}/receipt.pdf", response_class=Response,
-            responses={200: {"content": {"application/pdf": {}}}})
+            responses={200: {"content": {"application/pdf": {}}, "description": "The receipt as a PDF"}})
 def order_receipt_pdf(order_id: str, user: OptionalUser) -> Response:
     """The same receipt (and credit note) as a PDF download."""
     view = receipts.receipt_of(actor=user, order_id=order_id)
