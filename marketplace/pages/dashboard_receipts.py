@@ -60,7 +60,7 @@ def _edit() -> rx.Component:
                    auto_complete="organization"),
             _input("Billing address", "billing_address", R.form_billing_address, R.billing_address_error,
                    control=rx.text_area,
-                   rows="3", auto_complete="street-address"),
+                   rows="3"),
             _input("Tax ID", "tax_id", R.form_tax_id, R.tax_id_error, size="3", placeholder="e.g. DE123456789"),
             rx.hstack(
                 rx.button(rx.cond(R.saving, "Saving...", "Save"), type="submit", id="save-receipt-details",

@@ -23,7 +23,7 @@ h1 { font-size: 1.5rem; margin: 0; }
 table { width: 100%; border-collapse: collapse; margin-top: 8px; }
 td { padding: 6px 0; border-bottom: 1px solid #eee; vertical-align: top; }
 td.amount { text-align: right; white-space: nowrap; padding-left: 12px; }
-tr.total td { font-weight: 700; border-bottom: none; }
+tr.total-row td { font-weight: 700; border-bottom: none; }
 .actions { display: flex; gap: 12px; flex-wrap: wrap; margin-bottom: 16px; }
 .actions a, .actions button { font: inherit; padding: 6px 12px; border: 1px solid #bbb; border-radius: 6px;
        background: #fff; color: #111; text-decoration: none; cursor: pointer; }
@@ -57,7 +57,7 @@ def _html_document(doc: Document) -> str:
   <table>
     <tr><td class="line">{escape(doc.line)}</td><td class="amount">{escape(doc.subtotal)}</td></tr>
     <tr><td>Discount</td><td class="amount discount">{escape(doc.discount)}</td></tr>
-    <tr class="total"><td>Total ({escape(doc.currency)})</td><td class="amount total">{escape(doc.total)}</td></tr>
+    <tr class="total-row"><td>Total ({escape(doc.currency)})</td><td class="amount total">{escape(doc.total)}</td></tr>
   </table>
   {card}
 </section>"""
