@@ -65,7 +65,10 @@ def test_a_customer_opens_and_downloads_a_receipt(page: Page, small: bool) -> No
     expect(receipt.locator("#receipt .number")).to_have_text(number)
     expect(receipt.locator("#receipt .total")).to_have_text(total)
     expect(receipt.locator("#receipt .status")).to_have_text("Paid")
-    expect(receipt.locator("#receipt .line")).to_have_text(f"{agent['name']}: one-time license")
+    # Demo agents are mostly monthly: the line names the paid month, else the one-time license.
+    what = (r"monthly subscription, \d{2} \w{3} \d{4} to \d{2} \w{3} \d{4}"
+            if agent["pricingModel"] == "monthly" else "one-time license")
+    expect(receipt.locator("#receipt .line")).to_have_text(re.compile(f"^{re.escape(agent['name'])}: {what}$"))
     expect(receipt.locator("#receipt .buyer")).to_contain_text("Receipts Test GmbH")
     expect(receipt.locator("#receipt .buyer")).to_contain_text("Tax ID: DE 123456789")
     expect(receipt.locator("#receipt .seller")).not_to_be_empty()
