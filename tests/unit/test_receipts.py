@@ -273,3 +273,14 @@ def test_receipt_details_need_a_signed_in_user():
     with pytest.raises(Unauthorized):
         users.update_profile(actor=None, first_name="Bea", last_name="Buyer", email="bea@example.com",
                              business_name="Bea Corp")
+
+
+def test_an_orders_tab_row_links_its_receipt_once_numbered():
+    from zoneinfo import ZoneInfo
+
+    from marketplace.state.dashboard import order_row
+
+    order = factories.make_order(factories.make_agent(factories.make_vendor()), factories.make_user())
+    row = order_row(order, ZoneInfo("UTC"), "", "R-000007")
+    assert (row.receipt_number, row.receipt_url) == ("R-000007", f"/api/user/orders/{order.id}/receipt")
+    assert order_row(order, ZoneInfo("UTC")).receipt_url == ""
