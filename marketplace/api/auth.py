@@ -72,9 +72,11 @@ def confirm_two_factor(body: TwoFactorConfirmIn, request: Request, user: SignedI
 
 @router.put("/user/profile", response_model=UserPublic)
 def update_profile(body: ProfileIn, request: Request, user: SignedInUser) -> UserPublic:
-    """A new e-mail needs `currentPassword`; it waits in `pendingEmail` until confirmed by the link sent to it."""
+    """A new e-mail needs `currentPassword`; it waits in `pendingEmail` until confirmed by the link sent to it.
+    `businessName`, `billingAddress`, `taxId` (optional; "" clears one) go on receipts numbered afterwards."""
     return UserPublic.of(users.update_profile(
         actor=user, first_name=body.first_name, last_name=body.last_name, email=body.email,
         current_password=body.current_password, keep_token=request.cookies.get(SESSION_COOKIE),
-        address=client_address(request)))
+        address=client_address(request), business_name=body.business_name, billing_address=body.billing_address,
+        tax_id=body.tax_id))
 

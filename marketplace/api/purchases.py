@@ -18,7 +18,7 @@ from marketplace.models.commerce import (
     PurchasePublic,
     StripeConfigPublic,
 )
-from marketplace.services import catalog, downloads, guest_checkout, money, purchases
+from marketplace.services import catalog, downloads, guest_checkout, money, purchases, receipts
 
 router = APIRouter(prefix="/api", tags=["purchases"])
 
@@ -105,7 +105,10 @@ def user_purchases(user: OptionalUser) -> list[PurchasePublic]:
 
 @router.get("/user/orders", response_model=list[OrderPublic])
 def user_orders(user: OptionalUser) -> list[OrderPublic]:
-    return [OrderPublic.of(order) for order in purchases.list_orders(actor=user)]
+    """Each paid order carries `receiptNumber` (its receipt at `/api/user/orders/{id}/receipt`)."""
+    orders = purchases.list_orders(actor=user)
+    numbers = receipts.receipt_numbers(actor=user, orders=orders)
+    return [OrderPublic.of(order, receipt_number=numbers.get(order.id)) for order in orders]
 
 
 @router.get("/agents/{agent_id}/download", response_class=StreamingResponse)

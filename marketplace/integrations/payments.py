@@ -213,6 +213,24 @@ def retrieve_payment_intent(intent_id: str) -> Intent | None:
     return None if obj is None else _intent(obj)
 
 
+@dataclass(frozen=True)
+class CardUsed:
+    brand: str  # 'visa', 'mastercard'...
+    last4: str
+
+
+def card_of_payment(intent_id: str) -> CardUsed | None:
+    """The card that paid this PaymentIntent (its latest charge's details, for a receipt), or None when Stripe
+    does not know the id or the payment was not made by card."""
+    obj = _find(client().v1.payment_intents.retrieve, intent_id, params={"expand": ["latest_charge"]})
+    charge = _plain(obj).get("latest_charge") if obj is not None else None
+    if not isinstance(charge, dict):
+        return None
+    card = (charge.get("payment_method_details") or {}).get("card") or {}
+    brand, last4 = card.get("brand"), card.get("last4")
+    return CardUsed(brand=str(brand), last4=str(last4)) if brand and last4 else None
+
+
 def refund_payment(*, intent_id: str, reverse_split: bool, idempotency_key: str) -> str:
     """Give a whole payment back and answer the refund's id. For a destination charge the vendor's
     transfer and the platform's fee are taken back too, so neither keeps money for a sale that did not

@@ -56,6 +56,7 @@ from marketplace.models.mail import OutboxMail
 from marketplace.models.plans import FREE_PLAN_ID, Plan, PlanPayment, VendorPlan, VendorPlanStatus
 from marketplace.models.platform import PlatformSetting
 from marketplace.models.ratelimit import RateLimitCounter, RateLimitHit
+from marketplace.models.receipts import Receipt, ReceiptCounter, ReceiptKind
 from marketplace.models.scans import FileScan, FileScanPublic, FindingKind, ScanFindingPublic, ScanStatus
 from marketplace.models.submissions import AgentDownload, AgentRevision, RevisionStatus, Upload, UploadMethod
 from marketplace.models.user import (
@@ -121,6 +122,9 @@ __all__ = [
     "Purchase",
     "RateLimitCounter",
     "RateLimitHit",
+    "Receipt",
+    "ReceiptCounter",
+    "ReceiptKind",
     "Refund",
     "RefundSource",
     "RefundStatus",

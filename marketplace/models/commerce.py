@@ -148,9 +148,10 @@ class OrderPublic(ApiModel):
     original_price_usd: str = Field(alias="originalPriceUSD")
     exchange_rate: str
     split_block_reason: str | None = None
+    receipt_number: str | None = None  # the order's receipt (services/receipts); None until it is paid
 
     @classmethod
-    def of(cls, order: Order) -> OrderPublic:
+    def of(cls, order: Order, *, receipt_number: str | None = None) -> OrderPublic:
         return cls(
             id=order.id,
             status=order.status,
@@ -167,6 +168,7 @@ class OrderPublic(ApiModel):
             original_price_usd=_cents(order.original_price_usd_cents),
             exchange_rate=f"{Decimal(order.exchange_rate).quantize(Decimal('0.0001')):f}",
             split_block_reason=order.split_block_reason,
+            receipt_number=receipt_number,
         )
 
 

@@ -48,6 +48,10 @@ class User(SQLModel, table=True):
     stripe_disabled_reason: str | None = Field(default=None, max_length=255)
     stripe_country: str | None = Field(default=None, max_length=2)
     stripe_default_currency: str | None = Field(default=None, max_length=3)
+    # Optional details a business buyer files receipts under (revision 0031); copied onto each later receipt.
+    business_name: str | None = Field(default=None, max_length=200)
+    billing_address: str | None = Field(default=None, max_length=500)
+    tax_id: str | None = Field(default=None, max_length=32)
     created_at: datetime = Field(default_factory=utcnow, index=True)
     updated_at: datetime = Field(default_factory=utcnow)
     deleted_at: datetime | None = Field(default=None, index=True)
@@ -125,6 +129,9 @@ class UserPublic(ApiModel):
     two_factor_enabled: bool = False
     email_verified: bool = False
     pending_email: str | None = None
+    business_name: str | None = None
+    billing_address: str | None = None
+    tax_id: str | None = None
     is_authenticated: bool = True
     created_at: datetime
 
@@ -172,6 +179,10 @@ class ProfileIn(ApiInput):
     last_name: str = pydantic.Field(max_length=200)
     email: str = pydantic.Field(max_length=300)
     current_password: str | None = pydantic.Field(default=None, max_length=1000)  # needed to change the e-mail
+    # Optional receipt details; left out (null): unchanged, "": cleared. Checked by services/users.
+    business_name: str | None = pydantic.Field(default=None, max_length=1000)
+    billing_address: str | None = pydantic.Field(default=None, max_length=2000)
+    tax_id: str | None = pydantic.Field(default=None, max_length=1000)
 
 
 class ForgotPasswordIn(ApiInput):

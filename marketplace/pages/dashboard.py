@@ -17,6 +17,7 @@ from marketplace.pages.account_security import security_card
 from marketplace.pages.dashboard_license import deactivate_dialog, license_box, refresh_on_focus
 from marketplace.pages.dashboard_payment import payment_tab
 from marketplace.pages.dashboard_profile import profile_tab, read_value
+from marketplace.pages.dashboard_receipts import receipt_link
 from marketplace.pages.dashboard_refunds import refund_action, refund_dialog
 from marketplace.state.catalog import AgentCard
 from marketplace.state.dashboard import DashboardState, OrderRow, PurchaseCard
@@ -295,6 +296,7 @@ def _order_row(order: OrderRow) -> rx.Component:
             rx.text(f"Order #{order.number}", weight="bold", size="2", class_name="order-number"),
             rx.text(order.agent_name, size="2"),
             rx.text(order.placed_at, size="1", color_scheme="gray"),
+            rx.cond(order.receipt_url != "", receipt_link(order)),
             spacing="0",
         ),
         rx.spacer(),

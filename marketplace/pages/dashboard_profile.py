@@ -6,6 +6,7 @@ import reflex as rx
 from reflex.vars import Var
 
 from marketplace.components.forms import field
+from marketplace.pages.dashboard_receipts import receipt_details_card
 from marketplace.state.dashboard import DashboardState
 from marketplace.state.session import SessionState
 
@@ -85,12 +86,16 @@ def _profile_edit() -> rx.Component:
 
 
 def profile_tab() -> rx.Component:
-    return rx.card(
-        rx.vstack(
-            rx.heading("Profile Information", size="4", as_="h2"),
-            rx.text("Your personal details and the e-mail address for receipts.", size="2", color_scheme="gray"),
-            rx.cond(DashboardState.editing, _profile_edit(), _profile_read()),
-            spacing="4", width="100%",
+    return rx.vstack(
+        rx.card(
+            rx.vstack(
+                rx.heading("Profile Information", size="4", as_="h2"),
+                rx.text("Your personal details and the e-mail address for receipts.", size="2", color_scheme="gray"),
+                rx.cond(DashboardState.editing, _profile_edit(), _profile_read()),
+                spacing="4", width="100%",
+            ),
+            width="100%", id="profile-card",
         ),
-        width="100%", id="profile-card",
+        receipt_details_card(),
+        spacing="4", width="100%",
     )

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from marketplace.config import settings
 from marketplace.integrations.mail import OutgoingMail
-from marketplace.services import money
+from marketplace.services import money, receipts
 
 SIGNATURE = "\n\n— AgentMarket"
 
@@ -22,6 +22,11 @@ def amount_text(amount: str, currency: str) -> str:
 
 def url(path: str) -> str:
     return settings.public_url.rstrip("/") + path
+
+
+def receipt_link(order_id: str) -> str:
+    """The line of a payment's mail that links its receipt (a business files it; the HTML page links the PDF)."""
+    return f"Your receipt, to print or save as PDF (sign in first):\n{url(receipts.receipt_path(order_id))}"
 
 
 def compose(*, to: str, name: str, subject: str, body: str) -> OutgoingMail:
@@ -92,8 +97,8 @@ def receipt(*, to: str, name: str, agent_name: str, amount: str, currency: str, 
         subject=f"Your receipt: {agent_name}",
         body=f"Thank you for your purchase.\n\nAgent: {agent_name}\nAmount: {amount_text(amount, currency)}{plan}"
              f"\nOrder number: {order_id[-8:]} ({order_id}){key}{guest}\n\nDownload it here (sign in "
-             f"first):\n{url(f'/api/agents/{agent_id}/download')}\n\nYour agents are also in your dashboard:\n"
-             f"{url('/dashboard')}",
+             f"first):\n{url(f'/api/agents/{agent_id}/download')}\n\n{receipt_link(order_id)}\n\n"
+             f"Your agents are also in your dashboard:\n{url('/dashboard')}",
     )
 
 
@@ -177,7 +182,7 @@ def renewal_receipt(*, to: str, name: str, agent_name: str, amount: str, currenc
         subject=f"Your subscription renewed: {agent_name}",
         body=f"Your monthly subscription to {agent_name} has renewed.\n\nAmount: {amount_text(amount, currency)}"
              f"\nOrder number: {order_id[-8:]} ({order_id})\nNext renewal: {renews_on}\n\n"
-             f"Manage your subscriptions in your dashboard:\n{url('/dashboard')}",
+             f"{receipt_link(order_id)}\n\nManage your subscriptions in your dashboard:\n{url('/dashboard')}",
     )
 
 

@@ -15,6 +15,7 @@ from marketplace.services import accounts, audit, sign_in_errors
 from marketplace.services.auth import validate_email
 from marketplace.services.errors import DomainError, Forbidden, Invalid, NotFound, Unauthorized
 from marketplace.services.permissions import require_user
+from marketplace.services.receipts import buyer_details
 from marketplace.services.text import NOT_ALLOWED, form_error, has_forbidden
 
 MAX_NAME = 100
@@ -39,12 +40,16 @@ def profile_errors(*, first_name: str, last_name: str, email: str) -> dict[str, 
 
 def update_profile(*, actor: User | None, first_name: str, last_name: str, email: str,
                    current_password: str | None = None, keep_token: str | None = None,
-                   address: str | None = None) -> User:
+                   address: str | None = None, business_name: str | None = None,
+                   billing_address: str | None = None, tax_id: str | None = None) -> User:
     """Names change at once. A new e-mail needs the current password (counted per account and per client
     `address`, as sign-in is) and is used only once confirmed by the link sent to it (it waits in
-    `pending_email`); asking for it ends the user's other sessions."""
+    `pending_email`); asking for it ends the user's other sessions. The receipt details (business name,
+    billing address, tax ID) change when given ("" clears one) and show on receipts numbered afterwards."""
     user = require_user(actor)
     errors = profile_errors(first_name=first_name, last_name=last_name, email=email)
+    errors.update(buyer_details.errors(business_name=business_name, billing_address=billing_address,
+                                       tax_id=tax_id))
     if errors:
         field, message = next(iter(errors.items()))
         raise form_error(field, message)
@@ -61,10 +66,37 @@ def update_profile(*, actor: User | None, first_name: str, last_name: str, email
         if row is None or row.deleted_at is not None:
             raise Unauthorized("Unauthorized")
         row.first_name, row.last_name = first_name, last_name
+        if business_name is not None:
+            row.business_name = buyer_details.clean(business_name)
+        if billing_address is not None:
+            row.billing_address = buyer_details.clean(billing_address)
+        if tax_id is not None:
+            row.tax_id = buyer_details.clean(tax_id)
         if email == row.email:
             row.pending_email = None  # typing the current address again withdraws a pending change
         elif email != row.pending_email:
             accounts.request_email_change(session, row, email=email, keep_token=keep_token)
+        row.updated_at = utcnow()
+        session.add(row)
+    return row
+
+
+def update_receipt_details(*, actor: User | None, business_name: str, billing_address: str,
+                           tax_id: str) -> User:
+    """The profile's receipt details alone (the dashboard's own form): "" clears one. Receipts numbered
+    afterwards show them; those numbered before keep what they said."""
+    user = require_user(actor)
+    errors = buyer_details.errors(business_name=business_name, billing_address=billing_address, tax_id=tax_id)
+    if errors:
+        field, message = next(iter(errors.items()))
+        raise form_error(field, message)
+    with session_scope() as session:
+        row = session.get(User, user.id)
+        if row is None or row.deleted_at is not None:
+            raise Unauthorized("Unauthorized")
+        row.business_name = buyer_details.clean(business_name)
+        row.billing_address = buyer_details.clean(billing_address)
+        row.tax_id = buyer_details.clean(tax_id)
         row.updated_at = utcnow()
         session.add(row)
     return row

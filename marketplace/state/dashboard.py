@@ -25,6 +25,7 @@ from marketplace.services import (
     licenses,
     money,
     purchases,
+    receipts,
     refunds,
     status_labels,
     users,
@@ -110,6 +111,8 @@ class OrderRow:
     status: str
     status_label: str = ""  # 'Completed', 'Refunded' (services/status_labels)
     refund: str = ""  # services/refunds.refund_marks: 'refundable', 'requested' or nothing
+    receipt_number: str = ""  # 'R-000042' once paid (services/receipts); then `receipt_url` opens it
+    receipt_url: str = ""
 
 
 def _renewal(sub: billing.SubscriptionView, day: str, zone: ZoneInfo) -> str:
@@ -176,7 +179,7 @@ def _purchase_cards(user: User, zone: ZoneInfo) -> list[PurchaseCard]:
             for r in records]
 
 
-def order_row(order: Order, zone: ZoneInfo, refund: str = "") -> OrderRow:
+def order_row(order: Order, zone: ZoneInfo, refund: str = "", receipt_number: str = "") -> OrderRow:
     return OrderRow(
         id=order.id,
         number=order.id[-8:],
@@ -186,6 +189,8 @@ def order_row(order: Order, zone: ZoneInfo, refund: str = "") -> OrderRow:
         status=order.status,
         status_label=status_labels.order_label(order.status),
         refund=refund,
+        receipt_number=receipt_number,
+        receipt_url=receipts.receipt_path(order.id) if receipt_number else "",
     )
 
 
@@ -259,8 +264,9 @@ class DashboardState(FormState, SessionState):
         zone = time_zone(self.time_zone)
         await self._load_purchases(user)
         marks = await blocking.run(refunds.refund_marks, actor=user)
-        self.orders = [order_row(o, zone, marks.get(o.id, ""))
-                       for o in await blocking.run(purchases.list_orders, actor=user)]
+        orders = await blocking.run(purchases.list_orders, actor=user)
+        numbers = await blocking.run(receipts.receipt_numbers, actor=user, orders=orders)
+        self.orders = [order_row(o, zone, marks.get(o.id, ""), numbers.get(o.id, "")) for o in orders]
         owned = await blocking.run(catalog.purchased_agent_ids, actor=user)
         favourites = await blocking.run(favorites.list_favorites, actor=user)
         self.favorites = [agent_card(a, owned) for a in favourites.items]

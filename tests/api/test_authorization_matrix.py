@@ -265,6 +265,10 @@ _row("POST", "/api/licenses/validate", (200, 200, 200, 200, 200), Call(body=lamb
 _row("POST", "/api/licenses/deactivate", (404, 404, 404, 404, 404),
      Call(body=lambda w: {"licenseKey": _license_key(w), "instanceId": "no-such-instance"}))
 _row("GET", "/api/user/orders", (401, 200, 200, 200, 200))
+# A receipt: its buyer (the customer) and admins; for anyone else, the seller too, the order has none (404).
+for _receipt in ("receipt", "receipt.pdf"):
+    _row("GET", f"/api/user/orders/{{order_id}}/{_receipt}", (401, 200, 404, 404, 200),
+         Call(path={"order_id": lambda w: factories.make_order(factories.make_agent(w.vendor), w.customer).id}))
 _row("GET", "/api/agents/{agent_id}/download", (401, 200, 200, 403, 200))
 # Subscriptions: only their owner (the customer; its subscription has ended, so a change is a 409).
 _row("GET", "/api/user/subscriptions", (401, 200, 200, 200, 200))

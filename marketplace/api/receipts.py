@@ -1,0 +1,31 @@
+"""An order's receipt (and its credit note once refunded): a printable HTML page and a PDF. Only the buyer and
+admins read them; for anyone else the order has none (404)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse, Response
+
+from marketplace.api.deps import OptionalUser
+from marketplace.services import receipts
+
+router = APIRouter(prefix="/api", tags=["receipts"])
+_PRIVATE = {"Cache-Control": "no-store"}
+
+
+# `response_class=Response` and the 200's type spelled out: the errors stay documented (and sent) as JSON.
+@router.get("/user/orders/{order_id}/receipt", response_class=Response,
+            responses={200: {"content": {"text/html": {}}, "description": "The receipt page (printable)"}})
+def order_receipt(order_id: str, user: OptionalUser) -> HTMLResponse:
+    """The receipt page (numbered on first read); a refunded order's page also shows its credit note."""
+    view = receipts.receipt_of(actor=user, order_id=order_id)
+    return HTMLResponse(receipts.html(view), headers=_PRIVATE)
+
+
+@router.get("/user/orders/{order_id}/receipt.pdf", response_class=Response,
+            responses={200: {"content": {"application/pdf": {}}, "description": "The receipt as a PDF"}})
+def order_receipt_pdf(order_id: str, user: OptionalUser) -> Response:
+    """The same receipt (and credit note) as a PDF download."""
+    view = receipts.receipt_of(actor=user, order_id=order_id)
+    headers = {**_PRIVATE, "Content-Disposition": f'attachment; filename="{receipts.pdf_filename(view)}"'}
+    return Response(receipts.pdf(view), media_type="application/pdf", headers=headers)

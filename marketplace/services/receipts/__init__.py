@@ -1,0 +1,35 @@
+"""Receipts and credit notes of orders (issue 32).
+
+- `numbering`: gap-free numbers per sequence, taken in the transaction that writes the document.
+- `issue`: numbering an order's receipt (and credit note) on first read, with a snapshot of what it says.
+- `documents`: who may read them and their printed text; `render`: the HTML page and the PDF.
+- `buyer_details`: the optional business name, billing address and tax ID of the buyer's profile.
+"""
+
+from marketplace.services.receipts.documents import (
+    NOT_FOUND,
+    Document,
+    ReceiptView,
+    receipt_numbers,
+    receipt_of,
+    receipt_path,
+)
+from marketplace.services.receipts.issue import OPERATOR, format_number, line_of
+from marketplace.services.receipts.numbering import take_number
+from marketplace.services.receipts.render import html, pdf, pdf_filename
+
+__all__ = [
+    "NOT_FOUND",
+    "OPERATOR",
+    "Document",
+    "ReceiptView",
+    "format_number",
+    "html",
+    "line_of",
+    "pdf",
+    "pdf_filename",
+    "receipt_numbers",
+    "receipt_of",
+    "receipt_path",
+    "take_number",
+]

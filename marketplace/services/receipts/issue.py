@@ -1,0 +1,170 @@
+"""Numbering an order's receipt and, once it is refunded, its credit note: lazily, the first time either is
+read (the receipt page, the PDF, the order list), so every paid order has one however it was recorded (checkout,
+subscription invoice, renewal, demo data). What the document says is copied from the order, the buyer's profile
+and the vendor at that moment and never changes afterwards."""
+
+from __future__ import annotations
+
+import calendar
+import logging
+from datetime import datetime
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from marketplace.db import autocommit_scope, session_scope
+from marketplace.integrations import payments
+from marketplace.models import (
+    ApplicationStatus,
+    Order,
+    OrderKind,
+    OrderStatus,
+    Receipt,
+    ReceiptKind,
+    User,
+    VendorApplication,
+)
+from marketplace.models.base import utcnow
+from marketplace.services import names
+from marketplace.services.errors import Conflict
+from marketplace.services.receipts.numbering import take_number
+
+OPERATOR = "AgentMarket"  # the marketplace, which takes the payment as the vendors' agent
+PAID_STATUSES = (OrderStatus.COMPLETED, OrderStatus.REFUNDED)
+ATTEMPTS = 3
+PREFIXES = {ReceiptKind.RECEIPT: "R-", ReceiptKind.CREDIT_NOTE: "CN-"}
+log = logging.getLogger(__name__)
+
+
+def format_number(kind: str, number: int) -> str:
+    """'R-000042' for a receipt, 'CN-000007' for a credit note: each kind has its own gap-free sequence."""
+    return f"{PREFIXES[ReceiptKind(kind)]}{number:06d}"
+
+
+class _AlreadyIssued(Exception):
+    """Another request numbered this document first: roll back (returning the number taken) and use theirs."""
+
+    def __init__(self, row: Receipt) -> None:
+        super().__init__(row.id)
+        self.row = row
+
+
+def documents_of(session: Session, order_ids: list[str]) -> dict[tuple[str, str], Receipt]:
+    """The documents of these orders by (order id, kind)."""
+    if not order_ids:
+        return {}
+    rows = session.exec(select(Receipt).where(col(Receipt.order_id).in_(order_ids))).all()
+    return {(row.order_id, row.kind): row for row in rows}
+
+
+def _add_month(moment: datetime) -> datetime:
+    month = moment.month % 12 + 1
+    year = moment.year + (moment.month == 12)
+    return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
+
+
+def line_of(order: Order) -> str:
+    """What was bought: the agent and a one-time license, or the month of the subscription this payment covers
+    (a subscription bills monthly from the day it was paid)."""
+    if order.kind in (OrderKind.SUBSCRIPTION, OrderKind.RENEWAL):
+        start, end = order.created_at, _add_month(order.created_at)
+        return (f"{order.agent_name}: monthly subscription, {start:%d %b %Y} to {end:%d %b %Y}")
+    return f"{order.agent_name}: one-time license"
+
+
+def _seller_name(session: Session, vendor_id: str | None) -> str:
+    """The vendor's business name (its own profile's, else the one its approved application gave), else its
+    name; the marketplace itself when the vendor is gone."""
+    vendor = session.get(User, vendor_id) if vendor_id else None
+    if vendor is None:
+        return OPERATOR
+    if vendor.business_name:
+        return vendor.business_name
+    applied = session.exec(
+        select(VendorApplication.business_name)
+        .where(VendorApplication.user_id == vendor.id, VendorApplication.status == ApplicationStatus.APPROVED)
+        .order_by(col(VendorApplication.created_at).desc())
+    ).first()
+    return applied or names.display_name(first_name=vendor.first_name, last_name=vendor.last_name,
+                                         username=vendor.username)
+
+
+def card_of(order: Order) -> payments.CardUsed | None:
+    """The card that paid, asked of Stripe once, before the receipt is numbered (never inside its transaction);
+    None when unknown: no payments configured, not a PaymentIntent, or Stripe unreachable (the receipt is still
+    issued, without the card)."""
+    if not payments.is_configured() or not order.payment_intent_id.startswith("pi_"):
+        return None
+    try:
+        return payments.card_of_payment(order.payment_intent_id)
+    except payments.PaymentsError as error:
+        log.warning("receipt of order %s: card not known: %s", order.id, error.message)
+        return None
+
+
+def _snapshot(session: Session, order: Order, kind: str, receipt: Receipt | None,
+              card: payments.CardUsed | None = None) -> Receipt:
+    buyer = session.get(User, order.user_id) if order.user_id else None
+    if kind == ReceiptKind.CREDIT_NOTE and receipt is not None:
+        # The credit note repeats the parties of the receipt it cancels.
+        return Receipt(
+            kind=kind, number=0, order_id=order.id, user_id=order.user_id, refers_to_number=receipt.number,
+            paid_at=order.refunded_at or utcnow(), seller_name=receipt.seller_name, buyer_name=receipt.buyer_name,
+            buyer_email=receipt.buyer_email, buyer_business_name=receipt.buyer_business_name,
+            buyer_billing_address=receipt.buyer_billing_address, buyer_tax_id=receipt.buyer_tax_id,
+            line=f"Refund: {receipt.line}", subtotal_cents=receipt.subtotal_cents,
+            discount_cents=receipt.discount_cents, total_cents=receipt.total_cents, currency=receipt.currency,
+            card_brand=receipt.card_brand, card_last4=receipt.card_last4)
+    name = names.display_name(first_name=buyer.first_name, last_name=buyer.last_name,
+                              username=buyer.username) if buyer else ""
+    # Orders record no discount yet (checkout terms leave room for promotion codes): 0, shown as such.
+    discount = 0
+    return Receipt(
+        kind=kind, number=0, order_id=order.id, user_id=order.user_id, paid_at=order.created_at,
+        seller_name=_seller_name(session, order.vendor_id)[:200], buyer_name=(name or order.customer_email)[:200],
+        buyer_email=(buyer.email if buyer else order.customer_email)[:255],
+        buyer_business_name=buyer.business_name if buyer else None,
+        buyer_billing_address=buyer.billing_address if buyer else None,
+        buyer_tax_id=buyer.tax_id if buyer else None,
+        line=line_of(order)[:500], subtotal_cents=order.total_amount_cents + discount, discount_cents=discount,
+        total_cents=order.total_amount_cents, currency=order.currency,
+        card_brand=card.brand[:32] if card else None, card_last4=card.last4[-4:] if card else None)
+
+
+def _issue(order: Order, kind: str, receipt: Receipt | None = None) -> Receipt:
+    """Number one document of `order` in one transaction: the number, taken first (which queues concurrent
+    documents), the check that no other request numbered it meanwhile, the row."""
+    card = card_of(order) if kind == ReceiptKind.RECEIPT else None
+    for _attempt in range(ATTEMPTS):
+        try:
+            with session_scope() as session:
+                number = take_number(session, sequence=kind)
+                found = session.exec(select(Receipt).where(Receipt.order_id == order.id,
+                                                           Receipt.kind == kind)).first()
+                if found is not None:
+                    session.expunge(found)  # kept as read: the rollback would expire it
+                    raise _AlreadyIssued(found)
+                row = _snapshot(session, order, kind, receipt, card)
+                row.number = number
+                session.add(row)
+            return row
+        except _AlreadyIssued as done:
+            return done.row
+        except IntegrityError:  # numbered at the same moment by another request (its row was not visible yet)
+            with autocommit_scope() as session:
+                found = documents_of(session, [order.id]).get((order.id, kind))
+            if found is not None:
+                return found
+    raise Conflict("The receipt could not be numbered, please retry")
+
+
+def ensure(order: Order, known: dict[tuple[str, str], Receipt]) -> tuple[Receipt | None, Receipt | None]:
+    """The order's receipt and credit note, numbering what is due and missing: a receipt once the order is paid
+    (completed or refunded), a credit note once it is refunded. (None, None) for an unpaid order."""
+    if order.status not in PAID_STATUSES:
+        return None, None
+    receipt = known.get((order.id, ReceiptKind.RECEIPT)) or _issue(order, ReceiptKind.RECEIPT)
+    credit = known.get((order.id, ReceiptKind.CREDIT_NOTE))
+    if credit is None and order.status == OrderStatus.REFUNDED:
+        credit = _issue(order, ReceiptKind.CREDIT_NOTE, receipt)
+    return receipt, credit
