@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,9 +18,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from tests.e2e.conftest import ROOT, new_context, open_page, shot
 
 __all__ = [
-    "DEMO_ADMIN", "PASSWORD", "PHONE", "buy", "check_accessibility", "dollars", "expect_toast", "mail_link",
-    "mail_text", "open_page", "pay_with_test_card", "phone", "shot", "sign_in", "sign_up", "submit_sign_in",
-    "submit_sign_up", "unique",
+    "DEMO_ADMIN", "PASSWORD", "PHONE", "admin_client", "buy", "check_accessibility", "dollars", "expect_toast",
+    "mail_link", "mail_text", "open_page", "pay_with_test_card", "phone", "shot", "sign_in", "sign_up",
+    "submit_sign_in", "submit_sign_up", "unique", "wait_for_scans",
 ]
 
 PASSWORD = "secret123"
@@ -95,6 +96,40 @@ def submit_sign_in(page: Page, username: str, password: str, code: str | None = 
 def api_client(app_server: str) -> httpx.Client:
     """An HTTP client for a test's own API calls; it sends the app's Origin as the pages do."""
     return httpx.Client(base_url=app_server, timeout=30, headers={"Origin": app_server})
+
+
+def wait_for_scans(admin: httpx.Client, agent_id: str, *, timeout: float = 60) -> None:
+    """Every file of the agent's version under review has its security scan's verdict, as the admin's Approvals
+    list shows it (`admin`: a signed-in admin's client): the scan runs in the background after an upload and an
+    approval waits for it (409)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        statuses = _scan_statuses(admin, agent_id)
+        if statuses and "pending" not in statuses:
+            return
+        assert time.monotonic() < deadline, f"the files of {agent_id} were not scanned in {timeout}s: {statuses}"
+        time.sleep(0.1)  # the next look at the list, as an admin would reload it
+
+
+def admin_client(app_server: str) -> httpx.Client:
+    """`api_client` signed in as the demo admin."""
+    admin = api_client(app_server)
+    admin.post("/api/login", json={"username": DEMO_ADMIN[0], "password": DEMO_ADMIN[1]}).raise_for_status()
+    return admin
+
+
+def _scan_statuses(admin: httpx.Client, agent_id: str) -> list[str]:
+    offset = 0
+    while True:
+        page = admin.get("/api/admin/agents/pending", params={"limit": 100, "offset": offset})
+        page.raise_for_status()
+        items = page.json()
+        for item in items:
+            if item["id"] == agent_id:
+                return [file["scan"]["status"] for file in item["files"]]
+        if len(items) < 100:
+            return []
+        offset += 100
 
 
 def api_context(browser: Browser, app_server: str) -> BrowserContext:

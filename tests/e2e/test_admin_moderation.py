@@ -15,7 +15,18 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import PASSWORD, api_client, expect_toast, open_page, phone, shot, sign_in, unique
+from tests.e2e.helpers import (
+    PASSWORD,
+    admin_client,
+    api_client,
+    expect_toast,
+    open_page,
+    phone,
+    shot,
+    sign_in,
+    unique,
+    wait_for_scans,
+)
 
 REJECT_PROMPT = "Are you sure you want to reject this vendor application?"
 REJECT_NOTE = "This message will be sent to the vendor as a notification"
@@ -195,6 +206,8 @@ def test_admin_approves_one_agent_and_rejects_another_with_a_reason(page: Page, 
     # An agent without files is not put in the queue at all (approving it stays refused: the API tests).
     expect(page.locator(f".pending-agent[data-agent='{empty}']")).to_have_count(0)
 
+    with admin_client(app_server) as admin:
+        wait_for_scans(admin, good_id)
     pending.locator(".approve-agent").click()
     expect_toast(page, "Agent approved", "The agent has been approved and is now live.")
     expect(pending).to_have_count(0)

@@ -16,7 +16,19 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import PASSWORD, api_client, buy, expect_toast, open_page, same_origin, shot, sign_in, unique
+from tests.e2e.helpers import (
+    PASSWORD,
+    admin_client,
+    api_client,
+    buy,
+    expect_toast,
+    open_page,
+    same_origin,
+    shot,
+    sign_in,
+    unique,
+    wait_for_scans,
+)
 
 
 @pytest.fixture
@@ -150,6 +162,8 @@ def test_admin_sees_and_downloads_the_files_and_every_changed_field(page: Page, 
     page.keyboard.press("Escape")
 
     # Once live, a change waits as a revision that shows each field's live and proposed value.
+    with admin_client(app_server) as admin:
+        wait_for_scans(admin, agent_id)
     card.locator(".approve-agent").click()
     expect(card).to_have_count(0)
     draft = vendor.get(f"/api/vendor/agents/{agent_id}").json()

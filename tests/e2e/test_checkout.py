@@ -300,7 +300,7 @@ def test_paying_again_in_a_second_tab_is_refunded(page: Page, platform_settings:
     rows = second.locator(".order-row")
     expect(rows).to_have_count(2)
     expect(rows.nth(0).get_by_text("Refunded", exact=True)).to_be_visible()
-    expect(rows.nth(1).get_by_text("completed", exact=True)).to_be_visible()
+    expect(rows.nth(1).get_by_text("Completed", exact=True)).to_be_visible()
     shot(second, "dashboard-order-refunded")
 
 

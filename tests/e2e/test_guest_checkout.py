@@ -122,5 +122,5 @@ def test_an_email_with_an_account_is_asked_to_sign_in_on_a_phone_then_off_leads_
     finally:
         admin.close()
     _get_this_agent(page, agent_id)
-    expect(page).to_have_url(re.compile(r"/login/?$"))
+    expect(page).to_have_url(re.compile(rf"/login/?\?next=/checkout/{agent_id}$"))  # back to it after signing in
     expect_toast(page, "Login Required", "Please log in to purchase agents")

@@ -24,6 +24,7 @@ from tests.e2e.helpers import (
     sign_in,
     sign_up,
     unique,
+    wait_for_scans,
 )
 
 
@@ -81,6 +82,7 @@ def test_a_one_time_licence_reads_one_time_everywhere(page: Page, admin: httpx.C
     expect(row).not_to_contain_text("/month")
     agent = next(a for a in page.request.get("/api/vendor/agents").json() if a["name"] == name)
     assert agent["pricingModel"] == "one_time"
+    wait_for_scans(admin, agent["id"])
     approved = admin.post(f"/api/admin/agents/{agent['id']}/approve")
     assert approved.status_code == 200, approved.text
 

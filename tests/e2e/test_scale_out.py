@@ -46,7 +46,7 @@ from sqlalchemy.engine import make_url
 
 from tests.e2e.balancer import Balancer
 from tests.e2e.conftest import ROOT, _wait_for, new_context
-from tests.e2e.helpers import buy, expect_toast, open_page, shot, sign_up
+from tests.e2e.helpers import buy, expect_toast, open_page, shot, sign_up, wait_for_scans
 from tests.ports import free_port
 
 pytestmark = pytest.mark.scale_out
@@ -280,6 +280,7 @@ def test_a_file_uploaded_through_one_process_is_attached_and_downloaded_through_
 
         with _client(pair, pair.b) as admin:
             admin.post("/api/login", json={"username": "admin", "password": "admin123"}).raise_for_status()
+            wait_for_scans(admin, agent_id)
             assert admin.post(f"/api/admin/agents/{agent_id}/approve").status_code == 200
 
         download = on_b.get(f"/api/agents/{agent_id}/download")

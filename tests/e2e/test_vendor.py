@@ -28,6 +28,7 @@ from tests.e2e.helpers import (
     sign_in,
     sign_up,
     unique,
+    wait_for_scans,
 )
 
 LOGGED_OUT = "You are logged out. Logging in again..."
@@ -296,6 +297,7 @@ def _live_agent(page: Page, admin: httpx.Client, name: str) -> str:
     assert page.request.put(url, data=AGENT_FILE, headers={**origin, "Content-Type": "text/x-python"}).ok
     assert page.request.put("/api/agent-files", headers=origin,
                             data={"agentId": agent_id, "agentFileURL": url}).ok
+    wait_for_scans(admin, agent_id)
     assert admin.post(f"/api/admin/agents/{agent_id}/approve").status_code == 200
     return agent_id
 

@@ -32,6 +32,7 @@ from tests.e2e.helpers import (
     sign_in,
     sign_up,
     unique,
+    wait_for_scans,
 )
 
 BLOCKED = ("Please complete required fields", "Fill in all required information before proceeding.")
@@ -341,6 +342,7 @@ def test_agent_life_from_wizard_to_buyer_and_a_new_version(page: Page, browser: 
     assert agent["status"] == "pending"
     assert httpx.get(f"{app_server}/api/agents/{agent_id}").status_code == 404  # not public yet
 
+    wait_for_scans(admin, agent_id)
     approved = admin.post(f"/api/admin/agents/{agent_id}/approve")
     assert approved.status_code == 200, approved.text
     assert httpx.get(f"{app_server}/api/agents/{agent_id}").status_code == 200  # live
@@ -391,6 +393,7 @@ def test_agent_life_from_wizard_to_buyer_and_a_new_version(page: Page, browser: 
         revision = next(p for p in pending if p["id"] == agent_id)
         assert revision["kind"] == "revision" and revision["filesAdded"] == ["CHANGELOG.md"], revision
 
+        wait_for_scans(admin, agent_id)
         assert admin.post(f"/api/admin/agents/{agent_id}/approve").status_code == 200
         notes = buyer.request.get("/api/notifications").json()
         assert any(n["type"] == "update" for n in notes), notes

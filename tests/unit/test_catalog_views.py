@@ -60,7 +60,8 @@ def test_detail_status_labels_and_dates() -> None:
     view = agent_view(_agent())
     assert (view.created, view.updated) == ("March 5, 2025", "November 20, 2025")
     assert view.stars == 4
-    assert agent_view(_agent(avg_rating="4.50")).stars == 5  # half up, like the number shown beside the stars
+    half = agent_view(_agent(avg_rating="4.50"))
+    assert (half.stars, half.half_star) == (4, True)  # four and a half stars, not five (issue 33)
     assert agent_view(_agent(category=None)).category_name == "Uncategorized"
     assert long_date(datetime(2024, 1, 9, tzinfo=UTC)) == "January 9, 2024"
 
