@@ -100,7 +100,12 @@ def _history_row(entry: HistoryRow) -> rx.Component:
             spacing="1",
         ),
         rx.spacer(),
-        rx.text(entry.amount, weight="bold", size="2", class_name="history-amount", white_space="nowrap"),
+        rx.vstack(
+            rx.text(entry.amount, weight="bold", size="2", class_name="history-amount", white_space="nowrap"),
+            rx.link(rx.cond(refund, "Credit note", "Receipt"), href=entry.receipt_url, is_external=True, size="1",
+                    class_name="history-receipt"),
+            spacing="1", align="end",
+        ),
         align="center", width="100%", padding_y="0.75em", border_bottom="1px solid var(--gray-a4)",
         class_name="payment-history-row", data_kind=entry.kind,
     )

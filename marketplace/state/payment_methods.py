@@ -12,7 +12,7 @@ from typing import Any
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services import money, payment_errors, purchases
+from marketplace.services import money, payment_errors, purchases, receipts
 from marketplace.services.billing import payment_methods
 from marketplace.state.dashboard import DashboardState
 from marketplace.state.display import format_day, time_zone
@@ -42,6 +42,7 @@ class HistoryRow:
     description: str
     day: str
     amount: str
+    receipt_url: str  # the order's receipt, which also shows a refund's credit note
 
 
 def _card_row(card: payment_methods.SavedCard) -> CardRow:
@@ -94,7 +95,8 @@ class PaymentTabState(DashboardState):
         self.history = [] if history.failed else [
             HistoryRow(id=e.id, kind=e.kind, label="Refund" if e.kind == "refund" else "Payment",
                        description=e.description, day=format_day(e.at, zone),
-                       amount=money.format_amount(e.amount_cents, e.currency)) for e in history.value]
+                       amount=money.format_amount(e.amount_cents, e.currency),
+                       receipt_url=receipts.receipt_path(e.order_id)) for e in history.value]
         await self._load_cards()
         self.payment_loading = False
 

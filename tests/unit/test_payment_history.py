@@ -31,6 +31,8 @@ def test_charges_and_refunds_newest_first():
         ("charge", first.id, "Ledger Bot", 1200),
     ]
     assert {e.currency for e in entries} == {"usd"}
+    # Each line opens its receipt; a refund's, the receipt of the order it refunds (which carries the credit note).
+    assert [e.order_id for e in entries] == [asked.id, refunded.id, refunded.id, first.id]
     assert purchases.payment_history(actor=factories.make_user("new")) == []
 
 

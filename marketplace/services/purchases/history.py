@@ -154,6 +154,7 @@ class PaymentEntry:
 
     id: str
     kind: str  # 'charge' | 'refund'
+    order_id: str  # its receipt (a refund's credit note is on the receipt of the order it refunds)
     at: datetime
     description: str  # the agent (or plan) the money was for
     amount_cents: int  # positive for a charge, negative for a refund
@@ -170,9 +171,10 @@ def payment_history(*, actor: User | None) -> list[PaymentEntry]:
         refunds = session.exec(
             select(Refund, Order.agent_name, Order.refunded_at).join(Order, Order.id == Refund.order_id)
             .where(Order.user_id == user.id, Refund.status == RefundStatus.SUCCEEDED)).all()
-    entries = [PaymentEntry(id=o.id, kind="charge", at=o.created_at, description=o.agent_name,
+    entries = [PaymentEntry(id=o.id, kind="charge", order_id=o.id, at=o.created_at, description=o.agent_name,
                             amount_cents=o.total_amount_cents, currency=o.currency) for o in orders]
-    entries += [PaymentEntry(id=r.id, kind="refund", at=r.decided_at or refunded_at or r.created_at,
-                             description=name, amount_cents=-r.amount_cents, currency=r.currency)
+    entries += [PaymentEntry(id=r.id, kind="refund", order_id=r.order_id,
+                             at=r.decided_at or refunded_at or r.created_at, description=name,
+                             amount_cents=-r.amount_cents, currency=r.currency)
                 for r, name, refunded_at in refunds]
     return sorted(entries, key=lambda e: (e.at, e.kind == "refund", e.id), reverse=True)
