@@ -111,11 +111,12 @@ def wait_for_scans(admin: httpx.Client, agent_id: str, *, timeout: float = 60) -
         time.sleep(0.1)  # the next look at the list, as an admin would reload it
 
 
-def admin_client(app_server: str) -> httpx.Client:
+@contextmanager
+def admin_client(app_server: str) -> Iterator[httpx.Client]:
     """`api_client` signed in as the demo admin."""
-    admin = api_client(app_server)
-    admin.post("/api/login", json={"username": DEMO_ADMIN[0], "password": DEMO_ADMIN[1]}).raise_for_status()
-    return admin
+    with api_client(app_server) as admin:
+        admin.post("/api/login", json={"username": DEMO_ADMIN[0], "password": DEMO_ADMIN[1]}).raise_for_status()
+        yield admin
 
 
 def _scan_statuses(admin: httpx.Client, agent_id: str) -> list[str]:
