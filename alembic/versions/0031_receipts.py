@@ -68,9 +68,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("users") as batch_op:
-        batch_op.drop_column("tax_id")
-        batch_op.drop_column("billing_address")
-        batch_op.drop_column("business_name")
+    # Not batch mode: on SQLite it would rebuild `users`, and dropping the old table deletes the rows that
+    # reference it (ON DELETE CASCADE) and its catalogue triggers. SQLite 3.35+ drops a plain column in place.
+    for column in ("tax_id", "billing_address", "business_name"):
+        op.drop_column("users", column)
     op.drop_table("receipts")
     op.drop_table("receipt_counters")

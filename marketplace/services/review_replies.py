@@ -13,9 +13,9 @@ from marketplace.db import session_scope
 from marketplace.models import Agent, NotificationType, Review, ReviewPublic, User
 from marketplace.models.base import utcnow
 from marketplace.services import decisions, notifications, reviews
-from marketplace.services.errors import Forbidden, Invalid, NotFound
+from marketplace.services.errors import Forbidden, NotFound
 from marketplace.services.permissions import require_user
-from marketplace.services.text import check_text
+from marketplace.services.text import required_text
 
 MAX_REPLY = 2000
 REVIEW_NOT_FOUND = "Review not found"
@@ -27,14 +27,8 @@ ANSWERED_TITLE = "The vendor answered your review"
 
 def clean_reply(value: object) -> str:
     """The answer as shown: required, trimmed, at most MAX_REPLY characters (400 otherwise)."""
-    if value is not None and not isinstance(value, str):
-        raise Invalid(REPLY_REQUIRED, field="reply")
-    text = check_text(value or "", field="reply", label="Answer", multiline=True).strip()
-    if not text:
-        raise Invalid(REPLY_REQUIRED, field="reply")
-    if len(text) > MAX_REPLY:
-        raise Invalid(REPLY_TOO_LONG, field="reply")
-    return text
+    return required_text(value, field="reply", label="Answer", limit=MAX_REPLY, missing=REPLY_REQUIRED,
+                         too_long=REPLY_TOO_LONG)
 
 
 def reply_to_review(*, actor: User | None, review_id: str, reply: object) -> ReviewPublic:

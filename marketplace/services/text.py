@@ -11,7 +11,8 @@ from decimal import Decimal
 from marketplace.models.text import has_forbidden
 from marketplace.services.errors import Invalid, InvalidParameter
 
-__all__ = ["NOT_ALLOWED", "bounded_number", "check_text", "form_error", "has_forbidden", "is_digits", "plain_number"]
+__all__ = ["NOT_ALLOWED", "bounded_number", "check_text", "form_error", "has_forbidden", "is_digits", "plain_number",
+           "required_text"]
 
 NOT_ALLOWED = "{label} contains characters that are not allowed"
 
@@ -21,6 +22,19 @@ def check_text(value: str, *, field: str, label: str | None = None, multiline: b
     if has_forbidden(value, multiline=multiline):
         raise InvalidParameter(NOT_ALLOWED.format(label=label or field), field=field)
     return value
+
+
+def required_text(value: object, *, field: str, label: str, limit: int, missing: str, too_long: str) -> str:
+    """A person's required free text (a reason, an answer): trimmed, several lines allowed; 400 with `missing`
+    when absent, empty or not text, with `too_long` past `limit` characters; 422 for characters not allowed."""
+    if value is not None and not isinstance(value, str):
+        raise Invalid(missing, field=field)
+    text = check_text(value or "", field=field, label=label, multiline=True).strip()
+    if not text:
+        raise Invalid(missing, field=field)
+    if len(text) > limit:
+        raise Invalid(too_long, field=field)
+    return text
 
 
 def is_digits(value: str) -> bool:

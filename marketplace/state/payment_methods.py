@@ -5,7 +5,7 @@ services'; this only shows them."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,32 +158,27 @@ class PaymentTabState(DashboardState):
 
     @rx.event
     async def make_default(self, card_id: str) -> AsyncIterator[Any]:
-        card = next((c for c in self.cards if c.id == card_id), None)
-        if card is None or self.busy_card:
-            return
-        self.busy_card = card_id
-        yield
-        done = await attempt(Toast("Default not changed"), payment_methods.make_default,
-                             actor=await self.viewer(), payment_method_id=card_id)
-        self.busy_card = ""
-        if done.failed:
-            yield done.events
-            return
-        self.cards = [_card_row(c) for c in done.value]
-        yield rx.toast.success(DEFAULT_SET[0], description=DEFAULT_SET[1].format(card=card.label))
+        async for update in self._card_action(card_id, payment_methods.make_default, "Default not changed",
+                                              DEFAULT_SET):
+            yield update
 
     @rx.event
     async def remove_card(self, card_id: str) -> AsyncIterator[Any]:
+        async for update in self._card_action(card_id, payment_methods.remove_card, "Card not removed", REMOVED):
+            yield update
+
+    async def _card_action(self, card_id: str, call: Callable[..., list[payment_methods.SavedCard]], failure: str,
+                           success: tuple[str, str]) -> AsyncIterator[Any]:
+        """One card's button: busy while the service works; the list it answers, or its refusal as a toast."""
         card = next((c for c in self.cards if c.id == card_id), None)
         if card is None or self.busy_card:
             return
         self.busy_card = card_id
         yield
-        done = await attempt(Toast("Card not removed"), payment_methods.remove_card,
-                             actor=await self.viewer(), payment_method_id=card_id)
+        done = await attempt(Toast(failure), call, actor=await self.viewer(), payment_method_id=card_id)
         self.busy_card = ""
         if done.failed:
             yield done.events
             return
         self.cards = [_card_row(c) for c in done.value]
-        yield rx.toast.success(REMOVED[0], description=REMOVED[1].format(card=card.label))
+        yield rx.toast.success(success[0], description=success[1].format(card=card.label))

@@ -14,9 +14,9 @@ from sqlmodel import delete
 from marketplace.db import session_scope
 from marketplace.models import Agent, Review, User
 from marketplace.services import audit, decisions
-from marketplace.services.errors import Invalid, NotFound
+from marketplace.services.errors import NotFound
 from marketplace.services.permissions import require_admin
-from marketplace.services.text import check_text
+from marketplace.services.text import required_text
 
 MAX_REASON = 500
 REVIEW_NOT_FOUND = "Review not found"
@@ -27,14 +27,8 @@ AGENTS = Agent.__table__
 
 
 def clean_reason(value: object) -> str:
-    if value is not None and not isinstance(value, str):
-        raise Invalid(REASON_REQUIRED, field="reason")
-    text = check_text(value or "", field="reason", label="Reason", multiline=True).strip()
-    if not text:
-        raise Invalid(REASON_REQUIRED, field="reason")
-    if len(text) > MAX_REASON:
-        raise Invalid(REASON_TOO_LONG, field="reason")
-    return text
+    return required_text(value, field="reason", label="Reason", limit=MAX_REASON, missing=REASON_REQUIRED,
+                         too_long=REASON_TOO_LONG)
 
 
 def _known(review_id: object) -> str:

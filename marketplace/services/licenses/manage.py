@@ -10,11 +10,11 @@ from marketplace.models import Agent, LicenseActivation, LicenseKey, Role, User
 from marketplace.models.base import utcnow
 from marketplace.models.licenses import DISABLED_REASON_MAX
 from marketplace.services import audit, decisions, mail, mail_texts, names
-from marketplace.services.errors import Forbidden, Invalid, NotFound
+from marketplace.services.errors import Forbidden, NotFound
 from marketplace.services.licenses import public
 from marketplace.services.licenses.reads import NOT_YOUR_AGENT, KeyView, key_view
 from marketplace.services.permissions import require_user
-from marketplace.services.text import check_text
+from marketplace.services.text import required_text
 
 KEY_NOT_FOUND = "License key not found"
 ALREADY_DISABLED = "This license key is already disabled"
@@ -26,14 +26,8 @@ ID_MAX = 64
 
 def _clean_reason(value: object) -> str:
     """The reason a Disable gives (the buyer reads it in My Agents and a mail): required, trimmed, bounded."""
-    if value is not None and not isinstance(value, str):
-        raise Invalid(REASON_REQUIRED, field="reason")
-    text = check_text(value or "", field="reason", label="Reason", multiline=True).strip()
-    if not text:
-        raise Invalid(REASON_REQUIRED, field="reason")
-    if len(text) > DISABLED_REASON_MAX:
-        raise Invalid(REASON_TOO_LONG, field="reason")
-    return text
+    return required_text(value, field="reason", label="Reason", limit=DISABLED_REASON_MAX, missing=REASON_REQUIRED,
+                         too_long=REASON_TOO_LONG)
 
 
 def set_disabled(*, actor: User | None, key_id: str, disabled: bool, reason: object = None) -> KeyView:
