@@ -27,7 +27,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("reviews") as batch_op:
-        batch_op.drop_column("vendor_reply_updated_at")
-        batch_op.drop_column("vendor_reply_at")
-        batch_op.drop_column("vendor_reply")
+    # Not batch mode: on SQLite it would rebuild `reviews` and lose its catalogue-version triggers (revision
+    # 0014), which an upgrade from here does not put back. SQLite 3.35+ drops a plain column in place.
+    for column in ("vendor_reply_updated_at", "vendor_reply_at", "vendor_reply"):
+        op.drop_column("reviews", column)

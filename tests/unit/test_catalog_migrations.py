@@ -97,3 +97,18 @@ def test_money_over_time_keeps_every_trigger_of_the_tables_it_rebuilds(tmp_path)
     _migrate(engine, "0016", down=True)
     assert _triggers(engine) == before
     engine.dispose()
+
+
+def test_the_newer_revisions_go_down_and_up_again_keeping_every_trigger(tmp_path):
+    """A revision that only adds columns must not rebuild its table on the way down (SQLite's batch mode
+    copies the table and drops its triggers, which an upgrade from there does not put back): 0030 did so to
+    `reviews`, and the catalog version stopped following review edits; 0031 rebuilt `users`, whose deletion
+    cascaded to every purchase."""
+    engine = build_engine(f"sqlite:///{tmp_path / 'newer.db'}")
+    _migrate(engine, "head")
+    before = _triggers(engine)
+    assert {"reviews_version_update", "users_version_update", "purchases_version_insert"} <= before
+    _migrate(engine, "0022", down=True)
+    _migrate(engine, "head")
+    assert _triggers(engine) == before
+    engine.dispose()

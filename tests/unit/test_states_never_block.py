@@ -52,6 +52,8 @@ PURE_SERVICE_CALLS = (
     "marketplace.services.return_paths.",  # `?next=` checked as text: a path of this site's pages or home
     "marketplace.services.payment_errors.buyer_message",  # Stripe's error code in hand, in a buyer's words
     "marketplace.services.status_labels.",  # a status in hand, in words
+    "marketplace.services.receipts.receipt_path",  # an order's receipt address, from its id in hand
+    "marketplace.services.receipts.buyer_details.errors",  # the receipt details form's messages, from the text
 )
 
 
