@@ -45,7 +45,7 @@ def header_card() -> rx.Component:
                 ),
                 rx.heading(A.name, size=rx.breakpoints(initial="7", md="8"), id="agent-name", as_="h1"),
                 rx.hstack(
-                    average_stars(A.stars, A.half_star, size=18, id="agent-stars",
+                    average_stars(A.stars, A.half_star, size=18, id="agent-stars", role="img",
                                   aria_label=f"Rated {A.rating} out of 5"),
                     rx.cond(A.review_count > 0, rx.text(A.rating, weight="bold", id="agent-rating")),
                     rx.text(rx.cond(A.review_count == 0, "No reviews yet",
