@@ -23,7 +23,7 @@ from functools import partial
 from mypy.nodes import ARG_POS, NameExpr, TypeInfo, Var
 from mypy.plugin import AttributeContext, ClassDefContext, FunctionContext, Plugin
 from mypy.plugins.common import add_attribute_to_class
-from mypy.types import AnyType, CallableType, Instance, Type, TypeOfAny, get_proper_type
+from mypy.types import AnyType, CallableType, Instance, NoneType, Type, TypeOfAny, UnionType, get_proper_type
 
 _SQLMODEL = "sqlmodel.main.SQLModel"
 _MAPPED = "sqlalchemy.orm.base.Mapped"
@@ -31,6 +31,11 @@ _TABLE = "sqlalchemy.sql.schema.Table"
 _MARK = "marketplace_sqlmodel_table"
 _STATE = "reflex.state.BaseState"
 _VAR = "reflex_base.vars.base.Var"
+_STRING_VAR = "reflex_base.vars.sequence.StringVar"
+_ARRAY_VAR = "reflex_base.vars.sequence.ArrayVar"
+_NUMBER_VAR = "reflex_base.vars.number.NumberVar"
+_BOOLEAN_VAR = "reflex_base.vars.number.BooleanVar"
+_OBJECT_VAR = "reflex_base.vars.object.ObjectVar"
 _EVENT = "reflex_base.event.EventNamespace"
 _EVENT_CALLBACK = "reflex_base.event.EventCallback"
 
@@ -56,11 +61,29 @@ class ClassReads(Plugin):
             return None
         if info.has_base(_SQLMODEL) and _is_table(info):
             wrapper = self._info(_MAPPED)
-        elif info.has_base(_STATE) and member.node.is_inferred is False and not member.node.is_property:
-            wrapper = self._info(_VAR)
-        else:
-            return None
-        return partial(_wrapped, wrapper) if wrapper is not None else None
+            return partial(_wrapped, wrapper) if wrapper is not None else None
+        if info.has_base(_STATE) and member.node.is_inferred is False and not member.node.is_property:
+            return self._state_var
+        return None
+
+    def _state_var(self, ctx: AttributeContext) -> Type:
+        """The Var a state field is on its class, as Reflex's `Field.__get__` overloads say for pyright: a bool is
+        a BooleanVar, a number a NumberVar, a str a StringVar, a list or tuple an ArrayVar, a dict or a dataclass
+        an ObjectVar (so pages can call `.length()`, `.get()`, `.contains()` and read an item's fields)."""
+        if ctx.is_lvalue:
+            return ctx.default_attr_type
+        declared = get_proper_type(ctx.default_attr_type)
+        inner = declared
+        if isinstance(declared, UnionType):
+            present = [get_proper_type(item) for item in declared.items]
+            present = [item for item in present if not isinstance(item, NoneType)]
+            if len(present) == 1:
+                inner = present[0]
+        name = _var_class(inner)
+        info = self._info(name)
+        if info is None:
+            return ctx.default_attr_type
+        return Instance(info, [] if name == _BOOLEAN_VAR else [inner])
 
     def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
         return _declare_table if fullname == _SQLMODEL else None
@@ -84,6 +107,25 @@ def _declare_table(ctx: ClassDefContext) -> None:
             ctx.api.defer()
         return
     add_attribute_to_class(ctx.api, ctx.cls, "__table__", table_type, is_classvar=True)
+
+
+def _var_class(declared: Type) -> str:
+    if not isinstance(declared, Instance):
+        return _VAR
+    info = declared.type
+    if info.fullname == "builtins.bool":
+        return _BOOLEAN_VAR
+    if info.fullname in ("builtins.int", "builtins.float", "decimal.Decimal"):
+        return _NUMBER_VAR
+    if info.fullname == "builtins.str":
+        return _STRING_VAR
+    if info.has_base("typing.Mapping"):
+        return _OBJECT_VAR
+    if info.has_base("typing.Sequence") or info.has_base("builtins.set"):
+        return _ARRAY_VAR
+    if "dataclass" in info.metadata or info.has_base("pydantic.main.BaseModel"):
+        return _OBJECT_VAR
+    return _VAR
 
 
 def _wrapped(wrapper: TypeInfo, ctx: AttributeContext) -> Type:

@@ -66,6 +66,8 @@ class _HeldOnly(logging.Filter):
         if record.msg != _REPORT or not isinstance(record.args, tuple) or len(record.args) != 2:
             return True
         handle, took = record.args
+        if not isinstance(took, float):
+            return True
         if took - _waits.waited - _waits.collecting < self.threshold:
             return False
         record.msg = _REPORT + " (%.3f of them waiting for a CPU, %.3f collecting garbage)"
@@ -87,7 +89,7 @@ def watch(loop: asyncio.AbstractEventLoop, threshold_ms: int) -> None:
         finally:
             _waits.waited, _waits.collecting = _cpu_wait() - waited, _collected - collected
 
-    events.Handle._run = timed_run  # type: ignore[method-assign]  # the timing patch itself
+    events.Handle._run = timed_run  # type: ignore[method-assign,assignment]  # the timing patch itself
     gc.callbacks.append(_time_collection)
     logging.getLogger("asyncio").addFilter(_HeldOnly(threshold_ms / 1000))
     loop.set_debug(True)

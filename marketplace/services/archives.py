@@ -89,7 +89,7 @@ def check_zip(archive: str, f: BinaryIO, *, is_executable: Sniffer) -> None:
 class _Capped:
     """A read-only stream that stops with Refused past `limit` bytes (a gzip bomb is not read to its end)."""
 
-    def __init__(self, stream: BinaryIO, limit: int, archive: str) -> None:
+    def __init__(self, stream: BinaryIO | gzip.GzipFile, limit: int, archive: str) -> None:
         self.stream, self.limit, self.archive, self.read_bytes = stream, limit, archive, 0
 
     def read(self, size: int = -1) -> bytes:

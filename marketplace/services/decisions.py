@@ -10,9 +10,10 @@ outbox, audit entries, file moves) is written after the claim, in the same trans
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import ColumnElement, update
+from sqlalchemy.engine import CursorResult
 from sqlmodel import Session, SQLModel
 
 from marketplace.services.errors import Conflict
@@ -22,7 +23,7 @@ def claim(session: Session, model: type[SQLModel], *conditions: ColumnElement[bo
           conflict: str) -> None:
     """Apply `values` to the one row matching every condition, or raise `Conflict(conflict)` when no row still
     matches (someone else decided first, or there was nothing to decide)."""
-    result = session.execute(update(model).where(*conditions).values(**values))
+    result = cast(CursorResult[Any], session.execute(update(model).where(*conditions).values(**values)))
     if result.rowcount != 1:
         raise Conflict(conflict)
 
@@ -30,4 +31,4 @@ def claim(session: Session, model: type[SQLModel], *conditions: ColumnElement[bo
 def claim_any(session: Session, model: type[SQLModel], *conditions: ColumnElement[bool],
               values: dict[str, Any]) -> int:
     """As `claim` for a set of rows: the number of rows this request won (0 when others took them all)."""
-    return session.execute(update(model).where(*conditions).values(**values)).rowcount or 0
+    return cast(CursorResult[Any], session.execute(update(model).where(*conditions).values(**values))).rowcount or 0

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from sqlalchemy import case, delete, func, select, update
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import IntegrityError
 
 from marketplace.db import session_scope
@@ -48,8 +51,8 @@ def remove_favorite(*, actor: User | None, agent_id: object) -> FavoriteStatus:
     user = require_user(actor)
     agent_id = _agent_id(agent_id)
     with session_scope() as session:
-        removed = session.execute(
-            delete(Favorite).where(Favorite.user_id == user.id, Favorite.agent_id == agent_id)
+        removed = cast(CursorResult[Any], session.execute(
+            delete(Favorite).where(Favorite.user_id == user.id, Favorite.agent_id == agent_id))
         ).rowcount
         if removed:
             session.execute(

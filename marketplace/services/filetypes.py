@@ -173,9 +173,9 @@ def _kind(filename: str, prefix: bytes, *, size: int) -> str:
         ok = prefix.startswith(b"%PDF-")
     elif kind in TEXT_KINDS:
         ok = is_text(prefix.removeprefix(_BOM), complete=complete)
+    if kind is None:
+        raise Invalid(UNKNOWN_TYPE, field="agentFileURL")
     if not ok:
-        if kind is None:
-            raise Invalid(UNKNOWN_TYPE, field="agentFileURL")
         raise Invalid(f"The content of this file is not a valid .{kind} file. {ALLOWED_TEXT}", field="agentFileURL")
     return kind
 

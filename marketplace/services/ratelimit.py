@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
+from typing import Any, cast
 
 from sqlalchemy import BigInteger, Integer, String, and_, bindparam, case, delete, func, literal, or_, union_all
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import CursorResult
+from sqlalchemy.engine import CursorResult, Result
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.elements import BindParameter, ColumnElement
@@ -139,9 +140,9 @@ def counting_statement(dialect: str, slots: int) -> Executable:
     return counting(dialect, slots)
 
 
-def counted(dialect: str, result: CursorResult) -> int:
+def counted(dialect: str, result: Result[Any]) -> int:
     """How many keys a `counting` statement counted (its row count on SQLite, its rows on PostgreSQL)."""
-    return result.rowcount if dialect == "sqlite" else len(result.all())
+    return cast(CursorResult[Any], result).rowcount if dialect == "sqlite" else len(result.all())
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import chain
-from typing import Any
+from typing import Any, cast
 
 import redis
 from sqlalchemy import event
@@ -72,7 +72,8 @@ class SharedGeneration:
 
     def read(self) -> int | None:
         try:
-            value = self.client.get(GENERATION_KEY)
+            # redis-py types the answers of its sync and async clients as one
+            value = cast(bytes | None, self.client.get(GENERATION_KEY))
             if value is None:
                 self.client.set(GENERATION_KEY, _fresh_start(), nx=True)
         except redis.RedisError:
@@ -145,9 +146,10 @@ _cache: list[SessionCache | None] = [None]
 
 
 def cache() -> SessionCache:
-    if _cache[0] is None:
-        _cache[0] = _default()
-    return _cache[0]
+    found = _cache[0]
+    if found is None:
+        found = _cache[0] = _default()
+    return found
 
 
 def use(replacement: SessionCache | None) -> SessionCache | None:

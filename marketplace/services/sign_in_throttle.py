@@ -60,7 +60,7 @@ def begin(*, account: str, address: str | None) -> int:
     return attempt_id
 
 
-def forget(session: Session, attempt_id: int) -> None:
+def forget(session: Session, attempt_id: int | None) -> None:
     """The check passed (or was refused, or was no guess at all): it does not count against anyone."""
     session.exec(delete(LoginAttempt).where(LoginAttempt.id == attempt_id))
 

@@ -91,8 +91,8 @@ def page_and_total(session: Session, *, rows: FromClause, conditions: list[Any],
         return list(ids), int(total)
     matched = (select(rows.c.id, rows.c.created_at).where(*conditions)
                .cte("matched").prefix_with("MATERIALIZED"))
-    total = select(func.count()).select_from(matched).scalar_subquery()
-    found = session.exec(select(matched.c.id, total).order_by(matched.c.created_at.desc(), matched.c.id.desc())
+    counted = select(func.count()).select_from(matched).scalar_subquery()
+    found = session.exec(select(matched.c.id, counted).order_by(matched.c.created_at.desc(), matched.c.id.desc())
                          .limit(limit).offset(offset)).all()
     if found:
         return [row[0] for row in found], int(found[0][1])

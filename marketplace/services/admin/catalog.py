@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import ColumnElement
 from sqlmodel import select
 
 from marketplace.db import session_scope
@@ -63,7 +64,7 @@ def list_agents(*, actor: User | None, limit: int = 20, offset: int = 0, search:
     wanted = _status(status)
     like = text_search.pattern(search)
     rows = text_search.source(Agent.__table__, search)
-    conditions = [rows.c.deleted_at.is_(None)]
+    conditions: list[ColumnElement[bool]] = [rows.c.deleted_at.is_(None)]
     if wanted is not None:
         conditions.append(rows.c.status == wanted)
     if like is not None:
@@ -85,7 +86,7 @@ def list_agents(*, actor: User | None, limit: int = 20, offset: int = 0, search:
             for agent_id, tag in session.exec(select(AgentTag.agent_id, AgentTag.tag).where(
                     AgentTag.agent_id.in_([a.id for a in agents])).order_by(AgentTag.position, AgentTag.tag)):
                 tags.setdefault(agent_id, []).append(tag)
-    rows = [AdminAgentRow(
+    found = [AdminAgentRow(
         id=a.id, name=a.name, short_description=a.short_description, description=a.description,
         price_cents=a.price_cents, pricing_model=a.pricing_model, status=a.status,
         is_approved=a.status == AgentStatus.APPROVED,
@@ -95,4 +96,4 @@ def list_agents(*, actor: User | None, limit: int = 20, offset: int = 0, search:
         demo_url=a.demo_url, image_url=a.image_url, tags=tags.get(a.id, []), created_at=a.created_at,
         rejection_reason=a.rejection_reason, reviewed_at=a.reviewed_at,
     ) for a in agents]
-    return rows, int(total)
+    return found, int(total)

@@ -31,7 +31,7 @@ def _stats(conn: Connection) -> bytes:
 
 def stats_json() -> bytes:
     """The stats as JSON, cached per catalog version (which user sign-ups and deletions move too)."""
-    return reads.cached(("stats",), _stats)
+    return reads.cached(("stats",), _stats) or b""  # _stats always answers
 
 
 def stats() -> StatsPublic:
@@ -62,7 +62,7 @@ def _categories(conn: Connection) -> bytes:
 def list_categories_json() -> bytes:
     """All categories in display order, each with its number of live agents, as JSON; cached per catalog
     version."""
-    return reads.cached(("categories",), _categories)
+    return reads.cached(("categories",), _categories) or b""  # _categories always answers
 
 
 def list_categories() -> list[CategoryPublic]:

@@ -5,6 +5,7 @@ text search or tags is a sum over a few hundred rows."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 from sqlalchemy import case, func, select
 from sqlalchemy.engine import Connection
@@ -37,11 +38,12 @@ def _price_bands(low: int | None, high: int | None) -> tuple[int, ...]:
     edges = (None, *PRICE_BAND_EDGES, None)
     if low not in edges or high not in edges:
         raise ValueError(f"price range ({low}, {high}] does not fall on band edges")
-    return tuple(
-        b for b in range(len(PRICE_BAND_EDGES) + 1)
-        if (low is None or (edges[b] is not None and edges[b] >= low))
-        and (high is None or (edges[b + 1] is not None and edges[b + 1] <= high))
-    )
+    bands = []
+    for band, (lower, upper) in enumerate(pairwise(edges)):
+        if ((low is None or (lower is not None and lower >= low))
+                and (high is None or (upper is not None and upper <= high))):
+            bands.append(band)
+    return tuple(bands)
 
 
 def _rating_bands(minimum: float) -> tuple[int, ...]:

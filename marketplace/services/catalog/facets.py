@@ -17,6 +17,7 @@ from typing import Unpack
 
 from sqlalchemy import String, bindparam, func, select
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql import FromClause
 
 from marketplace.models import AgentFacets
 from marketplace.services.catalog import reads
@@ -62,7 +63,8 @@ def _cells_from_agents(conn: Connection, filters: AgentFilters) -> list[_Cell]:
     dialect_name = conn.dialect.name
     shape = base_shape(dialect_name, featured=filters.featured, tags=len(filters.tags))
     agent = AGENTS.alias("agent")
-    source, values = agent, {f"tag_{n}": tag for n, tag in enumerate(filters.tags)}
+    source: FromClause = agent
+    values = {f"tag_{n}": tag for n, tag in enumerate(filters.tags)}
     if filters.search is not None:
         typos = fulltext.corrections(conn, filters.search) or fulltext.Corrections(
             filters.search, ((),) * len(filters.search.words))
@@ -106,7 +108,8 @@ def _facets(conn: Connection, filters: AgentFilters) -> str:
                         counts[("price", key)] = counts.get(("price", key), 0) + cell.count
             if not rating:
                 for key in RATING_FILTERS:
-                    if cell.rating_band in RATING_FILTER_BANDS[RATING_MINIMUMS[key]]:
+                    minimum = RATING_MINIMUMS[key]
+                    if minimum is not None and cell.rating_band in RATING_FILTER_BANDS[minimum]:
                         counts[("rating", key)] = counts.get(("rating", key), 0) + cell.count
         return counts
 

@@ -193,11 +193,10 @@ def _n(value: int) -> ColumnElement:
     return literal_column(str(int(value)), type_=Integer)
 
 
-def _concat(*parts: ColumnElement | str) -> ColumnElement:
-    expr = None
+def _concat(first: ColumnElement | str, *parts: ColumnElement | str) -> ColumnElement:
+    expr = _key(first) if isinstance(first, str) else first
     for part in parts:
-        item = _key(part) if isinstance(part, str) else part
-        expr = item if expr is None else expr.op("||")(item)
+        expr = expr.op("||")(_key(part) if isinstance(part, str) else part)
     return expr
 
 
@@ -233,7 +232,7 @@ def _agent_json(dialect_name: str) -> ColumnElement:
         return chosen if pg else func.json(chosen)
 
     if pg:
-        tags = func.coalesce(
+        tags: ColumnElement[Any] = func.coalesce(
             select(func.json_agg(aggregate_order_by(TAGS.c.tag, TAGS.c.position, TAGS.c.tag)))
             .where(TAGS.c.agent_id == a.id)
             .scalar_subquery(),

@@ -199,14 +199,14 @@ def update_plan(*, actor: User | None, plan_id: str, name: str | None = None, mo
             claim(session, Plan, Plan.id == plan_id, values={"updated_at": utcnow()}, conflict=PLAN_NOT_FOUND)
         except Conflict:
             raise NotFound(PLAN_NOT_FOUND) from None
-        before = _view(session, session.get(Plan, plan_id))
+        row = session.get_one(Plan, plan_id)
+        before = _view(session, row)
         if fee is not None:
             if free:
                 platform.store_setting(session, admin=admin, key=platform.COMMISSION_RATE,
                                        normalised=platform.normalised_commission(fee_percent or ""))
             else:
                 changes["fee_percent"] = fee
-        row = session.get(Plan, plan_id)
         for key, value in changes.items():
             setattr(row, key, value)
         session.add(row)

@@ -43,11 +43,12 @@ def current_in(session: Session, vendor_id: str) -> CurrentPlan:
     row = session.get(VendorPlan, vendor_id)
     plan = plan_in(session, row.plan_id if row is not None else FREE_PLAN_ID)
     pending = plan_in(session, row.pending_plan_id) if row is not None and row.pending_plan_id else None
-    past_due = row is not None and row.status == VendorPlanStatus.PAST_DUE and row.past_due_since is not None
+    grace_ends_at = (row.past_due_since + access.GRACE if row is not None and row.past_due_since is not None
+                     and row.status == VendorPlanStatus.PAST_DUE else None)
     return CurrentPlan(
         plan=plan, status=row.status if row is not None else VendorPlanStatus.ACTIVE,
         current_period_end=row.current_period_end if row is not None and not plan.is_free else None,
-        pending_plan=pending, grace_ends_at=row.past_due_since + access.GRACE if past_due else None,  # type: ignore[operator]  # past_due implies the date
+        pending_plan=pending, grace_ends_at=grace_ends_at,
         agents_used=agents_used_in(session, vendor_id))
 
 

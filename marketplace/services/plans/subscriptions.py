@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
 from sqlmodel import Session
 
 from marketplace.db import is_postgres, session_scope
@@ -59,7 +60,7 @@ def as_read(row: VendorPlan) -> tuple[Any, ...]:
             VendorPlan.updated_at == row.updated_at)
 
 
-def tell(session: Session, vendor_id: str, compose: Callable[..., OutgoingMail], **words: str) -> None:
+def tell(session: Session, vendor_id: str, compose: Callable[..., OutgoingMail], **words: str | bool) -> None:
     """Mail the vendor (through the outbox, in `session`'s transaction) unless its account is gone."""
     vendor = session.get(User, vendor_id)
     if vendor is not None and vendor.deleted_at is None:
@@ -90,7 +91,7 @@ def mirror(sub: billing.Subscription) -> str:
                 return "ignored"
             ensure_row(session, vendor_id)
             session.flush()
-            row = session.get(VendorPlan, vendor_id)
+            row = session.get_one(VendorPlan, vendor_id)
             session.refresh(row)
             outcome = _apply(session, row, sub)
             if outcome is not None:
@@ -161,10 +162,10 @@ def record_payment(invoice: billing.Invoice, sub: billing.Subscription) -> bool:
         # The plan the invoice was made for (its own snapshot of the subscription's metadata: a later change of
         # plan does not rewrite it), else the subscription's now.
         plan = plan_in(session, invoice.subscription_metadata.get("vendorPlan") or sub.metadata["vendorPlan"])
-        result = session.execute(dialect.insert(PlanPayment).values(
+        result = cast(CursorResult[Any], session.execute(dialect.insert(PlanPayment).values(
             id=new_id(), invoice_id=invoice.id, user_id=sub.metadata["vendorId"], plan_id=plan.id,
             amount_cents=invoice.amount_paid, currency=invoice.currency, billing_reason=invoice.billing_reason,
-            created_at=utcnow()).on_conflict_do_nothing())
+            created_at=utcnow()).on_conflict_do_nothing()))
         return bool(result.rowcount)
 
 

@@ -8,6 +8,7 @@ live agents are public: an unknown, pending, rejected or deleted agent's page is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from marketplace.models import AgentPublic, CategoryPublic
@@ -120,7 +121,7 @@ def agents_page(query: str) -> PublicPage:
     page = int(page_text) if page_text.isdigit() and 0 < int(page_text) <= MAX_PAGE else 1
     slug = first.get("category", "").lower() or None
     category = catalog.find_category(ref=slug) if slug else None
-    filters = {"search": search or None, "category": category.slug if category else None,
+    filters: dict[str, Any] = {"search": search or None, "category": category.slug if category else None,
                "price": None if price == catalog.ANY else price, "rating": None if rating == catalog.ANY else rating,
                "sort": first.get("sort") or None, "tags": tags[: catalog.MAX_TAGS]}
     try:

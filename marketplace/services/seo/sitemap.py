@@ -51,7 +51,7 @@ def _live_count(conn: Connection) -> int:
     return conn.execute(select(func.count()).select_from(AGENTS).where(LIVE)).scalar_one()
 
 
-def _agent_rows(conn: Connection, *, offset: int, limit: int) -> Iterable[Row[tuple[str, str | None]]]:
+def _agent_rows(conn: Connection, *, offset: int, limit: int) -> Iterable[Row[str, str | None]]:
     """Rows are made one at a time as the XML is written (not a list of 50,000 first: a third of the peak)."""
     a = AGENTS.c
     stmt = (select(a.id, _reviewed_text(conn.dialect.name)).where(LIVE).order_by(a.created_at, a.id)
@@ -66,7 +66,7 @@ def _agent_url(base: str, agent_id: str, reviewed: str | None) -> str:
     return f"<url><loc>{base}{path}</loc>{lastmod}</url>\n"
 
 
-def _urlset(paths: list[str], agents: Iterable[Row[tuple[str, str | None]]]) -> bytes:
+def _urlset(paths: list[str], agents: Iterable[Row[str, str | None]]) -> bytes:
     base = escape(absolute(""))
     parts = [XML_HEAD, f"<urlset {NAMESPACE}>\n"]
     parts += [f"<url><loc>{base}{escape(path)}</loc></url>\n" for path in paths]

@@ -138,6 +138,8 @@ def reopen(*, stored_keys: list[str]) -> None:
     with session_scope() as session:
         for upload in session.exec(select(Upload).where(Upload.claimed_key.in_(stored_keys),
                                                         Upload.attached_at.is_not(None))).all():
+            if upload.claimed_key is None:
+                continue  # the query matched its claimed key: never None here
             with contextlib.suppress(ObjectNotFound):
                 storage.move(upload.claimed_key, upload.key)
             upload.claimed_key, upload.attached_at = None, None

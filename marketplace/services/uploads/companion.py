@@ -140,6 +140,8 @@ def complete_multipart(*, actor: User | None, key: str | None, upload_id: str | 
     """Join the parts into the object. Over the size limit the upload is dropped (413)."""
     vendor = require_vendor(actor)
     wanted = _clean_parts(parts)
+    if not upload_id:
+        raise NotFound(MULTIPART_NOT_FOUND)
     storage = get_storage()
     oversized = False
     with session_scope() as session:
