@@ -7,6 +7,7 @@ navigations, not JSON calls. The page has the texts (services/sign_in_errors.py)
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Request
@@ -24,7 +25,8 @@ router = APIRouter(prefix="/api/auth", tags=["accounts"])
 
 # Browser navigations: the answer is always a redirect (to the provider, home or the `?next=` page the start was
 # given, or /login with a message).
-_REDIRECT = {302: {"description": "Redirect; failures go to /login?error=<code>&provider=<provider>"}}
+_REDIRECT: dict[int | str, dict[str, Any]] = {
+    302: {"description": "Redirect; failures go to /login?error=<code>&provider=<provider>"}}
 
 
 def _callback_url(provider: str) -> str:

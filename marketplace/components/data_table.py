@@ -72,6 +72,8 @@ def _labelled(render: Callable[[Any], rx.Component], columns: list[Column]) -> C
             raise ValueError(f"a row has {len(cells)} cells for {len(columns)} columns: "
                              f"{[c.header for c in columns]}")
         for cell, column in zip(cells, columns, strict=True):
+            if not isinstance(cell, rx.Component):
+                raise TypeError(f"a row's cell for {column.header!r} is not a component")
             cell.custom_attrs.update({"data-label": column.header, "data-cell": column.role})
         return component
     return row

@@ -8,11 +8,13 @@ fetched without a Referer, so a vendor's server does not learn which page a cust
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 from reflex.vars import Var
 
 # Client-side only: a failed picture must not cost a round trip to the server.
-HIDE_ON_ERROR = Var("((event) => { event.currentTarget.style.visibility = 'hidden'; })")
+HIDE_ON_ERROR: Var[Any] = Var("((event) => { event.currentTarget.style.visibility = 'hidden'; })")
 
 
 def agent_image(image_url: Var[str], *, width: str = "100%", height: str = "140px", emoji_size: str = "3.5em",

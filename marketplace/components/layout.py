@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 from reflex.vars.function import FunctionStringVar
 
@@ -161,8 +163,8 @@ a:not([role="menuitem"]):focus-visible { outline: 2px solid var(--focus-8); outl
 
 # The app's router takes the link's address in the page, where a browser would have focused the target: the
 # press hands the focus to `main` itself (in a browser task of its own, once the router is done).
-_FOCUS_MAIN = FunctionStringVar.create("(() => window.setTimeout(() => document.getElementById('main-content')"
-                                       "?.focus()))")
+_FOCUS_MAIN: FunctionStringVar[Any] = FunctionStringVar.create(
+    "(() => window.setTimeout(() => document.getElementById('main-content')?.focus()))")
 
 
 def skip_link() -> rx.Component:

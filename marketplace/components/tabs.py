@@ -10,14 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import NumberVar, Var
 
 
 @dataclass(frozen=True)
 class TabSpec:
     value: str
     label: str
-    count: Var[int] | None
+    count: NumberVar[int] | None
     render: Callable[[], rx.Component]
     icon: str | None = None
 
