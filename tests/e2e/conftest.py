@@ -193,6 +193,15 @@ def slow_callbacks(log: Path, start: int) -> list[str]:
     return [line.strip() for line in logged_since(log, start).splitlines() if SLOW_CALLBACK.search(line)]
 
 
+@pytest.fixture
+def admin(app_server: str) -> Iterator[httpx.Client]:
+    """The demo admin, signed in through the API."""
+    from tests.e2e.helpers import admin_client  # helpers imports this module
+
+    with admin_client(app_server) as client:
+        yield client
+
+
 @pytest.fixture(autouse=True)
 def loop_never_held(request: pytest.FixtureRequest) -> Iterator[None]:
     """Fail a browser test during which a state's event held the app's event loop longer than `SLOW_CALLBACK_MS`."""

@@ -5,7 +5,6 @@ agent's checkout says when it renews. The vendor dashboard shows its recurring-r
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -26,13 +25,6 @@ from tests.e2e.helpers import (
     unique,
     wait_for_scans,
 )
-
-
-@pytest.fixture
-def admin(app_server: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=app_server, timeout=30, headers={"Origin": app_server}) as client:
-        client.post("/api/login", json={"username": "admin", "password": "admin123"}).raise_for_status()
-        yield client
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from playwright.sync_api import Browser, Page, expect
 from tests.e2e.conftest import new_context
 from tests.e2e.helpers import (
     DEMO_ADMIN,
-    api_client,
     api_context,
     expect_fits_phone,
     expect_toast,
@@ -30,13 +29,6 @@ from tests.e2e.helpers import (
 )
 
 LIMIT_MESSAGE = "Your Free plan allows 3 agents. Upgrade to list more."
-
-
-@pytest.fixture
-def admin(app_server: str) -> Iterator[httpx.Client]:
-    with api_client(app_server) as client:
-        client.post("/api/login", json={"username": DEMO_ADMIN[0], "password": DEMO_ADMIN[1]}).raise_for_status()
-        yield client
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import io
 import os
 import re
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -62,14 +61,6 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     extra = folder / "CHANGELOG.md"
     extra.write_text("# 2.0\n\nFaster answers.\n")
     return {"small": small, "big": big, "extra": extra}
-
-
-@pytest.fixture
-def admin(app_server: str) -> Iterator[httpx.Client]:
-    """The demo admin, signed in through the API."""
-    with httpx.Client(base_url=app_server, timeout=30, headers={"Origin": app_server}) as client:
-        client.post("/api/login", json={"username": "admin", "password": "admin123"}).raise_for_status()
-        yield client
 
 
 def _vendor(page: Page) -> None:
