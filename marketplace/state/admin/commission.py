@@ -8,7 +8,7 @@ spec sends it, and reads the summary again after a change.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import reflex as rx
 
@@ -64,6 +64,10 @@ class SalesSummary(rx.State, mixin=True):
     editing_rate: bool = False
     rate_draft: str = ""
     saving_rate: bool = False
+
+    if TYPE_CHECKING:  # given by the admin page state (AdminState) the summary is mixed into
+
+        async def viewer(self) -> User | None: ...
 
     _load_failed: ClassVar[str] = SUMMARY_FAILED
 

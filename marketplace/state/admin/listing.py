@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
 
 import reflex as rx
@@ -57,6 +57,12 @@ class AdminList(Paged, mixin=True):
     asking_name: str = ""
     reason: str = ""
     busy: str = ""  # the row an action runs on
+
+    if TYPE_CHECKING:  # given by the admin page state (AdminState) the list is mixed into
+
+        async def viewer(self) -> User | None: ...
+
+        async def refresh_counts_quietly(self) -> None: ...
 
     _actions: ClassVar[dict[str, Action]] = {}
 
