@@ -6,7 +6,7 @@ import reflex as rx
 from reflex.vars import Var
 
 
-def role_badge(role: Var[str], **props: object) -> rx.Component:
+def role_badge(role: Var[str] | str, **props: object) -> rx.Component:
     """admin: destructive (red), vendor: default (accent), anyone else: secondary (gray)."""
     return rx.match(
         role,
@@ -16,7 +16,7 @@ def role_badge(role: Var[str], **props: object) -> rx.Component:
     )
 
 
-def agent_status_badge(status: Var[str], **props: object) -> rx.Component:
+def agent_status_badge(status: Var[str] | str, **props: object) -> rx.Component:
     return rx.match(
         status,
         ("approved", rx.badge(rx.icon("circle-check", size=12), "approved", color_scheme="green", **props)),
@@ -25,7 +25,7 @@ def agent_status_badge(status: Var[str], **props: object) -> rx.Component:
     )
 
 
-def payout_status_badge(status: Var[str], **props: object) -> rx.Component:
+def payout_status_badge(status: Var[str] | str, **props: object) -> rx.Component:
     """paid, pending and in_transit have their own colour; any other status is shown as failed."""
     return rx.match(
         status,
@@ -36,7 +36,7 @@ def payout_status_badge(status: Var[str], **props: object) -> rx.Component:
     )
 
 
-def notification_type_badge(kind: Var[str], **props: object) -> rx.Component:
+def notification_type_badge(kind: Var[str] | str, **props: object) -> rx.Component:
     return rx.match(
         kind,
         ("approval", rx.badge("approval", color_scheme="green", **props)),
@@ -47,7 +47,7 @@ def notification_type_badge(kind: Var[str], **props: object) -> rx.Component:
     )
 
 
-def license_status_badge(status: Var[str], label: Var[str], **props: object) -> rx.Component:
+def license_status_badge(status: Var[str] | str, label: Var[str] | str, **props: object) -> rx.Component:
     """A license key's status (services/licenses): active green, expired gray, disabled and refunded red."""
     return rx.match(
         status,
