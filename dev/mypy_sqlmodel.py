@@ -72,17 +72,40 @@ class ClassReads(Plugin):
         an ObjectVar (so pages can call `.length()`, `.get()`, `.contains()` and read an item's fields)."""
         if ctx.is_lvalue:
             return ctx.default_attr_type
-        declared = get_proper_type(ctx.default_attr_type)
-        inner = declared
-        if isinstance(declared, UnionType):
-            present = [get_proper_type(item) for item in declared.items]
+        return self._var_of(ctx.default_attr_type) or ctx.default_attr_type
+
+    def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
+        """A field read on an `ObjectVar[Row]` (a row in `rx.foreach`) is the Var of that field's type, as on a
+        state: Reflex types it `ObjectItemOperation` (anything goes) for pyright."""
+        owner, _, attribute = fullname.rpartition(".")
+        if owner != _OBJECT_VAR or attribute.startswith("_"):
+            return None
+        return partial(self._item_var, attribute)
+
+    def _item_var(self, attribute: str, ctx: AttributeContext) -> Type:
+        holder = get_proper_type(ctx.type)
+        if not isinstance(holder, Instance) or not holder.args:
+            return ctx.default_attr_type
+        row = get_proper_type(holder.args[0])
+        if not isinstance(row, Instance):
+            return ctx.default_attr_type
+        member = row.type.get(attribute)
+        if member is None or not isinstance(member.node, Var) or member.node.type is None:
+            return ctx.default_attr_type
+        return self._var_of(member.node.type) or ctx.default_attr_type
+
+    def _var_of(self, declared: Type) -> Type | None:
+        """The Var class Reflex gives a value of this type (optional values as their value's)."""
+        inner = get_proper_type(declared)
+        if isinstance(inner, UnionType):
+            present = [get_proper_type(item) for item in inner.items]
             present = [item for item in present if not isinstance(item, NoneType)]
             if len(present) == 1:
                 inner = present[0]
         name = _var_class(inner)
         info = self._info(name)
         if info is None:
-            return ctx.default_attr_type
+            return None
         return Instance(info, [] if name == _BOOLEAN_VAR else [inner])
 
     def get_base_class_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:

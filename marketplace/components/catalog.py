@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import ObjectVar, Var
 
 from marketplace.state.catalog import HOME_PRICES, PRICE_LABELS, CategoryCard, HomeState, Option, options
 
@@ -53,7 +53,7 @@ def category_icon(slug: Var[str], size: int = 22) -> rx.Component:
     )
 
 
-def category_tile(category: Var[CategoryCard]) -> rx.Component:
+def category_tile(category: ObjectVar[CategoryCard]) -> rx.Component:
     """A small landing-page card linking to /agents?category={id}."""
     return rx.link(
         rx.card(

@@ -6,7 +6,7 @@ import reflex as rx
 from reflex.vars import Var
 
 
-def empty_state(icon: str, title: str, text: str | Var[str] = "", action: rx.Component | None = None, *,
+def empty_state(icon: str, title: str | Var[str], text: str | Var[str] = "", action: rx.Component | None = None, *,
                 element_id: str) -> rx.Component:
     return rx.card(
         rx.vstack(

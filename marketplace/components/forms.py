@@ -8,7 +8,8 @@ from reflex.vars import Var
 from marketplace.components.links import button_link
 
 
-def field(label: str, control: rx.Component, error: Var[str] | str = "", *, field_id: str = "") -> rx.Component:
+def field(label: str | Var[str], control: rx.Component, error: Var[str] | str = "", *,
+          field_id: str = "") -> rx.Component:
     """The control is marked invalid and described by its error while there is one; the error names the field it
     belongs to (`data-error-for`), so that a refused submit can move the focus there (state/forms.py)."""
     if isinstance(error, Var):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import ObjectVar
 
 from marketplace.components.agent_card import card_grid
 from marketplace.components.catalog import category_icon
@@ -14,7 +14,7 @@ from marketplace.state.catalog import CategoriesState, CategoryCard
 SKELETONS = 6
 
 
-def category_card(category: Var[CategoryCard]) -> rx.Component:
+def category_card(category: ObjectVar[CategoryCard]) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(

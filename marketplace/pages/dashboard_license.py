@@ -4,6 +4,7 @@ and Deactivate per activation."""
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from marketplace.state.dashboard import ActivationRow, DashboardState, PurchaseCard
 
@@ -19,7 +20,7 @@ def _status(status: rx.Var) -> rx.Component:
     )
 
 
-def _activation(row: ActivationRow) -> rx.Component:
+def _activation(row: ObjectVar[ActivationRow]) -> rx.Component:
     busy = DashboardState.deactivating == row.id
     return rx.hstack(
         rx.icon("monitor", size=14, flex_shrink="0"),
@@ -36,7 +37,7 @@ def _activation(row: ActivationRow) -> rx.Component:
     )
 
 
-def license_box(card: PurchaseCard) -> rx.Component:
+def license_box(card: ObjectVar[PurchaseCard]) -> rx.Component:
     return rx.vstack(
         rx.hstack(
             rx.text("License key", size="2", weight="bold"),

@@ -4,6 +4,7 @@ for admins, others are told so)."""
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from marketplace.components.empty_state import empty_state
 from marketplace.components.layout import container, notice_card, page_frame
@@ -12,7 +13,7 @@ from marketplace.state.dev_mail import DevMailState, MailRow
 from marketplace.state.session import SessionState, full_page_load
 
 
-def _message(row: MailRow) -> rx.Component:
+def _message(row: ObjectVar[MailRow]) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(

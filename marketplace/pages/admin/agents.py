@@ -4,7 +4,7 @@ the details dialog, Approve for agents not live, and the delete confirmation."""
 from __future__ import annotations
 
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import ObjectVar, Var
 
 from marketplace.components.data_table import Column
 from marketplace.components.image import agent_image
@@ -20,7 +20,7 @@ from marketplace.state.admin.agents import DELETE_AGENT, AgentView
 from marketplace.state.admin.agents import AgentsState as G
 
 
-def _status(agent: AgentView) -> rx.Component:
+def _status(agent: ObjectVar[AgentView]) -> rx.Component:
     return rx.match(
         agent.status_label,
         ("Approved", rx.badge(rx.icon("circle-check", size=12), "Approved", color_scheme="green")),
@@ -35,7 +35,7 @@ def _approve_button(agent_id: Var[str], *, size: str = "1", variant: str = "soft
                      disabled=G.busy != "", **props)
 
 
-def _row(agent: AgentView) -> rx.Component:
+def _row(agent: ObjectVar[AgentView]) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.text(agent.name, weight="medium")),
         rx.table.cell(agent.vendor),

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import ArrayVar, ObjectVar, Var
 
 from marketplace.components.spinner import section_spinner
 from marketplace.state.admin.analytics import AnalyticsState as S
@@ -60,7 +62,7 @@ def _summary() -> rx.Component:
     )
 
 
-def _report(report: ReportCard) -> rx.Component:
+def _report(report: ObjectVar[ReportCard]) -> rx.Component:
     busy = S.busy != ""
     return rx.box(
         rx.flex(
@@ -109,7 +111,7 @@ def _reports() -> rx.Component:
     )
 
 
-def _rank_item(item: RankItem, *, category: bool) -> rx.Component:
+def _rank_item(item: ObjectVar[RankItem], *, category: bool) -> rx.Component:
     lead = (rx.text(item.detail, size="4", line_height="1") if category
             else rx.text(item.detail, size="1", color_scheme="gray"))
     return rx.link(
@@ -138,7 +140,8 @@ def _rank_item(item: RankItem, *, category: bool) -> rx.Component:
     )
 
 
-def _ranking(title: str, icon: str, items: Var, empty: str, key: str, *, category: bool = False) -> rx.Component:
+def _ranking(title: str, icon: str, items: ArrayVar[Any], empty: str, key: str, *,
+             category: bool = False) -> rx.Component:
     return _card(
         title, icon,
         rx.cond(items.length() == 0,

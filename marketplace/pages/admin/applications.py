@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from marketplace.components.empty_state import empty_state
 from marketplace.pages.admin.widgets import card_list, confirm_dialog, decision_buttons, details_dialog, fact
@@ -14,7 +15,7 @@ def _pending_badge() -> rx.Component:
     return rx.badge(rx.icon("clock", size=12), "Pending", color_scheme="amber", class_name="application-status")
 
 
-def _buttons(card: ApplicationCard, *, in_dialog: bool) -> rx.Component:
+def _buttons(card: ObjectVar[ApplicationCard], *, in_dialog: bool) -> rx.Component:
     labels = ("Approve Application", "Reject Application") if in_dialog else ("Approve", "Reject")
     return decision_buttons(A, card.id, card.business_name, "application", in_dialog=in_dialog, labels=labels)
 
@@ -46,7 +47,7 @@ def _details() -> rx.Component:
                           element_id="application-details")
 
 
-def _card(card: ApplicationCard) -> rx.Component:
+def _card(card: ObjectVar[ApplicationCard]) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(

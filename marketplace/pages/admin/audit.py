@@ -4,6 +4,7 @@ or order, amounts, old -> new values), with time, actor, action code and target,
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from marketplace.components.data_table import Column
 from marketplace.pages.admin.widgets import table_tab
@@ -11,7 +12,7 @@ from marketplace.state.admin.audit import AuditState as L
 from marketplace.state.admin.audit import AuditView
 
 
-def _row(entry: AuditView) -> rx.Component:
+def _row(entry: ObjectVar[AuditView]) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.text(entry.summary, size="2", class_name="audit-summary", max_width="36em")),
         rx.table.cell(rx.text(entry.time, white_space="nowrap")),
@@ -25,7 +26,7 @@ def _row(entry: AuditView) -> rx.Component:
 
 def audit_tab() -> rx.Component:
     # What happened, in words, leads (the card's title on phones); the codes and ids stay for searching.
-    columns = [Column("What happened", "title"), Column("Time"), "Actor", Column("Action", "extra"),
+    columns: list[str | Column] = [Column("What happened", "title"), Column("Time"), "Actor", Column("Action", "extra"),
                Column("Target", "extra")]
     return table_tab(L, "audit", "Audit Log", "scroll-text", columns, _row, min_width="860px",
                      empty="No admin actions recorded yet",

@@ -4,7 +4,7 @@ Now) and the delete confirmations."""
 from __future__ import annotations
 
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import ObjectVar, Var
 
 from marketplace.components.badges import role_badge
 from marketplace.components.data_table import Column
@@ -21,7 +21,7 @@ from marketplace.state.admin.customers import CustomersState as C
 from marketplace.state.admin.customers import VendorsState as V
 
 
-def _actions(state: type[C] | type[V], person: PersonView, kind: str) -> rx.Component:
+def _actions(state: type[C] | type[V], person: ObjectVar[PersonView], kind: str) -> rx.Component:
     return action_buttons(
         row_button("View", "eye", state.view(person.id), f"view-{kind}"),
         row_button("Delete", "trash-2", state.ask("delete", person.id, person.name), f"delete-{kind}",
@@ -29,7 +29,7 @@ def _actions(state: type[C] | type[V], person: PersonView, kind: str) -> rx.Comp
     )
 
 
-def _customer(person: PersonView) -> rx.Component:
+def _customer(person: ObjectVar[PersonView]) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.text(person.name, weight="medium", white_space="nowrap")),
         rx.table.cell(person.email),
@@ -71,7 +71,7 @@ def _vendor_status(approved: Var[bool]) -> rx.Component:
                    rx.badge(rx.icon("clock", size=12), "Pending", color_scheme="amber"))
 
 
-def _vendor(vendor: PersonView) -> rx.Component:
+def _vendor(vendor: ObjectVar[PersonView]) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.text(vendor.name, weight="medium", white_space="nowrap")),
         rx.table.cell(vendor.email),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import NumberVar
 
 from marketplace.pages.admin.widgets import admin_card, rate_figure, summary_figure
 from marketplace.state.admin.approvals import PendingAgentsState as P
@@ -29,7 +29,7 @@ def _statistics() -> rx.Component:
     )
 
 
-def _pending_row(label: str, count: Var[int], tab: str, icon: str, subtab: str = "") -> rx.Component:
+def _pending_row(label: str, count: NumberVar[int], tab: str, icon: str, subtab: str = "") -> rx.Component:
     """A row opening its tab (and, on Approvals, the sub-tab it counts)."""
     return rx.hstack(
         rx.icon(icon, size=16, color="var(--gray-10)"),

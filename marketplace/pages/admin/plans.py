@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from marketplace.components.forms import field
 from marketplace.components.spinner import skeleton_block
@@ -10,14 +11,14 @@ from marketplace.state.admin.plans import AdminPlansState as P
 from marketplace.state.admin.plans import PlanDraft
 
 
-def _input(label: rx.Var | str, name: str, plan: PlanDraft, value: rx.Var, **props: object) -> rx.Component:
+def _input(label: rx.Var | str, name: str, plan: ObjectVar[PlanDraft], value: rx.Var, **props: object) -> rx.Component:
     input_id = f"plan-{plan.id}-{name}"
     error = rx.cond(P.error_at == f"{plan.id}-{name}", P.error, "")
     return field(label, rx.input(id=input_id, name=name, default_value=value, size="3", width="100%", **props),
                  error, field_id=input_id)
 
 
-def _plan_form(plan: PlanDraft) -> rx.Component:
+def _plan_form(plan: ObjectVar[PlanDraft]) -> rx.Component:
     saving = P.saving == plan.id
     return rx.card(
         rx.form(

@@ -4,6 +4,7 @@ status allows: Mark Reviewed and Resolve."""
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from marketplace.pages.admin.widgets import action_buttons, row_button, table_tab
 from marketplace.state.admin.reports import STATUS_LABELS, ReportView
@@ -12,7 +13,7 @@ from marketplace.state.admin.reports import ReportsState as R
 STATUS_COLORS = {"pending": "amber", "reviewed": "blue", "resolved": "green"}
 
 
-def _moves(report: ReportView) -> rx.Component:
+def _moves(report: ObjectVar[ReportView]) -> rx.Component:
     busy = R.busy != ""
     return action_buttons(
         rx.cond(report.moves.contains("reviewed"),
@@ -24,7 +25,7 @@ def _moves(report: ReportView) -> rx.Component:
     )
 
 
-def _row(report: ReportView) -> rx.Component:
+def _row(report: ObjectVar[ReportView]) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.vstack(
             rx.text(report.type, weight="bold", size="2", class_name="report-type"),
