@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine, make_url
@@ -30,13 +30,14 @@ def build_engine(url: str, *, single_statements: bool = False) -> Engine:
     parsed = make_url(url)
     # 20 pooled connections: 16 concurrent requests must not open and close overflow connections (on SQLite the
     # default 5 made validate open, set up and close a connection on most requests at concurrency 16).
-    pool = {"pool_size": 20, "max_overflow": 20}
+    pool: dict[str, Any] = {"pool_size": 20, "max_overflow": 20}
     if single_statements:
         pool.update(isolation_level="AUTOCOMMIT", pool_reset_on_return=None)
     if parsed.get_backend_name() == "sqlite":
-        in_file = bool(parsed.database) and parsed.database != ":memory:"
-        if in_file:
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        database = parsed.database if parsed.database != ":memory:" else None
+        in_file = bool(database)
+        if database:
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
         if not (in_file and single_statements):
             # Only the autocommit pool, whose writes each commit inside one call into SQLite, gets the 20: the
             # main engine's transactions hold the one writer lock until Python commits, and 20 of them queued on

@@ -81,7 +81,7 @@ def _agent(a: agents.VendorAgent) -> VendorAgentPublic:
         pricing_model=a.pricing_model, status=a.status, is_approved=a.status == "approved",
         rejection_reason=a.rejection_reason,
         category_id=a.category_id,
-        category=VendorCategoryRef(id=a.category_id, name=a.category_name) if a.category_id is not None else None,
+        category=VendorCategoryRef(id=a.category_id, name=a.category_name or "") if a.category_id is not None else None,
         image_url=a.image_url, avg_rating=f"{a.avg_rating:.2f}", review_count=a.review_count,
         sales_count=a.sales_count, created_at=a.created_at, updated_at=a.updated_at,
         has_pending_revision=a.has_pending_revision, file_count=a.file_count,

@@ -101,7 +101,7 @@ def pager() -> rx.Component:
         BrowseState.page_count > 1,
         rx.hstack(
             rx.button(rx.icon("chevron-left", size=16), "Previous", variant="soft", id="page-prev",
-                      disabled=BrowseState.page <= 1, on_click=BrowseState.go_to_page(BrowseState.page - 1)),
+                      disabled=BrowseState.page <= 1, on_click=BrowseState.go_to_page((BrowseState.page - 1).to(int))),
             rx.foreach(
                 BrowseState.page_numbers,
                 lambda n: rx.cond(
@@ -117,7 +117,7 @@ def pager() -> rx.Component:
             ),
             rx.button("Next", rx.icon("chevron-right", size=16), variant="soft", id="page-next",
                       disabled=BrowseState.page >= BrowseState.page_count,
-                      on_click=BrowseState.go_to_page(BrowseState.page + 1)),
+                      on_click=BrowseState.go_to_page((BrowseState.page + 1).to(int))),
             spacing="2", justify="center", align="center", width="100%", padding_top="1em", wrap="wrap",
             id="pager",
         ),

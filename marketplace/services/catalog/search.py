@@ -34,9 +34,11 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import (
     CTE,
+    ColumnElement,
     Float,
     Integer,
     String,
@@ -250,11 +252,12 @@ def _pg_exact_values(query: SearchQuery) -> dict[str, str]:
 def _pg_fuzzy_tsquery(shape: tuple[bool, ...]):  # noqa: ANN202 (SQL expression)
     """Every word (English stem; the last also as typed, as a prefix) or one of its alternatives (prefixes, as
     typed and stemmed)."""
-    english, simple = literal_column("'english'::regconfig"), literal_column("'simple'::regconfig")
-    query = None
+    english: ColumnElement[Any] = literal_column("'english'::regconfig")
+    simple: ColumnElement[Any] = literal_column("'simple'::regconfig")
+    query: ColumnElement[Any] | None = None
     for n, has_alternatives in enumerate(shape):
         word = bindparam(f"fuzzy_word_{n}", type_=String)
-        term = func.to_tsquery(english, word)
+        term: ColumnElement[Any] = func.to_tsquery(english, word)
         if n == len(shape) - 1:
             term = term.op("||")(func.to_tsquery(simple, word))
         if has_alternatives:  # as typed and stemmed (descriptions hold stems only), like the last word
@@ -461,7 +464,7 @@ def matches(has_head: bool, dialect_name: str, *, name: str = "search", ranked: 
     if dialect_name == "sqlite" and page:
         return _sqlite_kept_page(name) if terms else _sqlite_page(name)
     if dialect_name == "sqlite":
-        fts = literal_column("agents_fts")
+        fts: ColumnElement[Any] = literal_column("agents_fts")
         columns = [_docs.c.agent_id.label("agent_id"), _docs.c.search_key.label("search_key")]
         if ranked:
             columns.append(func.bm25(fts, *BM25_WEIGHTS, type_=Float).label("rank"))
