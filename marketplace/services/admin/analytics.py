@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import case, func
+from sqlalchemy import select as sql_select
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -170,8 +171,8 @@ def _top(column: Any, limit: int) -> list[tuple[str, str, int, int, int, str]]:
     """Live agents with `column` > 0, highest first (ids break ties): the partial ix_agents_pub_* indexes."""
     live = (Agent.status == AgentStatus.APPROVED, Agent.deleted_at.is_(None))
     with session_scope() as session:
-        return list(session.exec(
-            select(Agent.id, Agent.name, Agent.price_cents, Agent.review_count, column, Agent.pricing_model)
+        return list(session.execute(
+            sql_select(Agent.id, Agent.name, Agent.price_cents, Agent.review_count, column, Agent.pricing_model)
             .where(*live, column > 0).order_by(column.desc(), Agent.id.desc()).limit(limit)).all())
 
 
@@ -195,8 +196,8 @@ def top_categories(*, actor: User | None, limit: int = 5) -> list[CategoryRow]:
     _check(actor, limit)
     live = func.sum(COUNTS.c.live_count).label("live")
     with session_scope() as session:
-        rows = session.exec(
-            select(Category.id, Category.name, Category.emoji, Category.slug, live)
+        rows = session.execute(
+            sql_select(Category.id, Category.name, Category.emoji, Category.slug, live)
             .join(COUNTS, COUNTS.c.category_id == Category.id)
             .group_by(Category.id, Category.name, Category.emoji, Category.slug).having(live > 0)
             .order_by(live.desc(), Category.name, Category.id).limit(limit)).all()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import func, or_
+from sqlalchemy import select as sql_select
 from sqlmodel import select
 
 from marketplace.db import session_scope
@@ -75,8 +76,8 @@ def list_applications(
     with session_scope() as session:
         total = session.exec(select(func.count()).select_from(VendorApplication)
                              .join(User, User.id == VendorApplication.user_id).where(*conditions)).one()
-        rows = session.exec(
-            select(VendorApplication, User.email, User.first_name, User.last_name, User.username)
+        rows = session.execute(
+            sql_select(VendorApplication, User.email, User.first_name, User.last_name, User.username)
             .join(User, User.id == VendorApplication.user_id).where(*conditions)
             .order_by(VendorApplication.created_at.desc(), VendorApplication.id.desc())
             .limit(limit).offset(offset)).all()

@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import func
+from sqlalchemy import select as sql_select
 from sqlmodel import select
 
 from marketplace.db import session_scope
@@ -114,8 +115,8 @@ def summary(*, actor: User | None, now: datetime | None = None) -> SalesSummary:
         recurring_now = recurring.figures(session, vendor_id=None, now=now or datetime.now(UTC))
         plan_revenue = tuple(revenue_in(session))
         t = OrderDayTotal
-        groups = session.exec(
-            select(t.currency, t.exchange_rate, t.commission_split_enabled, func.sum(t.sales),
+        groups = session.execute(
+            sql_select(t.currency, t.exchange_rate, t.commission_split_enabled, func.sum(t.sales),
                    func.sum(t.total_amount_cents), func.sum(t.platform_fee_cents), func.sum(t.vendor_amount_cents))
             .group_by(t.currency, t.exchange_rate, t.commission_split_enabled)).all()
     revenue = fees = vendors = payouts = split = direct = 0
@@ -167,7 +168,7 @@ def list_commissions(*, actor: User | None, limit: int = 10, offset: int = 0, se
         # The page's ids first (without a search from the index alone, however deep the offset), then those rows.
         ids, total = text_search.page_and_total(session, rows=found, conditions=conditions, limit=limit,
                                                 offset=offset)
-        rows = session.exec(select(*_ROW_COLUMNS).where(Order.id.in_(ids))).all() if ids else []
+        rows = session.execute(sql_select(*_ROW_COLUMNS).where(Order.id.in_(ids))).all() if ids else []
     by_id = {row[0]: row for row in rows}
     return [_row(by_id[i]) for i in ids if i in by_id], int(total)
 
