@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     # > 0: the serving event loop runs in asyncio debug mode and logs each callback that held it longer than
     # this many ms ('Executing ... took 0.123 seconds', loop_watch.py); the browser suite sets 50.
     slow_callback_ms: int = 0
+    # > 0: while the worker's event loop is this many ms behind, new event websockets are answered 503 and retry
+    # (api/admission.py); the open tabs keep being served. 0 = admit every connection.
+    admission_lag_ms: int = 1000
     catalog_cache_entries: int = 512  # listing pages cached per process, checked against catalog_version; 0 = off
 
     session_days: int = 14

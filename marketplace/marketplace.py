@@ -8,6 +8,7 @@ from functools import partial
 import reflex as rx
 
 from marketplace import loop_watch, migrate
+from marketplace.api import admission
 from marketplace.api.app import create_api
 from marketplace.components.spinner import loading_frame
 from marketplace.config import announce_demo_mode, settings
@@ -88,6 +89,7 @@ app.register_lifespan_task(_on_start)
 app.register_lifespan_task(uploads.sweep_forever)  # unattached uploads expire and are deleted
 app.register_lifespan_task(mail_outbox.send_forever)  # sends the mail outbox from the app's process
 app.register_lifespan_task(scanning.scan_forever)  # scans stored files off the requests, rescans daily
+app.register_lifespan_task(admission.watch_lag)  # a lagging worker turns new tabs away (api/admission.py)
 
 add_page(index_page, route="/", title=page_head.HOME_TITLE, on_load=[SessionEvents.load, HomeState.on_load,
                                                                           OfferState.on_load])

@@ -13,10 +13,10 @@ from starlette.middleware.sessions import SessionMiddleware
 
 from marketplace.api import account as account_routes
 from marketplace.api import admin as admin_routes
+from marketplace.api import admission, crawler_files, page_serving, public_pages, routing, security
 from marketplace.api import agent_files as agent_file_routes
 from marketplace.api import auth as auth_routes
 from marketplace.api import catalog as catalog_routes
-from marketplace.api import crawler_files, page_serving, public_pages, routing, security
 from marketplace.api import demo as demo_routes
 from marketplace.api import demo_images as demo_image_routes
 from marketplace.api import engagement as engagement_routes
@@ -98,5 +98,6 @@ def create_api() -> FastAPI:
     api.add_middleware(page_serving.PageWithoutSlash)
     api.add_middleware(public_pages.PublicPages)  # outside the slash-follower: it fills the page that one found
     api.add_middleware(security.RequestGuard)
-    api.add_middleware(security.ResponseHeaders)  # outermost: refusals get the headers too
+    api.add_middleware(security.ResponseHeaders)  # refusals get the headers too
+    api.add_middleware(admission.Admission)  # outermost: a busy worker turns a new tab away before any other work
     return api
