@@ -71,12 +71,15 @@ from marketplace.models.user import (
     UserSession,
 )
 from marketplace.models.vendor import ApplicationStatus, Notification, NotificationType, VendorApplication
+from marketplace.models.versions import AgentVersion, AgentVersionPublic, DownloadLease, VersionFilePublic
 
 __all__ = [
     "FREE_PLAN_ID",
     "AccountToken",
     "Agent",
     "AgentDownload",
+    "AgentVersion",
+    "AgentVersionPublic",
     "AgentFacets",
     "AgentFile",
     "AgentListingCount",
@@ -95,6 +98,7 @@ __all__ = [
     "CategoryFacet",
     "CategoryPublic",
     "CategoryRef",
+    "DownloadLease",
     "Favorite",
     "FavoriteStatus",
     "FileScan",
@@ -152,6 +156,7 @@ __all__ = [
     "UserPublic",
     "UserSession",
     "VendorApplication",
+    "VersionFilePublic",
     "VendorPlan",
     "VendorPlanStatus",
     "VendorRef",
