@@ -100,6 +100,8 @@ def user_purchases(user: OptionalUser) -> list[PurchasePublic]:
             order=OrderPublic.of(r.order) if r.order else None,
             license_key=r.license_key,
             license_key_disabled_reason=r.license_key_disabled_reason,
+            version_label=r.version_label,
+            new_version=r.new_version,
         )
         for r in purchases.list_purchases(actor=user)
     ]

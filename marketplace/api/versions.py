@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 
-from marketplace.models import AgentVersionPublic, VersionFilePublic
+from marketplace.models import AgentVersionPublic
+from marketplace.services.errors import NotFound
 from marketplace.services.versions import history
 
 router = APIRouter(prefix="/api", tags=["catalog"])
 
 
-def version_public(view: history.VersionView) -> AgentVersionPublic:
-    return AgentVersionPublic(label=view.label, released_at=view.released_at, release_notes=view.release_notes,
-                              release_notes_html=view.release_notes_html, current=view.current,
-                              files=[VersionFilePublic(filename=f.filename, size_bytes=f.size_bytes)
-                                     for f in view.files])
-
-
 @router.get("/agents/{agent_id}/versions", response_model=list[AgentVersionPublic])
-def agent_versions(agent_id: str) -> list[AgentVersionPublic]:
+def agent_versions(agent_id: str) -> Response:
     """A live agent's versions, newest first: label, release date, release notes (Markdown and safe HTML), and
-    each version's file names and sizes (never where they are stored)."""
-    return [version_public(v) for v in history.list_versions(agent_id=agent_id)]
+    each version's file names and sizes (never where they are stored). Cached with the catalogue."""
+    body = history.live_versions_json(agent_id)
+    if body is None:
+        raise NotFound(history.NOT_FOUND)
+    return Response(body, media_type="application/json")

@@ -1,5 +1,6 @@
-"""Agent downloads: the agent's current approved files (or one of the two versions before them) in one zip, for its buyers, its vendor and admins; and one
-file of a submission as its vendor attached it, for an admin deciding on it (`submitted_file`).
+"""Agent downloads: the agent's current approved files (or one of the two versions before them) in one zip, for its
+buyers, its vendor and admins; and one file of a submission as its vendor attached it, for an admin deciding on
+it (`submitted_file`).
 
 The zip is built while it is sent (zipstream-ng), each file read from storage in chunks, so memory stays
 constant whatever the files' sizes. Files that are already compressed (archives, PDF) are stored as they

@@ -55,6 +55,14 @@ def _changes(card: PendingCard) -> rx.Component:
             rx.foreach(card.changes, _change),
             names(card.files_added, "plus", "green", "Files added:", "file-added"),
             names(card.files_removed, "minus", "red", "Files removed:", "file-removed"),
+            rx.cond(card.version != "", rx.text(rx.text("Version: ", weight="bold", as_="span"), card.version,
+                                                size="1", class_name="revision-version")),
+            rx.cond(card.release_notes_html != "", rx.vstack(
+                rx.text("Release notes:", size="1", weight="bold"),
+                # Rendered on the server with raw HTML off (services/versions/notes.py).
+                rx.box(rx.html(card.release_notes_html), class_name="release-notes", width="100%",
+                       overflow_wrap="anywhere"),
+                spacing="1", width="100%")),
             rx.cond((card.changes.length() == 0) & (card.files_added.length() == 0)
                     & (card.files_removed.length() == 0),
                     rx.text("No visible differences (resubmitted as it is).", size="1", color_scheme="gray")),

@@ -24,7 +24,7 @@ LABEL_NOT_GREATER = "Version label must be greater than the live version {live}"
 NOTES_REQUIRED = "Release notes are required when the files change"
 NOTES_TOO_LONG = f"Release notes must be at most {MAX_NOTES:,} characters"
 
-_LABEL = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9}){0,%d}" % (MAX_PARTS - 1))
+_LABEL = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9}){0,3}")  # 1 to MAX_PARTS numbers
 
 
 def parse_label(label: str) -> tuple[int, ...]:
@@ -49,8 +49,14 @@ def clean_label(value: object, *, live: str) -> str:
 
 def clean_notes(value: object) -> str:
     """The trimmed Markdown notes, or 400: absent or empty, or longer than 5,000 characters."""
-    return required_text(value, field=NOTES_FIELD, label="Release notes", limit=MAX_NOTES, missing=NOTES_REQUIRED,
-                         too_long=NOTES_TOO_LONG)
+    return required_text(
+        value,
+        field=NOTES_FIELD,
+        label="Release notes",
+        limit=MAX_NOTES,
+        missing=NOTES_REQUIRED,
+        too_long=NOTES_TOO_LONG,
+    )
 
 
 def is_label(text: str) -> bool:

@@ -40,8 +40,13 @@ def held(session: Session, keys: Iterable[str]) -> set[str]:
     keys = set(keys)
     if not keys:
         return set()
-    return set(session.exec(select(DownloadLease.storage_key).where(
-        DownloadLease.storage_key.in_(keys), DownloadLease.expires_at > utcnow())).all())
+    return set(
+        session.exec(
+            select(DownloadLease.storage_key).where(
+                DownloadLease.storage_key.in_(keys), DownloadLease.expires_at > utcnow()
+            )
+        ).all()
+    )
 
 
 def release(download_id: str) -> None:
@@ -49,8 +54,9 @@ def release(download_id: str) -> None:
     from marketplace.services.vendors import revisions  # revisions deletes objects and asks `held`
 
     with session_scope() as session:
-        keys = list(session.exec(select(DownloadLease.storage_key)
-                                 .where(DownloadLease.download_id == download_id)).all())
+        keys = list(
+            session.exec(select(DownloadLease.storage_key).where(DownloadLease.download_id == download_id)).all()
+        )
         session.exec(delete(DownloadLease).where(DownloadLease.download_id == download_id))
     revisions.delete_objects(keys)
 
@@ -60,8 +66,9 @@ def sweep() -> int:
     from marketplace.services.vendors import revisions
 
     with session_scope() as session:
-        rows = session.exec(select(DownloadLease.id, DownloadLease.storage_key)
-                            .where(DownloadLease.expires_at <= utcnow())).all()
+        rows = session.exec(
+            select(DownloadLease.id, DownloadLease.storage_key).where(DownloadLease.expires_at <= utcnow())
+        ).all()
         if rows:
             session.exec(delete(DownloadLease).where(DownloadLease.id.in_([row[0] for row in rows])))
     revisions.delete_objects(row[1] for row in rows)
