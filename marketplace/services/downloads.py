@@ -27,7 +27,7 @@ from marketplace.services.errors import Forbidden, NotFound
 from marketplace.services.filenames import entry_name
 from marketplace.services.filetypes import COMPRESSED_KINDS, COMPRESSED_TYPES, kind_of_name
 from marketplace.services.permissions import require_admin, require_user
-from marketplace.services.versions import history, leases
+from marketplace.services.versions import history, labels, leases
 
 NO_ACCESS = "You don't have access to download this file."
 NOT_FOUND = "File not found."
@@ -122,11 +122,12 @@ def _archive(user: User, agent_id: str, version: str | None, number: int, keys: 
     storage = get_storage()
     with session_scope() as session:
         agent = _allowed(session, user, agent_id)
-        if history.downloadable(session, agent, version) != number:
-            raise NotFound(NOT_FOUND)
+        # The leased version's rows, read again: gone means an approval dropped it between the two reads, and
+        # may not have seen the lease, so nothing is sent. (A version just replaced is still kept: a download of
+        # the current version that an approval overtook sends the version the buyer asked for.)
         files = _files(session, agent, number)
         if sorted(row.storage_key for row in files) != sorted(keys):
-            raise NotFound(NOT_FOUND)  # the version changed between the two reads: nothing is sent
+            raise NotFound(history.VERSION_GONE.format(label=version[:labels.MAX_LABEL]) if version else NOT_FOUND)
         refusal = scanning.download_refusal(session, [row.storage_key for row in files],
                                             is_vendor=agent.vendor_id is not None and agent.vendor_id == user.id)
         if refusal:
