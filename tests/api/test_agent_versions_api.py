@@ -19,8 +19,13 @@ from tests import factories
 from tests.factories import make_admin, make_agent, make_category, make_purchase, make_upload, make_user, make_vendor
 from tests.unit.test_page_head import read
 
-DRAFT = {"name": "Mail Bot", "shortDescription": "Answers mail", "description": "Reads and answers your mail.",
-         "price": "29.99", "tags": []}
+DRAFT = {
+    "name": "Mail Bot",
+    "shortDescription": "Answers mail",
+    "description": "Reads and answers your mail.",
+    "price": "29.99",
+    "tags": [],
+}
 
 
 def as_user(client, login, user):
@@ -45,8 +50,9 @@ def live():
 
 def _attach(client, login, vendor, agent):
     upload = make_upload(vendor, b"print('v2')\n", filename="agent.py")
-    attached = as_user(client, login, vendor).put("/api/agent-files", json={
-        "agentId": agent.id, "agentFileURL": factories.upload_url(upload)})
+    attached = as_user(client, login, vendor).put(
+        "/api/agent-files", json={"agentId": agent.id, "agentFileURL": factories.upload_url(upload)}
+    )
     assert attached.is_success, attached.text
 
 
@@ -55,24 +61,27 @@ def _revision(agent_id):
         return session.exec(select(AgentRevision).where(AgentRevision.agent_id == agent_id)).one()
 
 
-@pytest.mark.parametrize(("label", "notes", "status", "message"), [
-    (None, "Notes", 400, labels.LABEL_REQUIRED),
-    ("  ", "Notes", 400, labels.LABEL_REQUIRED),
-    ("1.0.0", "Notes", 400, "Version label must be greater than the live version 1.0.0"),
-    ("1", "Notes", 400, "Version label must be greater than the live version 1.0.0"),
-    ("0.9.9", "Notes", 400, "Version label must be greater than the live version 1.0.0"),
-    ("v1.1.0", "Notes", 400, labels.LABEL_INVALID),
-    ("1.1.0-beta", "Notes", 400, labels.LABEL_INVALID),
-    ("1..1", "Notes", 400, labels.LABEL_INVALID),
-    ("1.1.", "Notes", 400, labels.LABEL_INVALID),
-    ("1.1.0.0.1", "Notes", 400, labels.LABEL_INVALID),
-    ("\uff11.\uff12", "Notes", 400, labels.LABEL_INVALID),  # full-width digits
-    ("1" * 40, "Notes", 400, labels.LABEL_INVALID),
-    ("1.1\x00", "Notes", 422, "versionLabel: contains characters that are not allowed"),
-    ("1.1.0", None, 400, labels.NOTES_REQUIRED),
-    ("1.1.0", " \n ", 400, labels.NOTES_REQUIRED),
-    ("1.1.0", "x" * 5001, 400, "Release notes must be at most 5,000 characters"),
-])
+@pytest.mark.parametrize(
+    ("label", "notes", "status", "message"),
+    [
+        (None, "Notes", 400, labels.LABEL_REQUIRED),
+        ("  ", "Notes", 400, labels.LABEL_REQUIRED),
+        ("1.0.0", "Notes", 400, "Version label must be greater than the live version 1.0.0"),
+        ("1", "Notes", 400, "Version label must be greater than the live version 1.0.0"),
+        ("0.9.9", "Notes", 400, "Version label must be greater than the live version 1.0.0"),
+        ("v1.1.0", "Notes", 400, labels.LABEL_INVALID),
+        ("1.1.0-beta", "Notes", 400, labels.LABEL_INVALID),
+        ("1..1", "Notes", 400, labels.LABEL_INVALID),
+        ("1.1.", "Notes", 400, labels.LABEL_INVALID),
+        ("1.1.0.0.1", "Notes", 400, labels.LABEL_INVALID),
+        ("\uff11.\uff12", "Notes", 400, labels.LABEL_INVALID),  # full-width digits
+        ("1" * 40, "Notes", 400, labels.LABEL_INVALID),
+        ("1.1\x00", "Notes", 422, "versionLabel: contains characters that are not allowed"),
+        ("1.1.0", None, 400, labels.NOTES_REQUIRED),
+        ("1.1.0", " \n ", 400, labels.NOTES_REQUIRED),
+        ("1.1.0", "x" * 5001, 400, "Release notes must be at most 5,000 characters"),
+    ],
+)
 def test_a_file_change_needs_a_greater_label_and_notes(client, login, live, label, notes, status, message):
     vendor, category, agent = live
     _attach(client, login, vendor, agent)
@@ -88,11 +97,16 @@ def test_a_label_and_notes_at_the_limits_are_kept_and_shown_to_the_admin(client,
     _attach(client, login, vendor, agent)
     notes = "<script>alert(1)</script> **bold**" + "x" * (5000 - 34)
     assert len(notes) == 5000
-    saved = client.put(f"/api/vendor/agents/{agent.id}", json={
-        **DRAFT, "categoryId": category.id, "versionLabel": " 1.0.0.1 ", "releaseNotes": notes})
+    saved = client.put(
+        f"/api/vendor/agents/{agent.id}",
+        json={**DRAFT, "categoryId": category.id, "versionLabel": " 1.0.0.1 ", "releaseNotes": notes},
+    )
     assert saved.status_code == 200, saved.text
     assert (saved.json()["versionLabel"], saved.json()["releaseNotes"], saved.json()["currentVersionLabel"]) == (
-        "1.0.0.1", notes, "1.0.0")
+        "1.0.0.1",
+        notes,
+        "1.0.0",
+    )
     # Saved again without them: the revision keeps what it has.
     again = client.put(f"/api/vendor/agents/{agent.id}", json={**DRAFT, "categoryId": category.id})
     assert again.status_code == 200 and again.json()["versionLabel"] == "1.0.0.1"
@@ -104,8 +118,9 @@ def test_a_label_and_notes_at_the_limits_are_kept_and_shown_to_the_admin(client,
 
 def test_a_details_only_edit_of_a_live_agent_needs_no_label(client, login, live):
     vendor, category, agent = live
-    saved = as_user(client, login, vendor).put(f"/api/vendor/agents/{agent.id}",
-                                               json={**DRAFT, "categoryId": category.id, "name": "Renamed"})
+    saved = as_user(client, login, vendor).put(
+        f"/api/vendor/agents/{agent.id}", json={**DRAFT, "categoryId": category.id, "name": "Renamed"}
+    )
     assert saved.status_code == 200, saved.text
     assert _revision(agent.id).version_label is None
 
@@ -115,8 +130,10 @@ def test_only_the_owner_sets_a_version(client, login, live):
     _attach(client, login, vendor, agent)
     body = {**DRAFT, "categoryId": category.id, "versionLabel": "1.1.0", "releaseNotes": "Notes"}
     assert as_user(client, login, None).put(f"/api/vendor/agents/{agent.id}", json=body).status_code == 401
-    for user, message in ((make_user(), "Vendor access required"),
-                          (make_vendor(), "You can only change your own agents")):
+    for user, message in (
+        (make_user(), "Vendor access required"),
+        (make_vendor(), "You can only change your own agents"),
+    ):
         refused = as_user(client, login, user).put(f"/api/vendor/agents/{agent.id}", json=body)
         assert (refused.status_code, refused.json()["message"]) == (403, message)
     assert _revision(agent.id).version_label is None
@@ -131,7 +148,8 @@ def test_a_revision_without_its_label_is_not_approved(client, login, live):
     refused = as_user(client, login, make_admin()).post(f"/api/admin/agents/{agent.id}/approve")
     assert refused.status_code == 409 and refused.json()["message"] == (
         "This update changes the agent's files: its vendor must give it a version label and release notes "
-        "before it can be approved")
+        "before it can be approved"
+    )
 
 
 def test_versions_changelog_and_downloads_of_the_current_version_and_the_two_before(client, login):
@@ -142,16 +160,22 @@ def test_versions_changelog_and_downloads_of_the_current_version_and_the_two_bef
     make_purchase(buyer, agent)
     assert [v["label"] for v in client.get(f"/api/agents/{agent.id}/versions").json()] == ["1.0.0"]
     factories.publish_version(agent, admin, "1.1", "Second **release**", {"agent.py": b"two\n"})
-    factories.publish_version(agent, admin, "1.2.0", "Third <script>alert(1)</script>",
-                              {"agent.py": b"three\n", "README.md": b"# read me\n"})
+    factories.publish_version(
+        agent, admin, "1.2.0", "Third <script>alert(1)</script>", {"agent.py": b"three\n", "README.md": b"# read me\n"}
+    )
     factories.publish_version(agent, admin, "2.0.0", "Fourth", {"agent.py": b"four\n"})
 
     versions = client.get(f"/api/agents/{agent.id}/versions").json()
     assert [(v["label"], v["releaseNotes"], v["current"]) for v in versions] == [
-        ("2.0.0", "Fourth", True), ("1.2.0", "Third <script>alert(1)</script>", False),
-        ("1.1", "Second **release**", False), ("1.0.0", "", False)]
-    assert versions[1]["files"] == [{"filename": "agent.py", "sizeBytes": 6},
-                                    {"filename": "README.md", "sizeBytes": 10}]
+        ("2.0.0", "Fourth", True),
+        ("1.2.0", "Third <script>alert(1)</script>", False),
+        ("1.1", "Second **release**", False),
+        ("1.0.0", "", False),
+    ]
+    assert versions[1]["files"] == [
+        {"filename": "agent.py", "sizeBytes": 6},
+        {"filename": "README.md", "sizeBytes": 10},
+    ]
     assert versions[3]["files"] == [{"filename": "agent.py", "sizeBytes": 4}]  # listed after its objects went
     assert "storageKey" not in str(versions) and first.storage_key not in str(versions)
     assert "&lt;script&gt;" in versions[1]["releaseNotesHtml"] and "<script>" not in versions[1]["releaseNotesHtml"]

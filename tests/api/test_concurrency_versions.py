@@ -45,12 +45,16 @@ def test_one_approval_of_a_new_version_of_many_at_once(live_api: LiveApi, round_
     assert statuses == [200, 409, 409, 409, 409], [a.text for a in answers]
     assert all(a.json()["message"] for a in answers if a.status_code == 409)
     with db.session_scope() as session:
-        rows = session.exec(select(AgentVersion.version, AgentVersion.label).where(AgentVersion.agent_id == agent.id)
-                            .order_by(AgentVersion.version)).all()
+        rows = session.exec(
+            select(AgentVersion.version, AgentVersion.label)
+            .where(AgentVersion.agent_id == agent.id)
+            .order_by(AgentVersion.version)
+        ).all()
         notes = session.exec(select(Notification.message).where(Notification.user_id == buyer.id)).all()
     assert rows == [(1, "1.0.0"), (2, "1.1.0")]
-    assert notes == ["Version 1.1.0 of Racy Bot is available. Download it from your dashboard.\n\n"
-                     "Release notes:\nAdds agent2."]
+    assert notes == [
+        "Version 1.1.0 of Racy Bot is available. Download it from your dashboard.\n\nRelease notes:\nAdds agent2."
+    ]
     versions = live_api.client().get(f"/api/agents/{agent.id}/versions").json()
     assert [v["label"] for v in versions] == ["1.1.0", "1.0.0"]
 

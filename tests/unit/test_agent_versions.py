@@ -26,14 +26,23 @@ def test_labels_greater_than_the_live_one_pass(label):
     assert labels.clean_label(label, live="1.0.0") == label.strip()
 
 
-@pytest.mark.parametrize(("label", "message"), [
-    (None, labels.LABEL_REQUIRED), ("", labels.LABEL_REQUIRED), (3, labels.LABEL_INVALID),
-    ("1.0", "Version label must be greater than the live version 1.0.0"),
-    ("0.99", "Version label must be greater than the live version 1.0.0"),
-    ("1.a", labels.LABEL_INVALID), ("-1", labels.LABEL_INVALID), ("1.2.3.4.5", labels.LABEL_INVALID),
-    (".1", labels.LABEL_INVALID), ("1 .2", labels.LABEL_INVALID), ("\u0663.1", labels.LABEL_INVALID),
-    ("1" * 33, labels.LABEL_INVALID),
-])
+@pytest.mark.parametrize(
+    ("label", "message"),
+    [
+        (None, labels.LABEL_REQUIRED),
+        ("", labels.LABEL_REQUIRED),
+        (3, labels.LABEL_INVALID),
+        ("1.0", "Version label must be greater than the live version 1.0.0"),
+        ("0.99", "Version label must be greater than the live version 1.0.0"),
+        ("1.a", labels.LABEL_INVALID),
+        ("-1", labels.LABEL_INVALID),
+        ("1.2.3.4.5", labels.LABEL_INVALID),
+        (".1", labels.LABEL_INVALID),
+        ("1 .2", labels.LABEL_INVALID),
+        ("\u0663.1", labels.LABEL_INVALID),
+        ("1" * 33, labels.LABEL_INVALID),
+    ],
+)
 def test_bad_labels_are_refused(label, message):
     with pytest.raises(Invalid) as refused:
         labels.clean_label(label, live="1.0.0")
@@ -50,21 +59,31 @@ def test_labels_compare_part_by_part():
 def test_notes_rules():
     assert labels.clean_notes("  *New*  \n") == "*New*"
     assert labels.clean_notes("x" * 5000) == "x" * 5000
-    for bad, message in ((None, labels.NOTES_REQUIRED), ("   ", labels.NOTES_REQUIRED), (7, labels.NOTES_REQUIRED),
-                         ("x" * 5001, "Release notes must be at most 5,000 characters")):
+    for bad, message in (
+        (None, labels.NOTES_REQUIRED),
+        ("   ", labels.NOTES_REQUIRED),
+        (7, labels.NOTES_REQUIRED),
+        ("x" * 5001, "Release notes must be at most 5,000 characters"),
+    ):
         with pytest.raises(Invalid, match=message):
             labels.clean_notes(bad)
 
 
-@pytest.mark.parametrize(("markdown", "kept", "never"), [
-    ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;", "<script"),
-    ('<img src=x onerror="alert(1)">', "&lt;img", "<img"),
-    ("[click](javascript:alert(1))", "[click](javascript:alert(1))", "href"),
-    ("[data](data:text/html;base64,PHNjcmlwdD4=)", "[data]", "href"),
-    ('<a href="https://x.test" onclick="steal()">x</a>', "&lt;a href=", "<a "),
-    ("# Title\n\n- **one**\n- `two`\n\n[docs](https://docs.example.com)",
-     '<a href="https://docs.example.com">docs</a>', "<script"),
-])
+@pytest.mark.parametrize(
+    ("markdown", "kept", "never"),
+    [
+        ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;", "<script"),
+        ('<img src=x onerror="alert(1)">', "&lt;img", "<img"),
+        ("[click](javascript:alert(1))", "[click](javascript:alert(1))", "href"),
+        ("[data](data:text/html;base64,PHNjcmlwdD4=)", "[data]", "href"),
+        ('<a href="https://x.test" onclick="steal()">x</a>', "&lt;a href=", "<a "),
+        (
+            "# Title\n\n- **one**\n- `two`\n\n[docs](https://docs.example.com)",
+            '<a href="https://docs.example.com">docs</a>',
+            "<script",
+        ),
+    ],
+)
 def test_notes_render_without_raw_html_or_script_links(markdown, kept, never):
     html = notes.render_notes(markdown)
     assert kept in html and never not in html
@@ -155,8 +174,8 @@ def test_approval_keeps_three_versions_and_their_rows():
     _, agent, _, _ = _live_agent_with_versions(5)
     with db.session_scope() as session:
         versions = sorted(set(session.exec(select(AgentFile.version).where(AgentFile.agent_id == agent.id)).all()))
-        rows = session.exec(select(AgentVersion.label).where(AgentVersion.agent_id == agent.id)
-                            .order_by(AgentVersion.version)).all()
+        rows = session.exec(
+            select(AgentVersion.label).where(AgentVersion.agent_id == agent.id).order_by(AgentVersion.version)
+        ).all()
     assert versions == [3, 4, 5] and rows == ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0"]
-    assert [v.label for v in history.list_versions(agent_id=agent.id)] == ["1.4.0", "1.3.0", "1.2.0", "1.1.0",
-                                                                            "1.0.0"]
+    assert [v.label for v in history.list_versions(agent_id=agent.id)] == ["1.4.0", "1.3.0", "1.2.0", "1.1.0", "1.0.0"]
