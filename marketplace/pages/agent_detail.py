@@ -8,6 +8,7 @@ from marketplace.components.agent_card import average_stars
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, page_frame
 from marketplace.components.links import button_link
+from marketplace.components.release_notes import release_notes
 from marketplace.pages.agent_reviews import removal_dialog, review_form, review_item
 from marketplace.state.agent_detail import (
     BUYERS_ONLY,
@@ -93,8 +94,7 @@ def _version_entry(version: VersionView) -> rx.Component:
             spacing="2", align="center", wrap="wrap",
         ),
         # Rendered on the server with raw HTML off (services/versions/notes.py): safe to insert as it is.
-        rx.cond(version.notes_html != "", rx.box(rx.html(version.notes_html), class_name="release-notes",
-                                                 width="100%", overflow_wrap="anywhere")),
+        rx.cond(version.notes_html != "", release_notes(version.notes_html)),
         rx.cond(version.files != "", rx.text(version.files, size="1", color_scheme="gray")),
         spacing="1", align="start", width="100%", class_name="changelog-entry",
     )

@@ -7,6 +7,7 @@ from reflex.vars import Var
 
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
+from marketplace.components.release_notes import release_notes
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.admin.widgets import card_list, decision_buttons, details_dialog, fact, reason_dialog
 from marketplace.state.admin.approvals import REJECT, ChangeView, FileView, PendingCard, ReviewedCard
@@ -60,8 +61,7 @@ def _changes(card: PendingCard) -> rx.Component:
             rx.cond(card.release_notes_html != "", rx.vstack(
                 rx.text("Release notes:", size="1", weight="bold"),
                 # Rendered on the server with raw HTML off (services/versions/notes.py).
-                rx.box(rx.html(card.release_notes_html), class_name="release-notes", width="100%",
-                       overflow_wrap="anywhere"),
+                release_notes(card.release_notes_html),
                 spacing="1", width="100%")),
             rx.cond((card.changes.length() == 0) & (card.files_added.length() == 0)
                     & (card.files_removed.length() == 0),
