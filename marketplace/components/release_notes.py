@@ -14,5 +14,4 @@ NOTES_STYLE = {
 
 
 def release_notes(html: Var[str] | str) -> rx.Component:
-    return rx.box(rx.html(html), class_name="release-notes", width="100%", overflow_wrap="anywhere",
-                  style=NOTES_STYLE)
+    return rx.box(rx.html(html), class_name="release-notes", width="100%", overflow_wrap="anywhere", style=NOTES_STYLE)

@@ -193,6 +193,8 @@ def test_versions_changelog_and_downloads_of_the_current_version_and_the_two_bef
     unknown = client.get(f"{download}?version=3.0")
     assert (unknown.status_code, unknown.json()["message"]) == (404, "Version 3.0 of this agent was not found.")
     assert client.get(f"{download}?version=nonsense").status_code == 404
+    assert client.get(f"{download}?version=1.0%00").status_code == 422  # characters not allowed
+    assert client.get(f"{download}?version={'1' * 101}").status_code == 422  # longer than the route takes
     assert get_storage().head(first.storage_key) is None  # the oldest version's object is gone
     # No access: as for the current version.
     for version in ("", "?version=1.2.0", "?version=1.0.0"):

@@ -41,8 +41,7 @@ def vendor(app_server: str) -> Iterator[httpx.Client]:
 
 
 def _attach(vendor: httpx.Client, agent_id: str, filename: str, content: bytes) -> None:
-    url = vendor.post("/api/objects/upload", params={"filename": filename, "type": "text/x-python"}).json()[
-        "uploadURL"]
+    url = vendor.post("/api/objects/upload", params={"filename": filename, "type": "text/x-python"}).json()["uploadURL"]
     assert vendor.put(url, content=content, headers={"Content-Type": "text/x-python"}).status_code == 200
     attached = vendor.put("/api/agent-files", json={"agentId": agent_id, "agentFileURL": url})
     assert attached.status_code == 200, attached.text
@@ -50,9 +49,17 @@ def _attach(vendor: httpx.Client, agent_id: str, filename: str, content: bytes) 
 
 def _live_free_agent(vendor: httpx.Client, admin: httpx.Client, name: str) -> str:
     category = vendor.get("/api/categories").json()[0]["id"]
-    created = vendor.post("/api/vendor/agents", json={
-        "name": name, "shortDescription": "Answers mail", "description": "Reads and answers your mail.",
-        "price": "0", "categoryId": category, "tags": ["e2e"]})
+    created = vendor.post(
+        "/api/vendor/agents",
+        json={
+            "name": name,
+            "shortDescription": "Answers mail",
+            "description": "Reads and answers your mail.",
+            "price": "0",
+            "categoryId": category,
+            "tags": ["e2e"],
+        },
+    )
     assert created.status_code == 201, created.text
     agent_id = created.json()["id"]
     _attach(vendor, agent_id, "agent.py", b"def run(task):\n    return task\n")
@@ -62,7 +69,8 @@ def _live_free_agent(vendor: httpx.Client, admin: httpx.Client, name: str) -> st
 
 
 def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_mail(
-        page: Page, browser: Browser, app_server: str, vendor: httpx.Client) -> None:
+    page: Page, browser: Browser, app_server: str, vendor: httpx.Client
+) -> None:
     name = unique("Versioned Mail Bot ")
     with admin_client(app_server) as admin:
         agent_id = _live_free_agent(vendor, admin, name)
