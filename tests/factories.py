@@ -15,11 +15,13 @@ from functools import lru_cache
 from typing import TypeVar
 
 import stripe
+from sqlmodel import delete, select
 
 from marketplace import db
 from marketplace.models import (
     Agent,
     AgentFile,
+    AgentRevision,
     AgentStatus,
     AgentTag,
     ApplicationStatus,
@@ -423,3 +425,45 @@ def make_review(agent: Agent, author: User | None = None, *, rating: int = 5, co
         session.flush()
         session.expunge(review)
     return review
+
+
+def label_revision(agent: Agent, label: str = "1.1.0", notes: str = "Fixes and improvements.") -> AgentRevision:
+    """The version label and release notes of the agent's pending revision, as its vendor's edit sets them."""
+    with db.session_scope() as session:
+        revision = session.exec(select(AgentRevision).where(AgentRevision.agent_id == agent.id,
+                                                            AgentRevision.status == "pending")).one()
+        revision.version_label, revision.release_notes = label, notes
+        session.add(revision)
+        session.flush()
+        session.expunge(revision)
+    return revision
+
+
+def publish_version(agent: Agent, admin: User, label: str, notes: str = "Changes.",
+                    files: dict[str, bytes] | None = None) -> AgentFile:
+    """A new version of the live agent with `files` (really stored, scanned clean) in place of the live ones, with
+    its label and notes, approved by `admin`; answers the new version's first file row."""
+    from marketplace.integrations.storage import get_storage
+    from marketplace.services.admin import moderation
+    from marketplace.services.vendors import revisions
+
+    files = files or {"agent.py": label.encode()}
+    with db.session_scope() as session:
+        live = session.get(Agent, agent.id)
+        revision = revisions.open_revision(session, live, vendor_id=live.vendor_id)
+        session.exec(delete(AgentFile).where(AgentFile.agent_id == agent.id, AgentFile.version == revision.version))
+        rows = []
+        for name, data in files.items():
+            key = f"agents/{agent.id}/{new_id()}/{name}"
+            get_storage().put(key, data)
+            rows.append(AgentFile(agent_id=agent.id, version=revision.version, storage_key=key, filename=name,
+                                  size_bytes=len(data)))
+            session.add(rows[-1])
+            session.add(clean_scan(key))
+        revision.files_changed, revision.version_label, revision.release_notes = True, label, notes
+        session.add(revision)
+        session.flush()
+        for row in rows:
+            session.expunge(row)
+    moderation.approve(actor=admin, agent_id=agent.id)
+    return rows[0]

@@ -104,6 +104,11 @@ def render_content(content: PageContent) -> str:
         items = [f'<li><a href="{escape(link.href)}">{escape(link.text)}</a>'
                  + (f"<p>{escape(link.note)}</p>" if link.note else "") + "</li>" for link in content.links]
         parts.append("<ul>" + "".join(items) + "</ul>")
+    if content.changelog:
+        entries = [f"<article><h3>{escape(entry.label)} <small>{escape(entry.day)}</small></h3>{entry.notes_html}"
+                   "</article>" for entry in content.changelog]  # notes_html: rendered safe (services/versions/notes)
+        parts.append('<section aria-labelledby="changelog"><h2 id="changelog">Changelog</h2>'
+                     + "".join(entries) + "</section>")
     if content.pager:
         links = " ".join(f'<a href="{escape(link.href)}">{escape(link.text)}</a>' for link in content.pager)
         parts.append(f"<nav aria-label=\"Pages\">{links}</nav>")

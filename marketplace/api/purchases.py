@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -98,6 +100,8 @@ def user_purchases(user: OptionalUser) -> list[PurchasePublic]:
             order=OrderPublic.of(r.order) if r.order else None,
             license_key=r.license_key,
             license_key_disabled_reason=r.license_key_disabled_reason,
+            version_label=r.version_label,
+            new_version=r.new_version,
         )
         for r in purchases.list_purchases(actor=user)
     ]
@@ -112,9 +116,11 @@ def user_orders(user: OptionalUser) -> list[OrderPublic]:
 
 
 @router.get("/agents/{agent_id}/download", response_class=StreamingResponse)
-def download_agent(agent_id: str, user: OptionalUser) -> StreamingResponse:
-    """The agent's current approved files as one zip, streamed (constant memory); each download is logged."""
-    archive = downloads.agent_archive(actor=user, agent_id=agent_id)
+def download_agent(agent_id: str, user: OptionalUser,
+                   version: Annotated[str | None, Query(max_length=100)] = None) -> StreamingResponse:
+    """The agent's current approved files as one zip, streamed (constant memory); each download is logged.
+    `?version=1.4.0`: that version, if it is the current one or one of the two before it (older: 404)."""
+    archive = downloads.agent_archive(actor=user, agent_id=agent_id, version=version)
     headers = {"Content-Disposition": f'attachment; filename="{archive.filename}"', "Cache-Control": "no-store"}
     if archive.size is not None:
         headers["Content-Length"] = str(archive.size)

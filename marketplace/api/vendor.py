@@ -60,7 +60,8 @@ def _draft(body: AgentDraftIn) -> AgentDraft:
     return AgentDraft(name=body.name, short_description=body.short_description, description=body.description,
                       price=price or "", category_id=body.category_id, demo_url=body.demo_url,
                       image_url=body.image_url, tags=list(body.tags or []), pricing_model=body.pricing_model,
-                      activation_limit=body.activation_limit)
+                      activation_limit=body.activation_limit, version_label=body.version_label,
+                      release_notes=body.release_notes)
 
 
 def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
@@ -72,6 +73,7 @@ def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
         category_id=d.category_id, demo_url=d.demo_url, image_url=d.image_url, tags=list(d.tags),
         files=[AgentFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type,
                                scan=FileScanPublic.model_validate(f.scan)) for f in a.files],
+        version_label=d.version_label, release_notes=d.release_notes, current_version_label=a.current_version_label,
     )
 
 

@@ -71,6 +71,7 @@ from marketplace.models.user import (
     UserSession,
 )
 from marketplace.models.vendor import ApplicationStatus, Notification, NotificationType, VendorApplication
+from marketplace.models.versions import AgentVersion, AgentVersionPublic, DownloadLease, VersionFilePublic
 
 __all__ = [
     "FREE_PLAN_ID",
@@ -85,6 +86,8 @@ __all__ = [
     "AgentRevision",
     "AgentStatus",
     "AgentTag",
+    "AgentVersion",
+    "AgentVersionPublic",
     "AgentView",
     "ApiInput",
     "ApiModel",
@@ -95,6 +98,7 @@ __all__ = [
     "CategoryFacet",
     "CategoryPublic",
     "CategoryRef",
+    "DownloadLease",
     "Favorite",
     "FavoriteStatus",
     "FileScan",
@@ -155,4 +159,5 @@ __all__ = [
     "VendorPlan",
     "VendorPlanStatus",
     "VendorRef",
+    "VersionFilePublic",
 ]

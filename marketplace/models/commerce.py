@@ -191,6 +191,9 @@ class PurchasePublic(ApiModel):
     order: OrderPublic | None = None
     license_key: str | None = None  # XXXXX-XXXXX-XXXXX-XXXXX, checked by the agent at /api/licenses/*
     license_key_disabled_reason: str | None = None  # set while its vendor or an admin has the key disabled
+    version_label: str = pydantic.Field(default="", description="The agent's current version ('1.4.0')")
+    new_version: bool = pydantic.Field(
+        default=False, description="A version released after the purchase that the buyer has not downloaded yet")
 
 
 class PaymentIntentPublic(ApiModel):

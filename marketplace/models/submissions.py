@@ -68,6 +68,9 @@ class AgentRevision(SQLModel, table=True):
     version: int  # the file-set version this revision would publish
     changes: str = Field(default="{}", sa_column=Column(Text, nullable=False, default="{}"))
     files_changed: bool = False
+    # A revision that changes files publishes a new version: its label ('1.4.0') and Markdown release notes.
+    version_label: str | None = Field(default=None, max_length=32)
+    release_notes: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     rejection_reason: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
@@ -129,6 +132,10 @@ class VendorAgentDraftPublic(ApiModel):
     image_url: str | None = None
     tags: list[str]
     files: list[AgentFilePublic]
+    version_label: str | None = pydantic.Field(default=None, description="The pending revision's version label")
+    release_notes: str | None = pydantic.Field(default=None, description="The pending revision's release notes")
+    current_version_label: str | None = pydantic.Field(
+        default=None, description="The live version's label (a live agent's)")
 
 
 class PendingVendorPublic(ApiModel):
@@ -188,6 +195,10 @@ class PendingAgentPublic(ApiModel):
     files: list[PendingFilePublic] = pydantic.Field(description="The files of the version under review")
     field_changes: list[FieldChangePublic] = pydantic.Field(
         description="Revisions: each of `changedFields`, old -> new (empty for a new agent)")
+    version_label: str | None = pydantic.Field(default=None, description="Revisions changing files: the new label")
+    current_version_label: str | None = pydantic.Field(default=None, description="Revisions: the live label")
+    release_notes: str | None = pydantic.Field(default=None, description="Revisions changing files: Markdown")
+    release_notes_html: str | None = pydantic.Field(default=None, description="The notes rendered as safe HTML")
 
 
 class ModerationDecisionPublic(ApiModel):
@@ -215,6 +226,9 @@ class AgentDraftIn(ApiInput):
     demo_url: str | None = pydantic.Field(default=None, max_length=5000)
     image_url: str | None = pydantic.Field(default=None, max_length=5000)
     tags: list[str] | None = pydantic.Field(default=None, max_length=100)
+    # A live agent's edit that changes files: the new version's label ('1.4.0') and release notes (Markdown).
+    version_label: str | None = pydantic.Field(default=None, max_length=1000)
+    release_notes: str | None = pydantic.Field(default=None, max_length=100_000)
 
 
 class AttachIn(ApiInput):

@@ -8,6 +8,7 @@ from marketplace.components.agent_card import average_stars
 from marketplace.components.image import agent_image
 from marketplace.components.layout import container, page_frame
 from marketplace.components.links import button_link
+from marketplace.components.release_notes import release_notes
 from marketplace.pages.agent_reviews import removal_dialog, review_form, review_item
 from marketplace.state.agent_detail import (
     BUYERS_ONLY,
@@ -15,6 +16,7 @@ from marketplace.state.agent_detail import (
     REPORT_REASON_MAX,
     REPORT_TYPE_OPTIONS,
     AgentDetailState,
+    VersionView,
 )
 from marketplace.state.session import SessionState
 
@@ -80,6 +82,32 @@ def about_card() -> rx.Component:
             spacing="3", align="start",
         ),
         size="3", width="100%",
+    )
+
+
+def _version_entry(version: VersionView) -> rx.Component:
+    return rx.vstack(
+        rx.hstack(
+            rx.heading(version.label, size="3", as_="h3", class_name="version-label"),
+            rx.cond(version.current, rx.badge("Current", color_scheme="green", size="1")),
+            rx.text(version.date, size="2", color_scheme="gray"),
+            spacing="2", align="center", wrap="wrap",
+        ),
+        # Rendered on the server with raw HTML off (services/versions/notes.py): safe to insert as it is.
+        rx.cond(version.notes_html != "", release_notes(version.notes_html)),
+        rx.cond(version.files != "", rx.text(version.files, size="1", color_scheme="gray")),
+        spacing="1", align="start", width="100%", class_name="changelog-entry",
+    )
+
+
+def changelog_card() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("Changelog", size="5", as_="h2", id="changelog-heading"),
+            rx.foreach(S.versions, _version_entry),
+            spacing="3", align="start", width="100%",
+        ),
+        size="3", width="100%", id="changelog",
     )
 
 
@@ -264,7 +292,8 @@ def detail() -> rx.Component:
                       rx.box(info_card(), grid_area="info", width="100%"),
                       spacing="5", width="100%", grid_area="side", align_self="start",
                       display=rx.breakpoints(initial="contents", md="flex")),
-            rx.box(about_card(), grid_area="about"),
+            rx.vstack(about_card(), rx.cond(S.versions.length() > 0, changelog_card()), spacing="5",
+                      width="100%", grid_area="about"),
             rx.box(reviews_card(), grid_area="reviews", align_self="start"),
             display="grid", gap="var(--space-5)", width="100%",
             grid_template_columns=rx.breakpoints(initial="minmax(0, 1fr)", md="minmax(0, 2fr) minmax(0, 1fr)"),

@@ -187,6 +187,11 @@ def _purchase_card(card: PurchaseCard) -> rx.Component:
                 spacing="3", width="100%", align="start",
             ),
             rx.hstack(
+                rx.text(f"Version {card.version_label}", size="2", class_name="version-label"),
+                rx.cond(card.new_version, rx.badge("New", color_scheme="green", size="1", class_name="new-version")),
+                align="center", spacing="2", color="var(--gray-11)",
+            ),
+            rx.hstack(
                 rx.hstack(rx.icon("calendar", size=14), rx.text(f"Purchased {card.purchased_on}", size="2"),
                           align="center", spacing="1", color="var(--gray-11)"),
                 rx.spacer(),

@@ -8,13 +8,14 @@ viewer favourited, reported or owns it is one statement (issue 21).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import exists, select
 
 from marketplace.db import autocommit_scope
-from marketplace.models import AgentPublic, Favorite, Purchase, Report, ReviewPage, User
+from marketplace.models import AgentPublic, AgentVersionPublic, Favorite, Purchase, Report, ReviewPage, User
 from marketplace.services import access, catalog, reviews
+from marketplace.services.versions import history
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,7 @@ class AgentPage:
     has_reported: bool = False
     bought: bool = False
     may_review: bool = False  # holds or held paid access (the review rule, services/reviews.py `bought`)
+    versions: list[AgentVersionPublic] = field(default_factory=list)  # a live agent's changelog, newest first
 
 
 def agent_page(*, agent_id: str, actor: User | None) -> AgentPage:
@@ -33,8 +35,10 @@ def agent_page(*, agent_id: str, actor: User | None) -> AgentPage:
     agent = catalog.get_agent(agent_id=agent_id, actor=actor)
     items, total = reviews.list_reviews_json(agent_id=agent.id, actor=lambda: actor)
     page = ReviewPage(items=reviews.REVIEW_LIST.validate_json(items), total=total)
+    changelog = history.live_versions_json(agent.id)  # cached like the agent; None unless it is live
+    versions = history.VERSIONS.validate_json(changelog) if changelog else []
     if actor is None:
-        return AgentPage(agent=agent, reviews=page)
+        return AgentPage(agent=agent, reviews=page, versions=versions)
     marks = select(
         exists().where(Favorite.user_id == actor.id, Favorite.agent_id == agent.id),
         exists().where(Report.user_id == actor.id, Report.agent_id == agent.id),
@@ -44,4 +48,4 @@ def agent_page(*, agent_id: str, actor: User | None) -> AgentPage:
     with autocommit_scope() as session:
         favorited, reported, bought, may_review = session.execute(marks).one()
     return AgentPage(agent=agent, reviews=page, is_favorited=bool(favorited), has_reported=bool(reported),
-                     bought=bool(bought), may_review=bool(may_review))
+                     bought=bool(bought), may_review=bool(may_review), versions=versions)

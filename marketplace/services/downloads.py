@@ -1,5 +1,6 @@
-"""Agent downloads: the agent's current approved files in one zip, for its buyers, its vendor and admins; and one
-file of a submission as its vendor attached it, for an admin deciding on it (`submitted_file`).
+"""Agent downloads: the agent's current approved files (or one of the two versions before them) in one zip, for its
+buyers, its vendor and admins; and one file of a submission as its vendor attached it, for an admin deciding on
+it (`submitted_file`).
 
 The zip is built while it is sent (zipstream-ng), each file read from storage in chunks, so memory stays
 constant whatever the files' sizes. Files that are already compressed (archives, PDF) are stored as they
@@ -26,6 +27,7 @@ from marketplace.services.errors import Forbidden, NotFound
 from marketplace.services.filenames import entry_name
 from marketplace.services.filetypes import COMPRESSED_KINDS, COMPRESSED_TYPES, kind_of_name
 from marketplace.services.permissions import require_admin, require_user
+from marketplace.services.versions import history, labels, leases
 
 NO_ACCESS = "You don't have access to download this file."
 NOT_FOUND = "File not found."
@@ -79,22 +81,53 @@ def _compress_type(row: AgentFile) -> int:
     return ZIP_DEFLATED
 
 
-def agent_archive(*, actor: User | None, agent_id: str) -> Archive:
-    """The zip of the agent's current version for someone allowed to download it, with the buyer's license key
-    in LICENSE-KEY.txt; logs the download."""
+def _files(session: Session, agent: Agent, version: int) -> list[AgentFile]:
+    return list(session.exec(select(AgentFile).where(AgentFile.agent_id == agent.id, AgentFile.version == version)
+                             .order_by(AgentFile.created_at, AgentFile.id)).all())
+
+
+def _allowed(session: Session, user: User, agent_id: str) -> Agent:
+    agent = session.get(Agent, agent_id) if agent_id and len(agent_id) <= 64 else None
+    if agent is None:
+        raise NotFound(NOT_FOUND)
+    if not can_download(session, user=user, agent=agent):
+        raise Forbidden(NO_ACCESS)
+    return agent
+
+
+def agent_archive(*, actor: User | None, agent_id: str, version: str | None = None) -> Archive:
+    """The zip of the agent's current version (or, with `version`, of one of the two before it: older ones are
+    404) for someone allowed to download it, with the buyer's license key in LICENSE-KEY.txt; logs the download.
+
+    The files' objects are leased before the zip is built (services/versions/leases.py): they are read a first
+    time, leased, then read again, so an approval that drops the version meanwhile makes this a 404 and never
+    deletes an object this download sends. Iterating `chunks` to its end (or closing it) releases the lease."""
     user = require_user(actor)
+    with session_scope() as session:
+        agent = _allowed(session, user, agent_id)
+        number = history.downloadable(session, agent, version)
+        keys = [row.storage_key for row in _files(session, agent, number)]
+    if not keys:
+        raise NotFound(NOT_FOUND)
+    download_id = leases.take(keys)
+    try:
+        return _archive(user, agent_id, version, number, keys, download_id)
+    except BaseException:
+        leases.release(download_id)
+        raise
+
+
+def _archive(user: User, agent_id: str, version: str | None, number: int, keys: list[str],
+             download_id: str) -> Archive:
     storage = get_storage()
     with session_scope() as session:
-        agent = session.get(Agent, agent_id) if agent_id and len(agent_id) <= 64 else None
-        if agent is None:
-            raise NotFound(NOT_FOUND)
-        if not can_download(session, user=user, agent=agent):
-            raise Forbidden(NO_ACCESS)
-        files = session.exec(select(AgentFile).where(AgentFile.agent_id == agent.id,
-                                                     AgentFile.version == agent.current_version)
-                             .order_by(AgentFile.created_at, AgentFile.id)).all()
-        if not files:
-            raise NotFound(NOT_FOUND)
+        agent = _allowed(session, user, agent_id)
+        # The leased version's rows, read again: gone means an approval dropped it between the two reads, and
+        # may not have seen the lease, so nothing is sent. (A version just replaced is still kept: a download of
+        # the current version that an approval overtook sends the version the buyer asked for.)
+        files = _files(session, agent, number)
+        if sorted(row.storage_key for row in files) != sorted(keys):
+            raise NotFound(history.VERSION_GONE.format(label=version[:labels.MAX_LABEL]) if version else NOT_FOUND)
         refusal = scanning.download_refusal(session, [row.storage_key for row in files],
                                             is_vendor=agent.vendor_id is not None and agent.vendor_id == user.id)
         if refusal:
@@ -102,8 +135,8 @@ def agent_archive(*, actor: User | None, agent_id: str) -> Archive:
         sizes = [storage.head(row.storage_key) for row in files]
         if any(size is None for size in sizes):
             raise NotFound(NOT_FOUND)
-        session.add(AgentDownload(user_id=user.id, agent_id=agent.id, version=agent.current_version))
-        name, version = agent.name, agent.current_version
+        session.add(AgentDownload(user_id=user.id, agent_id=agent.id, version=number))
+        name = agent.name
         key = licenses.key_of(session, user_id=user.id, agent_id=agent.id)
     types = [_compress_type(row) for row in files]
     sized = all(t == ZIP_STORED for t in types)
@@ -117,8 +150,9 @@ def agent_archive(*, actor: User | None, agent_id: str) -> Archive:
     if key is not None:
         text = mail_texts.license_key_file(agent_name=name, license_key=key).encode()
         stream.add(text, LICENSE_FILE, size=len(text), compress_type=ZIP_STORED)
-    return Archive(filename=archive_name(name), chunks=iter(stream), size=len(stream) if sized else None,
-                   version=version)
+    size = len(stream) if sized else None
+    return Archive(filename=archive_name(name), chunks=leases.streamed(iter(stream), download_id), size=size,
+                   version=number)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 
 import reflex as rx
 
-from marketplace.models import AgentPublic, AgentStatus, ReportType, ReviewPublic
+from marketplace.models import AgentPublic, AgentStatus, AgentVersionPublic, ReportType, ReviewPublic
 from marketplace.services import agent_page, favorites, images, names, reports, review_replies, views
 from marketplace.services import reviews as review_service
 from marketplace.services.admin import reviews as review_removal
@@ -24,6 +24,7 @@ from marketplace.state.catalog import Option, price_parts, rating_label, star_fi
 from marketplace.state.forms import take_submitted
 from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.session import ViewerMixin
+from marketplace.state.vendors.wizard_rows import size_label
 
 REPORT_TYPE_LABELS = {
     ReportType.BROKEN.value: "Agent Not Working",
@@ -78,6 +79,24 @@ class AgentView:
     created: str = ""
     updated: str = ""
     scanned: str = ""  # 'Scanned {date}: no threats found' when every file's last scan was clean
+
+
+@dataclasses.dataclass
+class VersionView:
+    """One entry of the Changelog: `notes_html` is the release notes rendered safe on the server
+    (services/versions/notes.py: no raw HTML kept), the same HTML bots get."""
+
+    label: str = ""
+    date: str = ""
+    notes_html: str = ""
+    files: str = ""  # 'agent.py (1.2 KB), README.md (300 B)'
+    current: bool = False
+
+
+def version_view(version: AgentVersionPublic) -> VersionView:
+    return VersionView(label=version.label, date=long_date(version.released_at), notes_html=version.release_notes_html,
+                       files=", ".join(f"{f.filename} ({size_label(f.size_bytes)})" for f in version.files),
+                       current=version.current)
 
 
 @dataclasses.dataclass
@@ -139,6 +158,7 @@ class AgentDetailState(ViewerMixin, rx.State):
     found: bool = False
     agent: AgentView = AgentView()
     reviews: list[ReviewView] = []
+    versions: list[VersionView] = []  # the Changelog, newest first
     is_favorited: bool = False
     has_reported: bool = False
     bought: bool = False
@@ -187,6 +207,7 @@ class AgentDetailState(ViewerMixin, rx.State):
             return None
         self.agent = agent_view(page.agent)
         self.reviews = [review_view(r) for r in page.reviews.items]
+        self.versions = [version_view(v) for v in page.versions]
         self.is_favorited, self.has_reported, self.bought = page.is_favorited, page.has_reported, page.bought
         self.may_review = page.may_review
         self.is_owner = user is not None and page.agent.vendor_id == user.id
@@ -205,7 +226,7 @@ class AgentDetailState(ViewerMixin, rx.State):
         self._reset_forms()
         agent_id = self._agent_id()
         if agent_id != self.agent.id:  # another agent than last time: do not flash the old one
-            self.agent, self.reviews, self.found = AgentView(), [], False
+            self.agent, self.reviews, self.versions, self.found = AgentView(), [], [], False
             self.loading = True
             yield
         viewer = await self._load(agent_id)

@@ -7,7 +7,7 @@ tab, which purchase and the profile form. Lists are kept as small display record
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
@@ -94,6 +94,8 @@ class PurchaseCard:
     license_disabled_reason: str = ""  # why its vendor or an admin disabled the key
     activation_usage: str = ""
     activations: list[ActivationRow] = field(default_factory=list)
+    version_label: str = ""  # the agent's current version ('1.4.0')
+    new_version: bool = False  # released after the purchase and not downloaded yet: 'New'
 
 
 def _usage(key: licenses.KeyView) -> str:
@@ -141,6 +143,8 @@ def purchase_card(record: purchases.PurchaseRecord, zone: ZoneInfo,
         purchased_on=format_day(record.purchase.purchased_at, zone),
         price=money.amount_label(record.purchase.purchase_price_cents, currency=record.purchase.currency),
         has_files=record.has_files,
+        version_label=record.version_label,
+        new_version=record.new_version,
         access_note=record.access_note,
         demo_url=agent.demo_url or "",
         has_order=public is not None,
@@ -307,6 +311,9 @@ class DashboardState(FormState, SessionState):
         card = next((p for p in self.purchases if p.id == self.downloading), None)
         self.downloading = ""
         if result.get("ok"):
+            if card is not None and card.new_version:  # downloaded: no longer 'New'
+                self.purchases = [replace(p, new_version=False) if p.id == card.id else p
+                                  for p in self.purchases]
             return rx.toast("Download started", description=f"Downloading {card.name if card else 'agent'} files...")
         status = result.get("status")
         if status == 401:

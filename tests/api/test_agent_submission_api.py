@@ -257,14 +257,28 @@ def test_revision_flow_from_submission_to_the_buyers_download(client, login, cat
     [item] = client.get("/api/admin/agents/pending").json()
     assert (item["kind"], item["changedFields"], item["filesAdded"], item["filesRemoved"]) == (
         "revision", ["name"], ["agent.py"], ["agent.py"])
+    # Files changed through the file routes alone: no version label or notes yet, so no approval.
+    refused = client.post(f"/api/admin/agents/{agent_id}/approve")
+    assert refused.status_code == 409 and "version label and release notes" in refused.json()["message"]
+    as_user(client, login, vendor)
+    assert client.put(f"/api/vendor/agents/{agent_id}", json={
+        **DRAFT, "categoryId": category.id, "name": "Mail Bot 2", "versionLabel": "1.1.0",
+        "releaseNotes": "Replies in **half** the time."}).status_code == 200
+    as_user(client, login, admin)
+    [item] = client.get("/api/admin/agents/pending").json()
+    assert (item["versionLabel"], item["currentVersionLabel"], item["releaseNotes"]) == (
+        "1.1.0", "1.0.0", "Replies in **half** the time.")
     decision = client.post(f"/api/admin/agents/{agent_id}/approve").json()
     assert decision["currentVersion"] == 2
     as_user(client, login, buyer)
     [note] = client.get("/api/notifications").json()
-    assert note["type"] == "update" and "Mail Bot 2" in note["message"]
+    assert note["type"] == "update" and "Version 1.1.0 of Mail Bot 2" in note["message"]
+    assert "Replies in **half** the time." in note["message"]
     assert _zip_names(client.get(download)) == {"README.md": b"# v1\n", "agent.py": b"print('v2')\n"}
+    # The version before stays downloadable by its label.
+    assert _zip_names(client.get(f"{download}?version=1.0.0"))["agent.py"] == b"print('v1')\n"
     assert client.get(f"/api/agents/{agent_id}").json()["name"] == "Mail Bot 2"
     with db.session_scope() as session:
         versions = [d.version for d in session.exec(select(AgentDownload).where(AgentDownload.user_id == buyer.id)
                                                    .order_by(AgentDownload.created_at)).all()]
-    assert versions == [1, 1, 2]
+    assert versions == [1, 1, 2, 1]

@@ -228,6 +228,7 @@ _row("GET", "/api/agents/facets", (200, 200, 200, 200, 200))
 _row("GET", "/api/agents/{agent_id}", (200, 200, 200, 200, 200))
 _row("GET", "/api/demo-images/{file_name}", (200, 200, 200, 200, 200), Call(path={"file_name": "blogsmith.svg"}))
 _row("GET", "/api/agents/{agent_id}/reviews", (200, 200, 200, 200, 200))
+_row("GET", "/api/agents/{agent_id}/versions", (200, 200, 200, 200, 200))  # a live agent's changelog: public
 
 # ---- engagement ------------------------------------------------------------------------------------------
 # Only buyers review (the customer bought the agent); the vendor not its own; the others never bought it.

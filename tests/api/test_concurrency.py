@@ -101,6 +101,7 @@ def test_approve_and_reject_of_a_revision_that_removes_a_file(live_api: LiveApi,
     factories.make_purchase(buyer, agent)
     removed = live_api.signed_in(vendor.username).delete(f"/api/agent-files/{gone.id}")
     assert removed.status_code == 204, removed.text
+    factories.label_revision(agent, "1.1.0", "Drops gone.txt.")
 
     answers = fire([partial(admin.post, f"/api/admin/agents/{agent.id}/approve"),
                     partial(admin.post, f"/api/admin/agents/{agent.id}/reject")])
@@ -113,9 +114,13 @@ def test_approve_and_reject_of_a_revision_that_removes_a_file(live_api: LiveApi,
     storage = get_storage()
     assert all(storage.head(key) is not None for key in _files(after).values())  # nothing lost
     assert storage.head(keep.storage_key) is not None
-    assert (storage.head(gone.storage_key) is None) == approved  # removed from storage only when approved
+    # Kept either way: approved, the version before stays downloadable (the current one and the two before it).
+    assert storage.head(gone.storage_key) is not None
     if approved:
         assert after.current_version == 2
+        with db.session_scope() as session:
+            note = session.exec(select(Notification).where(Notification.user_id == buyer.id)).one()
+        assert "Version 1.1.0 of Racy Bot" in note.message and "Drops gone.txt." in note.message
         assert _notes(vendor.id) == [("approval", moderation.UPDATE_APPROVED_TITLE)]
         assert _notes(buyer.id) == [("update", moderation.BUYER_UPDATE_TITLE)]
         assert _mail_subjects(mailbox, buyer.email) == [moderation.BUYER_UPDATE_TITLE]

@@ -369,6 +369,10 @@ def test_agent_life_from_wizard_to_buyer_and_a_new_version(page: Page, browser: 
         expect(page.locator("#price")).to_have_value("12.50")
         _next(page)
         expect(page.locator("#summary-file")).to_contain_text("3 file(s)")
+        # New files make a new version: its label and release notes (tests/e2e/test_versions.py checks the rest).
+        expect(page.locator("#current-version")).to_contain_text("Current version: 1.0.0.")
+        page.fill("#versionLabel", "1.1.0")
+        page.fill("#releaseNotes", "Adds a CHANGELOG.")
         page.click("#wizard-submit")
         expect_toast(page, "Changes submitted for review")
         expect(page).to_have_url(re.compile(r"/vendor/?$"))

@@ -155,6 +155,7 @@ def test_approving_a_revision_with_new_files_publishes_a_version_and_tells_every
         session.add(factories.clean_scan("agents/x/v2.md"))
         revision = session.exec(select(AgentRevision)).one()
         revision.files_changed = True
+        revision.version_label, revision.release_notes = "1.1.0", "Faster *replies*."
         session.add(revision)
         [copy] = session.exec(select(AgentFile).where(AgentFile.version == 2, AgentFile.storage_key == replaced)).all()
         session.delete(copy)
@@ -163,12 +164,15 @@ def test_approving_a_revision_with_new_files_publishes_a_version_and_tells_every
     row = _agent(live.id)
     assert (row.name, row.current_version, row.status) == ("Live v2", 2, "approved")
     assert catalog.get_agent(agent_id=live.id).tags == ["new", "tags"]
-    # Version 1 is gone, and the object only it used.
-    assert _files(live.id, 1) == [] and [f.filename for f in _files(live.id, 2)] == ["v2.md"]
-    assert get_storage().head(replaced) is None
+    # Version 1 stays downloadable (the current version and the two before it), and so does its object.
+    assert [f.filename for f in _files(live.id, 1)] == ["v1.md"] and [f.filename for f in _files(live.id, 2)] == [
+        "v2.md"]
+    assert get_storage().head(replaced) == 2
     for buyer in buyers:
         [note] = _notes(buyer)
-        assert (note.type, note.title) == ("update", "Update available") and "Live v2" in note.message
+        assert (note.type, note.title) == ("update", "Update available")
+        assert note.message == ("Version 1.1.0 of Live v2 is available. Download it from your dashboard.\n\n"
+                                "Release notes:\nFaster *replies*.")
         assert len(note.id) == 32
     assert [n.title for n in _notes(vendor)] == ["Agent update approved"]
     with db.session_scope() as session:

@@ -13,7 +13,7 @@ from sqlmodel import select
 from marketplace.config import settings
 from marketplace.db import session_scope
 from marketplace.integrations import mail as smtp
-from marketplace.models import NotificationType, OutboxMail
+from marketplace.models import AgentRevision, NotificationType, OutboxMail
 from marketplace.models.base import utcnow
 from marketplace.services import accounts, mail, mail_outbox, notifications, purchases
 from marketplace.services.admin import applications, moderation
@@ -236,15 +236,17 @@ def test_agent_decisions_and_update_notices_go_by_mail(mailbox):
     pending = factories.make_agent(vendor, name="Pending Bot", status="pending", files=1)
     moderation.approve(actor=admin, agent_id=pending.id)
     assert mailbox.last(vendor.email).subject == moderation.APPROVED_TITLE
+    revision = AgentRevision(agent_id=pending.id, version=2, version_label="2.0", release_notes="- New **tools**")
     with session_scope() as session:
-        moderation._notify_buyers(session, session.get(type(pending), pending.id))
+        moderation._notify_buyers(session, session.get(type(pending), pending.id), revision)
     assert len(mailbox.messages()) == 1  # no buyers yet: no update mail
     buyer = factories.make_user("owner")
     factories.make_purchase(buyer, pending)
     with session_scope() as session:
-        moderation._notify_buyers(session, session.get(type(pending), pending.id))
+        moderation._notify_buyers(session, session.get(type(pending), pending.id), revision)
     update = mailbox.last(buyer.email)
     assert update.subject == moderation.BUYER_UPDATE_TITLE and f"{settings.public_url}/dashboard" in update.links
+    assert "Version 2.0 of Pending Bot is available" in update.text and "- New **tools**" in update.text
 
 
 def test_sale_and_other_notifications_are_not_mailed_twice(mailbox):

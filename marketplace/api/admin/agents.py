@@ -62,6 +62,8 @@ def _pending(item: moderation.PendingItem) -> PendingAgentPublic:
                for f in item.files],
         field_changes=[FieldChangePublic(field=c.field, old=_change_value(c.field, c.old),
                                          new=_change_value(c.field, c.new)) for c in item.field_changes],
+        version_label=item.version_label, current_version_label=item.current_version_label,
+        release_notes=item.release_notes, release_notes_html=item.release_notes_html,
     )
 
 

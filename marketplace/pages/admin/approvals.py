@@ -7,6 +7,7 @@ from reflex.vars import Var
 
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
+from marketplace.components.release_notes import release_notes
 from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.admin.widgets import card_list, decision_buttons, details_dialog, fact, reason_dialog
 from marketplace.state.admin.approvals import REJECT, ChangeView, FileView, PendingCard, ReviewedCard
@@ -55,6 +56,13 @@ def _changes(card: PendingCard) -> rx.Component:
             rx.foreach(card.changes, _change),
             names(card.files_added, "plus", "green", "Files added:", "file-added"),
             names(card.files_removed, "minus", "red", "Files removed:", "file-removed"),
+            rx.cond(card.version != "", rx.text(rx.text("Version: ", weight="bold", as_="span"), card.version,
+                                                size="1", class_name="revision-version")),
+            rx.cond(card.release_notes_html != "", rx.vstack(
+                rx.text("Release notes:", size="1", weight="bold"),
+                # Rendered on the server with raw HTML off (services/versions/notes.py).
+                release_notes(card.release_notes_html),
+                spacing="1", width="100%")),
             rx.cond((card.changes.length() == 0) & (card.files_added.length() == 0)
                     & (card.files_removed.length() == 0),
                     rx.text("No visible differences (resubmitted as it is).", size="1", color_scheme="gray")),

@@ -203,6 +203,22 @@ def _preview() -> rx.Component:
     )
 
 
+def _new_version() -> rx.Component:
+    """A live agent's new version: asked for when its files change (the service says so when they are missing)."""
+    return rx.vstack(
+        rx.heading("New version", size="3", as_="h3"),
+        rx.text("Required when you add or remove files. Current version: ", W.current_version_label, ".",
+                size="1", color_scheme="gray", id="current-version"),
+        _input("Version label", "versionLabel", W.version_label, W.set_version_label, placeholder="e.g. 1.4.0",
+               max_length=32),
+        field("Release notes", rx.text_area(id="releaseNotes", name="releaseNotes", value=W.release_notes,
+                                            on_change=W.set_release_notes, rows="5", size="3", max_length=5000,
+                                            placeholder="What changed in this version (Markdown)"),
+              field_id="releaseNotes"),
+        spacing="3", width="100%", id="new-version",
+    )
+
+
 def _review() -> rx.Component:
     summary = rx.data_list.root(
         _summary_row("Name", W.name, "summary-name"),
@@ -225,6 +241,7 @@ def _review() -> rx.Component:
     )
     return rx.vstack(
         summary,
+        rx.cond(W.live_agent, _new_version()),
         rx.button(rx.icon(rx.cond(W.preview_open, "eye-off", "eye"), size=16),
                   rx.cond(W.preview_open, "Close Preview", "Preview Agent Page"),
                   type="button", variant="outline", on_click=W.toggle_preview, id="toggle-preview"),

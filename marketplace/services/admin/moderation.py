@@ -38,6 +38,7 @@ from marketplace.services.errors import Conflict, Invalid, NotFound
 from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
 from marketplace.services.vendors import revisions
+from marketplace.services.versions import history, labels, notes
 
 MAX_REASON = 2000
 MAX_PENDING = 200
@@ -58,7 +59,10 @@ UPDATE_REJECTED_TITLE = "Agent update rejected"
 UPDATE_REJECTED_MESSAGE = "The changes to your agent {name} were not approved; the live listing is unchanged."
 REASON_SUFFIX = " Reason: {reason}"
 BUYER_UPDATE_TITLE = "Update available"
-BUYER_UPDATE_MESSAGE = "A new version of {name} is available. Download it from your dashboard."
+BUYER_UPDATE_MESSAGE = "Version {label} of {name} is available. Download it from your dashboard."
+RELEASE_NOTES_SUFFIX = "\n\nRelease notes:\n{notes}"
+VERSION_MISSING = ("This update changes the agent's files: its vendor must give it a version label and release "
+                   "notes before it can be approved")
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,13 @@ class PendingItem:
     files: list[FileInfo] = field(default_factory=list)  # of the version under review
     field_changes: list[FieldChange] = field(default_factory=list)  # revisions: `changed_fields`, old -> new
     activation_limit: int | None = None  # machines per licence key; None: unlimited
+    version_label: str | None = None  # revisions changing files: the new version's label and release notes
+    current_version_label: str | None = None
+    release_notes: str | None = None
+
+    @property
+    def release_notes_html(self) -> str | None:
+        return notes.render_notes(self.release_notes) if self.release_notes else None
 
 
 @dataclass(frozen=True)
@@ -189,6 +200,7 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
         files = _files_by(session, pairs)
         scans = scanning.views_of(session, {f.storage_key for rows in files.values() for f in rows})
         changed_categories = {revisions.read_changes(r).get("category_id") for r, *_ in revision_rows}
+        live_labels = history.labels_by_agent(session, [agent for _, agent, *_ in revision_rows])
         category_names = dict(session.exec(select(Category.id, Category.name).where(
             Category.id.in_({c for c in changed_categories if isinstance(c, int)} | {
                 a.category_id for _, a, *_ in revision_rows if a.category_id is not None}))).all())
@@ -198,7 +210,8 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
         for revision, agent, vid, vname, vmail in revision_rows:
             items.append(_revision_item(revision, agent, VendorInfo(vid, vname, vmail) if vid else None,
                                         tags[agent.id], files[(agent.id, agent.current_version)],
-                                        files[(agent.id, revision.version)], category_names, scans))
+                                        files[(agent.id, revision.version)], category_names, scans,
+                                        live_labels.get(agent.id)))
     items.sort(key=lambda item: item.submitted_at)
     return items[offset:window], total
 
@@ -221,7 +234,8 @@ def _agent_item(agent: Agent, vendor: VendorInfo | None, category: str | None, t
 
 def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | None, tags: list[str],
                    live_files: list[AgentFile], new_files: list[AgentFile],
-                   category_names: dict[int, str], scans: dict[str, scanning.ScanView]) -> PendingItem:
+                   category_names: dict[int, str], scans: dict[str, scanning.ScanView],
+                   live_label: str | None = None) -> PendingItem:
     changes = revisions.read_changes(revision)
 
     def value(name: str) -> Any:
@@ -248,6 +262,7 @@ def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | N
         files_added=[f.filename for f in new_files if f.storage_key not in live_keys] if revision.files_changed else [],
         files_removed=[f.filename for f in live_files if f.storage_key not in new_keys] if revision.files_changed
         else [],
+        version_label=revision.version_label, current_version_label=live_label, release_notes=revision.release_notes,
     )
 
 
@@ -284,8 +299,17 @@ def _claim_revision(session: Session, revision_id: str, *, status: str, values: 
     return session.exec(select(AgentRevision).where(AgentRevision.id == revision_id)).one()
 
 
-def _notify_buyers(session: Session, agent: Agent) -> int:
-    """One `update` notification per buyer of the agent, in one INSERT ... SELECT (no query per buyer)."""
+def buyer_update_message(*, name: str, label: str, release_notes: str) -> str:
+    """The buyers' 'Update available' text: the new version's label and its release notes (as written)."""
+    message = BUYER_UPDATE_MESSAGE.format(label=label, name=name)
+    return message + (RELEASE_NOTES_SUFFIX.format(notes=release_notes) if release_notes.strip() else "")
+
+
+def _notify_buyers(session: Session, agent: Agent, revision: AgentRevision) -> int:
+    """One `update` notification per buyer of the agent, in one INSERT ... SELECT (no query per buyer), with the
+    new version's label and release notes, as is the mail."""
+    message = buyer_update_message(name=agent.name, label=revision.version_label or labels.INITIAL_LABEL,
+                                   release_notes=revision.release_notes or "")
     table = Notification.__table__
     dialect = session.get_bind().dialect.name
     new_id = (func.replace(cast(func.gen_random_uuid(), String), "-", "") if dialect == "postgresql"
@@ -295,13 +319,13 @@ def _notify_buyers(session: Session, agent: Agent) -> int:
               .distinct().subquery())
     rows = sa_select(new_id, buyers.c.user_id, literal(NotificationType.UPDATE.value, table.c.type.type),
                      literal(BUYER_UPDATE_TITLE, table.c.title.type),
-                     literal(BUYER_UPDATE_MESSAGE.format(name=agent.name), table.c.message.type),
+                     literal(message, table.c.message.type),
                      literal(False, table.c.is_read.type), literal(utcnow(), table.c.created_at.type))
     result = session.execute(insert(table).from_select(
         ["id", "user_id", "type", "title", "message", "is_read", "created_at"], rows))
     notifications.email_users(session, user_ids=list(session.execute(sa_select(buyers.c.user_id)).scalars()),
                               type=NotificationType.UPDATE, title=BUYER_UPDATE_TITLE,
-                              message=BUYER_UPDATE_MESSAGE.format(name=agent.name))
+                              message=message)
     return result.rowcount or 0
 
 
@@ -312,6 +336,17 @@ def _check_scans(session: Session, agent_id: str, version: int) -> None:
                                                   for f in revisions.files_of(session, agent_id, version)})
     if refusal:
         raise Conflict(refusal)
+
+
+def _check_version(session: Session, agent: Agent, revision: AgentRevision) -> None:
+    """409 unless a revision that changes files carries its label (still greater than the live one) and notes:
+    files can change through `PUT /api/agent-files` alone, after the vendor's last edit."""
+    label, text = revision.version_label, (revision.release_notes or "").strip()
+    if not label or not text or not labels.is_label(label):
+        raise Conflict(VERSION_MISSING)
+    live = history.live_label(session, agent)
+    if labels.parse_label(label) <= labels.parse_label(live):
+        raise Conflict(labels.LABEL_NOT_GREATER.format(live=live))
 
 
 def approve(*, actor: User | None, agent_id: str) -> Decision:
@@ -340,6 +375,7 @@ def approve(*, actor: User | None, agent_id: str) -> Decision:
                             current_version=agent.current_version)
         if revision_id is None:
             raise Conflict(NOTHING_TO_APPROVE)
+        released_before = session.exec(select(Agent.reviewed_at).where(Agent.id == agent_id)).first()
         agent = _claim_agent(session, agent_id, status=status, version=version,
                              values={"reviewed_at": now, "updated_at": now})
         revision = _claim_revision(session, revision_id, status=RevisionStatus.APPROVED,
@@ -348,12 +384,14 @@ def approve(*, actor: User | None, agent_id: str) -> Decision:
             raise Conflict(NO_FILES)
         if revision.files_changed:
             _check_scans(session, agent.id, revision.version)
+            _check_version(session, agent, revision)
         revisions.apply_changes(session, agent, revisions.read_changes(revision))
         if revision.files_changed:
-            # The old version is no longer downloadable: its rows go, and the objects only it used.
-            orphans = revisions.drop_version(session, agent.id, agent.current_version)
+            # A new version: recorded with its label and notes; the two before it stay downloadable, older
+            # versions' rows go, and their objects once no download holds them (services/versions/history.py).
+            orphans = history.publish(session, agent, revision, released_before=released_before)
             agent.current_version = revision.version
-            _notify_buyers(session, agent)
+            _notify_buyers(session, agent, revision)
         else:
             revisions.drop_version(session, agent.id, revision.version)  # copies only: no object loses its last row
         session.add(agent)
@@ -361,7 +399,8 @@ def approve(*, actor: User | None, agent_id: str) -> Decision:
             notifications.notify(session, user_id=agent.vendor_id, type=NotificationType.APPROVAL,
                                  title=UPDATE_APPROVED_TITLE, message=UPDATE_APPROVED_MESSAGE.format(name=agent.name))
         audit.record(session, actor=admin, action="agent.approve", target_type="agent", target_id=agent.id,
-                     details={"name": agent.name, "revisionId": revision.id, "version": agent.current_version})
+                     details={"name": agent.name, "revisionId": revision.id, "version": agent.current_version,
+                                                     "versionLabel": revision.version_label})
         decision = Decision(agent_id=agent.id, status=agent.status, revision_id=revision.id,
                             current_version=agent.current_version)
     revisions.delete_objects(orphans)

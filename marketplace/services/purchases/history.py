@@ -10,11 +10,24 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from marketplace.db import session_scope
-from marketplace.models import Agent, AgentFile, Order, OrderStatus, Purchase, Refund, RefundStatus, Subscription, User
+from marketplace.models import (
+    Agent,
+    AgentFile,
+    AgentVersion,
+    Order,
+    OrderStatus,
+    Purchase,
+    Refund,
+    RefundStatus,
+    Subscription,
+    User,
+)
 from marketplace.models.base import utcnow
 from marketplace.services import access, licenses
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.permissions import require_user
+from marketplace.services.versions import history as versions
+from marketplace.services.versions.labels import INITIAL_LABEL
 
 # How long after paying the success page still celebrates the order it was sent with (a slow redirect, a
 # reload); after that the address is an old bookmark and leads to the dashboard instead.
@@ -37,6 +50,9 @@ class PurchaseRecord:
     access_note: str = ""  # empty while the agent may be used (services/access), else why not
     license_key: str | None = None  # the purchase's key (every purchase has one once recorded)
     license_key_disabled_reason: str | None = None  # why its vendor or an admin disabled it; None while it is not
+    version_label: str = ""  # the agent's current version ('1.4.0')
+    # A version released after the purchase that the buyer has not downloaded yet: My Agents marks it 'New'.
+    new_version: bool = False
 
 
 def _access_note(purchase: Purchase, order: Order | None, has_access: bool) -> str:
@@ -62,10 +78,21 @@ def list_purchases(*, actor: User | None) -> list[PurchaseRecord]:
             if agent_ids else set()
         keys = licenses.keys_by_purchase(session, purchase_ids=[p.id for p, _, _, _ in rows])
         reasons = licenses.disabled_reasons_by_purchase(session, purchase_ids=[p.id for p, _, _, _ in rows])
+        agents = list({a.id: a for _, a, _, _ in rows}.values())
+        current = versions.current_rows(session, agents)
+        downloaded = versions.newest_downloads(session, user_id=user.id, agent_ids=[a.id for a in agents])
     return [PurchaseRecord(purchase=p, agent=a, has_files=a.id in with_files, order=o,
                            access_note=_access_note(p, o, bool(ok)), license_key=keys.get(p.id),
-                           license_key_disabled_reason=reasons.get(p.id))
+                           license_key_disabled_reason=reasons.get(p.id),
+                           version_label=current[a.id].label if a.id in current else INITIAL_LABEL,
+                           new_version=_is_new(p, a, current.get(a.id), downloaded.get(a.id, 0)))
             for p, a, o, ok in rows]
+
+
+def _is_new(purchase: Purchase, agent: Agent, version: AgentVersion | None, downloaded: int) -> bool:
+    """'New' on My Agents: the live version came out after the purchase and the buyer has not downloaded it."""
+    return (version is not None and version.approved_at > purchase.purchased_at
+            and downloaded < agent.current_version)
 
 
 def recent_purchase(*, actor: User | None, order_id: str) -> Order:

@@ -16,6 +16,7 @@ from marketplace.services import catalog
 from marketplace.services.errors import DomainError
 from marketplace.services.seo import addresses, page_head
 from marketplace.services.seo.page_head import PageHead
+from marketplace.services.versions import history
 
 BROWSE_PAGE_SIZE = 12  # agents per page of /agents (the page's own size: BrowseState reads it from here)
 FEATURED_LIMIT = 6
@@ -30,6 +31,15 @@ class Link:
 
 
 @dataclass(frozen=True)
+class ChangelogEntry:
+    """One version in an agent page's Changelog: its label, release day (UTC) and notes as safe HTML."""
+
+    label: str
+    day: str
+    notes_html: str
+
+
+@dataclass(frozen=True)
 class PageContent:
     heading: str
     paragraphs: list[str] = field(default_factory=list)
@@ -38,6 +48,7 @@ class PageContent:
     links_heading: str = ""
     links: list[Link] = field(default_factory=list)
     pager: list[Link] = field(default_factory=list)  # previous / next page
+    changelog: list[ChangelogEntry] = field(default_factory=list)  # an agent's versions, newest first
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,16 @@ def agent_page(agent_id: str) -> PublicPage:
                 if agent.category else None)
     return PublicPage(200, page_head.agent_head(agent), PageContent(
         heading=agent.name, paragraphs=list(dict.fromkeys([agent.short_description, *agent.description.split("\n\n")])),
-        facts=facts, facts_link=category))
+        facts=facts, facts_link=category, changelog=changelog(agent_id)))
+
+
+def changelog(agent_id: str) -> list[ChangelogEntry]:
+    """A live agent's versions for its page (cached with the catalogue: services/versions/history.py)."""
+    found = history.live_versions_json(agent_id)
+    if found is None:
+        return []
+    return [ChangelogEntry(label=v.label, day=f"{v.released_at:%b} {v.released_at.day}, {v.released_at.year}",
+                           notes_html=v.release_notes_html) for v in history.VERSIONS.validate_json(found)]
 
 
 def _category_link(category: CategoryPublic) -> Link:

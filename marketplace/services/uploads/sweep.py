@@ -14,6 +14,7 @@ from marketplace.integrations.storage import get_storage
 from marketplace.models import Upload
 from marketplace.models.base import utcnow
 from marketplace.services.uploads.claims import discard
+from marketplace.services.versions import leases
 
 log = logging.getLogger(__name__)
 BATCH = 200
@@ -45,7 +46,9 @@ def expire_stale(*, now: datetime | None = None) -> int:
 
 
 async def sweep_forever() -> None:
-    """Lifespan task: run `expire_stale` every `upload_sweep_seconds`, in a worker thread, never dying."""
+    """Lifespan task: run `expire_stale` (and drop the download leases a crashed worker left behind, deleting
+    the objects only they kept: services/versions/leases.py) every `upload_sweep_seconds`, in a worker thread,
+    never dying."""
     while True:
         try:
             removed = await asyncio.to_thread(expire_stale)
@@ -53,4 +56,8 @@ async def sweep_forever() -> None:
                 log.info("removed %d expired uploads", removed)
         except Exception:
             log.exception("upload sweep failed")
+        try:
+            await asyncio.to_thread(leases.sweep)
+        except Exception:
+            log.exception("download lease sweep failed")
         await asyncio.sleep(settings.upload_sweep_seconds)

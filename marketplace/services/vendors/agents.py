@@ -10,11 +10,11 @@ in the same commit as any change to what it shows.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import func, update
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from marketplace.db import session_scope
 from marketplace.models import Agent, AgentFile, AgentRevision, AgentStatus, Category, RevisionStatus, User
@@ -25,6 +25,7 @@ from marketplace.services.plans import limits
 from marketplace.services.vendors import revisions
 from marketplace.services.vendors.drafts import UNLIMITED, AgentDraft, clean_draft
 from marketplace.services.vendors.revisions import FileInfo, file_info, own_agent
+from marketplace.services.versions import history, labels
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,17 @@ class EditableAgent:
     has_pending_revision: bool
     draft: AgentDraft
     files: list[FileInfo] = field(default_factory=list)
+    current_version_label: str | None = None  # a live agent's live version
+
+
+def _version(session: Session, agent: Agent, revision: AgentRevision, draft: AgentDraft) -> None:
+    """A revision that changes files needs its version's label (greater than the live one) and release notes:
+    the draft's, else those the revision already has; 400 otherwise."""
+    live = history.live_label(session, agent)
+    label = draft.version_label if draft.version_label is not None else revision.version_label
+    text = draft.release_notes if draft.release_notes is not None else revision.release_notes
+    revision.version_label = labels.clean_label(label, live=live)
+    revision.release_notes = labels.clean_notes(text)
 
 
 def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
@@ -137,9 +149,11 @@ def create_agent(*, actor: User | None, draft: AgentDraft) -> str:
         return agent.id
 
 
-def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft) -> None:
+def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft, files_change: bool = False) -> None:
     """Edit the actor's agent: pending/rejected -> updated in place, (back) to pending; approved -> the
-    values go into its pending revision and the live listing is unchanged until an admin approves.
+    values go into its pending revision and the live listing is unchanged until an admin approves. When the
+    revision changes files (or `files_change`: the caller attaches files next), it needs a version label and
+    release notes (400 without, services/versions/labels.py).
     409 when the agent changed (e.g. was decided) between reading it and claiming it; a rejected agent sent
     back to review counts against the plan's agent limit again (403 at the limit)."""
     vendor = require_vendor(actor)
@@ -154,11 +168,14 @@ def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft) -> Non
         if agent.status == AgentStatus.APPROVED:
             changes = {**clean.values(), "tags": list(clean.tags)}
             live_tags = revisions.agent_tags(session, agent.id)
-            if pending is None and not revisions.changed_fields(agent, live_tags, changes):
+            if pending is None and not files_change and not revisions.changed_fields(
+                    agent, live_tags, changes):
                 return  # saved without changes: nothing to claim, no revision to review
             revisions.claim_agent(session, agent)
             revision = revisions.open_revision(session, agent, vendor_id=vendor.id)
             revisions.write_changes(revision, changes)
+            if files_change or revision.files_changed:  # else a label means nothing: no new version
+                _version(session, agent, revision, draft)
             session.add(revision)
             return
         resubmitted = agent.status == AgentStatus.REJECTED  # counted again against the plan's agent limit
@@ -198,5 +215,8 @@ def get_editable_agent(*, actor: User | None, agent_id: str) -> EditableAgent:
         scans = scanning.views_of(session, {row.storage_key for row in rows})
         files = [file_info(row, scans) for row in rows]
         draft = _draft_of(agent, revisions.agent_tags(session, agent.id), changes)
+        if revision is not None:
+            draft = replace(draft, version_label=revision.version_label, release_notes=revision.release_notes)
+        live = history.live_label(session, agent) if agent.status == AgentStatus.APPROVED else None
         return EditableAgent(id=agent.id, status=agent.status, has_pending_revision=revision is not None,
-                             draft=draft, files=files)
+                             draft=draft, files=files, current_version_label=live)

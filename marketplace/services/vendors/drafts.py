@@ -68,6 +68,10 @@ class AgentDraft:
     # machines per license key: 1-100 (a number or its text) or "unlimited"; None: the agent's current limit
     # (3 for a new agent)
     activation_limit: int | str | None = None
+    # A live agent's edit that changes files: the new version's label and release notes (services/versions/labels).
+    # None: the pending revision's, if any.
+    version_label: str | None = None
+    release_notes: str | None = None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from marketplace.models import Agent, AgentFile, AgentRevision, AgentTag, Revisi
 from marketplace.models.base import utcnow
 from marketplace.services import decisions, scanning
 from marketplace.services.errors import Forbidden, NotFound
+from marketplace.services.versions import leases
 
 AGENT_NOT_FOUND = "Agent not found"
 NOT_YOUR_AGENT = "You can only change your own agents"
@@ -123,13 +124,15 @@ def unreferenced(session: Session, keys: Iterable[str]) -> list[str]:
 
 
 def delete_objects(keys: Iterable[str]) -> None:
-    """Delete stored objects (after the commit that dropped their last rows) and their upload records."""
-    keys = list(keys)
+    """Delete stored objects (after the commit that dropped their last rows) and their upload records; an object
+    a download in flight holds stays until that download ends (services/versions/leases.py)."""
+    keys = sorted(set(keys))
     if not keys:
         return
     storage = get_storage()
     with session_scope() as session:
         still_used = set(session.exec(select(AgentFile.storage_key).where(AgentFile.storage_key.in_(keys))).all())
+        still_used |= leases.held(session, keys)
         gone = [key for key in keys if key not in still_used]
         if gone:
             session.exec(delete(Upload).where(Upload.key.in_(gone)))

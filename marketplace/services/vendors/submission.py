@@ -93,7 +93,7 @@ def submit_changes(*, actor: User | None, agent_id: str, draft: AgentDraft,
     if not urls and not agents.get_editable_agent(actor=vendor, agent_id=agent_id).files:
         raise Invalid(FILE_REQUIRED, field=FIELD)
     checked = [check_upload(actor=vendor, file_url=url) for url in urls]
-    agents.update_agent(actor=vendor, agent_id=agent_id, draft=draft)
+    agents.update_agent(actor=vendor, agent_id=agent_id, draft=draft, files_change=bool(checked))
     return [_attach(vendor, agent_id, upload) for upload in checked]
 
 

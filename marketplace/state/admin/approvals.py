@@ -75,6 +75,9 @@ class PendingCard:
     files_removed: list[str] = field(default_factory=list)
     files: list[FileView] = field(default_factory=list)
     changes: list[ChangeView] = field(default_factory=list)  # revisions: every changed field, old -> new
+    # Revisions changing files: the new version ('1.0.0 → 1.1.0') and its notes, rendered safe on the server.
+    version: str = ""
+    release_notes_html: str = ""
 
 
 @dataclass
@@ -129,6 +132,8 @@ def _pending_card(item: moderation.PendingItem, zone: ZoneInfo) -> PendingCard:
         files=[_file_view(info) for info in item.files],
         changes=[ChangeView(label=FIELD_LABELS.get(c.field, c.field), old=_value_text(c.field, c.old, old_model),
                             new=_value_text(c.field, c.new, new_model)) for c in item.field_changes],
+        version=f"{item.current_version_label or '?'} → {item.version_label}" if item.version_label else "",
+        release_notes_html=item.release_notes_html or "",
     )
 
 

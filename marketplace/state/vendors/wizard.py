@@ -47,11 +47,13 @@ from marketplace.state.vendors.wizard_rows import (
 FIELDS = {
     "name": "name", "shortDescription": "short_description", "description": "description", "tags": "tags_text",
     "imageUrl": "image_url", "demoUrl": "demo_url", "price": "price", "categoryId": "category_id",
-    "pricingModel": "pricing_model", "activationLimit": "activation_limit",
+    "pricingModel": "pricing_model", "activationLimit": "activation_limit", "versionLabel": "version_label",
+    "releaseNotes": "release_notes",
 }
 # which step shows a field, so a refusal from a service takes the user back to it
 FIELD_STEPS = {"name": 1, "short_description": 1, "description": 1, "tags": 1, "image_url": 2, "demo_url": 2,
-               "price": 3, "pricing_model": 3, "activation_limit": 3, "category_id": 3}
+               "price": 3, "pricing_model": 3, "activation_limit": 3, "category_id": 3, "version_label": 4,
+               "release_notes": 4}
 LAST_STEP = 4
 # The Pricing step's choices: (value, name, what it means), monthly first (preselected).
 PRICING_CHOICES = [(str(model), pricing.MODEL_NAMES[model], pricing.MODEL_DETAILS[model]) for model in PricingModel]
@@ -103,6 +105,10 @@ class WizardState(ViewerMixin, rx.State):
     unlimited_activations: bool = False
     activation_limit_error: str = ""
     category_id: str = ""
+    # A live agent's new version (asked for when its files change): services/versions/labels.py checks them.
+    version_label: str = ""
+    release_notes: str = ""
+    current_version_label: str = ""
     categories: list[CategoryOption] = []
     uploads: list[UploadedFile] = []
     existing_files: list[AgentFileRow] = []
@@ -208,6 +214,8 @@ class WizardState(ViewerMixin, rx.State):
         self.image_url, self.demo_url = draft.image_url or "", draft.demo_url or ""
         self.tags = list(draft.tags)
         self.tags_text = ", ".join(draft.tags)
+        self.version_label, self.release_notes = draft.version_label or "", draft.release_notes or ""
+        self.current_version_label = editable.current_version_label or ""
         self._show_files(editable.files)
 
     def _show_files(self, files: list[Any]) -> None:
@@ -235,6 +243,14 @@ class WizardState(ViewerMixin, rx.State):
     @rx.event
     def set_demo_url(self, value: str) -> None:
         self.demo_url = value
+
+    @rx.event
+    def set_version_label(self, value: str) -> None:
+        self.version_label = value
+
+    @rx.event
+    def set_release_notes(self, value: str) -> None:
+        self.release_notes = value
 
     @rx.event
     def set_price(self, value: str) -> None:
@@ -417,6 +433,7 @@ class WizardState(ViewerMixin, rx.State):
             price=self.price, pricing_model=self.pricing_model, activation_limit=self._activation_limit(),
             category_id=self.category_id or None, demo_url=self.demo_url or None,
             image_url=self.image_url or None, tags=list(self.tags),
+            version_label=self.version_label.strip() or None, release_notes=self.release_notes.strip() or None,
         )
 
     async def _submit(self) -> AsyncIterator[Any]:
