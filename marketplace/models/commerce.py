@@ -76,6 +76,10 @@ class Order(SQLModel, table=True):
     invoice_id: str | None = Field(default=None, sa_column=Column(String(255), unique=True, nullable=True))
     refunded_at: datetime | None = None
     disputed_at: datetime | None = None
+    # Promotion codes (revision 0034): the code used and what it took off, in minor units of `currency` (the
+    # total is what was paid: `total_amount_cents + discount_cents` is the price before the code).
+    promotion_code: str | None = Field(default=None, max_length=32)
+    discount_cents: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, server_default="0"))
 
 
 class OrderDayTotal(SQLModel, table=True):
