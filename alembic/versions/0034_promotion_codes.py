@@ -49,8 +49,14 @@ def upgrade() -> None:
     )
     op.create_index("ix_promotion_codes_code", "promotion_codes", ["code"])
     op.create_index("ix_promotion_codes_vendor_id", "promotion_codes", ["vendor_id"])
-    op.create_index("ux_promotion_codes_active_code", "promotion_codes", ["code"], unique=True,
-                    postgresql_where=sa.text("active"), sqlite_where=sa.text("active"))
+    op.create_index(
+        "ux_promotion_codes_active_code",
+        "promotion_codes",
+        ["code"],
+        unique=True,
+        postgresql_where=sa.text("active"),
+        sqlite_where=sa.text("active"),
+    )
     op.create_table(
         "promotion_code_agents",
         sa.Column("code_id", _s(32), sa.ForeignKey("promotion_codes.id", ondelete="CASCADE"), primary_key=True),
@@ -76,8 +82,14 @@ def upgrade() -> None:
     op.create_index("ix_promotion_redemptions_code_id", "promotion_redemptions", ["code_id"])
     op.create_index("ix_promotion_redemptions_payment_intent_id", "promotion_redemptions", ["payment_intent_id"])
     op.create_index("ix_promotion_redemptions_held", "promotion_redemptions", ["status", "held_until"])
-    op.create_index("ux_promotion_redemptions_once", "promotion_redemptions", ["code_id", "user_id"], unique=True,
-                    postgresql_where=sa.text("status <> 'released'"), sqlite_where=sa.text("status <> 'released'"))
+    op.create_index(
+        "ux_promotion_redemptions_once",
+        "promotion_redemptions",
+        ["code_id", "user_id"],
+        unique=True,
+        postgresql_where=sa.text("status <> 'released'"),
+        sqlite_where=sa.text("status <> 'released'"),
+    )
     # Plain add_column (no batch mode): SQLite adds a column in place, keeping the orders triggers.
     op.add_column("orders", sa.Column("promotion_code", _s(32), nullable=True))
     op.add_column("orders", sa.Column("discount_cents", sa.BigInteger(), nullable=False, server_default="0"))

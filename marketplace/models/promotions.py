@@ -9,7 +9,7 @@ from datetime import datetime
 from enum import StrEnum
 
 import pydantic
-from sqlalchemy import Column, Index, text
+from sqlalchemy import Index, text
 from sqlmodel import Field, SQLModel
 
 from marketplace.models.base import ApiInput, ApiModel, new_id, utcnow
@@ -36,8 +36,13 @@ class PromotionCode(SQLModel, table=True):
 
     __tablename__ = "promotion_codes"
     __table_args__ = (
-        Index("ux_promotion_codes_active_code", "code", unique=True,
-              postgresql_where=text("active"), sqlite_where=text("active")),
+        Index(
+            "ux_promotion_codes_active_code",
+            "code",
+            unique=True,
+            postgresql_where=text("active"),
+            sqlite_where=text("active"),
+        ),
     )
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
@@ -45,8 +50,7 @@ class PromotionCode(SQLModel, table=True):
     percent_off: int | None = None  # 1-100, or
     amount_off_cents: int | None = None  # a fixed USD amount
     all_agents: bool = False
-    vendor_id: str | None = Field(default=None, foreign_key="users.id", index=True, max_length=32,
-                                  ondelete="SET NULL")
+    vendor_id: str | None = Field(default=None, foreign_key="users.id", index=True, max_length=32, ondelete="SET NULL")
     created_by_id: str | None = Field(default=None, foreign_key="users.id", max_length=32, ondelete="SET NULL")
     expires_at: datetime | None = None
     max_redemptions: int | None = None
@@ -74,8 +78,14 @@ class PromotionRedemption(SQLModel, table=True):
 
     __tablename__ = "promotion_redemptions"
     __table_args__ = (
-        Index("ux_promotion_redemptions_once", "code_id", "user_id", unique=True,
-              postgresql_where=text("status <> 'released'"), sqlite_where=text("status <> 'released'")),
+        Index(
+            "ux_promotion_redemptions_once",
+            "code_id",
+            "user_id",
+            unique=True,
+            postgresql_where=text("status <> 'released'"),
+            sqlite_where=text("status <> 'released'"),
+        ),
         Index("ix_promotion_redemptions_held", "status", "held_until"),
     )
 

@@ -1,0 +1,44 @@
+"""Promotion codes: vendors and admins make them (`codes`), checkout applies them and holds one redemption per
+buyer, completion redeems it and an abandoned checkout releases it (`redemptions`)."""
+
+from marketplace.services.promotions.codes import (
+    CodeView,
+    create_code,
+    deactivate_code,
+    list_codes,
+)
+from marketplace.services.promotions.redemptions import (
+    EXPIRED,
+    FIRST_PURCHASE_ONLY,
+    NOT_VALID,
+    USED_BY_YOU,
+    USED_UP,
+    Applied,
+    apply_code,
+    attach_intent,
+    hold,
+    redeem,
+    release,
+    release_expired_holds,
+    release_for_intent,
+)
+
+__all__ = [
+    "EXPIRED",
+    "FIRST_PURCHASE_ONLY",
+    "NOT_VALID",
+    "USED_BY_YOU",
+    "USED_UP",
+    "Applied",
+    "CodeView",
+    "apply_code",
+    "attach_intent",
+    "create_code",
+    "deactivate_code",
+    "hold",
+    "list_codes",
+    "redeem",
+    "release",
+    "release_expired_holds",
+    "release_for_intent",
+]
