@@ -7,6 +7,15 @@ from marketplace.services.promotions.codes import (
     deactivate_code,
     list_codes,
 )
+from marketplace.services.promotions.forms import (
+    AMOUNT,
+    PERCENT,
+    CodeForm,
+    create_from_form,
+    describe,
+    months_label,
+    pickable_agents,
+)
 from marketplace.services.promotions.redemptions import (
     EXPIRED,
     FIRST_PURCHASE_ONLY,
@@ -24,19 +33,26 @@ from marketplace.services.promotions.redemptions import (
 )
 
 __all__ = [
+    "AMOUNT",
     "EXPIRED",
     "FIRST_PURCHASE_ONLY",
     "NOT_VALID",
+    "PERCENT",
     "USED_BY_YOU",
     "USED_UP",
     "Applied",
+    "CodeForm",
     "CodeView",
     "apply_code",
     "attach_intent",
     "create_code",
+    "create_from_form",
     "deactivate_code",
+    "describe",
     "hold",
     "list_codes",
+    "months_label",
+    "pickable_agents",
     "redeem",
     "release",
     "release_expired_holds",
