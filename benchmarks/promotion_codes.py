@@ -130,7 +130,7 @@ def run(url: str, *, customers: int, rounds: int) -> dict[str, float]:
     base, origin = f"http://127.0.0.1:{port}", f"http://localhost:{port}"
     with payment_services(logs / "services.log") as payment_env:
         env = {**os.environ, **payment_env, "DATABASE_URL": url, "DEMO_MODE": "1",
-               "SITE_URL": origin, "API_URL": origin}
+               "PUBLIC_URL": origin}
         command = [sys.executable, "-m", "uvicorn", "marketplace.api.app:create_api", "--factory", "--host",
                    "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"]
         with running(command, env=env, log_path=logs / "api.log", ready_url=f"{base}/api/stats", timeout=120):

@@ -69,7 +69,9 @@ def _form(S: Any, admin: bool) -> rx.Component:
                 ),
                 _input(S, "value", "value", rx.cond(S.kind == "percent", "Percent (1-100)", "Amount in USD"),
                        placeholder="25", input_mode="decimal"),
-                _input(S, "expires_on", "expiresOn", "Expires on (optional)", kind="date"),
+                # A date input's own parts are not tied to the <label> by every browser: it is named as well.
+                _input(S, "expires_on", "expiresOn", "Expires on (optional)", kind="date",
+                       aria_label="Expires on (optional)"),
                 _input(S, "max_redemptions", "maxRedemptions", "Maximum redemptions (optional)", placeholder="100",
                        input_mode="numeric"),
                 rx.vstack(

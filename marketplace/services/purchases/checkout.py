@@ -155,8 +155,6 @@ def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_che
         if held is not None:
             promotions.release(redemption_id=held)
         raise
-    if held is not None:
-        promotions.attach_intent(redemption_id=held, payment_intent_id=intent.id)
     if intent.status in ("succeeded", "processing", "requires_capture"):
         # The reused intent was already paid (the page closed before completing): record it, don't charge again.
         if intent.status == "succeeded":

@@ -81,7 +81,8 @@ def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
     elif event.type == "payment_intent.canceled" and event.object_id:
         # An abandoned checkout (cancelled by us, by Stripe or on the dashboard): its promotion code's hold
         # goes back to the code.
-        released = promotions.release_for_intent(payment_intent_id=event.object_id)
+        released = promotions.release_for_intent(payment_intent_id=event.object_id,
+                                                 metadata=event.data.get("metadata") or {})
         result = "updated" if released else "ignored"
     elif event.type == "charge.refunded":
         result = refund_events.charge_refunded(event.data, record=_record_payment)
