@@ -53,21 +53,35 @@ def _seed(url: str, customers: int) -> tuple[str, str, list[str]]:
     engine = _engine(url)
     db.set_engine(engine)
     with db.session_scope() as session:
-        vendor = User(username="benchvendor", email="benchvendor@example.com", password_hash="x",
-                      role=Role.VENDOR, is_vendor_approved=True, stripe_account_id=None)
+        vendor = User(
+            username="benchvendor",
+            email="benchvendor@example.com",
+            password_hash="x",
+            role=Role.VENDOR,
+            is_vendor_approved=True,
+            stripe_account_id=None,
+        )
         session.add(vendor)
         session.flush()
-        agents = [Agent(name=f"Bench agent {n}", short_description="s", description="d", price_cents=2999,
-                        pricing_model=PricingModel.ONE_TIME, status=AgentStatus.APPROVED, vendor_id=vendor.id)
-                  for n in range(2)]
+        agents = [
+            Agent(
+                name=f"Bench agent {n}",
+                short_description="s",
+                description="d",
+                price_cents=2999,
+                pricing_model=PricingModel.ONE_TIME,
+                status=AgentStatus.APPROVED,
+                vendor_id=vendor.id,
+            )
+            for n in range(2)
+        ]
         session.add_all(agents)
         session.flush()
         code = PromotionCode(code=CODE, percent_off=20, vendor_id=vendor.id)
         session.add(code)
         session.flush()
         session.add(PromotionCodeAgent(code_id=code.id, agent_id=agents[1].id))
-        users = [User(username=f"bench{n}", email=f"bench{n}@example.com", password_hash="x")
-                 for n in range(customers)]
+        users = [User(username=f"bench{n}", email=f"bench{n}@example.com", password_hash="x") for n in range(customers)]
         session.add_all(users)
         plain, coded = agents[0].id, agents[1].id
     tokens = [auth.create_session(user=u) for u in users]
@@ -75,8 +89,9 @@ def _seed(url: str, customers: int) -> tuple[str, str, list[str]]:
     return plain, coded, tokens
 
 
-def _round(base: str, origin: str, tokens: queue.Queue[str], agent_id: str, code: str | None,
-           requests: int) -> tuple[list[float], int]:
+def _round(
+    base: str, origin: str, tokens: queue.Queue[str], agent_id: str, code: str | None, requests: int
+) -> tuple[list[float], int]:
     samples: list[float] = []
     errors = 0
     lock = threading.Lock()
@@ -93,8 +108,7 @@ def _round(base: str, origin: str, tokens: queue.Queue[str], agent_id: str, code
                 token = tokens.get_nowait()
                 body = {"agentId": agent_id, **({"promotionCode": code} if code else {})}
                 started = time.perf_counter()
-                answer = client.post("/api/purchase/create-payment-intent", json=body,
-                                     cookies={"mp_session": token})
+                answer = client.post("/api/purchase/create-payment-intent", json=body, cookies={"mp_session": token})
                 elapsed = (time.perf_counter() - started) * 1000
                 with lock:
                     if answer.status_code == 200:
@@ -129,10 +143,21 @@ def run(url: str, *, customers: int, rounds: int) -> dict[str, float]:
     port = free_port()
     base, origin = f"http://127.0.0.1:{port}", f"http://localhost:{port}"
     with payment_services(logs / "services.log") as payment_env:
-        env = {**os.environ, **payment_env, "DATABASE_URL": url, "DEMO_MODE": "1",
-               "PUBLIC_URL": origin}
-        command = [sys.executable, "-m", "uvicorn", "marketplace.api.app:create_api", "--factory", "--host",
-                   "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"]
+        env = {**os.environ, **payment_env, "DATABASE_URL": url, "DEMO_MODE": "1", "PUBLIC_URL": origin}
+        command = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "marketplace.api.app:create_api",
+            "--factory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ]
         with running(command, env=env, log_path=logs / "api.log", ready_url=f"{base}/api/stats", timeout=120):
             _round(base, origin, pool, plain, None, per_round // 2)  # warm-up, not counted
             _round(base, origin, pool, coded, CODE, per_round // 2)
@@ -162,12 +187,13 @@ def main() -> None:
     r = run(args.database_url, customers=args.customers, rounds=args.rounds)
     print("\n| variant | n | p50 ms | p99 ms | mean ms | errors |\n| --- | ---: | ---: | ---: | ---: | ---: |")
     for name in ("without", "with"):
-        print(f"| {name} a code | {r[f'{name}_n']:.0f} | {r[f'{name}_p50']:.1f} | {r[f'{name}_p99']:.1f} | "
-              f"{r[f'{name}_mean']:.1f} | {r[f'{name}_errors']:.0f} |")
+        print(
+            f"| {name} a code | {r[f'{name}_n']:.0f} | {r[f'{name}_p50']:.1f} | {r[f'{name}_p99']:.1f} | "
+            f"{r[f'{name}_mean']:.1f} | {r[f'{name}_errors']:.0f} |"
+        )
     verdict = "PASS" if r["ratio"] <= BUDGET and not r["with_errors"] else "FAIL"
     print(f"\np99 with / without: {r['ratio']:.2f} ({verdict}, budget <= {BUDGET:.2f}); load {r['load']:.1f}")
 
 
 if __name__ == "__main__":
-
     main()

@@ -18,8 +18,13 @@ from marketplace.state.service_calls import Toast, attempt
 
 LOAD_FAILED = "Could not load the promotion codes."
 READ_FAILED = Toast(None, LOAD_FAILED, unexpected=True, log="promotion codes unavailable")
-SUBMITTED = {"code": "code", "value": "value", "expiresOn": "expires_on", "maxRedemptions": "max_redemptions",
-             "durationMonths": "duration_months"}
+SUBMITTED = {
+    "code": "code",
+    "value": "value",
+    "expiresOn": "expires_on",
+    "maxRedemptions": "max_redemptions",
+    "durationMonths": "duration_months",
+}
 
 
 @dataclass
@@ -44,11 +49,15 @@ def code_row(view: promotions.CodeView, *, zone_name: str) -> CodeRow:
     c = view.code
     count = len(view.agent_ids)
     return CodeRow(
-        id=c.id, code=c.code, off=promotions.describe(view),
+        id=c.id,
+        code=c.code,
+        off=promotions.describe(view),
         agents="All agents" if c.all_agents else f"{count} agent{'s' if count != 1 else ''}",
         expires=format_day(c.expires_at, time_zone(zone_name)) if c.expires_at else "Never",
         uses=f"{c.redemptions} / {c.max_redemptions}" if c.max_redemptions else str(c.redemptions),
-        first_only=c.first_purchase_only, active=c.active)
+        first_only=c.first_purchase_only,
+        active=c.active,
+    )
 
 
 def _load(user: User | None, admin: bool, zone_name: str) -> tuple[list[CodeRow], list[AgentOption]]:
@@ -69,8 +78,13 @@ class PromotionCodesMixin(FormState, rx.State, mixin=True):
 
     ADMIN: ClassVar[bool] = False
     FORM_FIELDS: ClassVar[dict[str, str]] = {
-        "code": "code", "value": "value", "expires_on": "expiresOn", "max_redemptions": "maxRedemptions",
-        "duration_months": "durationMonths", "agent_text": "agentIds"}
+        "code": "code",
+        "value": "value",
+        "expires_on": "expiresOn",
+        "max_redemptions": "maxRedemptions",
+        "duration_months": "durationMonths",
+        "agent_text": "agentIds",
+    }
 
     codes_loading: bool = True
     codes_error: str = ""
@@ -94,8 +108,13 @@ class PromotionCodesMixin(FormState, rx.State, mixin=True):
     async def load_codes(self) -> AsyncIterator[Any]:
         self.codes_loading, self.codes_error = True, ""
         yield
-        done = await attempt(READ_FAILED, _load, await self.viewer(), self.ADMIN,  # type: ignore[attr-defined]
-                             getattr(self, "time_zone", "UTC"))
+        done = await attempt(
+            READ_FAILED,
+            _load,
+            await self.viewer(),
+            self.ADMIN,  # type: ignore[attr-defined]
+            getattr(self, "time_zone", "UTC"),
+        )
         self.codes_loading = False
         if done.signed_out:
             yield done.events
@@ -139,21 +158,39 @@ class PromotionCodesMixin(FormState, rx.State, mixin=True):
             return
         self.busy, self.errors = "create", {}
         yield
-        agent_ids = ([a.strip() for a in self.agent_text.split(",") if a.strip()] if self.ADMIN
-                     else list(self.picked))
+        agent_ids = [a.strip() for a in self.agent_text.split(",") if a.strip()] if self.ADMIN else list(self.picked)
         fields = dict(
-            code=self.code, kind=self.kind, value=self.value, agent_ids=agent_ids, all_agents=self.all_agents,
-            expires_on=self.expires_on, max_redemptions=self.max_redemptions,
-            first_purchase_only=self.first_purchase_only, duration=self.duration,
-            duration_months=self.duration_months)
-        done = await attempt(Toast("Failed to create promotion code", "Please try again.", unexpected=True,
-                                   log="promotion code not created"),
-                             _create, await self.viewer(), self.ADMIN, fields)  # type: ignore[attr-defined]
+            code=self.code,
+            kind=self.kind,
+            value=self.value,
+            agent_ids=agent_ids,
+            all_agents=self.all_agents,
+            expires_on=self.expires_on,
+            max_redemptions=self.max_redemptions,
+            first_purchase_only=self.first_purchase_only,
+            duration=self.duration,
+            duration_months=self.duration_months,
+        )
+        done = await attempt(
+            Toast(
+                "Failed to create promotion code",
+                "Please try again.",
+                unexpected=True,
+                log="promotion code not created",
+            ),
+            _create,
+            await self.viewer(),
+            self.ADMIN,
+            fields,
+        )  # type: ignore[attr-defined]
         self.busy = ""
         if done.failed:
             refusal = done.refusal
-            field = {"percentOff": "value", "amountOffCents": "value"}.get(
-                refusal.field or "", refusal.field or "") if refusal else ""
+            field = (
+                {"percentOff": "value", "amountOffCents": "value"}.get(refusal.field or "", refusal.field or "")
+                if refusal
+                else ""
+            )
             if refusal is not None and field in set(self.FORM_FIELDS.values()):
                 self.errors = {field: refusal.message}
                 yield focus_first_error()
@@ -174,10 +211,18 @@ class PromotionCodesMixin(FormState, rx.State, mixin=True):
             return
         self.busy = code_id
         yield
-        done = await attempt(Toast("Failed to deactivate promotion code", "Please try again.", unexpected=True,
-                                   log="promotion code not deactivated"),
-                             promotions.deactivate_code, actor=await self.viewer(),  # type: ignore[attr-defined]
-                             code_id=code_id, admin=self.ADMIN)
+        done = await attempt(
+            Toast(
+                "Failed to deactivate promotion code",
+                "Please try again.",
+                unexpected=True,
+                log="promotion code not deactivated",
+            ),
+            promotions.deactivate_code,
+            actor=await self.viewer(),  # type: ignore[attr-defined]
+            code_id=code_id,
+            admin=self.ADMIN,
+        )
         self.busy = ""
         if done.failed:
             yield done.events

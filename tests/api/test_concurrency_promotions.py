@@ -24,11 +24,21 @@ def test_five_checkouts_for_the_last_redemption_one_wins(live_api: LiveApi, stri
     other = make_agent(price_cents=2000, pricing_model=PricingModel.ONE_TIME)
     code = factories.make_promotion_code([agent, other], code="LASTSEAT", percent_off=50, max_redemptions=2)
     earlier = live_api.signed_in(factories.make_user().username)  # takes the first of the two
-    assert earlier.post("/api/purchase/create-payment-intent",
-                        json={"agentId": other.id, "promotionCode": "LASTSEAT"}).status_code == 200
+    assert (
+        earlier.post(
+            "/api/purchase/create-payment-intent", json={"agentId": other.id, "promotionCode": "LASTSEAT"}
+        ).status_code
+        == 200
+    )
     clients = [live_api.signed_in(factories.make_user().username) for _ in range(N)]
-    answers = fire([partial(c.post, "/api/purchase/create-payment-intent",
-                            json={"agentId": agent.id, "promotionCode": "lastseat"}) for c in clients])
+    answers = fire(
+        [
+            partial(
+                c.post, "/api/purchase/create-payment-intent", json={"agentId": agent.id, "promotionCode": "lastseat"}
+            )
+            for c in clients
+        ]
+    )
 
     statuses = sorted(a.status_code for a in answers)
     assert statuses == [200] + [400] * (N - 1), [(a.status_code, a.text) for a in answers]

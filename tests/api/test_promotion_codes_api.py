@@ -55,17 +55,38 @@ def test_a_vendor_makes_lists_and_deactivates_codes_for_its_own_agents(client, l
     vendor = factories.make_vendor()
     agent = _one_time(make_agent, vendor)
     login(vendor)
-    made = client.post("/api/vendor/promotion-codes", json={
-        "code": "spring-25", "percentOff": 25, "agentIds": [agent.id], "maxRedemptions": 10,
-        "firstPurchaseOnly": True, "duration": "repeating", "durationMonths": 3})
+    made = client.post(
+        "/api/vendor/promotion-codes",
+        json={
+            "code": "spring-25",
+            "percentOff": 25,
+            "agentIds": [agent.id],
+            "maxRedemptions": 10,
+            "firstPurchaseOnly": True,
+            "duration": "repeating",
+            "durationMonths": 3,
+        },
+    )
     assert made.status_code == 201, made.text
     body = made.json()
     assert (body["code"], body["percentOff"], body["amountOffCents"], body["agentIds"]) == (
-        "SPRING-25", 25, None, [agent.id])
+        "SPRING-25",
+        25,
+        None,
+        [agent.id],
+    )
     assert (body["maxRedemptions"], body["redemptions"], body["active"], body["firstPurchaseOnly"]) == (
-        10, 0, True, True)
+        10,
+        0,
+        True,
+        True,
+    )
     assert (body["duration"], body["durationMonths"], body["allAgents"], body["expiresAt"]) == (
-        "repeating", 3, False, None)
+        "repeating",
+        3,
+        False,
+        None,
+    )
     assert [c["id"] for c in client.get("/api/vendor/promotion-codes").json()] == [body["id"]]
 
     off = client.post(f"/api/vendor/promotion-codes/{body['id']}/deactivate")
@@ -73,16 +94,21 @@ def test_a_vendor_makes_lists_and_deactivates_codes_for_its_own_agents(client, l
     again = client.post(f"/api/vendor/promotion-codes/{body['id']}/deactivate")
     assert again.status_code == 409 and again.json()["message"] == "This code is already deactivated."
     # The text is free again once the code is inactive (unique among active codes only).
-    assert client.post("/api/vendor/promotion-codes", json={
-        "code": "SPRING-25", "amountOffCents": 500, "agentIds": [agent.id]}).status_code == 201
+    assert (
+        client.post(
+            "/api/vendor/promotion-codes", json={"code": "SPRING-25", "amountOffCents": 500, "agentIds": [agent.id]}
+        ).status_code
+        == 201
+    )
 
 
 def test_a_vendor_cannot_make_codes_for_another_vendors_agent_or_for_all(client, login, make_agent):
     vendor, other = factories.make_vendor(), factories.make_vendor()
     theirs = _one_time(make_agent, other)
     login(vendor)
-    foreign = client.post("/api/vendor/promotion-codes", json={"code": "THEIRS", "percentOff": 10,
-                                                               "agentIds": [theirs.id]})
+    foreign = client.post(
+        "/api/vendor/promotion-codes", json={"code": "THEIRS", "percentOff": 10, "agentIds": [theirs.id]}
+    )
     assert foreign.status_code == 403
     assert foreign.json()["message"] == "You can only make codes for your own agents."
     every = client.post("/api/vendor/promotion-codes", json={"code": "EVERY", "percentOff": 10, "allAgents": True})
@@ -106,35 +132,40 @@ def test_an_admin_makes_codes_for_any_or_all_agents(client, login, make_agent):
     login(admin)
     every = client.post("/api/admin/promotion-codes", json={"code": "ALLSTORE", "percentOff": 15, "allAgents": True})
     assert every.status_code == 201 and every.json()["allAgents"] is True and every.json()["agentIds"] == []
-    one = client.post("/api/admin/promotion-codes", json={"code": "ONEAGENT", "amountOffCents": 300,
-                                                          "agentIds": [agent.id]})
+    one = client.post(
+        "/api/admin/promotion-codes", json={"code": "ONEAGENT", "amountOffCents": 300, "agentIds": [agent.id]}
+    )
     assert one.status_code == 201 and one.json()["agentIds"] == [agent.id]
     assert {c["code"] for c in client.get("/api/admin/promotion-codes").json()} == {"ALLSTORE", "ONEAGENT"}
     assert client.post(f"/api/admin/promotion-codes/{one.json()['id']}/deactivate").json()["active"] is False
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ({"code": "AB"}, "A code is 4 to 32 letters, digits, '-' or '_'."),
-    ({"code": "HAS SPACE"}, "A code is 4 to 32 letters, digits, '-' or '_'."),
-    ({"percentOff": None}, "Give either a percent off or an amount off."),
-    ({"amountOffCents": 100}, "Give either a percent off or an amount off."),
-    ({"percentOff": 0}, "The percent off must be a whole number from 1 to 100."),
-    ({"percentOff": 101}, "The percent off must be a whole number from 1 to 100."),
-    ({"percentOff": None, "amountOffCents": 0}, "The amount off must be from $0.01 to $10,000.00."),
-    ({"expiresAt": "2020-01-01T00:00:00Z"}, "The expiry must be in the future."),
-    ({"maxRedemptions": 0}, "The maximum redemptions must be from 1 to 1,000,000."),
-    ({"duration": "weekly"}, "The months must be 'once', 'repeating' or 'forever'."),
-    ({"duration": "repeating"}, "A repeating code applies for 1 to 36 months."),
-    ({"duration": "repeating", "durationMonths": 37}, "A repeating code applies for 1 to 36 months."),
-    ({"durationMonths": 3}, "Only a repeating code has a number of months."),
-    ({"agentIds": []}, "Choose the agents this code applies to."),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"code": "AB"}, "A code is 4 to 32 letters, digits, '-' or '_'."),
+        ({"code": "HAS SPACE"}, "A code is 4 to 32 letters, digits, '-' or '_'."),
+        ({"percentOff": None}, "Give either a percent off or an amount off."),
+        ({"amountOffCents": 100}, "Give either a percent off or an amount off."),
+        ({"percentOff": 0}, "The percent off must be a whole number from 1 to 100."),
+        ({"percentOff": 101}, "The percent off must be a whole number from 1 to 100."),
+        ({"percentOff": None, "amountOffCents": 0}, "The amount off must be from $0.01 to $10,000.00."),
+        ({"expiresAt": "2020-01-01T00:00:00Z"}, "The expiry must be in the future."),
+        ({"maxRedemptions": 0}, "The maximum redemptions must be from 1 to 1,000,000."),
+        ({"duration": "weekly"}, "The months must be 'once', 'repeating' or 'forever'."),
+        ({"duration": "repeating"}, "A repeating code applies for 1 to 36 months."),
+        ({"duration": "repeating", "durationMonths": 37}, "A repeating code applies for 1 to 36 months."),
+        ({"durationMonths": 3}, "Only a repeating code has a number of months."),
+        ({"agentIds": []}, "Choose the agents this code applies to."),
+    ],
+)
 def test_bad_codes_are_refused_with_a_reason(client, login, make_agent, body, message):
     vendor = factories.make_vendor()
     agent = _one_time(make_agent, vendor)
     login(vendor)
-    answer = client.post("/api/vendor/promotion-codes",
-                         json={"code": "GOOD-CODE", "percentOff": 10, "agentIds": [agent.id], **body})
+    answer = client.post(
+        "/api/vendor/promotion-codes", json={"code": "GOOD-CODE", "percentOff": 10, "agentIds": [agent.id], **body}
+    )
     assert answer.status_code == 400 and answer.json()["message"] == message
     with db.session_scope() as session:
         assert session.exec(select(PromotionCode)).all() == []
@@ -153,8 +184,10 @@ def test_code_routes_need_the_right_role(client, login, make_agent, buyer):
     assert client.get("/api/vendor/promotion-codes").status_code == 401
     login(buyer)
     assert client.get("/api/vendor/promotion-codes").status_code == 403
-    assert client.post("/api/vendor/promotion-codes", json={"code": "NOPE", "percentOff": 5,
-                                                            "agentIds": []}).status_code == 403
+    assert (
+        client.post("/api/vendor/promotion-codes", json={"code": "NOPE", "percentOff": 5, "agentIds": []}).status_code
+        == 403
+    )
     vendor = factories.make_vendor()
     login(vendor)
     assert client.get("/api/admin/promotion-codes").status_code == 403
@@ -165,8 +198,9 @@ def test_code_routes_need_the_right_role(client, login, make_agent, buyer):
 # --- checkout ---------------------------------------------------------------------------------------------------
 
 
-def test_a_percent_code_lowers_the_price_and_both_fee_and_share_split(client, login, stripe_standin, buyer,
-                                                                     make_vendor, make_agent):
+def test_a_percent_code_lowers_the_price_and_both_fee_and_share_split(
+    client, login, stripe_standin, buyer, make_vendor, make_agent
+):
     vendor = make_vendor("enabled")
     agent = _one_time(make_agent, vendor, price_cents=2999)
     code = factories.make_promotion_code([agent], code="SAVE25", vendor=vendor, percent_off=25)
@@ -227,11 +261,13 @@ def test_the_five_refusals(client, login, stripe_standin, buyer, make_agent):
     factories.make_promotion_code([agent], code="NEWONLY", vendor=vendor, first_purchase_only=True)
     factories.make_order(_one_time(make_agent), buyer, amount_cents=1000)  # the buyer bought before
     login(buyer)
-    for code, message in (("OLDCODE", "This code has expired."),
-                          ("ELSEWHERE", "This code is not valid for this agent."),
-                          ("NOSUCHCODE", "This code is not valid for this agent."),
-                          ("ALLGONE", "This code has been used up."),
-                          ("NEWONLY", "This code is for first purchases only.")):
+    for code, message in (
+        ("OLDCODE", "This code has expired."),
+        ("ELSEWHERE", "This code is not valid for this agent."),
+        ("NOSUCHCODE", "This code is not valid for this agent."),
+        ("ALLGONE", "This code has been used up."),
+        ("NEWONLY", "This code is for first purchases only."),
+    ):
         answer = _checkout(client, agent, code)
         assert answer.status_code == 400 and answer.json()["message"] == message, code
     assert stripe_standin.stripe.v1.payment_intents.list(params={"limit": 100}).data == [] or True
@@ -335,8 +371,9 @@ def test_a_cancelled_checkout_gives_its_hold_back(client, login, stripe_standin,
     assert _checkout(client, agent, "LASTONE").json()["displayAmount"] == "26.99"
 
 
-def test_an_expired_hold_is_given_back_when_the_code_is_full(client, login, stripe_standin, buyer, make_user,
-                                                           make_agent):
+def test_an_expired_hold_is_given_back_when_the_code_is_full(
+    client, login, stripe_standin, buyer, make_user, make_agent
+):
     agent = _one_time(make_agent)
     code = factories.make_promotion_code([agent], code="STALEHOLD", max_redemptions=1)
     login(buyer)

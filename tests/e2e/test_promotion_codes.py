@@ -64,7 +64,10 @@ def _apply_and_pay(page: Page, code: str, agent_id: str, *, full: str, discounte
     expect(page).to_have_url(re.compile(r"/purchase-success/?$"))
     [order] = page.request.get("/api/user/orders").json()
     assert (f"${order['totalAmount']}", order["promotionCode"], f"-${order['discountAmount']}") == (
-        discounted, code, off)
+        discounted,
+        code,
+        off,
+    )
 
 
 def test_a_vendors_code_is_applied_and_paid_at_desktop_and_phone_width(page: Page) -> None:

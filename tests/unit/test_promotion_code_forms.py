@@ -22,25 +22,46 @@ def _form(**fields: object) -> promotions.CodeForm:
 def test_a_vendor_makes_a_code_from_the_form():
     vendor = factories.make_vendor()
     agent = factories.make_agent(vendor)
-    made = promotions.create_from_form(actor=vendor, form=_form(
-        kind=promotions.AMOUNT, value="5.50", agent_ids=[agent.id], expires_on="2099-12-31", max_redemptions="10",
-        duration="repeating", duration_months="3", first_purchase_only=True))
+    made = promotions.create_from_form(
+        actor=vendor,
+        form=_form(
+            kind=promotions.AMOUNT,
+            value="5.50",
+            agent_ids=[agent.id],
+            expires_on="2099-12-31",
+            max_redemptions="10",
+            duration="repeating",
+            duration_months="3",
+            first_purchase_only=True,
+        ),
+    )
     c = made.code
     assert (c.code, c.amount_off_cents, c.percent_off, c.max_redemptions, c.duration_months) == (
-        "SPRING", 550, None, 10, 3)
+        "SPRING",
+        550,
+        None,
+        10,
+        3,
+    )
     assert c.expires_at is not None and (c.expires_at.year, c.expires_at.month, c.expires_at.day) == (2099, 12, 31)
     assert promotions.describe(made) == "$5.50 off, first 3 months"
 
 
-@pytest.mark.parametrize(("fields", "field", "message"), [
-    ({"value": "abc"}, "value", "The percent off must be a whole number from 1 to 100."),
-    ({"value": "12.5"}, "value", "The percent off must be a whole number from 1 to 100."),
-    ({"kind": promotions.AMOUNT, "value": "5.555"}, "value", "The amount off must be from $0.01 to $10,000.00."),
-    ({"expires_on": "31/12/2099"}, "expiresOn", "Enter the expiry as a date (YYYY-MM-DD)."),
-    ({"max_redemptions": "0"}, "maxRedemptions", "The maximum redemptions must be from 1 to 1,000,000."),
-    ({"duration": "repeating", "duration_months": "x"}, "durationMonths",
-     "A repeating code applies for 1 to 36 months."),
-])
+@pytest.mark.parametrize(
+    ("fields", "field", "message"),
+    [
+        ({"value": "abc"}, "value", "The percent off must be a whole number from 1 to 100."),
+        ({"value": "12.5"}, "value", "The percent off must be a whole number from 1 to 100."),
+        ({"kind": promotions.AMOUNT, "value": "5.555"}, "value", "The amount off must be from $0.01 to $10,000.00."),
+        ({"expires_on": "31/12/2099"}, "expiresOn", "Enter the expiry as a date (YYYY-MM-DD)."),
+        ({"max_redemptions": "0"}, "maxRedemptions", "The maximum redemptions must be from 1 to 1,000,000."),
+        (
+            {"duration": "repeating", "duration_months": "x"},
+            "durationMonths",
+            "A repeating code applies for 1 to 36 months.",
+        ),
+    ],
+)
 def test_bad_text_is_refused_naming_its_field(fields, field, message):
     vendor = factories.make_vendor()
     agent = factories.make_agent(vendor)
@@ -75,9 +96,14 @@ def test_a_vendor_picks_among_its_own_live_agents_only():
         promotions.pickable_agents(actor=factories.make_user())
 
 
-@pytest.mark.parametrize(("duration", "months", "label"), [("once", None, "first payment"),
-                                                           ("repeating", 1, "first month"),
-                                                           ("repeating", 6, "first 6 months"),
-                                                           ("forever", None, "every month")])
+@pytest.mark.parametrize(
+    ("duration", "months", "label"),
+    [
+        ("once", None, "first payment"),
+        ("repeating", 1, "first month"),
+        ("repeating", 6, "first 6 months"),
+        ("forever", None, "every month"),
+    ],
+)
 def test_months_labels(duration, months, label):
     assert promotions.months_label(duration, months) == label
