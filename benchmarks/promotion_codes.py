@@ -4,8 +4,8 @@ and PostgreSQL. Issue 31's budget: with a code, p99 within 10% of without.
 
 What it does, per database:
 1. wipes the target database, migrates it and loads N customers (each with a session), two one-time agents of a
-   vendor without a connected account (a direct charge: no account to create at the stand-in) and one code for the second agent
-   with no limit;
+   vendor without a connected account (a direct charge: no account to create at the stand-in) and one code for
+   the second agent with no limit;
 2. starts the Stripe stand-in and the mail catcher (`benchmarks.catalog.payment_services`) and the API under
    uvicorn in its own process (`marketplace.api.app:create_api`, the routes `/api` serves; the pages are not
    involved in this call);
