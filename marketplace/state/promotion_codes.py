@@ -104,6 +104,10 @@ class PromotionCodesMixin(FormState, rx.State, mixin=True):
     duration: str = PromotionDuration.ONCE
     duration_months: str = ""
 
+    async def _actor(self) -> User | None:
+        """The signed-in user, from the area's state this is mixed into (`ViewerMixin.viewer`)."""
+        return await self.viewer()  # type: ignore[attr-defined]
+
     @rx.event
     async def load_codes(self) -> AsyncIterator[Any]:
         self.codes_loading, self.codes_error = True, ""
@@ -111,8 +115,8 @@ class PromotionCodesMixin(FormState, rx.State, mixin=True):
         done = await attempt(
             READ_FAILED,
             _load,
-            await self.viewer(),
-            self.ADMIN,  # type: ignore[attr-defined]
+            await self._actor(),
+            self.ADMIN,
             getattr(self, "time_zone", "UTC"),
         )
         self.codes_loading = False
@@ -179,10 +183,10 @@ class PromotionCodesMixin(FormState, rx.State, mixin=True):
                 log="promotion code not created",
             ),
             _create,
-            await self.viewer(),
+            await self._actor(),
             self.ADMIN,
             fields,
-        )  # type: ignore[attr-defined]
+        )
         self.busy = ""
         if done.failed:
             refusal = done.refusal
@@ -219,7 +223,7 @@ class PromotionCodesMixin(FormState, rx.State, mixin=True):
                 log="promotion code not deactivated",
             ),
             promotions.deactivate_code,
-            actor=await self.viewer(),  # type: ignore[attr-defined]
+            actor=await self._actor(),
             code_id=code_id,
             admin=self.ADMIN,
         )
