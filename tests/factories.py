@@ -33,6 +33,8 @@ from marketplace.models import (
     Order,
     OrderStatus,
     PlanPayment,
+    PromotionCode,
+    PromotionCodeAgent,
     Purchase,
     Role,
     Upload,
@@ -467,3 +469,27 @@ def publish_version(agent: Agent, admin: User, label: str, notes: str = "Changes
             session.expunge(row)
     moderation.approve(actor=admin, agent_id=agent.id)
     return rows[0]
+
+
+def make_promotion_code(
+    agents: list[Agent] | tuple[Agent, ...] = (),
+    *,
+    code: str | None = None,
+    vendor: User | None = None,
+    percent_off: int | None = None,
+    amount_off_cents: int | None = None,
+    all_agents: bool = False,
+    **fields: object,
+) -> PromotionCode:
+    """A promotion code written directly (past expiries and used counts included); 10% off unless an amount is
+    given; a vendor's code when `vendor` is given, else an admin's."""
+    if percent_off is None and amount_off_cents is None:
+        percent_off = 10
+    row = PromotionCode(code=(code or f"CODE{_n()}").upper(), percent_off=percent_off,
+                        amount_off_cents=amount_off_cents, all_agents=all_agents,
+                        vendor_id=vendor.id if vendor else None, **fields)
+    with db.session_scope() as session:
+        session.add(row)
+        session.flush()
+        session.add_all(PromotionCodeAgent(code_id=row.id, agent_id=a.id) for a in agents)
+    return row

@@ -226,6 +226,37 @@ async def retrieve_payment_intent(request: web.Request) -> web.Response:
     return _json(pi._export(expand=data.get("expand")))
 
 
+CANCELLATION_REASONS = ("duplicate", "fraudulent", "requested_by_customer", "abandoned")
+CANCELLABLE = ("requires_payment_method", "requires_capture", "requires_confirmation", "requires_action",
+               "processing")
+
+
+@own_auth
+async def cancel_payment_intent(request: web.Request) -> web.Response:
+    """As Stripe's `POST /v1/payment_intents/{id}/cancel`: from a cancellable status only, an optional
+    `cancellation_reason`, `canceled_at` set, and a `payment_intent.canceled` event."""
+    data = await ls_server.get_post_data(request) or {}
+    expand = data.pop("expand", None)
+    reason = data.pop("cancellation_reason", None)
+    if data:
+        raise compat.InvalidRequest(f"Received unknown parameter: {next(iter(data))}", code="parameter_unknown")
+    if reason is not None and reason not in CANCELLATION_REASONS:
+        raise compat.InvalidRequest(f"Invalid cancellation_reason: must be one of {', '.join(CANCELLATION_REASONS)}",
+                                    param="cancellation_reason")
+    pi = ls.PaymentIntent._api_retrieve(request.match_info["id"])
+    if pi.status not in CANCELLABLE:
+        raise compat.InvalidRequest(
+            f"You cannot cancel this PaymentIntent because it has a status of {pi.status}. Only a PaymentIntent "
+            f"with one of the following statuses may be canceled: {', '.join(CANCELLABLE)}.",
+            code="payment_intent_unexpected_state")
+    pi._canceled = True
+    pi.next_action = None
+    pi.canceled_at = int(time.time())
+    pi.cancellation_reason = reason
+    delivery.emit("payment_intent.canceled", pi)
+    return _json(pi._export(expand=expand))
+
+
 @own_auth
 async def create_payment_method(request: web.Request) -> web.Response:
     data = await ls_server.get_post_data(request, remove_auth=False) or {}
@@ -548,6 +579,7 @@ def create_app(*, state_file: Path | None = None, webhook_url: str | None = None
         ("POST", "/v1/payouts/{id}/cancel", cancel_payout),
         ("POST", "/v1/payment_intents/{id}/confirm", confirm_payment_intent),
         ("GET", "/v1/payment_intents/{id}", retrieve_payment_intent),
+        ("POST", "/v1/payment_intents/{id}/cancel", cancel_payment_intent),
         ("POST", "/v1/payment_methods", create_payment_method),
         ("POST", "/v1/account_links", create_account_link),
         ("POST", "/v1/accounts/{id}/login_links", create_login_link),

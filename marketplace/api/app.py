@@ -25,6 +25,7 @@ from marketplace.api import notifications as notification_routes
 from marketplace.api import oauth as oauth_routes
 from marketplace.api import payment_methods as payment_method_routes
 from marketplace.api import plans as plan_routes
+from marketplace.api import promotions as promotion_routes
 from marketplace.api import purchases as purchase_routes
 from marketplace.api import receipts as receipt_routes
 from marketplace.api import refunds as refund_routes
@@ -86,7 +87,7 @@ def create_api() -> FastAPI:
                settings_routes.router, vendor_routes.router, notification_routes.router, admin_routes.router,
                upload_routes.router, agent_file_routes.router, demo_image_routes.router, refund_routes.router,
                subscription_routes.router, payment_method_routes.router, vendor_key_routes.router,
-               plan_routes.router, receipt_routes.router, version_routes.router)
+               plan_routes.router, receipt_routes.router, version_routes.router, promotion_routes.router)
     for router in routers:
         api.include_router(router, responses=ERROR_RESPONSES)
 

@@ -43,7 +43,8 @@ def create_payment_intent(body: PaymentIntentIn, request: Request, user: Optiona
     belongs to an account, 429 past the per-address limit."""
     guest = guest_checkout.GuestDetails(email=body.customer_email or "", name=body.customer_name or "",
                                         address=client_address(request)) if body.is_guest_checkout else None
-    intent = purchases.create_payment_intent(actor=user, agent_id=body.agent_id, guest=guest)
+    intent = purchases.create_payment_intent(actor=user, agent_id=body.agent_id, guest=guest,
+                                             promotion_code=body.promotion_code or None)
     return PaymentIntentPublic(
         client_secret=intent.client_secret,
         payment_intent_id=intent.payment_intent_id,
@@ -55,6 +56,8 @@ def create_payment_intent(body: PaymentIntentIn, request: Request, user: Optiona
         split_block_reason=intent.split_block_reason,
         mode=intent.mode,
         subscription_id=intent.subscription_id,
+        promotion_code=intent.promotion_code,
+        discount_amount=money.format_cents(intent.discount_amount) if intent.promotion_code else None,
     )
 
 
@@ -72,7 +75,8 @@ def complete_purchase(body: CompleteIn, user: OptionalUser) -> PurchaseCompleteP
 
 @router.post("/purchase/claim-free", response_model=PurchaseCompletePublic, status_code=201)
 def claim_free(body: ClaimFreeIn, user: OptionalUser) -> PurchaseCompletePublic:
-    return _completion(purchases.claim_free_agent(actor=user, agent_id=body.agent_id))
+    return _completion(purchases.claim_free_agent(actor=user, agent_id=body.agent_id,
+                                                  promotion_code=body.promotion_code or None))
 
 
 @router.post("/stripe/webhook")

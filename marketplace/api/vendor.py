@@ -151,6 +151,7 @@ def _sale(s: sales.SaleRecord) -> SalePublic:
             currency=s.currency, exchange_rate=money.format_rate(s.exchange_rate),
         ),
         payment_intent_id=s.payment_intent_id, currency=s.currency, kind=s.kind,
+        promotion_code=s.promotion_code, discount_amount=money.format_cents(s.discount_cents or 0),
     )
 
 

@@ -55,6 +55,13 @@ from marketplace.models.licenses import LicenseActivation, LicenseKey, LicenseSt
 from marketplace.models.mail import OutboxMail
 from marketplace.models.plans import FREE_PLAN_ID, Plan, PlanPayment, VendorPlan, VendorPlanStatus
 from marketplace.models.platform import PlatformSetting
+from marketplace.models.promotions import (
+    PromotionCode,
+    PromotionCodeAgent,
+    PromotionDuration,
+    PromotionRedemption,
+    RedemptionStatus,
+)
 from marketplace.models.ratelimit import RateLimitCounter, RateLimitHit
 from marketplace.models.receipts import Receipt, ReceiptCounter, ReceiptKind
 from marketplace.models.scans import FileScan, FileScanPublic, FindingKind, ScanFindingPublic, ScanStatus
@@ -123,12 +130,17 @@ __all__ = [
     "PlatformSetting",
     "PricingModel",
     "ProcessedWebhookEvent",
+    "PromotionCode",
+    "PromotionCodeAgent",
+    "PromotionDuration",
+    "PromotionRedemption",
     "Purchase",
     "RateLimitCounter",
     "RateLimitHit",
     "Receipt",
     "ReceiptCounter",
     "ReceiptKind",
+    "RedemptionStatus",
     "Refund",
     "RefundSource",
     "RefundStatus",

@@ -70,6 +70,8 @@ class CommissionPublic(ApiModel):
     commission_rate: str
     kind: str = "purchase"
     status: str = "completed"
+    promotion_code: str | None = None  # the buyer's promotion code, and what it took off (in `currency`)
+    discount_amount: str = "0.00"
 
 
 class ApprovalHistoryPublic(ApiModel):

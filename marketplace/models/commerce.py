@@ -76,6 +76,10 @@ class Order(SQLModel, table=True):
     invoice_id: str | None = Field(default=None, sa_column=Column(String(255), unique=True, nullable=True))
     refunded_at: datetime | None = None
     disputed_at: datetime | None = None
+    # Promotion codes (revision 0034): the code used and what it took off, in minor units of `currency` (the
+    # total is what was paid: `total_amount_cents + discount_cents` is the price before the code).
+    promotion_code: str | None = Field(default=None, max_length=32)
+    discount_cents: int = Field(default=0, sa_column=Column(BigInteger, nullable=False, server_default="0"))
 
 
 class OrderDayTotal(SQLModel, table=True):
@@ -149,6 +153,8 @@ class OrderPublic(ApiModel):
     exchange_rate: str
     split_block_reason: str | None = None
     receipt_number: str | None = None  # the order's receipt (services/receipts); None until it is paid
+    promotion_code: str | None = None  # the code the buyer used, and what it took off (in `currency`)
+    discount_amount: str = "0.00"
 
     @classmethod
     def of(cls, order: Order, *, receipt_number: str | None = None) -> OrderPublic:
@@ -169,6 +175,8 @@ class OrderPublic(ApiModel):
             exchange_rate=f"{Decimal(order.exchange_rate).quantize(Decimal('0.0001')):f}",
             split_block_reason=order.split_block_reason,
             receipt_number=receipt_number,
+            promotion_code=order.promotion_code,
+            discount_amount=_cents(order.discount_cents or 0),
         )
 
 
@@ -205,8 +213,11 @@ class PaymentIntentPublic(ApiModel):
     supported_payment_methods: list[str]
     commission_split_enabled: bool
     split_block_reason: str | None = None
-    mode: str = "payment"  # 'subscription': clientSecret pays the subscription's first invoice
+    mode: str = "payment"  # 'subscription': clientSecret pays the subscription's first invoice; 'free': a
+    # promotion code took the whole price (nothing to pay: claim it with `POST /api/purchase/claim-free`)
     subscription_id: str | None = None
+    promotion_code: str | None = None  # the code applied, upper-case
+    discount_amount: str | None = None  # what it took off displayAmount's price ("6.00"), with a code
 
 
 class PurchaseCompletePublic(ApiModel):
@@ -229,6 +240,7 @@ class PaymentIntentIn(ApiInput):
     customer_email: str | None = pydantic.Field(default=None, max_length=300)
     customer_name: str | None = pydantic.Field(default=None, max_length=300)
     is_guest_checkout: bool = False
+    promotion_code: str | None = pydantic.Field(default=None, max_length=64)
 
 
 class CompleteIn(ApiInput):
@@ -243,3 +255,4 @@ class CompleteIn(ApiInput):
 
 class ClaimFreeIn(ApiInput):
     agent_id: str = pydantic.Field(max_length=64)
+    promotion_code: str | None = pydantic.Field(default=None, max_length=64)  # a code taking the whole price

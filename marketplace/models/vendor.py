@@ -156,6 +156,8 @@ class SalePublic(ApiModel):
     payment_intent_id: str
     currency: str
     kind: str = "purchase"  # purchase | subscription | renewal
+    promotion_code: str | None = None  # the buyer's promotion code, and what it took off (in `currency`)
+    discount_amount: str = "0.00"
 
 
 class EarningsPointPublic(ApiModel):

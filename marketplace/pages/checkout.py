@@ -47,7 +47,16 @@ def order_summary() -> rx.Component:
                 align="center", spacing="3",
             ),
             rx.separator(size="4"),
-            _row("Subtotal", CheckoutState.total, row_id="summary-subtotal"),
+            _row("Subtotal", CheckoutState.subtotal, row_id="summary-subtotal"),
+            rx.cond(CheckoutState.promo_code != "",
+                    rx.hstack(
+                        rx.text("Discount (", rx.code(CheckoutState.promo_code, id="summary-code"), ")", size="2",
+                                color_scheme="gray"),
+                        rx.spacer(),
+                        rx.text(CheckoutState.promo_discount, size="2", id="summary-discount",
+                                color="var(--green-11)"),
+                        width="100%", align="center",
+                    )),
             _row("Fees", CheckoutState.fees, row_id="summary-fees"),
             rx.separator(size="4"),
             _row("Total", CheckoutState.total, strong=True, row_id="summary-total"),
@@ -63,9 +72,50 @@ def order_summary() -> rx.Component:
                     spacing="2", width="100%",
                 ),
             ),
+            rx.cond(~CheckoutState.guest & (~CheckoutState.is_free | (CheckoutState.promo_code != "")), promo_form()),
             spacing="3", width="100%",
         ),
         size="3", width="100%", id="order-summary",
+    )
+
+
+def promo_form() -> rx.Component:
+    """'Have a promotion code?': Apply reprices the checkout on the server; a refusal shows under the field and
+    nothing else on the page changes. An applied code can be removed."""
+    return rx.box(
+        rx.separator(size="4", margin_bottom="var(--space-3)"),
+        rx.cond(
+            CheckoutState.promo_code != "",
+            rx.hstack(
+                rx.icon("tag", size=16, color="var(--green-11)"),
+                rx.text("Code ", rx.text.strong(CheckoutState.promo_code), " applied", size="2",
+                        id="promotion-code-applied"),
+                rx.spacer(),
+                rx.button("Remove", variant="ghost", size="1", type="button", id="remove-promotion-code",
+                          on_click=CheckoutState.remove_promo,
+                          disabled=CheckoutState.promo_applying | CheckoutState.processing),
+                align="center", width="100%",
+            ),
+            rx.form(
+                rx.vstack(
+                    field("Have a promotion code?",
+                          rx.hstack(
+                              rx.input(id="promotionCode", name="promotionCode", value=CheckoutState.promo_input,
+                                       on_change=CheckoutState.set_promo_input, auto_complete="off",
+                                       placeholder="CODE", size="2", flex="1", min_width="0",
+                                       max_length=64),
+                              rx.button(rx.cond(CheckoutState.promo_applying, rx.spinner(size="1"), "Apply"),
+                                        type="submit", size="2", variant="soft", id="apply-promotion-code",
+                                        disabled=CheckoutState.promo_applying | CheckoutState.processing),
+                              width="100%", spacing="2",
+                          ),
+                          CheckoutState.promo_error, field_id="promotionCode"),
+                    width="100%",
+                ),
+                on_submit=CheckoutState.apply_promo, no_validate=True, width="100%",
+            ),
+        ),
+        width="100%", id="promotion-code",
     )
 
 

@@ -26,6 +26,9 @@ DIRECT_REASON = "Payment processed directly to platform"  # a direct charge whos
 # "splitBlockReason" on a direct charge); a subscription's also has the amount each invoice charges.
 REQUIRED_KEYS = ("agentId", "userId", "commissionRate", "originalPriceUsdCents", "exchangeRate", "currency")
 AMOUNT_KEY = "amount"
+# A sale with a promotion code also has these three (all or none): the code's id and text, and what it took
+# off the USD price (the amount charged is the discounted USD price at the rate).
+PROMOTION_KEYS = ("promotionCodeId", "promotionCode", "discountUsdCents")
 
 
 class TermsError(Invalid):
@@ -72,20 +75,39 @@ class CheckoutTerms:
     fee_rate: Decimal  # the platform's share in percent
     fee: int
     vendor_share: int
-    # Room for the money issue (promotion codes, trials): not priced or written yet.
-    discount_cents: int | None = None
+    # A promotion code (services/promotions): what it takes off the USD price; the amount, fee and share are
+    # computed on the discounted price, so the platform and the vendor share the discount.
+    discount_cents: int | None = None  # USD cents off `price_usd_cents`
+    promotion_code: str | None = None
+    promotion_code_id: str | None = None
+    # Room for the money issue's trials: not priced or written yet.
     trial_days: int | None = None
+
+    @property
+    def full_amount(self) -> int:
+        """What the buyer would pay without the code, in cents of `currency`."""
+        return money.convert_from_usd(self.price_usd_cents, self.rate)
+
+    @property
+    def discount_amount(self) -> int:
+        """What the code takes off, in cents of `currency` (0 without a code)."""
+        return self.full_amount - self.amount if self.discount_cents else 0
 
     @classmethod
     def build(cls, *, agent_id: str, buyer_id: str, vendor_id: str | None, route: Route, price_usd_cents: int,
-              currency: str, rate: Decimal, fee_rate: Decimal, amount: int | None = None) -> CheckoutTerms:
-        """The one arithmetic: the amount is the USD price at `rate` unless given (an invoice's amount paid),
-        the fee is rounded half-up and the vendor gets the rest."""
-        charged = money.convert_from_usd(price_usd_cents, rate) if amount is None else amount
+              currency: str, rate: Decimal, fee_rate: Decimal, amount: int | None = None,
+              discount_usd_cents: int = 0, promotion_code: str | None = None,
+              promotion_code_id: str | None = None) -> CheckoutTerms:
+        """The one arithmetic: the amount is the USD price less the code's discount, at `rate`, unless given (an
+        invoice's amount paid); the fee is rounded half-up on that amount and the vendor gets the rest."""
+        discount = max(0, min(discount_usd_cents, price_usd_cents)) if promotion_code_id else 0
+        charged = money.convert_from_usd(price_usd_cents - discount, rate) if amount is None else amount
         vendor_share, fee = money.split(charged, fee_rate)
         return cls(agent_id=agent_id, buyer_id=buyer_id, vendor_id=vendor_id, route=route,
                    price_usd_cents=price_usd_cents, currency=currency, rate=rate, amount=charged, fee_rate=fee_rate,
-                   fee=fee, vendor_share=vendor_share)
+                   fee=fee, vendor_share=vendor_share, discount_cents=discount if promotion_code_id else None,
+                   promotion_code=promotion_code if promotion_code_id else None,
+                   promotion_code_id=promotion_code_id)
 
     def to_metadata(self, *, with_amount: bool = False) -> dict[str, str]:
         """The metadata checkout writes on a PaymentIntent, or (`with_amount`) on a subscription."""
@@ -100,6 +122,9 @@ class CheckoutTerms:
         }
         if self.route.reason:
             metadata["splitBlockReason"] = self.route.reason
+        if self.promotion_code_id:
+            metadata |= dict(zip(PROMOTION_KEYS, (self.promotion_code_id, self.promotion_code or "",
+                                                  str(self.discount_cents or 0)), strict=True))
         if with_amount:
             metadata[AMOUNT_KEY] = str(self.amount)
         return metadata
@@ -123,11 +148,13 @@ class CheckoutTerms:
         if not Decimal(0) <= fee_rate <= Decimal(100):
             raise TermsError("commissionRate", "malformed")
         usd = _digits(metadata, "originalPriceUsdCents")
+        code_id, code, discount = _promotion(metadata, price_usd_cents=usd)
         route = Route(split=True, destination=destination) if destination is not None else Route(
             split=False, reason=metadata.get("splitBlockReason") or DIRECT_REASON)
         terms = cls.build(agent_id=metadata["agentId"], buyer_id=metadata["userId"],
                           vendor_id=metadata.get("vendorId") or None, route=route, price_usd_cents=usd,
-                          currency=currency, rate=rate, fee_rate=fee_rate)
+                          currency=currency, rate=rate, fee_rate=fee_rate, discount_usd_cents=discount,
+                          promotion_code=code, promotion_code_id=code_id)
         if metadata.get(AMOUNT_KEY) and _digits(metadata, AMOUNT_KEY) != terms.amount:
             raise TermsError(AMOUNT_KEY, "malformed")
         return terms
@@ -141,6 +168,19 @@ class CheckoutTerms:
         return cls.build(agent_id=row.agent_id or "", buyer_id=row.user_id or "", vendor_id=row.vendor_id,
                          route=route, price_usd_cents=row.original_price_usd_cents, currency=row.currency,
                          rate=Decimal(row.exchange_rate), fee_rate=Decimal(row.commission_rate), amount=amount)
+
+
+def _promotion(metadata: dict[str, str], *, price_usd_cents: int) -> tuple[str | None, str | None, int]:
+    """The promotion code keys: all three or none; the discount at most the price."""
+    if not any(metadata.get(key) for key in PROMOTION_KEYS):
+        return None, None, 0
+    for key in PROMOTION_KEYS:
+        if not metadata.get(key):
+            raise TermsError(key, "malformed")
+    discount = _digits(metadata, "discountUsdCents")
+    if discount > price_usd_cents:
+        raise TermsError("discountUsdCents", "malformed")
+    return metadata["promotionCodeId"], metadata["promotionCode"], discount
 
 
 def _decimal(metadata: dict[str, str], key: str) -> Decimal:
@@ -182,11 +222,14 @@ def quote(*, price_usd_cents: int) -> tuple[str, Decimal, int]:
     return currency, rate, money.convert_from_usd(price_usd_cents, rate)
 
 
-def price(*, buyer: User, agent: Agent, vendor: User | None, fee_rate: Decimal) -> CheckoutTerms:
+def price(*, buyer: User, agent: Agent, vendor: User | None, fee_rate: Decimal, discount_usd_cents: int = 0,
+          promotion_code: str | None = None, promotion_code_id: str | None = None) -> CheckoutTerms:
     """The terms of `buyer` buying `agent` now: the checkout currency and rate stored now, and the route of its
     vendor. `fee_rate` is the fee of the vendor's plan now (`plans.fee_for_vendor`), passed in because the plans
-    area sits above billing, which reads terms back."""
+    area sits above billing, which reads terms back. A promotion code (services/promotions) gives its id, text
+    and USD discount."""
     currency, rate = checkout_currency()
     return CheckoutTerms.build(agent_id=agent.id, buyer_id=buyer.id, vendor_id=agent.vendor_id,
                                route=Route.for_vendor(vendor), price_usd_cents=agent.price_cents,
-                               currency=currency, rate=rate, fee_rate=fee_rate)
+                               currency=currency, rate=rate, fee_rate=fee_rate, discount_usd_cents=discount_usd_cents,
+                               promotion_code=promotion_code, promotion_code_id=promotion_code_id)

@@ -105,6 +105,15 @@ class CheckoutState(FormState, rx.State):
     guest_name: str = ""
     guest_error: str = ""  # a refusal of the details as a whole (409: sign in; 429; 403)
     preparing: bool = False
+    # A promotion code (signed-in buyers): what was typed, the code the server applied, what it took off and
+    # the price before it; a refusal is shown under the field and the rest of the checkout stays as it was.
+    promo_input: str = ""
+    promo_code: str = ""
+    promo_discount: str = ""  # "-$7.50"
+    promo_error: str = ""
+    promo_applying: bool = False
+    subtotal: str = ""
+    _promo_free: bool = False  # the code takes the whole price: claimed free with the code
     # The order just recorded: the success page is opened with it and shows it only if the server agrees.
     _order_id: str = ""
     _pricing_model: str = ""
@@ -177,7 +186,7 @@ class CheckoutState(FormState, rx.State):
             if agent.is_free:
                 self.is_free = True
                 self.price_label = money.price_label(0, pricing_model=agent.pricing_model)
-                self.total = self.fees = money.format_amount(0, "usd")
+                self.total = self.fees = self.subtotal = money.format_amount(0, "usd")
             else:
                 self._pricing_model = agent.pricing_model
                 if self.guest:  # the payment opens once the guest's details are in
@@ -194,9 +203,10 @@ class CheckoutState(FormState, rx.State):
             return
         self.loading = False
 
-    def _show_price(self, currency: str, rate: Decimal, amount: int) -> None:
+    def _show_price(self, currency: str, rate: Decimal, amount: int, discount: int = 0) -> None:
         self.currency = currency
         self.total = money.format_amount(amount, currency)
+        self.subtotal = money.format_amount(amount + discount, currency)
         self.price_label = money.price_label(amount, currency=currency, pricing_model=self._pricing_model)
         self.fees = money.format_amount(0, currency)
         self.exchange_rate = money.format_rate(rate)
@@ -205,7 +215,60 @@ class CheckoutState(FormState, rx.State):
         config = purchases.browser_config()
         self.publishable_key, self.stripe_js_url = config.publishable_key, config.stripe_js_url
         self.client_secret = intent.client_secret
-        self._show_price(intent.currency, intent.exchange_rate, intent.amount)
+        self._show_price(intent.currency, intent.exchange_rate, intent.amount, intent.discount_amount)
+        self.promo_code = intent.promotion_code or ""
+        self.promo_discount = money.format_amount(-intent.discount_amount, intent.currency) if self.promo_code else ""
+        self._promo_free = intent.mode == "free"
+        self.is_free = self._promo_free
+
+    # --- promotion codes ---------------------------------------------------------------------------------------
+
+    @rx.event
+    def set_promo_input(self, value: str) -> None:
+        """Typing a code clears its refusal."""
+        self.promo_input, self.promo_error = value[:64], ""
+
+    @rx.event
+    async def apply_promo(self, form: dict | None = None) -> AsyncIterator[Any]:
+        """Reprice the checkout with the code: a new PaymentIntent at the discounted amount (the Payment Element
+        remounts on its client secret), or the server's refusal under the field."""
+        take_submitted(self, form, {"promotionCode": "promo_input"})
+        code = self.promo_input.strip()
+        if self.guest or self.processing or self.redirecting or self.promo_applying or not self.item_id:
+            return
+        if not code:
+            self.promo_error = "Enter a promotion code."
+            return
+        self.promo_applying, self.promo_error = True, ""
+        yield
+        async for event in self._reprice(code):
+            yield event
+
+    @rx.event
+    async def remove_promo(self) -> AsyncIterator[Any]:
+        """Back to the full price (the code's hold is given back when its PaymentIntent is cancelled or expires)."""
+        if self.guest or self.processing or self.redirecting or self.promo_applying or not self.promo_code:
+            return
+        self.promo_applying, self.promo_error, self.promo_input = True, "", ""
+        yield
+        async for event in self._reprice(None):
+            yield event
+
+    async def _reprice(self, code: str | None) -> AsyncIterator[Any]:
+        user = await _signed_in_user(self)
+        done = await attempt(Toast("Checkout Error", CHECKOUT_FAILED, unexpected=True, signed_out=False,
+                                   log=f"promotion code at checkout of agent {self.item_id}"),
+                             purchases.create_payment_intent, actor=user, agent_id=self.item_id,
+                             promotion_code=code)
+        self.promo_applying = False
+        if done.failed:
+            refusal = done.refusal
+            if refusal is not None and refusal.field == "promotionCode":
+                self.promo_error = refusal.message
+                return
+            yield done.events
+            return
+        self._show_intent(done.value)
 
     # --- guest checkout ----------------------------------------------------------------------------------------
 
@@ -315,7 +378,8 @@ class CheckoutState(FormState, rx.State):
         yield
         user = await _signed_in_user(self)
         done = await attempt(Toast("Checkout Error", CHECKOUT_FAILED, signed_out=False), purchases.claim_free_agent,
-                             actor=user, agent_id=self.item_id)
+                             actor=user, agent_id=self.item_id,
+                             promotion_code=self.promo_code if self._promo_free else None)
         if done.failed:
             self.processing = False
             yield done.events

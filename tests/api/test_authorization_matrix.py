@@ -119,6 +119,13 @@ class World:
             session.expunge(agent)
         return factories.make_review(agent, reply="Thanks for the review" if reply else None).id
 
+    def fresh_promotion_code(self) -> str:
+        """A new active code of the vendor, for the vendor's agent."""
+        with db.session_scope() as session:
+            agent = session.get(Agent, self.agent_id)
+            session.expunge(agent)
+        return factories.make_promotion_code([agent], vendor=self.vendor).id
+
     def unique(self, prefix: str) -> str:
         self.made[prefix] = self.made.get(prefix, 0) + 1
         return f"{prefix}{self.made[prefix]}"
@@ -366,6 +373,18 @@ _row("POST", "/api/vendor/license-keys/{key_id}/disable", (401, 403, 200, 403, 2
 _row("POST", "/api/vendor/license-keys/{key_id}/enable", (401, 403, 200, 403, 200),
      Call(path={"key_id": lambda w: w.fresh_key(disabled=True)}))
 _row("GET", "/api/admin/license-keys", _ADMIN)
+# Promotion codes: a vendor's for its own agents (another vendor's agent: 403; another vendor's code: 404; an
+# admin on the vendor routes acts as a vendor with no codes of its own), an admin's for any or all agents.
+_row("GET", "/api/vendor/promotion-codes", (401, 403, 200, 200, 200))
+_row("POST", "/api/vendor/promotion-codes", (401, 403, 201, 403, 201),
+     Call(body=lambda w: {"code": w.unique("VCODE"), "percentOff": 10, "agentIds": [w.agent_id]}))
+_row("POST", "/api/vendor/promotion-codes/{code_id}/deactivate", (401, 403, 200, 404, 404),
+     Call(path={"code_id": World.fresh_promotion_code}))
+_row("GET", "/api/admin/promotion-codes", _ADMIN)
+_row("POST", "/api/admin/promotion-codes", (401, 403, 403, 403, 201),
+     Call(body=lambda w: {"code": w.unique("ACODE"), "percentOff": 10, "allAgents": True}))
+_row("POST", "/api/admin/promotion-codes/{code_id}/deactivate", _ADMIN,
+     Call(path={"code_id": World.fresh_promotion_code}))
 _row("POST", "/api/admin/license-keys/{key_id}/disable", _ADMIN,
      Call(path={"key_id": World.fresh_key}, body={"reason": "Shared on a forum"}))
 _row("POST", "/api/admin/license-keys/{key_id}/enable", _ADMIN,

@@ -173,3 +173,13 @@ def test_day_totals_follow_refunds_and_equal_a_rebuild(book):
         order.status = OrderStatus.COMPLETED
         session.add(order)
     assert sales.summary(actor=admin).total_sales == 4
+
+
+def test_a_commission_entry_names_the_promotion_code_and_its_discount():
+    admin = make_admin()
+    agent = make_agent(make_vendor(), price_cents=2999)
+    make_order(agent, amount_cents=2249, promotion_code="SAVE25", discount_cents=750)
+    [row], _total = sales.list_commissions(actor=admin)
+    assert (row.promotion_code, row.discount_cents, row.charged_amount_cents) == ("SAVE25", 750, 2249)
+    lines = "".join(sales.commissions_csv(actor=admin)).splitlines()
+    assert lines[0].endswith("promotionCode,discountAmount") and lines[1].endswith("SAVE25,7.50")

@@ -174,3 +174,49 @@ def test_price_reads_the_checkout_currency_and_rate_stored_now():
     assert (eur.currency, eur.rate, eur.amount, eur.fee, eur.vendor_share) == ("eur", Decimal("0.92"), 2759, 552, 2207)
     assert checkout_terms.quote(price_usd_cents=2999) == ("eur", Decimal("0.92"), 2759)
     assert eur.discount_cents is None and eur.trial_days is None
+
+
+# --- a promotion code on the terms ----------------------------------------------------------------------------
+
+
+def _coded(*, route: Route = SPLIT, price: int = 2999, currency: str = "usd", rate: str = "1",
+           discount: int = 750) -> CheckoutTerms:
+    return CheckoutTerms.build(agent_id="agent1", buyer_id="buyer1", vendor_id="vendor1", route=route,
+                               price_usd_cents=price, currency=currency, rate=Decimal(rate), fee_rate=Decimal("20"),
+                               discount_usd_cents=discount, promotion_code="SAVE25", promotion_code_id="code1")
+
+
+@pytest.mark.parametrize(("currency", "rate", "amount", "fee", "share", "off"), [
+    ("usd", "1", 2249, 450, 1799, 750),  # $29.99 - $7.50
+    ("eur", "0.92", 2069, 414, 1655, 690),  # $22.49 at 0.92 = €20.69 (€27.59 without the code)
+])
+@pytest.mark.parametrize("route", [SPLIT, DIRECT])
+def test_fee_and_share_are_computed_on_the_discounted_price(currency, rate, amount, fee, share, off, route):
+    terms = _coded(route=route, currency=currency, rate=rate)
+    assert (terms.amount, terms.fee, terms.vendor_share, terms.discount_amount) == (amount, fee, share, off)
+    assert terms.fee + terms.vendor_share == terms.amount
+
+
+@pytest.mark.parametrize("route", [SPLIT, DIRECT])
+@pytest.mark.parametrize("with_amount", [False, True])
+def test_a_code_survives_the_round_trip_through_metadata(route, with_amount):
+    terms = _coded(route=route, currency="eur", rate="0.92")
+    metadata = terms.to_metadata(with_amount=with_amount)
+    assert (metadata["promotionCodeId"], metadata["promotionCode"], metadata["discountUsdCents"]) == (
+        "code1", "SAVE25", "750")
+    assert _read(metadata, destination=route.destination, with_amount=with_amount) == terms
+
+
+def test_a_discount_never_exceeds_the_price_and_is_free_at_100_percent():
+    terms = _coded(discount=5000)
+    assert (terms.amount, terms.fee, terms.vendor_share, terms.discount_cents) == (0, 0, 0, 2999)
+
+
+@pytest.mark.parametrize(("key", "value"), [("discountUsdCents", "3000"), ("discountUsdCents", "-1"),
+                                            ("promotionCode", ""), ("promotionCodeId", "")])
+def test_a_partial_or_altered_code_is_refused_naming_it(key, value):
+    metadata = _coded().to_metadata()
+    metadata[key] = value
+    with pytest.raises(TermsError) as refused:
+        _read(metadata)
+    assert refused.value.key == key

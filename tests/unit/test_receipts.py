@@ -284,3 +284,12 @@ def test_an_orders_tab_row_links_its_receipt_once_numbered():
     row = order_row(order, ZoneInfo("UTC"), "", "R-000007")
     assert (row.receipt_number, row.receipt_url) == ("R-000007", f"/api/user/orders/{order.id}/receipt")
     assert order_row(order, ZoneInfo("UTC")).receipt_url == ""
+
+
+def test_a_promotion_code_is_a_discount_line_and_named_on_the_receipt():
+    buyer = factories.make_user()
+    agent = factories.make_agent(factories.make_vendor(), name="Summarizer", price_cents=2999)
+    order = factories.make_order(agent, buyer, amount_cents=2249, promotion_code="SAVE25", discount_cents=750)
+    doc = receipts.receipt_of(actor=buyer, order_id=order.id).receipt
+    assert (doc.line, doc.subtotal, doc.discount, doc.total) == (
+        "Summarizer: one-time license (promotion code SAVE25)", "$29.99", "-$7.50", "$22.49")

@@ -215,3 +215,14 @@ def test_own_agents_newest_first_with_category_and_status():
     assert (listed[1].category_id, listed[1].category_name, listed[1].price_cents) == (
         category.id, "Writing", 2999)
     assert agents.list_own_agents(actor=make_user(role=Role.ADMIN)) == []
+
+
+def test_a_sale_with_a_promotion_code_names_it_and_its_discount_in_the_list_and_the_csv():
+    vendor = make_vendor()
+    agent = make_agent(vendor, price_cents=2999)
+    order = make_order(agent, amount_cents=2249, promotion_code="SAVE25", discount_cents=750)
+    [sale] = sales.list_sales(actor=vendor).items
+    assert (sale.order_id, sale.promotion_code, sale.discount_cents, sale.total_amount_cents) == (
+        order.id, "SAVE25", 750, 2249)
+    rows = list(csv.reader(io.StringIO("".join(sales.sales_csv(actor=vendor)))))
+    assert rows[0][-2:] == ["promotion_code", "discount"] and rows[1][-2:] == ["SAVE25", "7.50"]

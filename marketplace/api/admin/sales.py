@@ -41,6 +41,7 @@ def _commission(r: sales.CommissionRow) -> CommissionPublic:
         vendor_amount=_cents(r.vendor_amount_cents), customer_email=r.customer_email, created_at=r.created_at,
         currency=r.currency, charged_amount=_cents(r.charged_amount_cents),
         commission_rate=money.format_percent(r.commission_rate), kind=r.kind, status=r.status,
+        promotion_code=r.promotion_code, discount_amount=_cents(r.discount_cents),
     )
 
 

@@ -10,11 +10,13 @@ from marketplace.components.data_table import Column, table
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
 from marketplace.components.links import button_link
+from marketplace.components.promotion_codes import promotion_codes_section
 from marketplace.components.spinner import skeleton_block
 from marketplace.pages.vendors.license_keys import keys_button, keys_dialog
 from marketplace.pages.vendors.plan_card import plan_card
 from marketplace.state.vendors.dashboard import AgentRow, PayoutRow, SaleRow
 from marketplace.state.vendors.dashboard import VendorDashboardState as D
+from marketplace.state.vendors.promotion_codes import VendorCodesState
 
 
 def _card(title: str, *children: rx.Component, icon: str, element_id: str, action: rx.Component | None = None,
@@ -437,5 +439,6 @@ def dashboard_tab() -> rx.Component:
         _payouts(),
         _sales(),
         _agents(),
+        promotion_codes_section(VendorCodesState, admin=False, element_id="vendor-promotion-codes"),
         spacing="4", width="100%", on_mount=D.load, id="vendor-dashboard",
     )

@@ -42,7 +42,7 @@ from marketplace.services.vendors.sales import to_usd
 MAX_OFFSET = 1_000_000
 COMMISSION_HEADER = ("orderId", "agentName", "saleAmount", "commissionSplitEnabled", "commissionAmount",
                      "vendorAmount", "customerEmail", "createdAt", "currency", "chargedAmount", "commissionRate",
-                     "kind", "status")
+                     "kind", "status", "promotionCode", "discountAmount")
 SALES_HEADER = ("order_id", "created_at", "agent_id", "agent", "vendor", "customer_email", "currency",
                 "charged_amount", "exchange_rate", "sale_amount_usd", "commission_rate", "platform_fee_usd",
                 "vendor_amount_usd", "payment", "split_block_reason", "payment_intent_id", "kind", "status")
@@ -85,6 +85,8 @@ class CommissionRow:
     commission_rate: Decimal  # the order's snapshot, in percent
     kind: str = OrderKind.PURCHASE  # purchase | subscription | renewal
     status: str = OrderStatus.COMPLETED  # completed | refunded (given back: listed, never summed)
+    promotion_code: str | None = None  # the buyer's code, and what it took off (in `currency`, as charged)
+    discount_cents: int = 0
 
     @property
     def kind_label(self) -> str:
@@ -99,7 +101,8 @@ _LISTED_STATUSES = (OrderStatus.COMPLETED, OrderStatus.REFUNDED)
 _LISTED = Order.status.in_(_LISTED_STATUSES)
 _ROW_COLUMNS = (Order.id, Order.agent_name, Order.total_amount_cents, Order.commission_split_enabled,
                 Order.platform_fee_cents, Order.vendor_amount_cents, Order.customer_email, Order.created_at,
-                Order.currency, Order.exchange_rate, Order.commission_rate, Order.kind, Order.status)
+                Order.currency, Order.exchange_rate, Order.commission_rate, Order.kind, Order.status,
+                Order.promotion_code, Order.discount_cents)
 
 
 def commission_rate_text() -> str:
@@ -143,13 +146,14 @@ def summary(*, actor: User | None, now: datetime | None = None) -> SalesSummary:
 
 
 def _row(row: Any) -> CommissionRow:
-    order_id, agent, total, is_split, fee, vendor, email, created, currency, rate, commission, kind, status = row
+    (order_id, agent, total, is_split, fee, vendor, email, created, currency, rate, commission, kind, status, code,
+     discount) = row
     return CommissionRow(
         order_id=order_id, agent_name=agent, sale_amount_cents=to_usd(total, currency, rate),
         commission_split_enabled=bool(is_split), commission_amount_cents=to_usd(fee, currency, rate),
         vendor_amount_cents=to_usd(vendor, currency, rate), customer_email=email, created_at=created,
         currency=currency, charged_amount_cents=total, commission_rate=Decimal(commission), kind=kind,
-        status=status,
+        status=status, promotion_code=code, discount_cents=discount or 0,
     )
 
 
@@ -183,7 +187,8 @@ def _commission_line(r: CommissionRow) -> tuple[Any, ...]:
             _bool(r.commission_split_enabled), money.format_cents(r.commission_amount_cents),
             money.format_cents(r.vendor_amount_cents), cell(r.customer_email),
             r.created_at.astimezone(UTC).isoformat(), r.currency, money.format_cents(r.charged_amount_cents),
-            money.format_percent(r.commission_rate), r.kind, r.status)
+            money.format_percent(r.commission_rate), r.kind, r.status, cell(r.promotion_code),
+            money.format_cents(r.discount_cents))
 
 
 def commissions_csv(*, actor: User | None) -> Iterator[str]:

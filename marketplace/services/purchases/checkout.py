@@ -12,7 +12,7 @@ from decimal import Decimal
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import PricingModel, User
-from marketplace.services import checkout_terms, guest_checkout, money, plans
+from marketplace.services import checkout_terms, guest_checkout, money, plans, promotions
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
@@ -35,6 +35,10 @@ class CheckoutIntent:
     split_block_reason: str | None
     mode: str = "payment"  # 'subscription' for a monthly agent: the client secret pays its first invoice
     subscription_id: str | None = None
+    # A promotion code: its text and what it took off `amount` (cents of `currency`). Mode 'free' (a code that
+    # takes the whole price of a one-time agent): nothing to pay, the page claims the agent with the code.
+    promotion_code: str | None = None
+    discount_amount: int = 0
 
 
 def quote(*, price_usd_cents: int) -> tuple[str, Decimal, int]:
@@ -86,10 +90,15 @@ def browser_config() -> payments.BrowserConfig:
         return payments.browser_config()
 
 
-def create_payment_intent(*, actor: User | None, agent_id: str,
-                          guest: guest_checkout.GuestDetails | None = None) -> CheckoutIntent:
+MONTHLY_CODES = "Promotion codes are not available for monthly agents yet."
+
+
+def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_checkout.GuestDetails | None = None,
+                          promotion_code: str | None = None) -> CheckoutIntent:
     """Price the agent on the server and open a PaymentIntent for the signed-in buyer, or for a signed-out
-    visitor's `guest` details when the admin allows guest checkout (the server picks the account)."""
+    visitor's `guest` details when the admin allows guest checkout (the server picks the account). A
+    `promotion_code` lowers the price (refused with one of services/promotions' sentences) and holds one of the
+    code's redemptions until the payment is recorded or its PaymentIntent cancelled."""
     if guest is not None and actor is None:
         checkout_agent(actor=None, agent_id=agent_id, guest=True)  # first: no account for a sale that cannot be
         buyer = guest_checkout.open_account(details=guest)
@@ -102,8 +111,18 @@ def create_payment_intent(*, actor: User | None, agent_id: str,
         vendor = session.get(User, agent.vendor_id) if agent.vendor_id else None
         agent_name, vendor_id = agent.name, agent.vendor_id
         monthly = agent.pricing_model == PricingModel.MONTHLY
+        applied = None
+        if promotion_code:
+            applied = promotions.apply_code(session, code=promotion_code, buyer=buyer, agent=agent)
+            if monthly:
+                raise Invalid(MONTHLY_CODES, field="promotionCode")
     fee_rate = plans.fee_for_vendor(vendor_id=vendor_id)  # the fee of the vendor's plan at this moment
-    terms = checkout_terms.price(buyer=buyer, agent=agent, vendor=vendor, fee_rate=fee_rate)
+    terms = checkout_terms.price(
+        buyer=buyer, agent=agent, vendor=vendor, fee_rate=fee_rate,
+        discount_usd_cents=applied.discount_usd_cents if applied else 0,
+        promotion_code=applied.code if applied else None, promotion_code_id=applied.code_id if applied else None)
+    if applied is not None and terms.amount == 0:
+        return _checkout_intent(terms, intent_id="", client_secret="", methods=[], mode="free")
     if terms.amount < MIN_CHARGE_CENTS:
         raise Invalid(f"The price is below the minimum card payment of 0.50 {terms.currency.upper()}")
     route = terms.route
@@ -126,27 +145,35 @@ def create_payment_intent(*, actor: User | None, agent_id: str,
                 destination=route.destination,
             )
 
-    intent = open_intent(key)
+    held = promotions.hold(applied=applied, buyer_id=buyer.id, agent_id=agent_id, discount_cents=terms.discount_amount,
+                           currency=terms.currency) if applied is not None else None
+    try:
+        intent = open_intent(key)
+        if intent.status == "canceled":
+            intent = open_intent(f"{key}-after-{intent.id}")
+    except Exception:
+        if held is not None:
+            promotions.release(redemption_id=held)
+        raise
     if intent.status in ("succeeded", "processing", "requires_capture"):
         # The reused intent was already paid (the page closed before completing): record it, don't charge again.
         if intent.status == "succeeded":
             complete_payment(actor=buyer, payment_intent_id=intent.id, agent_id=agent_id)
             raise Conflict("You already own this agent")
         raise Conflict("A payment for this agent is already being processed")
-    if intent.status == "canceled":
-        intent = open_intent(f"{key}-after-{intent.id}")
     return _checkout_intent(terms, intent_id=intent.id, client_secret=intent.client_secret,
                             methods=_payment_methods(intent.payment_method_types))
 
 
 def _checkout_intent(terms: checkout_terms.CheckoutTerms, *, intent_id: str, client_secret: str, methods: list[str],
-                     subscription_id: str | None = None) -> CheckoutIntent:
+                     subscription_id: str | None = None, mode: str | None = None) -> CheckoutIntent:
     return CheckoutIntent(
         payment_intent_id=intent_id, client_secret=client_secret, currency=terms.currency, amount=terms.amount,
         display_amount=money.format_cents(terms.amount), exchange_rate=terms.rate,
         supported_payment_methods=methods, commission_split_enabled=terms.route.split,
-        split_block_reason=terms.route.reason, mode="payment" if subscription_id is None else "subscription",
-        subscription_id=subscription_id)
+        split_block_reason=terms.route.reason,
+        mode=mode or ("payment" if subscription_id is None else "subscription"),
+        subscription_id=subscription_id, promotion_code=terms.promotion_code, discount_amount=terms.discount_amount)
 
 
 OFFERED_METHODS = ("card", "apple_pay", "google_pay", "ideal", "bancontact", "sepa_debit", "sofort", "eps",

@@ -32,6 +32,7 @@ from marketplace.models import (
     Order,
     OrderKind,
     OrderStatus,
+    PricingModel,
     Purchase,
     User,
 )
@@ -48,6 +49,7 @@ from marketplace.services import (
     names,
     notifications,
     plans,
+    promotions,
 )
 from marketplace.services.billing import invoices
 from marketplace.services.checkout_terms import CheckoutTerms, Route, TermsError
@@ -213,10 +215,13 @@ def _record(v: _Verified) -> Completion:
                     total_amount_cents=t.amount, original_price_usd_cents=t.price_usd_cents, exchange_rate=t.rate,
                     commission_rate=t.fee_rate, commission_split_enabled=t.route.split,
                     vendor_amount_cents=t.vendor_share, platform_fee_cents=t.fee, split_block_reason=t.route.reason,
-                    payment_intent_id=v.intent.id,
+                    payment_intent_id=v.intent.id, promotion_code=t.promotion_code, discount_cents=t.discount_amount,
                 )
                 session.add(order)
                 session.flush()
+                if t.promotion_code_id:  # the buyer's hold on the code becomes its redemption, with the order
+                    promotions.redeem(session, code_id=t.promotion_code_id, buyer_id=t.buyer_id, order_id=order.id,
+                                      payment_intent_id=v.intent.id)
                 held, owned = access.purchase_and_access(session, user_id=t.buyer_id, agent_id=t.agent_id)
                 if owned:
                     if not t.amount:
@@ -366,17 +371,33 @@ def _refund(intent_id: str, *, split: bool, why: str) -> str:
     return refund_id
 
 
-def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
-    """A price-0 agent: one order (no payment) and one purchase, idempotent per buyer and agent."""
+NOT_FREE_WITH_CODE = "This code does not make this agent free."
+CODE_NOT_FOR_MONTHLY = "Promotion codes are not available for monthly agents yet."
+
+
+def claim_free_agent(*, actor: User | None, agent_id: str, promotion_code: str | None = None) -> Completion:
+    """A price-0 agent, or a one-time agent a promotion code takes the whole price off (`promotion_code`,
+    recorded with the code as a free claim): one order (no payment) and one purchase, idempotent per buyer and
+    agent."""
     buyer = require_user(actor)
+    applied = None
     with session_scope() as session:
         agent = purchasable(session, buyer, agent_id)
-        if agent.price_cents != 0:
+        if promotion_code and agent.price_cents != 0:
+            applied = promotions.apply_code(session, code=promotion_code, buyer=buyer, agent=agent)
+            if agent.pricing_model != PricingModel.ONE_TIME:
+                raise Invalid(CODE_NOT_FOR_MONTHLY, field="promotionCode")
+            if applied.discount_usd_cents < agent.price_cents:
+                raise Invalid(NOT_FREE_WITH_CODE, field="promotionCode")
+        elif agent.price_cents != 0:
             raise Invalid("This agent is not free")
-        vendor_id, agent_name = agent.vendor_id, agent.name
+        vendor_id, agent_name, price_cents = agent.vendor_id, agent.name, agent.price_cents
     terms = CheckoutTerms.build(agent_id=agent_id, buyer_id=buyer.id, vendor_id=vendor_id,
-                                route=Route(split=False, reason=FREE_REASON), price_usd_cents=0, currency="usd",
-                                rate=Decimal(1), fee_rate=plans.fee_for_vendor(vendor_id=vendor_id))
+                                route=Route(split=False, reason=FREE_REASON), price_usd_cents=price_cents,
+                                currency="usd", rate=Decimal(1), fee_rate=plans.fee_for_vendor(vendor_id=vendor_id),
+                                discount_usd_cents=applied.discount_usd_cents if applied else 0,
+                                promotion_code=applied.code if applied else None,
+                                promotion_code_id=applied.code_id if applied else None)
     verified = _Verified(
         intent=payments.Intent(id=f"free_{buyer.id}_{agent_id}", client_secret="", status="succeeded", amount=0,
                                currency="usd", metadata={}),
@@ -384,4 +405,12 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
         buyer_greeting=names.greeting_name(buyer), buyer=buyer,
         vendor_contact=None,  # a free claim sends no sale e-mail
     )
-    return _record(verified)
+    if applied is None:
+        return _record(verified)
+    held = promotions.hold(applied=applied, buyer_id=buyer.id, agent_id=agent_id, discount_cents=terms.discount_amount,
+                           currency="usd", payment_intent_id=verified.intent.id)
+    try:
+        return _record(verified)  # redeems the hold with the order
+    except Exception:
+        promotions.release(redemption_id=held)
+        raise

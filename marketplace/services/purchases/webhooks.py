@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import ProcessedWebhookEvent
+from marketplace.services import promotions
 from marketplace.services.billing import webhooks as billing_webhooks
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
@@ -48,7 +49,8 @@ def _record_payment(intent_id: str) -> None:
 # The event types something below acts on. Stripe sends many more for each purchase (about 7 of 11 for a
 # subscription: payment_intent.created, charge.succeeded, customer.created, ...): those are answered without
 # touching the database, as there is nothing to apply and nothing to remember (a repeat is ignored again).
-HANDLED = frozenset({"payment_intent.succeeded", "payment_intent.payment_failed", "charge.refunded",
+HANDLED = frozenset({"payment_intent.succeeded", "payment_intent.payment_failed", "payment_intent.canceled",
+                     "charge.refunded",
                      "charge.dispute.created", "invoice.created", "account.updated", *billing_webhooks.HANDLERS})
 
 
@@ -76,6 +78,12 @@ def handle_webhook(*, payload: bytes, signature: str | None) -> WebhookOutcome:
     elif event.type == "payment_intent.payment_failed":
         error = event.data.get("last_payment_error") or {}
         log.info("payment %s failed: %s", event.object_id, error.get("message"))
+    elif event.type == "payment_intent.canceled" and event.object_id:
+        # An abandoned checkout (cancelled by us, by Stripe or on the dashboard): its promotion code's hold
+        # goes back to the code.
+        released = promotions.release_for_intent(payment_intent_id=event.object_id,
+                                                 metadata=event.data.get("metadata") or {})
+        result = "updated" if released else "ignored"
     elif event.type == "charge.refunded":
         result = refund_events.charge_refunded(event.data, record=_record_payment)
     elif event.type == "charge.dispute.created":

@@ -66,7 +66,8 @@ def document(row: Receipt) -> Document:
         kind=row.kind, title="Credit note" if credit else "Receipt", number=format_number(row.kind, row.number),
         date=_day(row.paid_at), operator=OPERATOR, seller=row.seller_name, buyer=[b for b in buyer if b],
         line=row.line, subtotal=sign + money.format_amount(row.subtotal_cents, row.currency),
-        discount=money.format_amount(row.discount_cents, row.currency),
+        # A discount is taken off the subtotal (on a credit note, whose amounts are negative, it is given back).
+        discount=money.format_amount(row.discount_cents if credit else -row.discount_cents, row.currency),
         total=sign + money.format_amount(row.total_cents, row.currency), currency=row.currency.upper(),
         card=card, status="Refunded" if credit else "Paid",
         refers_to=format_number(ReceiptKind.RECEIPT, row.refers_to_number) if row.refers_to_number else "",

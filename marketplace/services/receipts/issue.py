@@ -68,8 +68,10 @@ def line_of(order: Order) -> str:
     (a subscription bills monthly from the day it was paid)."""
     if order.kind in (OrderKind.SUBSCRIPTION, OrderKind.RENEWAL):
         start, end = order.created_at, _add_month(order.created_at)
-        return (f"{order.agent_name}: monthly subscription, {start:%d %b %Y} to {end:%d %b %Y}")
-    return f"{order.agent_name}: one-time license"
+        line = f"{order.agent_name}: monthly subscription, {start:%d %b %Y} to {end:%d %b %Y}"
+    else:
+        line = f"{order.agent_name}: one-time license"
+    return f"{line} (promotion code {order.promotion_code})" if order.promotion_code else line
 
 
 def _seller_name(session: Session, vendor_id: str | None) -> str:
@@ -117,8 +119,8 @@ def _snapshot(session: Session, order: Order, kind: str, receipt: Receipt | None
             card_brand=receipt.card_brand, card_last4=receipt.card_last4)
     name = names.display_name(first_name=buyer.first_name, last_name=buyer.last_name,
                               username=buyer.username) if buyer else ""
-    # Orders record no discount yet (checkout terms leave room for promotion codes): 0, shown as such.
-    discount = 0
+    # A promotion code's discount (the order's snapshot, in its currency): the subtotal is the price before it.
+    discount = order.discount_cents or 0
     return Receipt(
         kind=kind, number=0, order_id=order.id, user_id=order.user_id, paid_at=order.created_at,
         seller_name=_seller_name(session, order.vendor_id)[:200], buyer_name=(name or order.customer_email)[:200],

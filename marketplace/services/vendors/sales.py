@@ -35,7 +35,7 @@ from marketplace.services.permissions import require_vendor
 PERIODS = {"day": 30, "month": 12}
 CSV_HEADER = ("order_id", "created_at", "agent", "customer_email", "currency", "total_amount", "price_usd",
               "vendor_earnings", "platform_fee", "commission_rate", "payment", "split_block_reason",
-              "exchange_rate", "payment_intent_id", "kind")
+              "exchange_rate", "payment_intent_id", "kind", "promotion_code", "discount")
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,8 @@ class SaleRecord:
     payment_intent_id: str
     exchange_rate: Decimal
     kind: str = OrderKind.PURCHASE  # purchase | subscription | renewal: a renewal is a sale like any other
+    promotion_code: str | None = None  # the buyer's code, and what it took off (in `currency`)
+    discount_cents: int = 0
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,8 @@ def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnaly
 _SALE_COLUMNS = (Order.id, Order.agent_id, Order.agent_name, Order.customer_email, Order.created_at, Order.currency,
                  Order.total_amount_cents, Order.original_price_usd_cents, Order.vendor_amount_cents,
                  Order.platform_fee_cents, Order.commission_rate, Order.commission_split_enabled,
-                 Order.split_block_reason, Order.payment_intent_id, Order.exchange_rate, Order.kind)
+                 Order.split_block_reason, Order.payment_intent_id, Order.exchange_rate, Order.kind,
+                 Order.promotion_code, Order.discount_cents)
 
 
 def _sale(row: Any) -> SaleRecord:
@@ -229,7 +232,8 @@ def _csv_row(sale: SaleRecord) -> tuple[Any, ...]:
             money.format_cents(sale.price_usd_cents), money.format_cents(sale.vendor_earnings_cents),
             money.format_cents(sale.platform_fee_cents), money.format_percent(Decimal(sale.commission_rate)),
             "split" if sale.split else "direct", cell(sale.split_block_reason),
-            money.format_rate(Decimal(sale.exchange_rate)), sale.payment_intent_id, sale.kind)
+            money.format_rate(Decimal(sale.exchange_rate)), sale.payment_intent_id, sale.kind,
+            cell(sale.promotion_code), money.format_cents(sale.discount_cents or 0))
 
 
 def sales_csv(*, actor: User | None) -> Iterator[str]:

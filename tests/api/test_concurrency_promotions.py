@@ -1,0 +1,51 @@
+"""A promotion code's redemption limit under simultaneous checkouts, over real HTTP (tests/live_api.py), on SQLite
+and PostgreSQL: 5 buyers checking out at once with a code that has 1 redemption left: exactly one gets the
+discounted PaymentIntent, the four others are told the code is used up, and the code counts one redemption."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import pytest
+from sqlmodel import select
+
+from marketplace import db
+from marketplace.models import PricingModel, PromotionCode, PromotionRedemption
+from tests import factories
+from tests.live_api import LiveApi, fire
+
+rounds = pytest.mark.parametrize("round_", range(3))
+N = 5
+
+
+@rounds
+def test_five_checkouts_for_the_last_redemption_one_wins(live_api: LiveApi, stripe_standin, make_agent, round_: int):
+    agent = make_agent(price_cents=2000, pricing_model=PricingModel.ONE_TIME)
+    other = make_agent(price_cents=2000, pricing_model=PricingModel.ONE_TIME)
+    code = factories.make_promotion_code([agent, other], code="LASTSEAT", percent_off=50, max_redemptions=2)
+    earlier = live_api.signed_in(factories.make_user().username)  # takes the first of the two
+    assert (
+        earlier.post(
+            "/api/purchase/create-payment-intent", json={"agentId": other.id, "promotionCode": "LASTSEAT"}
+        ).status_code
+        == 200
+    )
+    clients = [live_api.signed_in(factories.make_user().username) for _ in range(N)]
+    answers = fire(
+        [
+            partial(
+                c.post, "/api/purchase/create-payment-intent", json={"agentId": agent.id, "promotionCode": "lastseat"}
+            )
+            for c in clients
+        ]
+    )
+
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200] + [400] * (N - 1), [(a.status_code, a.text) for a in answers]
+    [won] = [a.json() for a in answers if a.status_code == 200]
+    assert won["displayAmount"] == "10.00" and won["discountAmount"] == "10.00"
+    assert {a.json()["message"] for a in answers if a.status_code == 400} == {"This code has been used up."}
+    with db.session_scope() as session:
+        assert session.get(PromotionCode, code.id).redemptions == 2
+        held = session.exec(select(PromotionRedemption).where(PromotionRedemption.code_id == code.id)).all()
+    assert len(held) == 2 and {h.status for h in held} == {"held"}
