@@ -15,6 +15,7 @@ from marketplace import db
 from marketplace.integrations.storage import get_storage
 from marketplace.models import AgentVersion, DownloadLease, Notification
 from marketplace.services.vendors import revisions
+from marketplace.services.versions import objects as version_objects
 from tests import factories
 from tests.live_api import LiveApi, fire
 
@@ -32,7 +33,7 @@ def test_one_approval_of_a_new_version_of_many_at_once(live_api: LiveApi, round_
     with db.session_scope() as session:
         live = session.get(type(agent), agent.id)
         revision = revisions.open_revision(session, live, vendor_id=vendor.id)
-        for row in revisions.files_of(session, agent.id, 1):
+        for row in version_objects.files_of(session, agent.id, 1):
             if row.storage_key == new.storage_key:
                 row.version = revision.version
                 session.add(row)

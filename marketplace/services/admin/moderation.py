@@ -39,6 +39,7 @@ from marketplace.services.paging import check_page
 from marketplace.services.permissions import require_admin
 from marketplace.services.vendors import revisions
 from marketplace.services.versions import history, labels, notes
+from marketplace.services.versions import objects as version_objects
 
 MAX_REASON = 2000
 MAX_PENDING = 200
@@ -333,7 +334,7 @@ def _check_scans(session: Session, agent_id: str, version: int) -> None:
     """409 unless every file going live has a verdict an admin may approve (services/scanning/views.py: infected
     never, pending or error not yet), holding those verdicts until the approval commits."""
     refusal = scanning.approval_refusal(session, {f.storage_key: f.filename
-                                                  for f in revisions.files_of(session, agent_id, version)})
+                                                  for f in version_objects.files_of(session, agent_id, version)})
     if refusal:
         raise Conflict(refusal)
 
@@ -403,7 +404,7 @@ def approve(*, actor: User | None, agent_id: str) -> Decision:
                                                      "versionLabel": revision.version_label})
         decision = Decision(agent_id=agent.id, status=agent.status, revision_id=revision.id,
                             current_version=agent.current_version)
-    revisions.delete_objects(orphans)
+    version_objects.delete_objects(orphans)
     return decision
 
 
@@ -447,5 +448,5 @@ def reject(*, actor: User | None, agent_id: str, rejection_reason: str | None = 
                      details={"name": agent.name, "revisionId": revision_id, "reason": reason})
         decision = Decision(agent_id=agent.id, status=agent.status, revision_id=revision_id,
                             current_version=agent.current_version)
-    revisions.delete_objects(orphans)
+    version_objects.delete_objects(orphans)
     return decision

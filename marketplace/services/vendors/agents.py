@@ -26,6 +26,7 @@ from marketplace.services.vendors import revisions
 from marketplace.services.vendors.drafts import UNLIMITED, AgentDraft, clean_draft
 from marketplace.services.vendors.revisions import FileInfo, file_info, own_agent
 from marketplace.services.versions import history, labels
+from marketplace.services.versions import objects as version_objects
 
 
 @dataclass(frozen=True)
@@ -211,7 +212,7 @@ def get_editable_agent(*, actor: User | None, agent_id: str) -> EditableAgent:
         revision = revisions.pending_revision(session, agent) if agent.status == AgentStatus.APPROVED else None
         changes = revisions.read_changes(revision) if revision else {}
         version = revision.version if revision else agent.current_version
-        rows = revisions.files_of(session, agent.id, version)
+        rows = version_objects.files_of(session, agent.id, version)
         scans = scanning.views_of(session, {row.storage_key for row in rows})
         files = [file_info(row, scans) for row in rows]
         draft = _draft_of(agent, revisions.agent_tags(session, agent.id), changes)

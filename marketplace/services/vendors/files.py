@@ -37,6 +37,7 @@ from marketplace.services.errors import Conflict, DomainError, Invalid, NotFound
 from marketplace.services.permissions import require_vendor
 from marketplace.services.vendors import revisions
 from marketplace.services.vendors.revisions import FileInfo, file_info, own_agent
+from marketplace.services.versions import objects as version_objects
 
 FILE_NOT_FOUND = "File not found"
 TOO_MANY_FILES = "An agent can have at most {n} files"
@@ -126,7 +127,7 @@ def _release_quietly(claimed: uploads.Claimed) -> None:
 def remove_file(*, actor: User | None, file_id: str) -> None:
     """Remove a file from what the actor's agent will publish next (never from a live version)."""
     vendor = require_vendor(actor)
-    revisions.delete_objects(_remove(vendor, file_id))
+    version_objects.delete_objects(_remove(vendor, file_id))
 
 
 def _remove(vendor: User, file_id: str) -> list[str]:
@@ -153,4 +154,4 @@ def _remove(vendor: User, file_id: str) -> list[str]:
         key = row.storage_key
         session.delete(row)
         session.flush()
-        return revisions.unreferenced(session, [key])
+        return version_objects.unreferenced(session, [key])

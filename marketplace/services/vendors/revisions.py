@@ -18,13 +18,11 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, delete, select
 
-from marketplace.db import session_scope
-from marketplace.integrations.storage import get_storage
-from marketplace.models import Agent, AgentFile, AgentRevision, AgentTag, RevisionStatus, Upload, User
+from marketplace.models import Agent, AgentFile, AgentRevision, AgentTag, RevisionStatus, User
 from marketplace.models.base import utcnow
 from marketplace.services import decisions, scanning
 from marketplace.services.errors import Forbidden, NotFound
-from marketplace.services.versions import leases
+from marketplace.services.versions.objects import files_of, unreferenced
 
 AGENT_NOT_FOUND = "Agent not found"
 NOT_YOUR_AGENT = "You can only change your own agents"
@@ -54,11 +52,6 @@ def open_revision(session: Session, agent: Agent, *, vendor_id: str | None) -> A
     session.add(revision)
     session.flush()
     return revision
-
-
-def files_of(session: Session, agent_id: str, version: int) -> list[AgentFile]:
-    return list(session.exec(select(AgentFile).where(AgentFile.agent_id == agent_id, AgentFile.version == version)
-                             .order_by(AgentFile.created_at, AgentFile.id)).all())
 
 
 def count_files(session: Session, agent_id: str, version: int) -> int:
@@ -113,31 +106,6 @@ def drop_version(session: Session, agent_id: str, version: int) -> list[str]:
     session.exec(delete(AgentFile).where(AgentFile.agent_id == agent_id, AgentFile.version == version))
     session.flush()
     return unreferenced(session, keys)
-
-
-def unreferenced(session: Session, keys: Iterable[str]) -> list[str]:
-    keys = set(keys)
-    if not keys:
-        return []
-    used = set(session.exec(select(AgentFile.storage_key).where(AgentFile.storage_key.in_(keys))).all())
-    return sorted(keys - used)
-
-
-def delete_objects(keys: Iterable[str]) -> None:
-    """Delete stored objects (after the commit that dropped their last rows) and their upload records; an object
-    a download in flight holds stays until that download ends (services/versions/leases.py)."""
-    keys = sorted(set(keys))
-    if not keys:
-        return
-    storage = get_storage()
-    with session_scope() as session:
-        still_used = set(session.exec(select(AgentFile.storage_key).where(AgentFile.storage_key.in_(keys))).all())
-        still_used |= leases.held(session, keys)
-        gone = [key for key in keys if key not in still_used]
-        if gone:
-            session.exec(delete(Upload).where(Upload.key.in_(gone)))
-    for key in gone:
-        storage.delete(key)
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,7 @@ from marketplace.models import (
 from marketplace.services.catalog import reads
 from marketplace.services.errors import NotFound
 from marketplace.services.text import check_text
-from marketplace.services.vendors import revisions
-from marketplace.services.versions import labels, notes
+from marketplace.services.versions import labels, notes, objects
 
 KEPT = 3  # the current version and the two before it stay downloadable
 MAX_LISTED = 100  # versions in a changelog, newest first
@@ -103,7 +102,7 @@ def _view(row: AgentVersion, *, current: bool) -> VersionView:
 
 def _implicit(session: Session, agent: Agent) -> VersionView:
     """The live version of an agent approved before versions were kept (see the module text)."""
-    rows = revisions.files_of(session, agent.id, agent.current_version)
+    rows = objects.files_of(session, agent.id, agent.current_version)
     return VersionView(
         version=agent.current_version,
         label=labels.INITIAL_LABEL,
@@ -222,7 +221,7 @@ def publish(session: Session, agent: Agent, revision: AgentRevision, *, released
     """The approval of `revision`'s new files, inside the approval's transaction, before `agent.current_version`
     moves: the replaced version's row (written now if it was implicit), the new version's row, and the rows of
     versions no longer kept dropped. Answers the storage keys no file row refers to any more (delete them after
-    the commit with revisions.delete_objects, which also spares what a download in flight holds)."""
+    the commit with objects.delete_objects, which also spares what a download in flight holds)."""
     old = agent.current_version
     if (
         session.exec(
@@ -236,11 +235,11 @@ def publish(session: Session, agent: Agent, revision: AgentRevision, *, released
                 version=old,
                 label=labels.INITIAL_LABEL,
                 release_notes="",
-                files=_files_json(revisions.files_of(session, agent.id, old)),
+                files=_files_json(objects.files_of(session, agent.id, old)),
                 approved_at=released_before or agent.created_at,
             )
         )
-    new_rows = revisions.files_of(session, agent.id, revision.version)
+    new_rows = objects.files_of(session, agent.id, revision.version)
     session.add(
         AgentVersion(
             agent_id=agent.id,
@@ -269,4 +268,4 @@ def publish(session: Session, agent: Agent, revision: AgentRevision, *, released
     }
     session.exec(delete(AgentFile).where(AgentFile.agent_id == agent.id, AgentFile.version < oldest_kept))
     session.flush()
-    return revisions.unreferenced(session, keys)
+    return objects.unreferenced(session, keys)

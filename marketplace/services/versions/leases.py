@@ -4,7 +4,7 @@ Race-free without locks, by the order of commits on both sides:
 - a download reads its version's files, commits a lease on each key, then reads the files again in a new
   transaction and streams only if every leased key still belongs to that version;
 - a deletion first commits the removal of a version's file rows, then (in a new transaction) deletes only the
-  objects that no file row refers to and no unexpired lease holds (services/vendors/revisions.delete_objects).
+  objects that no file row refers to and no unexpired lease holds (`objects.delete_objects`).
 If the deletion looks before the lease is committed, the rows were already gone when the download read again, so
 the download answers 404 instead of streaming; otherwise the deletion sees the lease and keeps the object.
 The stream's end removes the lease and deletes what was kept only for it; a lease a crashed worker left behind
@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
 
-from sqlmodel import Session, delete, select
+from sqlmodel import delete, select
 
 from marketplace.db import session_scope
 from marketplace.models import DownloadLease
 from marketplace.models.base import new_id, utcnow
+from marketplace.services.versions import objects
 
 LEASE_TTL = timedelta(hours=6)  # longer than any download of the largest agent on a slow line
 
@@ -35,43 +36,25 @@ def take(keys: Iterable[str]) -> str:
     return download_id
 
 
-def held(session: Session, keys: Iterable[str]) -> set[str]:
-    """The keys among `keys` that a download in flight holds."""
-    keys = set(keys)
-    if not keys:
-        return set()
-    return set(
-        session.exec(
-            select(DownloadLease.storage_key).where(
-                DownloadLease.storage_key.in_(keys), DownloadLease.expires_at > utcnow()
-            )
-        ).all()
-    )
-
-
 def release(download_id: str) -> None:
     """The download ended (sent, failed or cut off): drop its leases, then delete the objects that only it kept."""
-    from marketplace.services.vendors import revisions  # revisions deletes objects and asks `held`
-
     with session_scope() as session:
         keys = list(
             session.exec(select(DownloadLease.storage_key).where(DownloadLease.download_id == download_id)).all()
         )
         session.exec(delete(DownloadLease).where(DownloadLease.download_id == download_id))
-    revisions.delete_objects(keys)
+    objects.delete_objects(keys)
 
 
 def sweep() -> int:
     """Drop expired leases and delete the objects they alone kept; answers how many leases were dropped."""
-    from marketplace.services.vendors import revisions
-
     with session_scope() as session:
         rows = session.exec(
             select(DownloadLease.id, DownloadLease.storage_key).where(DownloadLease.expires_at <= utcnow())
         ).all()
         if rows:
             session.exec(delete(DownloadLease).where(DownloadLease.id.in_([row[0] for row in rows])))
-    revisions.delete_objects(row[1] for row in rows)
+    objects.delete_objects(row[1] for row in rows)
     return len(rows)
 
 
