@@ -60,7 +60,7 @@ def _draft(body: AgentDraftIn) -> AgentDraft:
     return AgentDraft(name=body.name, short_description=body.short_description, description=body.description,
                       price=price or "", category_id=body.category_id, demo_url=body.demo_url,
                       image_url=body.image_url, tags=list(body.tags or []), pricing_model=body.pricing_model,
-                      activation_limit=body.activation_limit)
+                      activation_limit=body.activation_limit, trial_days=body.trial_days)
 
 
 def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
@@ -69,6 +69,7 @@ def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
         id=a.id, status=a.status, has_pending_revision=a.has_pending_revision, name=d.name,
         short_description=d.short_description, description=d.description, price=d.price,
         pricing_model=d.pricing_model or "monthly", activation_limit=d.activation_limit or UNLIMITED,
+        trial_days=int(d.trial_days or 0),
         category_id=d.category_id, demo_url=d.demo_url, image_url=d.image_url, tags=list(d.tags),
         files=[AgentFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type,
                                scan=FileScanPublic.model_validate(f.scan)) for f in a.files],
@@ -78,7 +79,7 @@ def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
 def _agent(a: agents.VendorAgent) -> VendorAgentPublic:
     return VendorAgentPublic(
         id=a.id, name=a.name, short_description=a.short_description, price=money.format_cents(a.price_cents),
-        pricing_model=a.pricing_model, status=a.status, is_approved=a.status == "approved",
+        pricing_model=a.pricing_model, trial_days=a.trial_days, status=a.status, is_approved=a.status == "approved",
         rejection_reason=a.rejection_reason,
         category_id=a.category_id,
         category=VendorCategoryRef(id=a.category_id, name=a.category_name) if a.category_id is not None else None,

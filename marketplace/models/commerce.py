@@ -204,13 +204,20 @@ class PaymentIntentPublic(ApiModel):
     split_block_reason: str | None = None
     mode: str = "payment"  # 'subscription': clientSecret pays the subscription's first invoice
     subscription_id: str | None = None
+    # 'setup': a free trial, clientSecret is a SetupIntent's (Stripe.js confirmSetup: the card is saved, not charged)
+    intent_type: str = "payment"
+    trial_days: int = 0
+    trial_end: datetime | None = None  # a trial's end: its first charge
+    trial_used: bool = False  # the agent has a free trial this buyer already had: this subscription starts paid
 
 
 class PurchaseCompletePublic(ApiModel):
     success: bool = True
     already_recorded: bool
-    order_id: str
+    order_id: str | None = None  # None: a free trial started (nothing was charged yet)
     purchase_id: str | None = None
+    subscription_id: str | None = None
+    trial_end: datetime | None = None
 
 
 class StripeConfigPublic(ApiModel):
@@ -229,7 +236,9 @@ class PaymentIntentIn(ApiInput):
 
 
 class CompleteIn(ApiInput):
-    payment_intent_id: str = pydantic.Field(max_length=255)
+    # A payment's PaymentIntent, or (a free trial, after confirmSetup) the `subscriptionId` checkout answered.
+    payment_intent_id: str = pydantic.Field(default="", max_length=255)
+    subscription_id: str | None = pydantic.Field(default=None, max_length=64)
     agent_id: str | None = pydantic.Field(default=None, max_length=64)
     agent_name: str | None = pydantic.Field(default=None, max_length=300)
     user_id: str | None = pydantic.Field(default=None, max_length=64)

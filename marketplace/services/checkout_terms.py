@@ -10,7 +10,7 @@ before this module still complete and renew."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
 from marketplace.models import Agent, Subscription, User
@@ -26,6 +26,8 @@ DIRECT_REASON = "Payment processed directly to platform"  # a direct charge whos
 # "splitBlockReason" on a direct charge); a subscription's also has the amount each invoice charges.
 REQUIRED_KEYS = ("agentId", "userId", "commissionRate", "originalPriceUsdCents", "exchangeRate", "currency")
 AMOUNT_KEY = "amount"
+TRIAL_KEY = "trialDays"  # a subscription's free days before its first charge (absent: none)
+MAX_TRIAL_DAYS = 730  # Stripe's limit on trial_period_days
 
 
 class TermsError(Invalid):
@@ -102,7 +104,13 @@ class CheckoutTerms:
             metadata["splitBlockReason"] = self.route.reason
         if with_amount:
             metadata[AMOUNT_KEY] = str(self.amount)
+        if self.trial_days:
+            metadata[TRIAL_KEY] = str(self.trial_days)
         return metadata
+
+    def with_trial(self, days: int) -> CheckoutTerms:
+        """The same sale with `days` free before the first charge (0: none; services/billing/trials decides)."""
+        return replace(self, trial_days=days or None)
 
     @classmethod
     def from_metadata(cls, metadata: dict[str, str], *, destination: str | None,
@@ -130,6 +138,11 @@ class CheckoutTerms:
                           currency=currency, rate=rate, fee_rate=fee_rate)
         if metadata.get(AMOUNT_KEY) and _digits(metadata, AMOUNT_KEY) != terms.amount:
             raise TermsError(AMOUNT_KEY, "malformed")
+        if metadata.get(TRIAL_KEY):
+            days = _digits(metadata, TRIAL_KEY)
+            if not 0 < days <= MAX_TRIAL_DAYS:
+                raise TermsError(TRIAL_KEY, "malformed")
+            terms = terms.with_trial(days)
         return terms
 
     @classmethod

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from decimal import Decimal
 
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import PricingModel, User
 from marketplace.services import checkout_terms, guest_checkout, money, plans
+from marketplace.services.billing import trials
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
@@ -35,6 +37,11 @@ class CheckoutIntent:
     split_block_reason: str | None
     mode: str = "payment"  # 'subscription' for a monthly agent: the client secret pays its first invoice
     subscription_id: str | None = None
+    # 'setup' for a free trial: the client secret is a SetupIntent's (Stripe.js `confirmSetup`), nothing is paid
+    intent_type: str = "payment"
+    trial_days: int = 0
+    trial_end: datetime | None = None
+    trial_used: bool = False  # the agent has a trial but this buyer had it: this subscription starts paid
 
 
 def quote(*, price_usd_cents: int) -> tuple[str, Decimal, int]:
@@ -102,15 +109,24 @@ def create_payment_intent(*, actor: User | None, agent_id: str,
         vendor = session.get(User, agent.vendor_id) if agent.vendor_id else None
         agent_name, vendor_id = agent.name, agent.vendor_id
         monthly = agent.pricing_model == PricingModel.MONTHLY
+        trial_days = trials.trial_days_for(session, buyer_id=buyer.id, agent=agent) if monthly else 0
+        trial_used = monthly and agent.trial_days > 0 and trial_days == 0
     fee_rate = plans.fee_for_vendor(vendor_id=vendor_id)  # the fee of the vendor's plan at this moment
     terms = checkout_terms.price(buyer=buyer, agent=agent, vendor=vendor, fee_rate=fee_rate)
     if terms.amount < MIN_CHARGE_CENTS:
         raise Invalid(f"The price is below the minimum card payment of 0.50 {terms.currency.upper()}")
     route = terms.route
     if monthly:
+        terms = terms.with_trial(trial_days)
         sub, row_id = subscribe.open_subscription(buyer=buyer, agent_name=agent_name, terms=terms)
-        return _checkout_intent(terms, intent_id=sub.payment_intent_id, client_secret=sub.client_secret,
-                                methods=["card"], subscription_id=row_id)
+        if trial_days:
+            intent = _checkout_intent(terms, intent_id=sub.pending_setup_intent_id or "",
+                                      client_secret=sub.setup_client_secret, methods=["card"],
+                                      subscription_id=row_id)
+            return replace(intent, intent_type="setup", trial_days=trial_days, trial_end=sub.trial_end)
+        intent = _checkout_intent(terms, intent_id=sub.payment_intent_id, client_secret=sub.client_secret,
+                                  methods=["card"], subscription_id=row_id)
+        return replace(intent, trial_used=trial_used)
     metadata = terms.to_metadata()
     key = _idempotency_key({**metadata, "amount": terms.amount, "fee": terms.fee, "destination": route.destination})
 
