@@ -47,6 +47,12 @@ def trial_offer(*, trial_days: int, pricing_model: str, price_cents: int, curren
     return TRIAL_OFFER.format(days=trial_text(trial_days), price=price)
 
 
+def trial_checkout_line(*, trial_days: int, price: str, starts_on: str) -> str:
+    """Checkout's promise for a trial: 'Free for 7 days, then $29.99/month starting {date}. Cancel before then and
+    you pay nothing.' (`price` as money.price_label writes it, `starts_on` the trial's end as pages write dates)."""
+    return TRIAL_CHECKOUT.format(days=trial_text(trial_days), price=price, date=starts_on)
+
+
 def order_summary_line(*, pricing_model: str, price_cents: int, renews_on: str) -> str:
     """The line under the agent's name at checkout: what the buyer gets. `renews_on` is the first renewal's date
     as pages write dates ('Jan 5, 2025'); only a paid monthly subscription names it (a free agent is claimed once,

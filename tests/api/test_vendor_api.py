@@ -63,7 +63,8 @@ def test_own_agents(client, login, shop):
         "rejected", False, "No demo", None)
     assert set(live) == {"id", "name", "shortDescription", "price", "pricingModel", "status", "isApproved",
                          "rejectionReason", "categoryId", "category", "imageUrl", "avgRating", "reviewCount",
-                         "salesCount", "createdAt", "updatedAt", "hasPendingRevision", "pendingRevision", "fileCount"}
+                         "salesCount", "createdAt", "updatedAt", "hasPendingRevision", "pendingRevision", "fileCount",
+                         "trialDays"}
     assert (live["hasPendingRevision"], live["pendingRevision"], live["fileCount"]) == (False, None, 0)
     assert (live["price"], live["isApproved"], live["category"]["name"]) == ("29.99", True, "Writing")
     assert [a["name"] for a in _signed_in(client, login, other).get("/api/vendor/agents").json()] == ["Rival agent"]

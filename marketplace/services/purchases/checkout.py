@@ -120,13 +120,13 @@ def create_payment_intent(*, actor: User | None, agent_id: str,
         terms = terms.with_trial(trial_days)
         sub, row_id = subscribe.open_subscription(buyer=buyer, agent_name=agent_name, terms=terms)
         if trial_days:
-            intent = _checkout_intent(terms, intent_id=sub.pending_setup_intent_id or "",
+            opened = _checkout_intent(terms, intent_id=sub.pending_setup_intent_id or "",
                                       client_secret=sub.setup_client_secret, methods=["card"],
                                       subscription_id=row_id)
-            return replace(intent, intent_type="setup", trial_days=trial_days, trial_end=sub.trial_end)
-        intent = _checkout_intent(terms, intent_id=sub.payment_intent_id, client_secret=sub.client_secret,
+            return replace(opened, intent_type="setup", trial_days=trial_days, trial_end=sub.trial_end)
+        opened = _checkout_intent(terms, intent_id=sub.payment_intent_id, client_secret=sub.client_secret,
                                   methods=["card"], subscription_id=row_id)
-        return replace(intent, trial_used=trial_used)
+        return replace(opened, trial_used=trial_used)
     metadata = terms.to_metadata()
     key = _idempotency_key({**metadata, "amount": terms.amount, "fee": terms.fee, "destination": route.destination})
 
