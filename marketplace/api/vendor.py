@@ -135,6 +135,8 @@ def vendor_analytics(user: OptionalUser) -> VendorAnalyticsPublic:
         active_subscribers=r.active_subscribers, monthly_recurring_revenue=money.format_cents(r.mrr_cents),
         cancellations_last_30_days=r.cancellations_30d, refunds_last_30_days=r.refunds_30d,
         refunded_last_30_days=money.format_cents(r.refunded_30d_cents),
+        trialing_subscribers=r.trialing_subscribers, trials_ended_last_30_days=r.trials_ended_30d,
+        trials_converted_last_30_days=r.trials_converted_30d, trial_conversion_percent=r.trial_conversion_percent,
     )
 
 
