@@ -5,6 +5,8 @@ agent."""
 
 from __future__ import annotations
 
+import json
+import threading
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -17,7 +19,7 @@ from marketplace.services import access, billing, pricing, purchases
 from marketplace.services.billing import trials
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from tests import factories
-from tests.payments_fixtures import on_clock
+from tests.payments_fixtures import on_clock, sign
 
 DAY = timedelta(days=1)
 
@@ -214,3 +216,42 @@ def test_one_time_and_free_agents_have_no_trial(stripe_standin, buyer, make_agen
     assert pricing.trial_offer(trial_days=1, pricing_model="monthly", price_cents=2999) == \
         "Free for 1 day, then $29.99/month"
     assert pricing.trial_offer(trial_days=0, pricing_model="monthly", price_cents=2999) == ""
+
+
+def test_the_browser_and_the_webhooks_at_the_same_moment_record_one_trial(stripe_standin, buyer, make_agent,
+                                                                          mailbox):
+    """The completion call and the webhooks racing: one trial recorded, one purchase and key, one mail."""
+    agent = make_agent(price_cents=1500, name="Race Trial Bot", trial_days=7)
+    intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
+    assert stripe_standin.confirm_setup(intent.client_secret).json()["status"] == "succeeded"
+    stripe_id = _row(intent.subscription_id).stripe_subscription_id
+    events = [e.to_dict() for e in stripe_standin.stripe.v1.events.list(params={"limit": 100}).data]
+    updated = next(e for e in events if e["type"] == "customer.subscription.updated"
+                   and e["data"]["object"]["id"] == stripe_id)
+    errors: list[BaseException] = []
+
+    def browser() -> None:
+        try:
+            billing.complete_trial(actor=buyer, subscription_id=intent.subscription_id)
+        except BaseException as exc:
+            errors.append(exc)
+
+    def webhook(n: int) -> None:
+        try:
+            body = json.dumps({**updated, "id": f"{updated['id']}_{n}"}, default=str).encode()
+            purchases.handle_webhook(payload=body, signature=sign(body))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=browser) for _ in range(4)]
+    threads += [threading.Thread(target=webhook, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with db.session_scope() as session:
+        assert len(session.exec(select(Purchase).where(Purchase.user_id == buyer.id)).all()) == 1
+        assert len(session.exec(select(LicenseKey).where(LicenseKey.user_id == buyer.id)).all()) == 1
+    assert _row(intent.subscription_id).trial_end is not None
+    assert [m.subject for m in mailbox.messages(buyer.email)].count("Your free trial: Race Trial Bot") == 1
