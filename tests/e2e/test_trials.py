@@ -26,8 +26,10 @@ from tests.e2e.helpers import (
 
 AGENT_FILE = b"def run(task: str) -> str:\n    return task\n"
 DAY = r"[A-Z][a-z]{2} \d{1,2}, \d{4}"
-CHECKOUT_TRIAL = re.compile(rf"^Free for 7 days, then \$29\.99/month starting ({DAY})\. Cancel before then and you "
-                            rf"pay nothing\.$")
+CHECKOUT_TRIAL = re.compile(
+    rf"^Free for 7 days, then \$29\.99/month starting ({DAY})\. Cancel before then and you "
+    rf"pay nothing\.$"
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,22 +37,39 @@ def trial_agent(app_server: str) -> Iterator[dict[str, str]]:
     """A live monthly agent at $29.99 with a 7-day free trial, of a vendor made for this module."""
     with admin_client(app_server) as admin, api_client(app_server) as vendor:
         username = unique("trialseller")
-        vendor.post("/api/register", json={"username": username, "email": f"{username}@example.com",
-                                           "password": "Trial-pass-1234"}).raise_for_status()
+        vendor.post(
+            "/api/register",
+            json={"username": username, "email": f"{username}@example.com", "password": "Trial-pass-1234"},
+        ).raise_for_status()
         vendor.post("/api/login", json={"username": username, "password": "Trial-pass-1234"}).raise_for_status()
-        vendor.post("/api/vendor/apply", json={"businessName": f"{username} Ltd", "website": "https://t.example",
-                                               "businessDescription": "Agents with free trials."}).raise_for_status()
+        vendor.post(
+            "/api/vendor/apply",
+            json={
+                "businessName": f"{username} Ltd",
+                "website": "https://t.example",
+                "businessDescription": "Agents with free trials.",
+            },
+        ).raise_for_status()
         user_id = vendor.get("/api/auth/user").json()["id"]
         admin.post(f"/api/admin/vendor/{user_id}/approve").raise_for_status()
         category = vendor.get("/api/categories").json()[0]["id"]
         name = unique("Trial Bot ")
-        created = vendor.post("/api/vendor/agents", json={
-            "name": name, "shortDescription": "Tries before you buy", "price": "29.99", "categoryId": category,
-            "description": "A monthly agent with a free week, for the trial browser test.", "trialDays": 7})
+        created = vendor.post(
+            "/api/vendor/agents",
+            json={
+                "name": name,
+                "shortDescription": "Tries before you buy",
+                "price": "29.99",
+                "categoryId": category,
+                "description": "A monthly agent with a free week, for the trial browser test.",
+                "trialDays": 7,
+            },
+        )
         assert created.status_code == 201, created.text
         agent_id = created.json()["id"]
-        url = vendor.post("/api/objects/upload", params={"filename": "agent.py", "type": "text/x-python"}
-                          ).json()["uploadURL"]
+        url = vendor.post("/api/objects/upload", params={"filename": "agent.py", "type": "text/x-python"}).json()[
+            "uploadURL"
+        ]
         assert vendor.put(url, content=AGENT_FILE, headers={"Content-Type": "text/x-python"}).is_success
         assert vendor.put("/api/agent-files", json={"agentId": agent_id, "agentFileURL": url}).is_success
         wait_for_scans(admin, agent_id)
@@ -62,8 +81,11 @@ def trial_agent(app_server: str) -> Iterator[dict[str, str]]:
 def _sign_up(page: Page) -> None:
     username = unique("trialist")
     origin = page.request.get("/ping").url.split("/ping")[0]
-    answer = page.request.post("/api/register", data={"username": username, "email": f"{username}@example.com",
-                                                      "password": "Trial-pass-1234"}, headers={"Origin": origin})
+    answer = page.request.post(
+        "/api/register",
+        data={"username": username, "email": f"{username}@example.com", "password": "Trial-pass-1234"},
+        headers={"Origin": origin},
+    )
     assert answer.status == 201, answer.text()
 
 

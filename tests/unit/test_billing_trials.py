@@ -36,8 +36,11 @@ def _row(subscription_id: str) -> Subscription:
 
 def _orders(subscription_id: str) -> list[Order]:
     with db.session_scope() as session:
-        return list(session.exec(select(Order).where(Order.subscription_id == subscription_id)
-                                 .order_by(Order.created_at, Order.id)).all())
+        return list(
+            session.exec(
+                select(Order).where(Order.subscription_id == subscription_id).order_by(Order.created_at, Order.id)
+            ).all()
+        )
 
 
 def _purchase(user_id: str, agent_id: str) -> Purchase | None:
@@ -70,15 +73,20 @@ def _clock(standin, monkeypatch) -> tuple[str, datetime]:
     return on_clock(standin, monkeypatch, start), start
 
 
-def test_a_trial_saves_the_card_charges_nothing_and_gives_access_until_its_end(app_webhooks, buyer, make_vendor,
-                                                                               make_agent, monkeypatch, mailbox):
+def test_a_trial_saves_the_card_charges_nothing_and_gives_access_until_its_end(
+    app_webhooks, buyer, make_vendor, make_agent, monkeypatch, mailbox
+):
     standin = app_webhooks
     _clock_id, start = _clock(standin, monkeypatch)
     vendor = make_vendor("enabled")
     agent = make_agent(vendor, price_cents=2999, name="Trial Bot", trial_days=7)
     intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
-    assert (intent.mode, intent.intent_type, intent.trial_days, intent.trial_used) == ("subscription", "setup", 7,
-                                                                                       False)
+    assert (intent.mode, intent.intent_type, intent.trial_days, intent.trial_used) == (
+        "subscription",
+        "setup",
+        7,
+        False,
+    )
     assert intent.trial_end is not None and abs(_utc(intent.trial_end) - (start + 7 * DAY)) < timedelta(minutes=2)
     # Not started until the card is saved: the completion call says so, the list and access know nothing of it.
     with pytest.raises(Invalid, match="card was not saved"):
@@ -117,8 +125,9 @@ def test_a_trial_saves_the_card_charges_nothing_and_gives_access_until_its_end(a
         purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
 
 
-def test_the_trial_ends_with_a_mail_three_days_before_and_a_normal_first_payment(app_webhooks, buyer, make_vendor,
-                                                                                make_agent, monkeypatch, mailbox):
+def test_the_trial_ends_with_a_mail_three_days_before_and_a_normal_first_payment(
+    app_webhooks, buyer, make_vendor, make_agent, monkeypatch, mailbox
+):
     standin = app_webhooks
     clock, _start = _clock(standin, monkeypatch)
     vendor = make_vendor("enabled")
@@ -128,8 +137,9 @@ def test_the_trial_ends_with_a_mail_three_days_before_and_a_normal_first_payment
     standin.advance(clock, int((trial_end - 3 * DAY - timedelta(hours=1)).timestamp()))
     assert not [m for m in mailbox.messages(buyer.email) if "ends on" in m.subject]
     standin.advance(clock, int((trial_end - 3 * DAY + timedelta(hours=1)).timestamp()))
-    ending = mailbox.last(buyer.email, f"Your free trial of Convert Bot ends on {trial_end:%B} {trial_end.day}, "
-                                       f"{trial_end.year}")
+    ending = mailbox.last(
+        buyer.email, f"Your free trial of Convert Bot ends on {trial_end:%B} {trial_end.day}, {trial_end.year}"
+    )
     assert "$29.99/month" in ending.text
     assert _orders(intent.subscription_id) == []
     standin.advance(clock, int((trial_end + timedelta(hours=2)).timestamp()))
@@ -144,16 +154,18 @@ def test_the_trial_ends_with_a_mail_three_days_before_and_a_normal_first_payment
     mailbox.last(vendor.email, "New sale: Convert Bot")
 
 
-def test_a_failed_first_charge_after_the_trial_takes_the_past_due_path(app_webhooks, buyer, make_agent, monkeypatch,
-                                                                      mailbox):
+def test_a_failed_first_charge_after_the_trial_takes_the_past_due_path(
+    app_webhooks, buyer, make_agent, monkeypatch, mailbox
+):
     standin = app_webhooks
     clock, _start = _clock(standin, monkeypatch)
     agent = make_agent(price_cents=1500, name="Decline Bot", trial_days=3)
     intent = _start_trial(standin, buyer, agent)
     row = _row(intent.subscription_id)
     card = standin.stripe.v1.subscriptions.retrieve(row.stripe_subscription_id).default_payment_method
-    httpx.post(f"{standin.base}/_standin/payment_methods/{card}/decline_later",
-               json={"decline_code": "insufficient_funds"}).raise_for_status()
+    httpx.post(
+        f"{standin.base}/_standin/payment_methods/{card}/decline_later", json={"decline_code": "insufficient_funds"}
+    ).raise_for_status()
     standin.advance(clock, int((_utc(row.trial_end) + timedelta(hours=2)).timestamp()))
     row = _row(row.id)
     assert row.status == SubscriptionStatus.PAST_DUE and row.past_due_since is not None
@@ -161,8 +173,9 @@ def test_a_failed_first_charge_after_the_trial_takes_the_past_due_path(app_webho
     mailbox.last(buyer.email, "Payment failed: Decline Bot")
 
 
-def test_cancelling_during_the_trial_charges_nothing_and_keeps_access_to_its_end(app_webhooks, buyer, make_agent,
-                                                                                 monkeypatch, mailbox):
+def test_cancelling_during_the_trial_charges_nothing_and_keeps_access_to_its_end(
+    app_webhooks, buyer, make_agent, monkeypatch, mailbox
+):
     standin = app_webhooks
     clock, _start = _clock(standin, monkeypatch)
     agent = make_agent(price_cents=1500, name="Cancel Bot", trial_days=5)
@@ -208,26 +221,32 @@ def test_an_abandoned_trial_checkout_grants_nothing_and_is_reused(stripe_standin
 
 def test_one_time_and_free_agents_have_no_trial(stripe_standin, buyer, make_agent):
     with db.session_scope() as session:
-        for agent in (make_agent(price_cents=4900, pricing_model="one_time", trial_days=7),
-                      make_agent(price_cents=0, trial_days=7)):
+        for agent in (
+            make_agent(price_cents=4900, pricing_model="one_time", trial_days=7),
+            make_agent(price_cents=0, trial_days=7),
+        ):
             assert trials.trial_days_for(session, buyer_id=buyer.id, agent=agent) == 0
-    assert pricing.trial_offer(trial_days=7, pricing_model="monthly", price_cents=2999) == \
-        "Free for 7 days, then $29.99/month"
-    assert pricing.trial_offer(trial_days=1, pricing_model="monthly", price_cents=2999) == \
-        "Free for 1 day, then $29.99/month"
+    assert (
+        pricing.trial_offer(trial_days=7, pricing_model="monthly", price_cents=2999)
+        == "Free for 7 days, then $29.99/month"
+    )
+    assert (
+        pricing.trial_offer(trial_days=1, pricing_model="monthly", price_cents=2999)
+        == "Free for 1 day, then $29.99/month"
+    )
     assert pricing.trial_offer(trial_days=0, pricing_model="monthly", price_cents=2999) == ""
 
 
-def test_the_browser_and_the_webhooks_at_the_same_moment_record_one_trial(stripe_standin, buyer, make_agent,
-                                                                          mailbox):
+def test_the_browser_and_the_webhooks_at_the_same_moment_record_one_trial(stripe_standin, buyer, make_agent, mailbox):
     """The completion call and the webhooks racing: one trial recorded, one purchase and key, one mail."""
     agent = make_agent(price_cents=1500, name="Race Trial Bot", trial_days=7)
     intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
     assert stripe_standin.confirm_setup(intent.client_secret).json()["status"] == "succeeded"
     stripe_id = _row(intent.subscription_id).stripe_subscription_id
     events = [e.to_dict() for e in stripe_standin.stripe.v1.events.list(params={"limit": 100}).data]
-    updated = next(e for e in events if e["type"] == "customer.subscription.updated"
-                   and e["data"]["object"]["id"] == stripe_id)
+    updated = next(
+        e for e in events if e["type"] == "customer.subscription.updated" and e["data"]["object"]["id"] == stripe_id
+    )
     errors: list[BaseException] = []
 
     def browser() -> None:

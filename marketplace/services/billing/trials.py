@@ -31,9 +31,14 @@ NOT_STARTED = "The free trial has not started: the card was not saved"
 
 def had_trial(session: Session, *, user_id: str, agent_id: str) -> bool:
     """The customer had (or has) a free trial of this agent."""
-    return session.exec(select(Subscription.id).where(Subscription.user_id == user_id,
-                                                      Subscription.agent_id == agent_id,
-                                                      Subscription.trial_end.is_not(None))).first() is not None
+    return (
+        session.exec(
+            select(Subscription.id).where(
+                Subscription.user_id == user_id, Subscription.agent_id == agent_id, Subscription.trial_end.is_not(None)
+            )
+        ).first()
+        is not None
+    )
 
 
 def trial_days_for(session: Session, *, buyer_id: str, agent: Agent) -> int:
@@ -59,10 +64,14 @@ def record_trial(sub: billing.Subscription) -> Subscription | None:
     except Invalid:
         return None
     with session_scope() as session:
-        if decisions.claim_any(session, Subscription, Subscription.id == row.id, Subscription.trial_end.is_(None),
-                               Subscription.ended_at.is_(None),
-                               values={"trial_end": sub.trial_end, "status": sub.status,
-                                       "current_period_end": sub.current_period_end}):
+        if decisions.claim_any(
+            session,
+            Subscription,
+            Subscription.id == row.id,
+            Subscription.trial_end.is_(None),
+            Subscription.ended_at.is_(None),
+            values={"trial_end": sub.trial_end, "status": sub.status, "current_period_end": sub.current_period_end},
+        ):
             _grant(session, row.id, sub.trial_end)  # type: ignore[arg-type]  # a started trial has an end
         return session.get(Subscription, row.id)
 
@@ -76,12 +85,19 @@ def _grant(session: Session, row_id: str, trial_end: datetime) -> None:
     buyer = session.get(User, row.user_id)
     if buyer is None:
         return
-    purchase = session.exec(select(Purchase).where(Purchase.user_id == row.user_id,
-                                                   Purchase.agent_id == row.agent_id)).first()
+    purchase = session.exec(
+        select(Purchase).where(Purchase.user_id == row.user_id, Purchase.agent_id == row.agent_id)
+    ).first()
     until = trial_end + access.RENEWAL_SLACK
     if purchase is None:
-        purchase = Purchase(user_id=row.user_id, agent_id=row.agent_id, order_id=None, purchase_price_cents=0,
-                            currency=row.currency, subscription_id=row.id)
+        purchase = Purchase(
+            user_id=row.user_id,
+            agent_id=row.agent_id,
+            order_id=None,
+            purchase_price_cents=0,
+            currency=row.currency,
+            subscription_id=row.id,
+        )
         session.add(purchase)
         session.flush()
     elif purchase.subscription_id != row.id:
@@ -93,9 +109,18 @@ def _grant(session: Session, row_id: str, trial_end: datetime) -> None:
         session.flush()
     access.set_until(session, where=Purchase.id == purchase.id, until=until)
     key = licenses.ensure_key(session, purchase=purchase)
-    mail.send_after_commit(session, mail_texts.trial_started(
-        to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name, agent_id=row.agent_id,
-        license_key=key.key if key else "", ends_on=records.long_date(trial_end), then=_then(row)))
+    mail.send_after_commit(
+        session,
+        mail_texts.trial_started(
+            to=buyer.email,
+            name=names.greeting_name(buyer),
+            agent_name=row.agent_name,
+            agent_id=row.agent_id,
+            license_key=key.key if key else "",
+            ends_on=records.long_date(trial_end),
+            then=_then(row),
+        ),
+    )
 
 
 def _then(row: Subscription) -> str:
@@ -138,13 +163,25 @@ def trial_will_end(stripe_subscription_id: str) -> str:
     record_trial(sub)
     with session_scope() as session:
         row = session.exec(select(Subscription).where(Subscription.stripe_subscription_id == sub.id)).first()
-        if row is None or row.trial_end is None or row.cancel_at_period_end or sub.cancel_at_period_end \
-                or row.user_id is None:
+        if (
+            row is None
+            or row.trial_end is None
+            or row.cancel_at_period_end
+            or sub.cancel_at_period_end
+            or row.user_id is None
+        ):
             return "ignored"
         buyer = session.get(User, row.user_id)
         if buyer is None or buyer.deleted_at is not None:
             return "ignored"
-        mail.send_after_commit(session, mail_texts.trial_ending(
-            to=buyer.email, name=names.greeting_name(buyer), agent_name=row.agent_name,
-            ends_on=records.long_date(sub.trial_end), then=_then(row)))
+        mail.send_after_commit(
+            session,
+            mail_texts.trial_ending(
+                to=buyer.email,
+                name=names.greeting_name(buyer),
+                agent_name=row.agent_name,
+                ends_on=records.long_date(sub.trial_end),
+                then=_then(row),
+            ),
+        )
     return "mailed"
