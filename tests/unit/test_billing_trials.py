@@ -274,3 +274,17 @@ def test_the_browser_and_the_webhooks_at_the_same_moment_record_one_trial(stripe
         assert len(session.exec(select(LicenseKey).where(LicenseKey.user_id == buyer.id)).all()) == 1
     assert _row(intent.subscription_id).trial_end is not None
     assert [m.subject for m in mailbox.messages(buyer.email)].count("Your free trial: Race Trial Bot") == 1
+
+
+def test_a_guest_checkout_starts_paid_without_a_trial(stripe_standin, make_agent):
+    """A guest completes without a signed-in buyer, which a trial's completion needs: guests pay at once."""
+    from marketplace.models import PlatformSetting
+    from marketplace.services import guest_checkout, platform
+
+    with db.session_scope() as session:
+        session.merge(PlatformSetting(key=platform.ALLOW_GUEST_CHECKOUT, value="true"))
+    agent = make_agent(price_cents=1500, trial_days=7)
+    details = guest_checkout.GuestDetails(email="guest-trial@example.com", name="Guest", address="203.0.113.9")
+    intent = purchases.create_payment_intent(actor=None, agent_id=agent.id, guest=details)
+    assert (intent.intent_type, intent.trial_days, intent.trial_used) == ("payment", 0, False)
+    assert intent.client_secret.startswith("pi_")

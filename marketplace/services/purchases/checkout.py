@@ -109,8 +109,10 @@ def create_payment_intent(*, actor: User | None, agent_id: str,
         vendor = session.get(User, agent.vendor_id) if agent.vendor_id else None
         agent_name, vendor_id = agent.name, agent.vendor_id
         monthly = agent.pricing_model == PricingModel.MONTHLY
-        trial_days = trials.trial_days_for(session, buyer_id=buyer.id, agent=agent) if monthly else 0
-        trial_used = monthly and agent.trial_days > 0 and trial_days == 0
+        # A guest's checkout completes without a signed-in buyer, which starting a trial needs: guests pay at once.
+        as_guest = guest is not None and actor is None
+        trial_days = trials.trial_days_for(session, buyer_id=buyer.id, agent=agent) if monthly and not as_guest else 0
+        trial_used = monthly and not as_guest and agent.trial_days > 0 and trial_days == 0
     fee_rate = plans.fee_for_vendor(vendor_id=vendor_id)  # the fee of the vendor's plan at this moment
     terms = checkout_terms.price(buyer=buyer, agent=agent, vendor=vendor, fee_rate=fee_rate)
     if terms.amount < MIN_CHARGE_CENTS:
