@@ -20,6 +20,7 @@ from __future__ import annotations
 import secrets
 import string
 import time
+from collections.abc import Callable
 from typing import Any
 
 from localstripe import resources as ls
@@ -324,6 +325,9 @@ def list_methods(customer_id: str, params: dict[str, Any], url: str) -> dict[str
 
 # --- SetupIntents ---------------------------------------------------------------------------------------------
 
+# Called with each SetupIntent that succeeded (a trialing subscription's `pending_setup_intent` saves its card).
+after_setup: list[Callable[[Any], None]] = []
+
 
 class SetupIntent(Resource):
     object = "setup_intent"
@@ -458,6 +462,8 @@ class SetupIntent(Resource):
         if self.customer is not None:
             attach(method.id, retrieve_customer(self.customer))
         emit("setup_intent.succeeded", self)
+        for hook in after_setup:
+            hook(self)
 
     def _authenticate(self, success: bool) -> None:
         if self.status != "requires_action":

@@ -1,6 +1,7 @@
 """What Stripe Billing does on its own, on a timeline (a test clock, or the wall clock for customers without one).
 
-In time order: an `incomplete` subscription expires 23 hours after creation (`incomplete_expired`, its invoice
+In time order: a trial's `customer.subscription.trial_will_end` three days before its end; an `incomplete`
+subscription expires 23 hours after creation (`incomplete_expired`, its invoice
 voided, `customer.subscription.deleted`); a cancellation scheduled with `cancel_at` happens; at a period end a
 subscription renews (a draft invoice for the next period) or ends (`cancel_at_period_end`); a draft renewal is
 finalized and charged an hour after its creation; a failed invoice is retried at `next_payment_attempt`.
@@ -15,12 +16,13 @@ from localstripe import resources as ls
 from localstripe.errors import UserError
 
 from dev.stripe_standin import compat, context
-from dev.stripe_standin.customers import attach, retrieve_customer
+from dev.stripe_standin.customers import after_setup, attach, retrieve_customer
 from dev.stripe_standin.delivery import emit
 from dev.stripe_standin.invoices import ENDED, Invoice
-from dev.stripe_standin.subscriptions import Subscription, add_interval, cancel_now
+from dev.stripe_standin.subscriptions import Subscription, add_interval, cancel_now, pending_setup_succeeded
 
 INCOMPLETE_EXPIRY = 23 * 3600
+TRIAL_WILL_END_BEFORE = 3 * 86400  # Stripe's `customer.subscription.trial_will_end`: three days before the end
 
 
 def _due(customer_ids: set[str] | None, clock_id: str | None) -> list[tuple[int, int, str, Any]]:
@@ -34,6 +36,8 @@ def _due(customer_ids: set[str] | None, clock_id: str | None) -> list[tuple[int,
         if sub.status == "incomplete":
             actions.append((sub.created + INCOMPLETE_EXPIRY, 0, "expire", sub))
             continue
+        if sub.status == "trialing" and sub.trial_end is not None and not sub.trial_will_end_sent:
+            actions.append((max(sub.created, sub.trial_end - TRIAL_WILL_END_BEFORE), 0, "trial_will_end", sub))
         if sub.cancel_at is not None and sub.cancel_at < sub._period_end:
             actions.append((sub.cancel_at, 0, "cancel", sub))
         actions.append((sub._period_end, 1, "period_end", sub))
@@ -66,6 +70,8 @@ def run_action(kind: str, obj: Any, at: int) -> None:
                 invoice._void()
             previous = {k: v for k, v in before.items() if obj._fields().get(k) != v}
             emit("customer.subscription.deleted", obj, previous=previous)
+        elif kind == "trial_will_end":
+            obj._trial_will_end()
         elif kind == "cancel":
             cancel_now(obj, reason="cancellation_requested", at=at)
         elif kind == "period_end":
@@ -102,5 +108,7 @@ def _save_card_after_payment(intent: Any) -> None:
 
 
 def install() -> None:
+    if pending_setup_succeeded not in after_setup:
+        after_setup.append(pending_setup_succeeded)
     if _save_card_after_payment not in compat.before_success:
         compat.before_success.append(_save_card_after_payment)

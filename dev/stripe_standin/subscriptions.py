@@ -17,6 +17,17 @@ fields too, see context.py):
   `application_fee_amount = round(amount_due * percent / 100)` (half up), so the connected account's balance
   and the platform's fee move as for a one-off split payment. Changing `application_fee_percent` applies from
   the next invoice.
+- Trials (`trial_period_days`, 1-730; `trial_settings[end_behavior][missing_payment_method]` `create_invoice`
+  or `cancel`; `pause` is refused): the subscription starts `trialing` with `trial_start`/`trial_end`, its
+  current period is the trial and its billing cycle is anchored at `trial_end`; the first invoice
+  (`subscription_create`) is for the trial, $0 and paid at once. With `payment_behavior=default_incomplete`
+  and nothing to pay now, a SetupIntent (`usage=off_session`) collects the card: `pending_setup_intent`, which
+  Stripe.js confirms with `confirmSetup`; when it succeeds the card becomes the subscription's
+  `default_payment_method` (`save_default_payment_method=on_subscription`) and `pending_setup_intent` is null
+  again (`customer.subscription.updated`). Three days before `trial_end`: `customer.subscription.trial_will_end`.
+  At `trial_end` the subscription is `active` and the first paid invoice (`subscription_cycle`) is made as a
+  renewal's is (a failed one makes it `past_due`); without any card, `missing_payment_method=cancel` cancels it
+  instead. `cancel_at_period_end` during the trial ends it at `trial_end`, unpaid.
 - Renewal: at the period end the next invoice (`subscription_cycle`) is created as a draft with the items for
   the new period and any pending prorations; Stripe finalizes and charges it one hour later (the stand-in
   too), from the subscription's default card, else the customer's `invoice_settings.default_payment_method`.
@@ -52,7 +63,7 @@ from localstripe.errors import UserError
 from dev.stripe_standin import compat, context
 from dev.stripe_standin.catalog import Price
 from dev.stripe_standin.compat import CardError, InvalidRequest
-from dev.stripe_standin.customers import at_customer, attached_card, retrieve_customer
+from dev.stripe_standin.customers import SetupIntent, at_customer, attached_card, retrieve_customer
 from dev.stripe_standin.delivery import emit
 from dev.stripe_standin.invoices import (
     ENDED,
@@ -183,6 +194,11 @@ class Subscription(Resource):
         self.cancellation_details = {"comment": None, "feedback": None, "reason": None}
         self.latest_invoice: str | None = None
         self.start_date = self.created
+        self.trial_start: int | None = None
+        self.trial_end: int | None = None
+        self.trial_will_end_sent = False
+        self.missing_payment_method = "create_invoice"
+        self.pending_setup_intent: str | None = None
         self._items: list[str] = [
             SubscriptionItem(subscription=self.id, price=price, quantity=quantity, metadata=metadata).id
             for price, quantity, metadata in prices]
@@ -209,10 +225,12 @@ class Subscription(Resource):
             "latest_invoice": self.latest_invoice, "livemode": False, "metadata": dict(self.metadata),
             "next_pending_invoice_item_invoice": None, "on_behalf_of": self.on_behalf_of, "pause_collection": None,
             "payment_settings": dict(self.payment_settings), "pending_invoice_item_interval": None,
-            "pending_setup_intent": None, "pending_update": None, "schedule": None, "start_date": self.start_date,
+            "pending_setup_intent": self.pending_setup_intent,
+            "pending_update": None, "schedule": None, "start_date": self.start_date,
             "status": self.status, "test_clock": self.test_clock,
-            "transfer_data": dict(self.transfer_data) if self.transfer_data else None, "trial_end": None,
-            "trial_settings": {"end_behavior": {"missing_payment_method": "create_invoice"}}, "trial_start": None,
+            "transfer_data": dict(self.transfer_data) if self.transfer_data else None, "trial_end": self.trial_end,
+            "trial_settings": {"end_behavior": {"missing_payment_method": self.missing_payment_method}},
+            "trial_start": self.trial_start,
         }
         if context.legacy_shape():
             data |= {"current_period_start": self._period_start, "current_period_end": self._period_end,
@@ -259,13 +277,44 @@ class Subscription(Resource):
 
     # -- the period
 
+    def _start_trial(self, days: int, missing_payment_method: str) -> None:
+        """The current period is the trial; the billing cycle starts at its end."""
+        self.status = "trialing"
+        self.trial_start = self.created
+        self.trial_end = self.created + days * 86400
+        self.missing_payment_method = missing_payment_method
+        self.billing_cycle_anchor = self.trial_end
+        self._cycle = -1
+        self._period_end = self.trial_end
+
+    def _trial_will_end(self) -> None:
+        self.trial_will_end_sent = True
+        emit("customer.subscription.trial_will_end", self)
+
+    def _setup_succeeded(self, intent: Any) -> None:
+        """The pending SetupIntent succeeded: its card pays the invoices after the trial."""
+        before = self._fields()
+        if self.payment_settings.get("save_default_payment_method") == "on_subscription" and intent.payment_method:
+            self.default_payment_method = intent.payment_method
+        self.pending_setup_intent = None
+        self._update_event(before)
+
+    def _has_card(self) -> bool:
+        customer = retrieve_customer(self.customer)
+        return bool(self.default_payment_method or customer.invoice_settings.get("default_payment_method"))
+
     def _renew(self) -> Invoice | None:
         """The period ends: cancel if asked, else move to the next period and invoice it (draft)."""
         if self.cancel_at is not None and self.cancel_at <= self._period_end:
             cancel_now(self, reason=self.cancellation_details.get("reason") or "cancellation_requested",
                        at=self._period_end)
             return None
+        if self.status == "trialing" and not self._has_card() and self.missing_payment_method == "cancel":
+            cancel_now(self, reason="cancellation_requested", at=self._period_end)
+            return None
         before = self._fields()
+        if self.status == "trialing":
+            self.status = "active"
         self._cycle += 1
         self._period_start = self._period_end
         self._period_end = add_interval(self.billing_cycle_anchor, self._interval, self._interval_count,
@@ -279,6 +328,17 @@ class Subscription(Resource):
         emit("invoice.created", invoice)
         self._update_event(before)
         return invoice
+
+    def _trial_lines(self) -> list[dict[str, Any]]:
+        """The trial's own invoice: each item for the trial period, at $0."""
+        lines = []
+        for item in self._item_objects():
+            price = item._price()
+            lines.append(line_item(
+                amount=0, currency=price.currency, description=f"Trial period for {_product_name(price)}",
+                period=(self._period_start, self._period_end), price=price.id, product=price.product,
+                quantity=item.quantity, subscription=self.id, subscription_item=item.id))
+        return lines
 
     def _item_lines(self) -> list[dict[str, Any]]:
         lines = []
@@ -332,15 +392,15 @@ def cancel_now(sub: Subscription, *, reason: str, at: int | None = None) -> None
 CREATE_PARAMS = {"customer", "items", "payment_behavior", "payment_settings", "default_payment_method",
                  "transfer_data", "application_fee_percent", "metadata", "description", "expand", "off_session",
                  "proration_behavior", "collection_method", "cancel_at_period_end", "cancel_at", "on_behalf_of",
-                 "currency", "billing_mode"}
+                 "currency", "billing_mode", "trial_period_days", "trial_settings"}
 UPDATE_PARAMS = {"items", "proration_behavior", "proration_date", "payment_behavior", "cancel_at_period_end",
                  "cancel_at", "default_payment_method", "metadata", "description", "application_fee_percent",
                  "transfer_data", "payment_settings", "billing_cycle_anchor", "cancellation_details", "off_session",
                  "expand", "on_behalf_of", "collection_method"}
-NOT_SUPPORTED = {"trial_period_days", "trial_end", "trial_from_plan", "backdate_start_date", "add_invoice_items",
+NOT_SUPPORTED = {"trial_end", "trial_from_plan", "backdate_start_date", "add_invoice_items",
                  "coupon", "discounts", "promotion_code", "automatic_tax", "pending_invoice_item_interval",
                  "days_until_due", "default_tax_rates", "billing_thresholds", "billing_cycle_anchor_config",
-                 "pause_collection", "trial_settings", "default_source"}
+                 "pause_collection", "default_source"}
 
 
 def _not_supported(params: dict[str, Any]) -> None:
@@ -449,6 +509,44 @@ def _payment_settings(value: Any, current: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
+def _trial_days(value: Any) -> int:
+    """`trial_period_days`: whole days, at most 730 (Stripe's limit); 0 or absent is no trial."""
+    if value is None or value == "":
+        return 0
+    days = as_int(value, param="trial_period_days", minimum=0)
+    if days > 730:
+        raise InvalidRequest("Invalid integer: trial_period_days must be at most 730",
+                             code="parameter_invalid_integer", param="trial_period_days")
+    return days
+
+
+def _trial_settings(value: Any) -> str:
+    """`trial_settings[end_behavior][missing_payment_method]`: what happens at the trial's end without a card."""
+    if value is None:
+        return "create_invoice"
+    if not isinstance(value, dict):
+        raise InvalidRequest("Invalid object", param="trial_settings")
+    reject_unknown(value, {"end_behavior"})
+    behavior = value.get("end_behavior")
+    if not isinstance(behavior, dict):
+        raise InvalidRequest("Invalid object", param="trial_settings[end_behavior]")
+    reject_unknown(behavior, {"missing_payment_method"})
+    param = "trial_settings[end_behavior][missing_payment_method]"
+    chosen = str(one_of(required(behavior, "missing_payment_method"), ("cancel", "create_invoice", "pause"),
+                        param=param))
+    if chosen == "pause":
+        raise InvalidRequest("The local Stripe stand-in does not support pausing a subscription at its trial's end.",
+                             param=param)
+    return chosen
+
+
+def pending_setup_succeeded(intent: Any) -> None:
+    """A SetupIntent a trialing subscription was waiting for succeeded (registered by renewals.install)."""
+    for sub in ls.store.of("subscription"):
+        if isinstance(sub, Subscription) and sub.pending_setup_intent == intent.id:
+            sub._setup_succeeded(intent)
+
+
 def _will_decline(method_id: str | None) -> CardError | None:
     """What `error_if_incomplete` answers before anything changes, if the card cannot pay."""
     if method_id is None:
@@ -490,7 +588,9 @@ def create_subscription(params: dict[str, Any]) -> Subscription:
         attached_card(customer, method_id, param="default_payment_method")
     charge_with = method_id or customer.invoice_settings.get("default_payment_method")
     total = sum(p.unit_amount * q for p, q in zip(prices, quantities, strict=True))
-    if behavior == "error_if_incomplete" and total + customer.balance > 0:
+    trial_days = _trial_days(params.get("trial_period_days"))
+    end_behavior = _trial_settings(params.get("trial_settings"))
+    if behavior == "error_if_incomplete" and total + customer.balance > 0 and not trial_days:
         refusal = _will_decline(charge_with)
         if refusal is not None:
             raise refusal
@@ -507,9 +607,15 @@ def create_subscription(params: dict[str, Any]) -> Subscription:
             sub.cancel_at_period_end = True
             sub.cancel_at = sub._period_end
         customer.currency = customer.currency or sub.currency
+        if trial_days:
+            sub._start_trial(trial_days, end_behavior)
+            if behavior == "default_incomplete":
+                setup = SetupIntent._api_create(customer=customer.id, usage="off_session",
+                                                metadata={"subscription": sub.id})
+                sub.pending_setup_intent = setup.id
+        lines = sub._trial_lines() if trial_days else sub._item_lines()
         invoice = Invoice(customer=customer, subscription=sub, billing_reason="subscription_create",
-                          lines=pending_lines(customer.id, sub.id) + sub._item_lines(),
-                          period=(sub.created, sub.created))
+                          lines=pending_lines(customer.id, sub.id) + lines, period=(sub.created, sub.created))
         claim_pending(customer.id, sub.id, invoice)
         emit("customer.subscription.created", sub)  # already naming its first invoice, as Stripe's does
         emit("invoice.created", invoice)

@@ -20,7 +20,7 @@ from marketplace.models.commerce import (
     PurchasePublic,
     StripeConfigPublic,
 )
-from marketplace.services import catalog, downloads, guest_checkout, money, purchases, receipts
+from marketplace.services import billing, catalog, downloads, guest_checkout, money, purchases, receipts
 
 router = APIRouter(prefix="/api", tags=["purchases"])
 
@@ -58,6 +58,10 @@ def create_payment_intent(body: PaymentIntentIn, request: Request, user: Optiona
         subscription_id=intent.subscription_id,
         promotion_code=intent.promotion_code,
         discount_amount=money.format_cents(intent.discount_amount) if intent.promotion_code else None,
+        intent_type=intent.intent_type,
+        trial_days=intent.trial_days,
+        trial_end=intent.trial_end,
+        trial_used=intent.trial_used,
     )
 
 
@@ -65,6 +69,9 @@ def create_payment_intent(body: PaymentIntentIn, request: Request, user: Optiona
 def complete_purchase(body: CompleteIn, user: OptionalUser) -> PurchaseCompletePublic:
     """Signed out with `isGuestCheckout`: recorded for the guest account the payment was made for (403 if it
     was not made by a guest checkout)."""
+    if body.subscription_id and not body.payment_intent_id:  # a free trial: its card was saved (confirmSetup)
+        row = billing.complete_trial(actor=user, subscription_id=body.subscription_id, agent_id=body.agent_id)
+        return PurchaseCompletePublic(already_recorded=False, subscription_id=row.id, trial_end=row.trial_end)
     if body.is_guest_checkout and user is None:
         done = purchases.complete_guest_payment(payment_intent_id=body.payment_intent_id, agent_id=body.agent_id)
     else:

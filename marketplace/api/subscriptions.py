@@ -15,7 +15,7 @@ def _public(view: billing.SubscriptionView) -> SubscriptionPublic:
     return SubscriptionPublic(id=view.id, agent_id=view.agent_id, agent_name=view.agent_name, status=view.status,
                               price=money.format_cents(view.price_cents), currency=view.currency,
                               current_period_end=view.current_period_end,
-                              cancel_at_period_end=view.cancel_at_period_end)
+                              cancel_at_period_end=view.cancel_at_period_end, trial_end=view.trial_end)
 
 
 @router.get("", response_model=list[SubscriptionPublic])

@@ -61,7 +61,7 @@ def _draft(body: AgentDraftIn) -> AgentDraft:
                       price=price or "", category_id=body.category_id, demo_url=body.demo_url,
                       image_url=body.image_url, tags=list(body.tags or []), pricing_model=body.pricing_model,
                       activation_limit=body.activation_limit, version_label=body.version_label,
-                      release_notes=body.release_notes)
+                      release_notes=body.release_notes, trial_days=body.trial_days)
 
 
 def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
@@ -70,6 +70,7 @@ def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
         id=a.id, status=a.status, has_pending_revision=a.has_pending_revision, name=d.name,
         short_description=d.short_description, description=d.description, price=d.price,
         pricing_model=d.pricing_model or "monthly", activation_limit=d.activation_limit or UNLIMITED,
+        trial_days=int(d.trial_days or 0),
         category_id=d.category_id, demo_url=d.demo_url, image_url=d.image_url, tags=list(d.tags),
         files=[AgentFilePublic(id=f.id, filename=f.filename, size_bytes=f.size_bytes, content_type=f.content_type,
                                scan=FileScanPublic.model_validate(f.scan)) for f in a.files],
@@ -80,7 +81,7 @@ def _draft_public(a: agents.EditableAgent) -> VendorAgentDraftPublic:
 def _agent(a: agents.VendorAgent) -> VendorAgentPublic:
     return VendorAgentPublic(
         id=a.id, name=a.name, short_description=a.short_description, price=money.format_cents(a.price_cents),
-        pricing_model=a.pricing_model, status=a.status, is_approved=a.status == "approved",
+        pricing_model=a.pricing_model, trial_days=a.trial_days, status=a.status, is_approved=a.status == "approved",
         rejection_reason=a.rejection_reason,
         category_id=a.category_id,
         category=VendorCategoryRef(id=a.category_id, name=a.category_name or "") if a.category_id is not None else None,
@@ -136,6 +137,8 @@ def vendor_analytics(user: OptionalUser) -> VendorAnalyticsPublic:
         active_subscribers=r.active_subscribers, monthly_recurring_revenue=money.format_cents(r.mrr_cents),
         cancellations_last_30_days=r.cancellations_30d, refunds_last_30_days=r.refunds_30d,
         refunded_last_30_days=money.format_cents(r.refunded_30d_cents),
+        trialing_subscribers=r.trialing_subscribers, trials_ended_last_30_days=r.trials_ended_30d,
+        trials_converted_last_30_days=r.trials_converted_30d, trial_conversion_percent=r.trial_conversion_percent,
     )
 
 

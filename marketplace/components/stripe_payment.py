@@ -57,16 +57,17 @@ stripe_payment_form = StripePaymentForm.create
 
 
 def payment_element(state: Any, *, return_url: str, button_label: Any, disabled: Any, error_message: Any,
-                    setup: bool = False, on_load_error: Any = None) -> rx.Component:
+                    setup: bool = False, intent_type: Any = None, on_load_error: Any = None) -> rx.Component:
     """The Payment Element wired to a paying state by one convention: the state holds `stripe_js_url`,
     `publishable_key` and `client_secret`, and answers `payment_started`, `payment_succeeded(intent id)`,
     `payment_incomplete(status)`, `payment_failed(message)` and, unless `on_load_error` is given,
-    `stripe_unavailable(message)`. `setup`: the secret is a SetupIntent's (a card saved, nothing paid)."""
+    `stripe_unavailable(message)`. `setup`: the secret is a SetupIntent's (a card saved, nothing paid);
+    `intent_type`: the same decided at run time (a Var: 'setup' or 'payment', e.g. a free trial's checkout)."""
     return stripe_payment_form(
         stripe_js_url=state.stripe_js_url,
         publishable_key=state.publishable_key,
         client_secret=state.client_secret,
-        **({"intent_type": "setup"} if setup else {}),
+        **({"intent_type": "setup"} if setup else {"intent_type": intent_type} if intent_type is not None else {}),
         return_url=return_url,
         button_label=button_label,
         disabled=disabled,

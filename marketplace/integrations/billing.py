@@ -54,6 +54,11 @@ class Subscription:
     application_fee_percent: Decimal | None
     item_id: str = ""  # the one subscription item (a change of price names it)
     default_payment_method: str | None = None  # the card it charges (else the customer's default)
+    trial_end: datetime | None = None  # a free trial's end (status 'trialing' until then)
+    # A trial's SetupIntent that collects the card (Stripe.js `confirmSetup`), until it succeeded; its client
+    # secret when it was expanded (on create).
+    pending_setup_intent_id: str | None = None
+    setup_client_secret: str = ""
 
 
 @dataclass(frozen=True)
@@ -117,6 +122,7 @@ def _subscription(sdk_obj: Any) -> Subscription:
         secret = ((invoice.get("confirmation_secret") or {}).get("client_secret")) or ""
     transfer = obj.get("transfer_data") or {}
     fee = obj.get("application_fee_percent")
+    setup = obj.get("pending_setup_intent")
     return Subscription(
         id=obj["id"], customer=_id(obj.get("customer")) or "", status=str(obj["status"]),
         price_id=_id(items[0].get("price") or {}) or "",
@@ -131,6 +137,9 @@ def _subscription(sdk_obj: Any) -> Subscription:
         application_fee_percent=Decimal(str(fee)) if fee is not None else None,
         item_id=str(items[0].get("id") or ""),
         default_payment_method=_id(obj.get("default_payment_method")),
+        trial_end=_timestamp(obj.get("trial_end")),
+        pending_setup_intent_id=_id(setup),
+        setup_client_secret=str(setup.get("client_secret") or "") if isinstance(setup, dict) else "",
     )
 
 
@@ -220,15 +229,22 @@ def _monthly_price(*, product_id: str, name: str, lookup_key: str, amount: int, 
 
 def create_subscription(
     *, customer: str, price: str, metadata: dict[str, str], idempotency_key: str,
-    destination: str | None = None, application_fee_percent: Decimal | None = None,
+    destination: str | None = None, application_fee_percent: Decimal | None = None, trial_days: int = 0,
 ) -> Subscription:
     """An incomplete subscription whose first invoice the checkout's Payment Element pays; the card it is paid
-    with becomes the subscription's default. A destination charge with a percentage fee when `destination`."""
+    with becomes the subscription's default. A destination charge with a percentage fee when `destination`.
+    With `trial_days` it is 'trialing' at once and nothing is charged: the Payment Element confirms its
+    `pending_setup_intent` instead, whose card pays the first invoice at the trial's end (a trial whose card
+    was never given is cancelled then)."""
     params: dict[str, Any] = {
         "customer": customer, "items": [{"price": price}], "payment_behavior": "default_incomplete",
         "payment_settings": {"save_default_payment_method": "on_subscription"},
         "expand": ["latest_invoice.confirmation_secret"], "metadata": metadata,
     }
+    if trial_days:
+        params["trial_period_days"] = trial_days
+        params["trial_settings"] = {"end_behavior": {"missing_payment_method": "cancel"}}
+        params["expand"] = ["latest_invoice.confirmation_secret", "pending_setup_intent"]
     if destination:
         params["transfer_data"] = {"destination": destination}
         params["application_fee_percent"] = float(application_fee_percent or 0)
@@ -241,8 +257,8 @@ def create_subscription(
 
 def retrieve_subscription(subscription_id: str, *, with_secret: bool = False) -> Subscription | None:
     """The subscription as Stripe has it now (None when unknown); `with_secret` adds its latest invoice's
-    client secret (to pay a still-incomplete first invoice)."""
-    params = {"expand": ["latest_invoice.confirmation_secret"]} if with_secret else {}
+    client secret (to pay a still-incomplete first invoice) and a trial's pending SetupIntent's."""
+    params = {"expand": ["latest_invoice.confirmation_secret", "pending_setup_intent"]} if with_secret else {}
     found = _find(client().v1.subscriptions.retrieve, subscription_id, params=params)
     return None if found is None else _subscription(found)
 

@@ -49,6 +49,7 @@ class SalesSummaryPublic(ApiModel):
     # Recurring revenue (services/vendors/recurring.py): live subscriptions and their monthly prices in USD.
     active_subscriptions: int = 0
     monthly_recurring_revenue: str = "0.00"
+    trialing_subscriptions: int = 0  # free trials (card saved, not paying yet: not in MRR)
     # What vendors paid for their plans (Pro, Enterprise...), in USD.
     plan_revenue: str = "0.00"
 

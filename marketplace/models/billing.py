@@ -95,6 +95,7 @@ class Subscription(SQLModel, table=True):
     past_due_since: datetime | None = None  # the first failed renewal; access lasts 7 days from it
     canceled_at: datetime | None = None  # when the customer (or a refund) asked to cancel
     ended_at: datetime | None = None  # when access ended for good
+    trial_end: datetime | None = None  # the free trial's end, once it started with a card; None: no trial
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
@@ -142,6 +143,7 @@ class SubscriptionPublic(ApiModel):
     currency: str
     current_period_end: datetime | None = None
     cancel_at_period_end: bool
+    trial_end: datetime | None = None  # status 'trialing': the free trial ends (and the first charge comes) then
 
 
 class CardUpdatePublic(ApiModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
+import pydantic
 from sqlalchemy import Column, Index, Integer, String, Text, text
 from sqlmodel import Field, SQLModel
 
@@ -85,6 +86,8 @@ class Agent(SQLModel, table=True):
     # How many machines one license key may be activated on (1-100; None: unlimited), set by the vendor.
     # (No column default: the ORM would write it in place of an explicit None; revision 0018 sets one in SQL.)
     activation_limit: int | None = Field(default=3, sa_column=Column(Integer, nullable=True))
+    # Free days before a new subscriber's first charge (0: none, 1-30; monthly agents only).
+    trial_days: int = Field(default=0, sa_column=Column(Integer, nullable=False, server_default="0"))
 
 
 class AgentTag(SQLModel, table=True):
@@ -158,6 +161,8 @@ class AgentRead(ApiModel):
     short_description: str
     price: str
     pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
+    trial_days: int = pydantic.Field(default=0, description="Free days before a new subscriber's first charge "
+                                                            "(monthly agents; 0: no trial)")
     image_url: str | None = None
     is_approved: bool
     status: str

@@ -218,13 +218,20 @@ class PaymentIntentPublic(ApiModel):
     subscription_id: str | None = None
     promotion_code: str | None = None  # the code applied, upper-case
     discount_amount: str | None = None  # what it took off displayAmount's price ("6.00"), with a code
+    # 'setup': a free trial, clientSecret is a SetupIntent's (Stripe.js confirmSetup: the card is saved, not charged)
+    intent_type: str = "payment"
+    trial_days: int = 0
+    trial_end: datetime | None = None  # a trial's end: its first charge
+    trial_used: bool = False  # the agent has a free trial this buyer already had: this subscription starts paid
 
 
 class PurchaseCompletePublic(ApiModel):
     success: bool = True
     already_recorded: bool
-    order_id: str
+    order_id: str | None = None  # None: a free trial started (nothing was charged yet)
     purchase_id: str | None = None
+    subscription_id: str | None = None
+    trial_end: datetime | None = None
 
 
 class StripeConfigPublic(ApiModel):
@@ -244,7 +251,9 @@ class PaymentIntentIn(ApiInput):
 
 
 class CompleteIn(ApiInput):
-    payment_intent_id: str = pydantic.Field(max_length=255)
+    # A payment's PaymentIntent, or (a free trial, after confirmSetup) the `subscriptionId` checkout answered.
+    payment_intent_id: str = pydantic.Field(default="", max_length=255)
+    subscription_id: str | None = pydantic.Field(default=None, max_length=64)
     agent_id: str | None = pydantic.Field(default=None, max_length=64)
     agent_name: str | None = pydantic.Field(default=None, max_length=300)
     user_id: str | None = pydantic.Field(default=None, max_length=64)

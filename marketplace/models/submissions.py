@@ -127,6 +127,7 @@ class VendorAgentDraftPublic(ApiModel):
     pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
     activation_limit: int | str = pydantic.Field(
         default=3, description="Machines one license key may be activated on: 1-100, or 'unlimited'")
+    trial_days: int = pydantic.Field(default=0, description="Free days before a new subscriber's first charge")
     category_id: int | str | None = None
     demo_url: str | None = None
     image_url: str | None = None
@@ -181,6 +182,7 @@ class PendingAgentPublic(ApiModel):
     description: str
     price: str
     pricing_model: str = "monthly"  # models.billing.PricingModel: 'monthly' or 'one_time'
+    trial_days: int = 0
     demo_url: str | None = None
     image_url: str | None = None
     tags: list[str]
@@ -222,6 +224,8 @@ class AgentDraftIn(ApiInput):
     pricing_model: str | None = pydantic.Field(default=None, max_length=50)
     # 1-100 or 'unlimited'; left out: 3 for a new agent, the agent's current limit for an edit
     activation_limit: pydantic.StrictInt | str | None = pydantic.Field(default=None, union_mode="left_to_right")
+    # 0 (no trial) to 30 free days, monthly agents only; left out: none for a new agent, the agent's current trial
+    trial_days: pydantic.StrictInt | str | None = pydantic.Field(default=None, union_mode="left_to_right")
     category_id: int | str | None = pydantic.Field(default=None, union_mode="left_to_right")
     demo_url: str | None = pydantic.Field(default=None, max_length=5000)
     image_url: str | None = pydantic.Field(default=None, max_length=5000)

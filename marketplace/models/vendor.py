@@ -128,6 +128,12 @@ class VendorAnalyticsPublic(ApiModel):
     cancellations_last_30_days: int = 0
     refunds_last_30_days: int = 0
     refunded_last_30_days: str = "0.00"
+    # Free trials (apart from the paying subscribers above): in a trial now; of the trials that ended in the last
+    # 30 days, how many became paid, and that as a whole percent (None: no trial ended).
+    trialing_subscribers: int = 0
+    trials_ended_last_30_days: int = 0
+    trials_converted_last_30_days: int = 0
+    trial_conversion_percent: int | None = None
     currency: str = "usd"
 
 

@@ -189,6 +189,8 @@ def action_card() -> rx.Component:
                 rx.cond(~A.is_free, rx.text(A.price_suffix, color_scheme="gray", id="agent-price-suffix")),
                 align="baseline", spacing="1",
             ),
+            rx.cond(A.trial_offer != "", rx.text(A.trial_offer, size="2", weight="medium", color_scheme="green",
+                                                 high_contrast=True, id="agent-trial-offer")),
             rx.cond(
                 S.bought,
                 rx.button(rx.icon("circle-check", size=16), "Already Bought", disabled=True, size="3", width="100%",

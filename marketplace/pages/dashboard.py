@@ -119,6 +119,7 @@ def _subscription_box(card: PurchaseCard) -> rx.Component:
         card.subscription_status,
         ("active", rx.badge(rx.icon("repeat", size=12), "Active", color_scheme="green")),
         ("past due", rx.badge(rx.icon("triangle-alert", size=12), "Payment failed", color_scheme="red")),
+        ("trialing", rx.badge(rx.icon("gift", size=12), "Free trial", color_scheme="green")),
         rx.badge(rx.icon("circle-slash", size=12), card.subscription_label, color_scheme="gray"),
     )
     return rx.vstack(

@@ -10,7 +10,7 @@ before this module still complete and renew."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
 from marketplace.models import Agent, Subscription, User
@@ -29,6 +29,8 @@ AMOUNT_KEY = "amount"
 # A sale with a promotion code also has these three (all or none): the code's id and text, and what it took
 # off the USD price (the amount charged is the discounted USD price at the rate).
 PROMOTION_KEYS = ("promotionCodeId", "promotionCode", "discountUsdCents")
+TRIAL_KEY = "trialDays"  # a subscription's free days before its first charge (absent: none)
+MAX_TRIAL_DAYS = 730  # Stripe's limit on trial_period_days
 
 
 class TermsError(Invalid):
@@ -127,7 +129,13 @@ class CheckoutTerms:
                                                   str(self.discount_cents or 0)), strict=True))
         if with_amount:
             metadata[AMOUNT_KEY] = str(self.amount)
+        if self.trial_days:
+            metadata[TRIAL_KEY] = str(self.trial_days)
         return metadata
+
+    def with_trial(self, days: int) -> CheckoutTerms:
+        """The same sale with `days` free before the first charge (0: none; services/billing/trials decides)."""
+        return replace(self, trial_days=days or None)
 
     @classmethod
     def from_metadata(cls, metadata: dict[str, str], *, destination: str | None,
@@ -157,6 +165,11 @@ class CheckoutTerms:
                           promotion_code=code, promotion_code_id=code_id)
         if metadata.get(AMOUNT_KEY) and _digits(metadata, AMOUNT_KEY) != terms.amount:
             raise TermsError(AMOUNT_KEY, "malformed")
+        if metadata.get(TRIAL_KEY):
+            days = _digits(metadata, TRIAL_KEY)
+            if not 0 < days <= MAX_TRIAL_DAYS:
+                raise TermsError(TRIAL_KEY, "malformed")
+            terms = terms.with_trial(days)
         return terms
 
     @classmethod

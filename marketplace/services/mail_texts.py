@@ -208,6 +208,30 @@ def subscription_ended(*, to: str, name: str, agent_name: str, agent_path: str) 
     )
 
 
+def trial_started(*, to: str, name: str, agent_name: str, agent_id: str, license_key: str, ends_on: str,
+                  then: str) -> OutgoingMail:
+    """A free trial started with the card saved: nothing charged yet, when the first charge comes, the key."""
+    key = f"\n\nLicense key: {license_key}" if license_key else ""
+    return compose(
+        to=to, name=name,
+        subject=f"Your free trial: {agent_name}",
+        body=f"Your free trial of {agent_name} has started. Nothing has been charged: your card is charged "
+             f"{then} on {ends_on} unless you cancel before then.{key}\n\nDownload it here (sign in first):\n"
+             f"{url(f'/api/agents/{agent_id}/download')}\n\nCancel anytime in your dashboard:\n{url('/dashboard')}",
+    )
+
+
+def trial_ending(*, to: str, name: str, agent_name: str, ends_on: str, then: str) -> OutgoingMail:
+    """Stripe's `trial_will_end`, three days before: the first charge is coming, and how to avoid it."""
+    return compose(
+        to=to, name=name,
+        subject=f"Your free trial of {agent_name} ends on {ends_on}",
+        body=f"Your free trial of {agent_name} ends on {ends_on}. Then your card is charged {then}.\n\n"
+             f"To keep using it, do nothing. To stop before you pay anything, cancel in your dashboard before "
+             f"then:\n{url('/dashboard')}",
+    )
+
+
 def subscription_cancelled(*, to: str, name: str, agent_name: str, access_until: str) -> OutgoingMail:
     """The customer cancelled: no more charges, access until the end of the paid period."""
     return compose(

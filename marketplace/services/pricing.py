@@ -8,6 +8,7 @@ import calendar
 from datetime import datetime
 
 from marketplace.models import OrderKind, PricingModel
+from marketplace.services import money
 
 MODEL_NAMES = {PricingModel.MONTHLY: "Monthly subscription", PricingModel.ONE_TIME: "One-time licence"}
 MODEL_DETAILS = {PricingModel.MONTHLY: "Charged every month until the buyer cancels",
@@ -16,6 +17,11 @@ ORDER_KIND_LABELS = {OrderKind.PURCHASE: "Purchase", OrderKind.SUBSCRIPTION: "Su
                      OrderKind.RENEWAL: "Renewal"}
 LICENCE_LINE = "AI Agent License"
 SUBSCRIPTION_LINE = "Monthly subscription - renews on {date}, cancel anytime"
+# Free trials (issue 31): what the agent page, the cards, checkout and My Agents promise.
+TRIAL_OFFER = "Free for {days}, then {price}"
+TRIAL_CHECKOUT = "Free for {days}, then {price} starting {date}. Cancel before then and you pay nothing."
+TRIAL_ALREADY_USED = "You have already had a free trial of this agent, so this subscription starts paid today."
+TRIAL_ENDS = "Trial ends on {date}"
 
 
 def one_month_after(moment: datetime) -> datetime:
@@ -23,6 +29,28 @@ def one_month_after(moment: datetime) -> datetime:
     anchors monthly billing."""
     year, month = (moment.year + 1, 1) if moment.month == 12 else (moment.year, moment.month + 1)
     return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
+
+
+def trial_text(days: int) -> str:
+    """A trial's length as the admin compares it and the offers say it: 'No free trial', '1 day', '7 days'."""
+    if days <= 0:
+        return "No free trial"
+    return "1 day" if days == 1 else f"{days} days"
+
+
+def trial_offer(*, trial_days: int, pricing_model: str, price_cents: int, currency: str = "usd") -> str:
+    """'Free for 7 days, then $29.99/month' for a paid monthly agent with a trial; '' otherwise (one rule for the
+    agent page and the cards)."""
+    if trial_days <= 0 or pricing_model != PricingModel.MONTHLY or price_cents == 0:
+        return ""
+    price = money.price_label(price_cents, pricing_model=pricing_model, currency=currency)
+    return TRIAL_OFFER.format(days=trial_text(trial_days), price=price)
+
+
+def trial_checkout_line(*, trial_days: int, price: str, starts_on: str) -> str:
+    """Checkout's promise for a trial: 'Free for 7 days, then $29.99/month starting {date}. Cancel before then and
+    you pay nothing.' (`price` as money.price_label writes it, `starts_on` the trial's end as pages write dates)."""
+    return TRIAL_CHECKOUT.format(days=trial_text(trial_days), price=price, date=starts_on)
 
 
 def order_summary_line(*, pricing_model: str, price_cents: int, renews_on: str) -> str:

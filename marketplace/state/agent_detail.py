@@ -20,7 +20,7 @@ from marketplace.services.admin import reviews as review_removal
 from marketplace.services.errors import Conflict, Forbidden, NotFound, TooManyRequests
 from marketplace.services.seo import page_head
 from marketplace.state import blocking
-from marketplace.state.catalog import Option, price_parts, rating_label, star_fill
+from marketplace.state.catalog import Option, price_parts, rating_label, star_fill, trial_offer
 from marketplace.state.forms import take_submitted
 from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.session import ViewerMixin
@@ -62,6 +62,7 @@ class AgentView:
     price: str = ""
     price_suffix: str = ""  # "/month" or " one-time" (state.catalog.price_parts)
     is_free: bool = False
+    trial_offer: str = ""  # 'Free for 7 days, then $29.99/month', or '' (state.catalog.trial_offer)
     image_url: str = ""
     demo_url: str = ""
     tags: list[str] = dataclasses.field(default_factory=list)
@@ -122,6 +123,7 @@ def agent_view(agent: AgentPublic) -> AgentView:
         price=(parts := price_parts(agent.price, agent.pricing_model))[0],
         price_suffix=parts[1],
         is_free=parts[0] == "Free",
+        trial_offer=trial_offer(agent),
         image_url=images.displayable_image_url(agent.image_url),
         demo_url=agent.demo_url or "",
         tags=list(agent.tags),

@@ -17,7 +17,7 @@ import reflex as rx
 from reflex.event import EventSpec
 
 from marketplace.models import AgentPage, AgentPublic, CategoryPublic
-from marketplace.services import catalog, images, money
+from marketplace.services import catalog, images, money, pricing
 from marketplace.services.catalog.search import MAX_QUERY_LENGTH
 from marketplace.services.seo import public_pages
 from marketplace.services.text import is_digits
@@ -92,6 +92,7 @@ class AgentCard:
     more_tags: int = 0
     is_featured: bool = False
     bought: bool = False
+    trial_offer: str = ""  # 'Free for 7 days, then $29.99/month', or ''
 
 
 @dataclasses.dataclass
@@ -113,6 +114,15 @@ def price_parts(price: str, pricing_model: str) -> tuple[str, str]:
     except (InvalidOperation, ValueError):
         return price, ""
     return money.price_parts(cents, pricing_model=pricing_model)
+
+
+def trial_offer(agent: AgentPublic) -> str:
+    """'Free for 7 days, then $29.99/month' for a monthly agent with a free trial (services/pricing), else ''."""
+    try:
+        cents = money.round_half_up(Decimal(agent.price) * 100)
+    except (InvalidOperation, ValueError):
+        return ""
+    return pricing.trial_offer(trial_days=agent.trial_days, pricing_model=agent.pricing_model, price_cents=cents)
 
 
 def rating_label(avg_rating: str) -> str:
@@ -152,6 +162,7 @@ def agent_card(agent: AgentPublic, bought: set[str] | frozenset[str] = frozenset
         more_tags=max(len(agent.tags) - CARD_TAGS, 0),
         is_featured=agent.is_featured,
         bought=agent.id in bought,
+        trial_offer=trial_offer(agent),
     )
 
 

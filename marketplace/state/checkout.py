@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 UTC_ZONE = ZoneInfo("UTC")  # the checkout knows no browser zone; the renewal date is the server's day
 SUCCESS_PATH = "/purchase-success"
+TRIAL_STARTED_PATH = "/dashboard"  # My Agents, where the trial's end date is
 ORDER_PARAM = "order"
 NO_PURCHASE_PATH = "/dashboard"  # where /purchase-success sends a visit that follows no purchase
 REDIRECT_DELAY_MS = 1000
@@ -114,9 +115,15 @@ class CheckoutState(FormState, rx.State):
     promo_applying: bool = False
     subtotal: str = ""
     _promo_free: bool = False  # the code takes the whole price: claimed free with the code
+    # A free trial (issue 31): 'setup' when the Payment Element saves the card (confirmSetup) instead of paying;
+    # what checkout promises, or why this subscription starts paid (the buyer had the agent's trial).
+    intent_type: str = "payment"
+    trial_line: str = ""
+    trial_used_line: str = ""
     # The order just recorded: the success page is opened with it and shows it only if the server agrees.
     _order_id: str = ""
     _pricing_model: str = ""
+    _subscription_id: str = ""
 
     @rx.var
     def is_eur(self) -> bool:
@@ -128,6 +135,8 @@ class CheckoutState(FormState, rx.State):
             return "Redirecting..."
         if self.processing:
             return "Processing..."
+        if self.intent_type == "setup":
+            return "Start Free Trial"
         return f"Complete Payment • {self.total}"
 
     @rx.var
@@ -220,6 +229,14 @@ class CheckoutState(FormState, rx.State):
         self.promo_discount = money.format_amount(-intent.discount_amount, intent.currency) if self.promo_code else ""
         self._promo_free = intent.mode == "free"
         self.is_free = self._promo_free
+        self.intent_type, self._subscription_id = intent.intent_type, intent.subscription_id or ""
+        if intent.trial_days and intent.trial_end is not None:
+            starts_on = format_day(intent.trial_end, UTC_ZONE)
+            self.trial_line = pricing.trial_checkout_line(trial_days=intent.trial_days, price=self.price_label,
+                                                          starts_on=starts_on)
+            self.summary_line = pricing.order_summary_line(pricing_model=PricingModel.MONTHLY,
+                                                           price_cents=intent.amount, renews_on=starts_on)
+        self.trial_used_line = pricing.TRIAL_ALREADY_USED if intent.trial_used else ""
 
     # --- promotion codes ---------------------------------------------------------------------------------------
 
@@ -327,6 +344,18 @@ class CheckoutState(FormState, rx.State):
         self.progress, self.progress_label = STEP_PROCESSING
         yield
         user = None if self.guest else await _signed_in_user(self)
+        if self.intent_type == "setup":  # a free trial: the card is saved, the server records the trial
+            started = await attempt(Toast(None, unexpected=True, signed_out=False,
+                                          log=f"trial {self._subscription_id} could not be recorded"),
+                                    billing.complete_trial, actor=user, subscription_id=self._subscription_id,
+                                    agent_id=self.item_id)
+            if started.failed:
+                self._payment_error(started.message)
+                return
+            self.progress, self.progress_label = STEP_DONE
+            self.processing, self.redirecting = False, True
+            yield rx.redirect(TRIAL_STARTED_PATH)
+            return
         done = await attempt(Toast(None, unexpected=True, signed_out=False,
                                    log=f"payment {payment_intent_id} could not be recorded"),
                              _complete, user, payment_intent_id, self.item_id, guest=self.guest)

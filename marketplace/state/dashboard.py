@@ -24,6 +24,7 @@ from marketplace.services import (
     images,
     licenses,
     money,
+    pricing,
     purchases,
     receipts,
     refunds,
@@ -122,6 +123,8 @@ def _renewal(sub: billing.SubscriptionView, day: str, zone: ZoneInfo) -> str:
         return f"Ended on {format_day(sub.ended_at, zone)}"
     if sub.past_due:
         return ""  # nothing renews until the card is fixed: the badge and the update-card link say so
+    if sub.trialing and sub.trial_end is not None and not sub.cancel_at_period_end:
+        return pricing.TRIAL_ENDS.format(date=format_day(sub.trial_end, zone))
     return f"Ends on {day}" if sub.cancel_at_period_end else f"Renews on {day}"
 
 

@@ -119,7 +119,7 @@ def test_sales_commissions_and_csv(client, login):
     assert summary == {"totalRevenue": "59.98", "adminEarnings": "12.00", "vendorEarnings": "47.98",
                        "commissionRate": "20%", "totalSales": 2, "commissionSplitRate": 50.0, "splitPayments": 1,
                        "directPayments": 1, "totalVendorPayouts": "23.99", "activeSubscriptions": 0,
-                       "monthlyRecurringRevenue": "0.00", "planRevenue": "0.00"}
+                       "monthlyRecurringRevenue": "0.00", "trialingSubscriptions": 0, "planRevenue": "0.00"}
     response = client.get("/api/admin/commissions")
     assert response.headers["X-Total-Count"] == "3"  # the refunded order is listed, marked, and not summed
     entries = response.json()

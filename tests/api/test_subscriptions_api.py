@@ -54,7 +54,7 @@ def test_checkout_answers_the_subscription_and_the_customer_manages_it(client, l
 
     [item] = client.get("/api/user/subscriptions").json()
     assert set(item) == {"id", "agentId", "agentName", "status", "price", "currency", "currentPeriodEnd",
-                         "cancelAtPeriodEnd"}
+                         "cancelAtPeriodEnd", "trialEnd"}
     assert (item["id"], item["agentId"], item["agentName"], item["status"], item["price"], item["currency"]) == (
         body["subscriptionId"], agent.id, "Ledger Bot", "active", "12.15", "usd")
     assert item["cancelAtPeriodEnd"] is False and item["currentPeriodEnd"]
@@ -185,3 +185,52 @@ def test_a_renewal_appears_when_the_demo_clock_advances(live_api: LiveApi, strip
     assert kinds == [OrderKind.SUBSCRIPTION, OrderKind.RENEWAL]
     assert mailbox.last(buyer.email, "Your subscription renewed: Clock Bot")
     stripe_standin.drain()  # every delivery answered before the tables are emptied for the next test
+
+
+def test_a_trial_over_http_saves_the_card_and_lists_trialing_with_its_end(client, login, stripe_standin, buyer,
+                                                                          make_agent, make_user):
+    agent = make_agent(price_cents=2999, name="Trial Http Bot", trial_days=7)
+    assert client.get(f"/api/agents/{agent.id}").json()["trialDays"] == 7
+    login(buyer)
+    intent = client.post("/api/purchase/create-payment-intent", json={"agentId": agent.id})
+    assert intent.status_code == 200, intent.text
+    body = intent.json()
+    assert (body["mode"], body["intentType"], body["trialDays"], body["trialUsed"]) == ("subscription", "setup", 7,
+                                                                                        False)
+    assert body["clientSecret"].startswith("seti_") and body["trialEnd"]
+    early = client.post("/api/purchase/complete", json={"subscriptionId": body["subscriptionId"]})
+    assert early.status_code == 400 and "card was not saved" in early.json()["message"]
+    assert stripe_standin.confirm_setup(body["clientSecret"]).json()["status"] == "succeeded"
+    login(make_user("stranger"))
+    assert client.post("/api/purchase/complete", json={"subscriptionId": body["subscriptionId"]}).status_code == 403
+    login(buyer)
+    done = client.post("/api/purchase/complete", json={"subscriptionId": body["subscriptionId"],
+                                                        "agentId": agent.id})
+    assert done.status_code == 200, done.text
+    assert done.json()["orderId"] is None and done.json()["trialEnd"]
+    [item] = client.get("/api/user/subscriptions").json()
+    assert (item["status"], item["trialEnd"][:19]) == ("trialing", body["trialEnd"][:19])
+    assert client.get("/api/user/orders").json() == []
+    [bought] = client.get("/api/user/purchases").json()
+    assert bought["agent"]["id"] == agent.id and bought["licenseKey"]
+
+
+def test_trial_days_in_the_vendor_draft_api(client, login):
+    from tests.factories import make_category
+
+    category = make_category("Trials")
+    vendor = factories.make_vendor()
+    login(vendor)
+    base = {"name": "Trial Draft", "shortDescription": "Short", "description": "Long", "price": "29.99",
+            "categoryId": category.id}
+    refused = client.post("/api/vendor/agents", json={**base, "trialDays": 45})
+    assert refused.status_code == 400
+    assert refused.json()["message"] == "Free trial must be a whole number of days from 0 (no trial) to 30"
+    created = client.post("/api/vendor/agents", json={**base, "trialDays": 7})
+    assert created.status_code == 201, created.text
+    assert created.json()["trialDays"] == 7
+    agent_id = created.json()["id"]
+    changed = client.put(f"/api/vendor/agents/{agent_id}", json={**base, "trialDays": "0"})
+    assert changed.status_code == 200, changed.text
+    assert changed.json()["trialDays"] == 0
+    assert [a["trialDays"] for a in client.get("/api/vendor/agents").json()] == [0]

@@ -63,7 +63,8 @@ def test_own_agents(client, login, shop):
         "rejected", False, "No demo", None)
     assert set(live) == {"id", "name", "shortDescription", "price", "pricingModel", "status", "isApproved",
                          "rejectionReason", "categoryId", "category", "imageUrl", "avgRating", "reviewCount",
-                         "salesCount", "createdAt", "updatedAt", "hasPendingRevision", "pendingRevision", "fileCount"}
+                         "salesCount", "createdAt", "updatedAt", "hasPendingRevision", "pendingRevision", "fileCount",
+                         "trialDays"}
     assert (live["hasPendingRevision"], live["pendingRevision"], live["fileCount"]) == (False, None, 0)
     assert (live["price"], live["isApproved"], live["category"]["name"]) == ("29.99", True, "Writing")
     assert [a["name"] for a in _signed_in(client, login, other).get("/api/vendor/agents").json()] == ["Rival agent"]
@@ -77,7 +78,8 @@ def test_analytics(client, login, shop):
                     "thisMonthRevenue": "59.98", "totalSales": 2, "approvedAgents": 1, "totalAgents": 2,
                     "avgRating": "0.00", "commissionRate": "20.00", "currency": "usd", "activeSubscribers": 0,
                     "monthlyRecurringRevenue": "0.00", "cancellationsLast30Days": 0, "refundsLast30Days": 0,
-                    "refundedLast30Days": "0.00"}
+                    "refundedLast30Days": "0.00", "trialingSubscribers": 0, "trialsEndedLast30Days": 0,
+                    "trialsConvertedLast30Days": 0, "trialConversionPercent": None}
     rival = _signed_in(client, login, other).get("/api/vendor/analytics").json()
     assert (rival["totalSales"], rival["totalRevenue"]) == (1, "29.99")
     admin = _signed_in(client, login, make_admin()).get("/api/vendor/analytics").json()

@@ -105,6 +105,7 @@ def test_admin_sees_the_cards_and_every_tab_by_address_and_back(page: Page) -> N
     expect(page.locator("#commission-rate")).to_have_text(sales["commissionRate"])
     expect(page.locator("#overview-total-sales")).to_have_text(f"{sales['totalSales']:,}")
     expect(page.locator("#overview-active-subscriptions")).to_have_text(f"{sales['activeSubscriptions']:,}")
+    expect(page.locator("#overview-trialing-subscriptions")).to_have_text(f"{sales['trialingSubscriptions']:,}")
     expect(page.locator("#overview-mrr")).to_have_text(dollars(sales["monthlyRecurringRevenue"]))
     rows = page.locator(".pending-action")
     expect(rows).to_have_count(3)

@@ -120,6 +120,9 @@ def test_vendor_dashboard_shows_recurring_revenue(page: Page) -> None:
     expect(page.locator("#stat-active-subscribers")).to_have_text(f"{figures['activeSubscribers']:,}")
     expect(page.locator("#stat-mrr")).to_have_text(dollars(figures["monthlyRecurringRevenue"]))
     expect(page.locator("#stat-cancellations")).to_have_text(f"{figures['cancellationsLast30Days']:,}")
+    expect(page.locator("#stat-trialing-subscribers")).to_have_text(f"{figures['trialingSubscribers']:,}")
+    percent = figures["trialConversionPercent"]
+    expect(page.locator("#stat-trial-conversion")).to_have_text("—" if percent is None else f"{percent}%")
     expect(page.locator("#stat-refunds")).to_have_text(f"{figures['refundsLast30Days']:,}")
     expect(page.locator("#stat-refunds-caption")).to_have_text(
         f"{dollars(figures['refundedLast30Days'])} refunded · last 30 days")

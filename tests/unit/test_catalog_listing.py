@@ -89,6 +89,7 @@ def test_agent_json_has_every_spec_field(vendor):
         "description": "Long",
         "price": "29.99",
         "pricingModel": "monthly",
+        "trialDays": 0,
         "imageUrl": "https://img/x.png",
         "demoUrl": "https://demo",
         "fileUrl": f"/api/agents/{agent.id}/download",

@@ -145,3 +145,30 @@ def test_only_vendors_see_their_figures_and_only_admins_the_platforms():
         with pytest.raises(Forbidden):
             admin_sales.summary(actor=outsider)
     assert recurring.vendor_recurring(actor=make_admin()).active_subscribers == 0  # an admin acting as a vendor
+
+
+def test_trials_count_apart_from_payers_with_their_conversion_in_the_last_30_days(shop):
+    """Trialing subscribers are not paying: not in the subscribers or MRR; of the trials that ended in the last 30
+    days, those whose subscription has a completed (paid) order converted."""
+    vendor, _rival, agent, rival_agent = shop
+    _subscribe(agent)  # paying
+    _subscribe(agent, SubscriptionStatus.TRIALING, trial_end=NOW + timedelta(days=3))  # in a trial now
+    _subscribe(agent, SubscriptionStatus.TRIALING, trial_end=NOW + timedelta(days=3),
+               ended_at=NOW - timedelta(days=1))  # cancelled and ended: not counted
+    _subscribe(rival_agent, SubscriptionStatus.TRIALING, trial_end=NOW + timedelta(days=3))  # another vendor's
+    converted = _subscribe(agent, trial_end=NOW - timedelta(days=10))
+    make_order(agent, kind=OrderKind.SUBSCRIPTION, subscription_id=converted.id, created_at=NOW - timedelta(days=10))
+    _subscribe(agent, SubscriptionStatus.CANCELED, trial_end=NOW - timedelta(days=5))  # cancelled in its trial
+    _subscribe(agent, SubscriptionStatus.PAST_DUE, trial_end=NOW - timedelta(days=2))  # first charge failed
+    _subscribe(agent, trial_end=NOW - timedelta(days=40))  # ended before the window
+    with db.session_scope() as session:
+        mine = recurring.figures(session, vendor_id=vendor.id, now=NOW)
+        platform = recurring.figures(session, vendor_id=None, now=NOW)
+    assert (mine.trialing_subscribers, mine.trials_ended_30d, mine.trials_converted_30d) == (1, 3, 1)
+    assert mine.trial_conversion_percent == 33
+    assert mine.active_subscribers == 4 and mine.mrr_cents == 4 * 2999  # active + past due, no trials
+    assert platform.trialing_subscribers == 2
+    summary = admin_sales.summary(actor=make_admin(), now=NOW)
+    assert summary.trialing_subscriptions == 2
+    with db.session_scope() as session:
+        assert recurring.figures(session, vendor_id=make_vendor().id, now=NOW).trial_conversion_percent is None

@@ -44,6 +44,7 @@ PURE_SERVICE_CALLS = (
     "marketplace.services.vendors.drafts.AgentDraft",
     "marketplace.services.vendors.drafts.parse_tags",
     "marketplace.services.vendors.drafts.parse_activation_limit",
+    "marketplace.services.vendors.drafts.parse_trial_days",
     "marketplace.services.vendors.payouts.requirement_labels",  # Stripe's keys as words, from a status in hand
     "marketplace.services.accounts.confirmation_notice",  # the words for a user in hand
     "marketplace.services.billing.card_update_path",  # a page address from an id in hand

@@ -205,3 +205,27 @@ def test_vendor_plans_upgrade_downgrade_and_cancel(exchanges, app_webhooks):
     plans.cancel_plan(actor=vendor)
     standin.drain()
     _assert_published(exchanges, standin, "GET prices", "POST products", "POST prices", "POST subscriptions/")
+
+
+def test_free_trial_with_its_setup_intent_trial_will_end_and_first_invoice(exchanges, app_webhooks, make_agent,
+                                                                           monkeypatch):
+    standin = app_webhooks
+    buyer = factories.make_user("buyer")
+    clock = stripe_billing.create_test_clock(name="trial", frozen_time=datetime.now(UTC) + timedelta(minutes=1)).id
+    monkeypatch.setattr(demo_clock, "clock_id_for_new_customer", lambda: clock)
+    agent = make_agent(price_cents=1500, name="Trial Drift Bot", trial_days=7)
+    intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
+    assert intent.intent_type == "setup"
+    assert standin.confirm_setup(intent.client_secret).json()["status"] == "succeeded"
+    billing.complete_trial(actor=buyer, subscription_id=intent.subscription_id)
+    standin.drain()
+    with db.session_scope() as session:
+        trial_end = session.get(Subscription, intent.subscription_id).trial_end
+    trial_end = trial_end if trial_end.tzinfo else trial_end.replace(tzinfo=UTC)
+    stripe_billing.advance_test_clock(clock, to=trial_end + timedelta(hours=2))  # trial_will_end, then invoiced
+    standin.wait_ready(clock)
+    events = {e["type"] for e in _events(standin)}
+    assert {"customer.subscription.trial_will_end", "setup_intent.succeeded", "invoice.paid"} <= events
+    with db.session_scope() as session:
+        assert len(session.exec(select(Order).where(Order.subscription_id == intent.subscription_id)).all()) == 1
+    _assert_published(exchanges, standin, "POST subscriptions", "GET subscriptions/", "POST test_helpers/test_clocks")

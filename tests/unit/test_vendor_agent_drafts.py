@@ -76,6 +76,12 @@ def test_create_agent_is_pending_with_cents_and_tags(category):
     ({"image_url": "/api/demo-images/../secret.svg"}, "image_url", "Image URL must be a valid http(s) URL"),
     ({"tags": ["a", "b", "c", "d", "e", "f"]}, "tags", "Maximum 5 tags allowed to prevent spam"),
     ({"tags": ["x" * 51]}, "tags", "Each tag must be at most 50 characters"),
+    ({"trial_days": 31}, "trial_days", drafts.TRIAL_DAYS_INVALID),
+    ({"trial_days": -1}, "trial_days", drafts.TRIAL_DAYS_INVALID),
+    ({"trial_days": "7.5"}, "trial_days", drafts.TRIAL_DAYS_INVALID),
+    ({"trial_days": "a week"}, "trial_days", drafts.TRIAL_DAYS_INVALID),
+    ({"trial_days": True}, "trial_days", drafts.TRIAL_DAYS_INVALID),
+    ({"trial_days": 7, "pricing_model": "one_time"}, "trial_days", drafts.TRIAL_NEEDS_MONTHLY),
 ])
 def test_bad_drafts_are_refused_with_their_message(category, changes, field, message):
     vendor = make_vendor()
@@ -192,5 +198,42 @@ def test_editable_agent_of_a_new_agent(category):
     vendor = make_vendor()
     agent_id = agents.create_agent(actor=vendor, draft=draft(category))
     editable = agents.get_editable_agent(actor=vendor, agent_id=agent_id)
-    assert editable.draft == draft(category, price="29.99", pricing_model="monthly", activation_limit=3)
+    assert editable.draft == draft(category, price="29.99", pricing_model="monthly", activation_limit=3,
+                                   trial_days=0)
     assert (editable.status, editable.has_pending_revision, editable.files) == ("pending", False, [])
+
+
+def test_trial_days_are_set_kept_and_proposed_for_new_subscribers_of_a_live_agent(category):
+    """0-30 free days (a number or its text), kept by an edit that leaves them out; on a live agent a change waits
+    in the pending revision (the admin sees old -> new) and the listing keeps its trial until approved."""
+    from marketplace.services.admin import moderation
+
+    assert drafts.TRIAL_DAYS_INVALID == "Free trial must be a whole number of days from 0 (no trial) to 30"
+    vendor = make_vendor()
+    created = agents.create_agent(actor=vendor, draft=draft(category, trial_days="14"))
+    assert _agent(created).trial_days == 14
+    agents.update_agent(actor=vendor, agent_id=created, draft=draft(category, name="Renamed"))
+    assert _agent(created).trial_days == 14  # left out: kept
+    agents.update_agent(actor=vendor, agent_id=created, draft=draft(category, pricing_model="one_time"))
+    assert _agent(created).trial_days == 0  # a one-time licence has none
+    live = make_agent(vendor, name="Mail Bot", short_description="Answers mail", description="Reads and answers mail.",
+                      category=category, tags=["mail", "ai"], demo_url="https://demo.example.com", trial_days=7)
+    assert catalog.get_agent(agent_id=live.id).trial_days == 7
+    agents.update_agent(actor=vendor, agent_id=live.id, draft=draft(category, trial_days=30))
+    assert _agent(live.id).trial_days == 7 and catalog.get_agent(agent_id=live.id).trial_days == 7
+    assert agents.get_editable_agent(actor=vendor, agent_id=live.id).draft.trial_days == 30
+    [revision] = [item for item in moderation.list_pending(actor=make_admin())[0] if item.agent_id == live.id]
+    assert [(c.field, c.old, c.new) for c in revision.field_changes] == [("trial_days", 7, 30)]
+    assert revision.trial_days == 30
+    moderation.approve(actor=make_admin(), agent_id=live.id)
+    assert _agent(live.id).trial_days == 30 and catalog.get_agent(agent_id=live.id).trial_days == 30
+
+
+def test_trial_days_of_another_vendors_agent_are_refused(category):
+    vendor, rival = make_vendor(), make_vendor()
+    agent = make_agent(vendor, status=AgentStatus.APPROVED, trial_days=7)
+    with pytest.raises(Forbidden, match="You can only change your own agents"):
+        agents.update_agent(actor=rival, agent_id=agent.id, draft=draft(category, trial_days=0))
+    with pytest.raises(Unauthorized):
+        agents.update_agent(actor=None, agent_id=agent.id, draft=draft(category, trial_days=0))
+    assert _agent(agent.id).trial_days == 7

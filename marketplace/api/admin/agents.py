@@ -48,7 +48,7 @@ def _pending(item: moderation.PendingItem) -> PendingAgentPublic:
     return PendingAgentPublic(
         id=item.agent_id, kind=item.kind, revision_id=item.revision_id, name=item.name,
         short_description=item.short_description, description=item.description,
-        price=money.format_cents(item.price_cents), pricing_model=item.pricing_model,
+        price=money.format_cents(item.price_cents), pricing_model=item.pricing_model, trial_days=item.trial_days,
         demo_url=item.demo_url, image_url=item.image_url,
         tags=item.tags, category_id=item.category_id,
         category=PendingCategoryPublic(id=item.category_id, name=item.category_name)

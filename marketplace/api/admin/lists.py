@@ -25,7 +25,7 @@ def _person(row: people.PersonRow) -> PersonPublic:
 def _agent(row: catalog.AdminAgentRow) -> AdminAgentPublic:
     return AdminAgentPublic(
         id=row.id, name=row.name, short_description=row.short_description, description=row.description,
-        price=money.format_cents(row.price_cents), pricing_model=row.pricing_model,
+        price=money.format_cents(row.price_cents), pricing_model=row.pricing_model, trial_days=row.trial_days,
         status=row.status, is_approved=row.is_approved,
         rejection_reason=row.rejection_reason, avg_rating=f"{row.avg_rating:.2f}", review_count=row.review_count,
         vendor_id=row.vendor_id,

@@ -30,7 +30,7 @@ def summary(user: OptionalUser) -> SalesSummaryPublic:
         total_sales=s.total_sales, commission_split_rate=s.commission_split_rate, split_payments=s.split_payments,
         direct_payments=s.direct_payments, total_vendor_payouts=_cents(s.total_vendor_payouts_cents),
         active_subscriptions=s.active_subscriptions, monthly_recurring_revenue=_cents(s.mrr_cents),
-        plan_revenue=_cents(s.plan_revenue_cents),
+        trialing_subscriptions=s.trialing_subscriptions, plan_revenue=_cents(s.plan_revenue_cents),
     )
 
 

@@ -22,6 +22,7 @@ def _statistics() -> rx.Component:
             rate_figure(O),
             summary_figure(O, "Total Sales", O.total_sales, "overview-total-sales"),
             summary_figure(O, "Active Subscriptions", O.active_subscriptions, "overview-active-subscriptions"),
+            summary_figure(O, "Free Trials", O.trialing_subscriptions, "overview-trialing-subscriptions"),
             summary_figure(O, "Monthly Recurring Revenue", O.mrr, "overview-mrr"),
             spacing="0", width="100%",
         ),

@@ -147,6 +147,19 @@ def _activation_limit() -> rx.Component:
     )
 
 
+def _trial_days() -> rx.Component:
+    """Free days before a new subscriber's first charge (monthly agents only)."""
+    return rx.vstack(
+        field("Free trial (days)", rx.input(
+            id="trialDays", name="trialDays", value=W.trial_days, on_change=W.set_trial_days, type="number",
+            min="0", max="30", step="1", size="3", input_mode="numeric", width="8em", aria_label="Free trial (days)",
+        ), W.trial_days_error, field_id="trialDays"),
+        rx.text("Days a new subscriber uses the agent for free before the first charge (0 for none, up to 30).",
+                size="1", color_scheme="gray"),
+        spacing="1", width="100%",
+    )
+
+
 def _pricing() -> rx.Component:
     return rx.vstack(
         field("Pricing model *", rx.radio_cards.root(
@@ -159,6 +172,7 @@ def _pricing() -> rx.Component:
                W.set_price, type="number", step="0.01", min="0",
                placeholder="29.99", input_mode="decimal"),
         _activation_limit(),
+        rx.cond(W.pricing_model == "monthly", _trial_days()),
         field("Category *", rx.select.root(
             rx.select.trigger(id="categoryId", placeholder="Select a category", width="100%",
                               aria_label="Category"),
@@ -226,6 +240,7 @@ def _review() -> rx.Component:
         _summary_row("Pricing model", W.pricing_model_text, "summary-pricing-model"),
         _summary_row("Price", W.price_text, "summary-price"),
         _summary_row("Activation limit", W.activation_text, "summary-activation-limit"),
+        rx.cond(W.pricing_model == "monthly", _summary_row("Free trial", W.trial_text, "summary-trial")),
         _summary_row("Category", W.category_name, "summary-category"),
         _summary_row("File uploaded", rx.hstack(_yes_no(W.file_count > 0),
                                                 rx.cond(W.file_count > 0, rx.text(f"{W.file_count} file(s)",

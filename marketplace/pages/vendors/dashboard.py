@@ -80,7 +80,9 @@ def _recurring() -> rx.Component:
         _stat("mrr", "Monthly Recurring Revenue", "repeat", D.mrr, "Active subscriptions, in USD"),
         _stat("cancellations", "Cancellations", "user-minus", D.cancellations, "Last 30 days"),
         _stat("refunds", "Refunds", "undo-2", D.refunds, f"{D.refunded} refunded · last 30 days"),
-        columns=rx.breakpoints(initial="2", lg="4"), spacing=rx.breakpoints(initial="2", sm="4"), width="100%",
+        _stat("trialing-subscribers", "In Free Trial", "gift", D.trialing, "Not paying yet · not in MRR"),
+        _stat("trial-conversion", "Trial to Paid", "badge-check", D.trial_conversion, D.trial_conversion_note),
+        columns=rx.breakpoints(initial="2", lg="3"), spacing=rx.breakpoints(initial="2", sm="4"), width="100%",
         id="vendor-recurring",
     )
 

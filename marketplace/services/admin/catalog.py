@@ -45,6 +45,7 @@ class AdminAgentRow:
     created_at: datetime
     rejection_reason: str | None = None
     reviewed_at: datetime | None = None
+    trial_days: int = 0
 
 
 def _status(status: str | None) -> str | None:
@@ -88,7 +89,7 @@ def list_agents(*, actor: User | None, limit: int = 20, offset: int = 0, search:
                 tags.setdefault(agent_id, []).append(tag)
     found = [AdminAgentRow(
         id=a.id, name=a.name, short_description=a.short_description, description=a.description,
-        price_cents=a.price_cents, pricing_model=a.pricing_model, status=a.status,
+        price_cents=a.price_cents, pricing_model=a.pricing_model, trial_days=a.trial_days, status=a.status,
         is_approved=a.status == AgentStatus.APPROVED,
         avg_rating=float(a.avg_rating or 0.0), review_count=a.review_count, vendor_id=a.vendor_id,
         vendor_username=vendors.get(a.vendor_id) if a.vendor_id else None, category_id=a.category_id,

@@ -131,6 +131,7 @@ class PendingItem:
     @property
     def release_notes_html(self) -> str | None:
         return notes.render_notes(self.release_notes) if self.release_notes else None
+    trial_days: int = 0
 
 
 @dataclass(frozen=True)
@@ -227,7 +228,7 @@ def _agent_item(agent: Agent, vendor: VendorInfo | None, category: str | None, t
     return PendingItem(kind="agent", agent_id=agent.id, revision_id=None, name=agent.name,
                        short_description=agent.short_description, description=agent.description,
                        price_cents=agent.price_cents, pricing_model=agent.pricing_model,
-                       activation_limit=agent.activation_limit,
+                       activation_limit=agent.activation_limit, trial_days=agent.trial_days,
                        demo_url=agent.demo_url, image_url=agent.image_url, tags=tags,
                        category_id=agent.category_id, category_name=category, vendor=vendor,
                        submitted_at=agent.updated_at, file_count=len(files), files=files)
@@ -255,7 +256,8 @@ def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | N
         kind="revision", agent_id=agent.id, revision_id=revision.id, name=value("name"),
         short_description=value("short_description"), description=value("description"),
         price_cents=value("price_cents"), pricing_model=value("pricing_model"),
-        activation_limit=value("activation_limit"), demo_url=value("demo_url"), image_url=value("image_url"),
+        activation_limit=value("activation_limit"), trial_days=value("trial_days"), demo_url=value("demo_url"),
+        image_url=value("image_url"),
         tags=list(changes.get("tags", tags)), category_id=category_id,
         category_name=category_names.get(category_id) if category_id is not None else None, vendor=vendor,
         submitted_at=revision.updated_at, file_count=len(new_files), files=_file_infos(new_files, scans),

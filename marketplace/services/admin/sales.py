@@ -61,6 +61,7 @@ class SalesSummary:
     total_vendor_payouts_cents: int
     active_subscriptions: int = 0
     mrr_cents: int = 0  # USD
+    trialing_subscriptions: int = 0  # free trials with a saved card, not paying yet (not in MRR)
     plan_revenue: tuple[PlanRevenue, ...] = ()  # what vendors paid for each paid plan (services/plans/revenue)
 
     @property
@@ -141,7 +142,7 @@ def summary(*, actor: User | None, now: datetime | None = None) -> SalesSummary:
         commission_split_rate=round(split * 100 / sales, 1) if sales else None, split_payments=split,
         direct_payments=direct, total_vendor_payouts_cents=payouts,
         active_subscriptions=recurring_now.active_subscribers, mrr_cents=recurring_now.mrr_cents,
-        plan_revenue=plan_revenue,
+        trialing_subscriptions=recurring_now.trialing_subscribers, plan_revenue=plan_revenue,
     )
 
 

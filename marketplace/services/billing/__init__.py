@@ -11,6 +11,8 @@ The modules, by what they hold:
 - `card`: the update-card page (`start_card_update`, `finish_card_update`).
 - `payment_methods`: the Payment tab's saved cards (`list_cards`, `start_adding_card`, `make_default`,
   `remove_card`), read from and written to Stripe only.
+- `trials`: free trials (`trial_days_for`, `record_trial`, `trial_will_end`); `trial_start`: checkout's
+  completion call for one (`complete_trial`).
 - `webhooks`: which events are billing's (`HANDLERS`) and `handle`.
 The subscription checkout itself (pricing, routing, who may buy) is in `services/purchases/subscribe.py`.
 """
@@ -25,6 +27,7 @@ from marketplace.services.billing.lifecycle import (
     list_subscriptions,
     resume_subscription,
 )
+from marketplace.services.billing.trial_start import complete_trial
 
 __all__ = [
     "CardUpdate",
@@ -32,6 +35,7 @@ __all__ = [
     "billing_now",
     "cancel_subscription",
     "card_update_path",
+    "complete_trial",
     "end_subscription_now",
     "finish_card_update",
     "list_subscriptions",

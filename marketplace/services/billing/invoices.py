@@ -95,6 +95,8 @@ def invoice_paid(invoice_id: str) -> str:
     invoice, sub = found
     if invoice.status != "paid" or lifecycle.mirror(sub) is None:
         return "ignored"
+    if invoice.billing_reason == "subscription_create" and invoice.amount_paid == 0 and sub.trial_end is not None:
+        return "trial"  # a trial's $0 first invoice: the trial is recorded (mirror), the first charge comes later
     done = _settle(records.record_paid_invoice(invoice, sub))
     return "refunded" if done.duplicate else "recorded" if done.created else "already-recorded"
 

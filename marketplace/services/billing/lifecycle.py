@@ -18,7 +18,7 @@ from marketplace.integrations import billing
 from marketplace.models import Purchase, Subscription, SubscriptionStatus, User
 from marketplace.models.base import utcnow
 from marketplace.services import access, decisions, mail, mail_texts, names
-from marketplace.services.billing import records
+from marketplace.services.billing import records, trials
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
@@ -49,6 +49,11 @@ class SubscriptionView:
     current_period_end: datetime | None
     cancel_at_period_end: bool
     ended_at: datetime | None
+    trial_end: datetime | None = None  # a free trial's end; `trialing` is the status until then
+
+    @property
+    def trialing(self) -> bool:
+        return not self.ended and self.status == SubscriptionStatus.TRIALING and self.trial_end is not None
 
     @property
     def ended(self) -> bool:
@@ -70,7 +75,7 @@ class SubscriptionView:
     def of(cls, row: Subscription) -> SubscriptionView:
         return cls(id=row.id, agent_id=row.agent_id, agent_name=row.agent_name, status=row.status,
                    price_cents=row.price_cents, currency=row.currency, current_period_end=row.current_period_end,
-                   cancel_at_period_end=row.cancel_at_period_end, ended_at=row.ended_at)
+                   cancel_at_period_end=row.cancel_at_period_end, ended_at=row.ended_at, trial_end=row.trial_end)
 
 
 # ---- Stripe's view, mirrored ----------------------------------------------------------------------------------
@@ -83,6 +88,8 @@ def mirror(sub: billing.Subscription) -> Subscription | None:
         row = records.ensure_row(sub)
     except Invalid:
         return None
+    if trials.started(sub) and row.trial_end is None:
+        row = trials.record_trial(sub) or row  # the trial's card is saved: it starts (once)
     if _mirrored(row, sub):
         return row  # nothing to write (a replay, or the invoice event after the subscription's own)
     now = utcnow()
@@ -194,12 +201,15 @@ def owned(session: Session, user: User, subscription_id: str) -> Subscription:
 
 
 def list_subscriptions(*, actor: User | None) -> list[SubscriptionView]:
-    """The customer's subscriptions that started (paid at least once), newest first."""
+    """The customer's subscriptions that started (paid at least once, or a trial whose card is saved), newest
+    first."""
     user = require_user(actor)
     with session_scope() as session:
         rows = session.exec(select(Subscription).where(
             Subscription.user_id == user.id,
-            Subscription.status.not_in((SubscriptionStatus.INCOMPLETE, SubscriptionStatus.INCOMPLETE_EXPIRED)))
+            Subscription.status.not_in((SubscriptionStatus.INCOMPLETE, SubscriptionStatus.INCOMPLETE_EXPIRED)),
+            # a trial checkout abandoned before the card was saved never started
+            (Subscription.status != SubscriptionStatus.TRIALING) | Subscription.trial_end.is_not(None))
             .order_by(Subscription.created_at.desc(), Subscription.id)).all()
         return [SubscriptionView.of(row) for row in rows]
 

@@ -137,6 +137,9 @@ def record_paid_invoice(invoice: billing.Invoice, sub: billing.Subscription) -> 
 def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, split_reason: str | None) -> Recorded:
     terms = CheckoutTerms.of_subscription(row, amount=invoice.amount_paid, split_reason=split_reason)
     kind = _kind(invoice)
+    if kind == OrderKind.RENEWAL and row.trial_end is not None and session.exec(
+            select(Order.id).where(Order.subscription_id == row.id)).first() is None:
+        kind = OrderKind.SUBSCRIPTION  # the first charge after a free trial is the subscription's first payment
     # The INSERT comes first: it takes the write lock (SQLite) and the unique invoice_id decides who records it.
     order = Order(
         user_id=row.user_id, agent_id=row.agent_id, vendor_id=row.vendor_id, agent_name=row.agent_name,
@@ -155,7 +158,8 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
         return Recorded(order=order, purchase=None, created=True)
     order.customer_email = buyer.email
     if kind == OrderKind.SUBSCRIPTION and access.has_access(session, user_id=buyer.id,
-                                                              agent_id=current.agent_id or ""):
+                                                              agent_id=current.agent_id or "") \
+            and not _own_trial(session, current):
         session.flush()  # granted nothing: processing until the caller has refunded it
         decisions.claim_any(session, Order, Order.id == order.id, values={"status": OrderStatus.PROCESSING})
         session.refresh(order)
@@ -167,6 +171,13 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
     _tell(session, current, buyer, order, period_end=invoice.period_end or current.current_period_end,
           license_key=key.key if key else "")
     return Recorded(order=order, purchase=purchase, created=True)
+
+
+def _own_trial(session: Session, row: Subscription) -> bool:
+    """The buyer's access to the agent is this subscription's own free trial (not another subscription's)."""
+    return row.trial_end is not None and session.exec(select(Purchase.id).where(
+        Purchase.user_id == row.user_id, Purchase.agent_id == row.agent_id,
+        Purchase.subscription_id == row.id)).first() is not None
 
 
 def _grant(session: Session, row: Subscription, order: Order, *, period_end: datetime | None) -> Purchase | None:
@@ -193,6 +204,10 @@ def _grant(session: Session, row: Subscription, order: Order, *, period_end: dat
     if purchase.subscription_id == row.id:
         if until is not None and purchase.access_until is not None:
             access.set_until(session, where=Purchase.id == purchase.id, until=until, only="later")
+        if purchase.order_id is None:  # a free trial's purchase: its first charge is the order it came from
+            purchase.order_id, purchase.purchase_price_cents = order.id, order.total_amount_cents
+            session.add(purchase)
+            session.flush()
         return purchase
     if order.kind != OrderKind.SUBSCRIPTION:
         return purchase  # a late renewal of an older subscription: the purchase is a newer one's now

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Callable
 
 from marketplace.integrations import payments
-from marketplace.services.billing import invoices
+from marketplace.services.billing import invoices, trials
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 
 log = logging.getLogger(__name__)
@@ -18,6 +18,7 @@ HANDLERS: dict[str, Callable[[str], str]] = {
     "customer.subscription.created": invoices.subscription_changed,
     "customer.subscription.updated": invoices.subscription_changed,
     "customer.subscription.deleted": invoices.subscription_changed,
+    "customer.subscription.trial_will_end": trials.trial_will_end,
 }
 
 

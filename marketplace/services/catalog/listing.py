@@ -72,6 +72,7 @@ def _public(row: Any, *, tags: list[str], vendor: VendorRef | None, category: Ca
         description=row.description,
         price=price_string(row.price_cents),
         pricing_model=row.pricing_model,
+        trial_days=row.trial_days,
         image_url=row.image_url,
         demo_url=row.demo_url,
         file_url=download_url(row.id) if has_files else None,

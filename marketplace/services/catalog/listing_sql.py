@@ -251,6 +251,7 @@ def _agent_json(dialect_name: str) -> ColumnElement:
         "description": a.description,
         "price": _decimal_text(a.price_cents, dialect_name),
         "pricingModel": a.pricing_model,
+        "trialDays": a.trial_days,
         "imageUrl": a.image_url,
         "demoUrl": a.demo_url,
         "fileUrl": case(

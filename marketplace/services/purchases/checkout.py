@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from decimal import Decimal
 
 from marketplace.db import session_scope
 from marketplace.integrations import payments
 from marketplace.models import PricingModel, User
 from marketplace.services import checkout_terms, guest_checkout, money, plans, promotions
+from marketplace.services.billing import trials
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
@@ -39,6 +41,11 @@ class CheckoutIntent:
     # takes the whole price of a one-time agent): nothing to pay, the page claims the agent with the code.
     promotion_code: str | None = None
     discount_amount: int = 0
+    # 'setup' for a free trial: the client secret is a SetupIntent's (Stripe.js `confirmSetup`), nothing is paid
+    intent_type: str = "payment"
+    trial_days: int = 0
+    trial_end: datetime | None = None
+    trial_used: bool = False  # the agent has a trial but this buyer had it: this subscription starts paid
 
 
 def quote(*, price_usd_cents: int) -> tuple[str, Decimal, int]:
@@ -116,6 +123,10 @@ def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_che
             applied = promotions.apply_code(session, code=promotion_code, buyer=buyer, agent=agent)
             if monthly:
                 raise Invalid(MONTHLY_CODES, field="promotionCode")
+        # A guest's checkout completes without a signed-in buyer, which starting a trial needs: guests pay at once.
+        as_guest = guest is not None and actor is None
+        trial_days = trials.trial_days_for(session, buyer_id=buyer.id, agent=agent) if monthly and not as_guest else 0
+        trial_used = monthly and not as_guest and agent.trial_days > 0 and trial_days == 0
     fee_rate = plans.fee_for_vendor(vendor_id=vendor_id)  # the fee of the vendor's plan at this moment
     terms = checkout_terms.price(
         buyer=buyer, agent=agent, vendor=vendor, fee_rate=fee_rate,
@@ -127,9 +138,16 @@ def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_che
         raise Invalid(f"The price is below the minimum card payment of 0.50 {terms.currency.upper()}")
     route = terms.route
     if monthly:
+        terms = terms.with_trial(trial_days)
         sub, row_id = subscribe.open_subscription(buyer=buyer, agent_name=agent_name, terms=terms)
-        return _checkout_intent(terms, intent_id=sub.payment_intent_id, client_secret=sub.client_secret,
-                                methods=["card"], subscription_id=row_id)
+        if trial_days:
+            opened = _checkout_intent(terms, intent_id=sub.pending_setup_intent_id or "",
+                                      client_secret=sub.setup_client_secret, methods=["card"],
+                                      subscription_id=row_id)
+            return replace(opened, intent_type="setup", trial_days=trial_days, trial_end=sub.trial_end)
+        opened = _checkout_intent(terms, intent_id=sub.payment_intent_id, client_secret=sub.client_secret,
+                                  methods=["card"], subscription_id=row_id)
+        return replace(opened, trial_used=trial_used)
     metadata = terms.to_metadata()
     key = _idempotency_key({**metadata, "amount": terms.amount, "fee": terms.fee, "destination": route.destination})
 

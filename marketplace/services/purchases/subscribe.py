@@ -12,7 +12,7 @@ import json
 
 from marketplace.integrations import billing
 from marketplace.models import SubscriptionStatus, User
-from marketplace.services.billing import customers, invoices, records
+from marketplace.services.billing import customers, invoices, records, trials
 from marketplace.services.checkout_terms import CheckoutTerms
 from marketplace.services.errors import Conflict
 from marketplace.services.payment_errors import provider_errors
@@ -23,7 +23,8 @@ OWNED = "You already own this agent"
 def open_subscription(*, buyer: User, agent_name: str, terms: CheckoutTerms) -> tuple[billing.Subscription, str]:
     """An incomplete subscription (and its row's id) whose first invoice's client secret the Payment Element
     confirms. The same buyer, agent and terms reuse one (a double click, a reload); one that was already paid is
-    recorded instead (the page closed before completing) and answers 409."""
+    recorded instead (the page closed before completing) and answers 409. With a free trial (`terms.trial_days`)
+    the client secret is the trial's SetupIntent's (`setup_client_secret`): the card is saved, not charged."""
     customer = customers.customer_id_for(user=buyer)
     agent_id, destination = terms.agent_id, terms.route.destination
     with provider_errors():
@@ -38,9 +39,17 @@ def open_subscription(*, buyer: User, agent_name: str, terms: CheckoutTerms) -> 
         with provider_errors():
             return billing.create_subscription(customer=customer, price=price, metadata=metadata,
                                                idempotency_key=idempotency_key, destination=destination,
-                                               application_fee_percent=terms.fee_rate if destination else None)
+                                               application_fee_percent=terms.fee_rate if destination else None,
+                                               trial_days=terms.trial_days or 0)
 
     sub = create(key)
+    if terms.trial_days:
+        if trials.started(sub):  # its card was saved already (the page closed before completing)
+            trials.record_trial(sub)
+            raise Conflict(OWNED)
+        if sub.status != SubscriptionStatus.TRIALING or not sub.setup_client_secret:
+            sub = create(f"{key}-after-{sub.id}")  # that one was cancelled or ended: a new subscription
+        return sub, records.ensure_row(sub).id
     if sub.status in (SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING, SubscriptionStatus.PAST_DUE) \
             and sub.payment_intent_id:
         invoices.record_payment(actor=buyer, payment_intent_id=sub.payment_intent_id, agent_id=agent_id,

@@ -56,6 +56,7 @@ class VendorAgent:
     created_at: datetime
     updated_at: datetime
     current_version: int = 1
+    trial_days: int = 0
     pending_revision: RevisionSummary | None = None
     file_count: int = 0  # files of the version the next approval would publish (else the live ones)
     # The latest decided revision was rejected (and no new one is pending): the admin's reason, else None.
@@ -95,7 +96,8 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
         rows = session.exec(
             select(Agent.id, Agent.name, Agent.short_description, Agent.price_cents, Agent.pricing_model, Agent.status,
                    Agent.rejection_reason, Agent.category_id, Category.name, Agent.image_url, Agent.avg_rating,
-                   Agent.review_count, Agent.sales_count, Agent.created_at, Agent.updated_at, Agent.current_version)
+                   Agent.review_count, Agent.sales_count, Agent.created_at, Agent.updated_at, Agent.current_version,
+                   Agent.trial_days)
             .outerjoin(Category, Category.id == Agent.category_id)
             .where(Agent.vendor_id == vendor.id, Agent.deleted_at.is_(None))
             .order_by(Agent.created_at.desc(), Agent.id.desc())).all()
@@ -165,7 +167,8 @@ def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft, files_
         # revision's, else the live).
         proposed = revisions.read_changes(pending) if pending else {}
         clean = clean_draft(session, draft, current_model=proposed.get("pricing_model", agent.pricing_model),
-                            current_limit=proposed.get("activation_limit", agent.activation_limit))
+                            current_limit=proposed.get("activation_limit", agent.activation_limit),
+                            current_trial_days=int(proposed.get("trial_days", agent.trial_days)))
         if agent.status == AgentStatus.APPROVED:
             changes = {**clean.values(), "tags": list(clean.tags)}
             live_tags = revisions.agent_tags(session, agent.id)
@@ -201,6 +204,7 @@ def _draft_of(agent: Agent, tags: list[str], changes: dict[str, object]) -> Agen
         tags=list(changes.get("tags", tags)),  # type: ignore[call-overload]  # tags: checked list
         pricing_model=str(value("pricing_model")),
         activation_limit=limit if isinstance(limit := value("activation_limit"), int) else UNLIMITED,
+        trial_days=int(value("trial_days")),  # type: ignore[call-overload]  # a checked whole number
     )
 
 

@@ -29,6 +29,7 @@ MAX_CATEGORY_ID = 2**31 - 1  # categories.id is a 32-bit integer
 DEFAULT_ACTIVATION_LIMIT = 3  # machines per license key, for a new agent
 MAX_ACTIVATION_LIMIT = 100
 UNLIMITED = "unlimited"  # what the wizard and the API send for no limit
+MAX_TRIAL_DAYS = 30
 
 NAME_REQUIRED = "Name is required"
 NAME_TOO_LONG = f"Name must be at most {MAX_NAME} characters"
@@ -43,6 +44,8 @@ PRICE_DECIMALS = "Price can have at most 2 decimals"
 PRICE_TOO_HIGH = f"Price must be at most {money.format_cents(MAX_PRICE_CENTS)}"
 PRICING_MODEL_INVALID = "Pricing model must be 'monthly' (a monthly subscription) or 'one_time' (a one-time licence)"
 ACTIVATION_LIMIT_INVALID = f"Activation limit must be a whole number from 1 to {MAX_ACTIVATION_LIMIT}, or {UNLIMITED}"
+TRIAL_DAYS_INVALID = f"Free trial must be a whole number of days from 0 (no trial) to {MAX_TRIAL_DAYS}"
+TRIAL_NEEDS_MONTHLY = "A free trial is for monthly subscriptions only: set it to 0 for a one-time licence"
 CATEGORY_REQUIRED = "Category is required"
 CATEGORY_UNKNOWN = "Category not found"
 DEMO_URL_INVALID = "Demo URL must be a valid http(s) URL"
@@ -72,6 +75,9 @@ class AgentDraft:
     # None: the pending revision's, if any.
     version_label: str | None = None
     release_notes: str | None = None
+    # free days before a new subscriber's first charge: 0-30 (a number or its text); None: the agent's current
+    # trial (none for a new agent)
+    trial_days: int | str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,12 +94,14 @@ class CleanDraft:
     tags: tuple[str, ...]
     pricing_model: str = PricingModel.MONTHLY
     activation_limit: int | None = DEFAULT_ACTIVATION_LIMIT  # None: unlimited
+    trial_days: int = 0
 
     def values(self) -> dict[str, object]:
         """The agent columns (tags excluded) as a dict, e.g. for a revision's `changes`."""
         return {"name": self.name, "short_description": self.short_description, "description": self.description,
                 "price_cents": self.price_cents, "pricing_model": self.pricing_model,
-                "activation_limit": self.activation_limit, "category_id": self.category_id,
+                "activation_limit": self.activation_limit, "trial_days": self.trial_days,
+                "category_id": self.category_id,
                 "demo_url": self.demo_url, "image_url": self.image_url}
 
 
@@ -158,6 +166,28 @@ def parse_activation_limit(value: int | str | None, *, current: int | None = DEF
     return number
 
 
+def parse_trial_days(value: int | str | None, *, pricing_model: str, current: int = 0) -> int:
+    """0-30 free days (a whole number, or its digits as text); not given -> `current`, so an edit that leaves it
+    out keeps the agent's trial. A one-time licence has none (a trial given with one is refused; the current
+    trial of an agent switched to one-time is dropped)."""
+    if value is None:
+        return current if pricing_model == PricingModel.MONTHLY else 0
+    if isinstance(value, bool):
+        raise Invalid(TRIAL_DAYS_INVALID, field="trial_days")
+    text = value.strip() if isinstance(value, str) else ""
+    if isinstance(value, int):
+        days = value
+    elif is_digits(text) and len(text) <= 2:
+        days = int(text)
+    else:
+        raise Invalid(TRIAL_DAYS_INVALID, field="trial_days")
+    if not 0 <= days <= MAX_TRIAL_DAYS:
+        raise Invalid(TRIAL_DAYS_INVALID, field="trial_days")
+    if days and pricing_model != PricingModel.MONTHLY:
+        raise Invalid(TRIAL_NEEDS_MONTHLY, field="trial_days")
+    return days
+
+
 def parse_category_id(value: int | str | None) -> int:
     if value is None or isinstance(value, bool) or (isinstance(value, str) and not value.strip()):
         raise Invalid(CATEGORY_REQUIRED, field="category_id")
@@ -203,9 +233,10 @@ def parse_tags(text: str) -> list[str]:
 
 
 def clean_draft(session: Session, draft: AgentDraft, *, current_model: str = PricingModel.MONTHLY,
-                current_limit: int | None = DEFAULT_ACTIVATION_LIMIT) -> CleanDraft:
+                current_limit: int | None = DEFAULT_ACTIVATION_LIMIT, current_trial_days: int = 0) -> CleanDraft:
     """Check every field in the wizard's order (first error wins) and that the category exists.
-    `current_model` and `current_limit` are the edited agent's, kept when the draft does not name them."""
+    `current_model`, `current_limit` and `current_trial_days` are the edited agent's, kept when the draft does
+    not name them."""
     name = _text(draft.name, field_name="name", label="Name", required=NAME_REQUIRED, too_long=NAME_TOO_LONG,
                  limit=MAX_NAME)
     short = _text(draft.short_description, field_name="short_description", label="Short description",
@@ -218,10 +249,11 @@ def clean_draft(session: Session, draft: AgentDraft, *, current_model: str = Pri
     price_cents = parse_price(draft.price)
     pricing_model = parse_pricing_model(draft.pricing_model, current=current_model)
     activation_limit = parse_activation_limit(draft.activation_limit, current=current_limit)
+    trial_days = parse_trial_days(draft.trial_days, pricing_model=pricing_model, current=current_trial_days)
     category_id = parse_category_id(draft.category_id)
     if session.get(Category, category_id) is None:
         raise Invalid(CATEGORY_UNKNOWN, field="category_id")
     tags = normalise_tags(draft.tags)
     return CleanDraft(name=name, short_description=short, description=description, price_cents=price_cents,
                       category_id=category_id, demo_url=demo_url, image_url=image_url, tags=tags,
-                      pricing_model=pricing_model, activation_limit=activation_limit)
+                      pricing_model=pricing_model, activation_limit=activation_limit, trial_days=trial_days)

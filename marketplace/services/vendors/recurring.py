@@ -11,6 +11,10 @@ How each figure is computed:
   way every other dashboard amount converts an order (`sales.to_usd`); sums are grouped by (currency, rate) in
   SQL, so the work is a few rows whatever the number of subscriptions. A subscription set to cancel at the
   period's end still counts: it is paid until then;
+- trials (issue 31): subscriptions in a free trial whose card is saved (`trialing`, `trial_end` set, not ended)
+  count apart from the paying ones and add nothing to MRR until their first charge; the trial-to-paid
+  conversion is, of the trials that ended in the last 30 days (now - 30 days < trial_end <= now), the share whose
+  subscription has a completed order (its first charge was paid);
 - cancellations: subscriptions whose `canceled_at` falls in the last 30 days (now - 30 days < canceled_at <= now);
 - refunds: orders with status `refunded` given back in the last 30 days (by `refunded_at`; an order refunded
   before that column existed, at payment time, by its `created_at`), counted and summed in USD at each order's
@@ -45,6 +49,16 @@ class RecurringFigures:
     cancellations_30d: int
     refunds_30d: int
     refunded_30d_cents: int  # USD
+    trialing_subscribers: int = 0
+    trials_ended_30d: int = 0
+    trials_converted_30d: int = 0
+
+    @property
+    def trial_conversion_percent(self) -> int | None:
+        """Whole percent of the trials that ended in the last 30 days whose first charge was paid; None: none ended."""
+        if not self.trials_ended_30d:
+            return None
+        return round(self.trials_converted_30d * 100 / self.trials_ended_30d)
 
 
 def _mine(column: Any, vendor_id: str | None) -> list[Any]:
@@ -71,7 +85,18 @@ def figures(session: Session, *, vendor_id: str | None, now: datetime) -> Recurr
         .where(*_mine(Order.vendor_id, vendor_id), Order.status == OrderStatus.REFUNDED, given_back > since,
                given_back <= now)
         .group_by(Order.currency, Order.exchange_rate)).all()
+    trialing = session.exec(
+        select(func.count()).select_from(Subscription)
+        .where(*_mine(Subscription.vendor_id, vendor_id), Subscription.status == SubscriptionStatus.TRIALING,
+               Subscription.trial_end.is_not(None), Subscription.ended_at.is_(None))).one()
+    paid = select(Order.id).where(Order.subscription_id == Subscription.id, Order.status == OrderStatus.COMPLETED,
+                                  Order.total_amount_cents > 0).exists()
+    ended, converted = session.exec(
+        select(func.count(), func.count().filter(paid)).select_from(Subscription)
+        .where(*_mine(Subscription.vendor_id, vendor_id), Subscription.trial_end > since,
+               Subscription.trial_end <= now)).one()
     return RecurringFigures(
+        trialing_subscribers=int(trialing), trials_ended_30d=int(ended), trials_converted_30d=int(converted),
         active_subscribers=sum(int(count) for _, _, count, _ in active),
         mrr_cents=sum(to_usd(int(cents or 0), currency, rate) for currency, rate, _, cents in active),
         cancellations_30d=int(cancellations),

@@ -28,7 +28,7 @@ AGENT_NOT_FOUND = "Agent not found"
 NOT_YOUR_AGENT = "You can only change your own agents"
 CONCURRENT_CHANGE = "This agent was changed at the same moment by another request. Please try again."
 DRAFT_FIELDS = ("name", "short_description", "description", "price_cents", "pricing_model", "activation_limit",
-                "category_id", "demo_url", "image_url")
+                "trial_days", "category_id", "demo_url", "image_url")
 
 
 def pending_revision(session: Session, agent: Agent) -> AgentRevision | None:

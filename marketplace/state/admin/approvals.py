@@ -31,6 +31,7 @@ REJECT = Action(moderation.reject, "agent_id",
 # services/vendors/revisions.DRAFT_FIELDS (+ tags) as the wizard labels them
 FIELD_LABELS = {"name": "Name", "short_description": "Short description", "description": "Description",
                 "price_cents": "Price", "pricing_model": "Pricing model", "activation_limit": "Activation limit",
+                "trial_days": "Free trial",
                 "category_id": "Category", "demo_url": "Demo URL", "image_url": "Image URL",
                 "tags": "Tags"}
 
@@ -103,6 +104,8 @@ def _value_text(name: str, value: object, pricing_model: str) -> str:
         return ", ".join(str(tag) for tag in value) or "No tags"
     if name == "activation_limit" and value is None:
         return "Unlimited"
+    if name == "trial_days" and isinstance(value, int):
+        return pricing.trial_text(value)
     return "—" if value is None or value == "" else str(value)
 
 

@@ -59,6 +59,7 @@ class SalesSummary(rx.State, mixin=True):
     vendor_earnings: str = "$0.00"
     total_sales: str = "0"  # with thousands separators, like every figure
     active_subscriptions: str = "0"
+    trialing_subscriptions: str = "0"  # free trials, not paying yet
     mrr: str = "$0.00"  # monthly recurring revenue, USD
     commission_rate: str = ""
     editing_rate: bool = False
@@ -78,6 +79,7 @@ class SalesSummary(rx.State, mixin=True):
         self.commission_rate = summary.commission_rate
         self.total_sales = f"{summary.total_sales:,}"
         self.active_subscriptions = f"{summary.active_subscriptions:,}"
+        self.trialing_subscriptions = f"{summary.trialing_subscriptions:,}"
         self.mrr = money.format_amount(summary.mrr_cents, "usd")
 
     async def _read(self, user: User | None) -> None:

@@ -104,6 +104,9 @@ class VendorDashboardState(VendorState):
     cancellations: str = "0"
     refunds: str = "0"
     refunded: str = "$0.00"
+    trialing: str = "0"
+    trial_conversion: str = "—"  # '67%' of the trials that ended in the last 30 days; '—' when none ended
+    trial_conversion_note: str = "No trial ended in the last 30 days"
     approved_agents: int = 0
     total_agents: int = 0
     avg_rating: str = "0.0"
@@ -156,6 +159,12 @@ class VendorDashboardState(VendorState):
         self.cancellations = f"{figures.cancellations_30d:,}"
         self.refunds = f"{figures.refunds_30d:,}"
         self.refunded = money.format_amount(figures.refunded_30d_cents, "usd")
+        self.trialing = f"{figures.trialing_subscribers:,}"
+        percent = figures.trial_conversion_percent
+        self.trial_conversion = "—" if percent is None else f"{percent}%"
+        self.trial_conversion_note = ("No trial ended in the last 30 days" if percent is None else
+                                      f"{figures.trials_converted_30d:,} of {figures.trials_ended_30d:,} trials "
+                                      f"became paid · last 30 days")
 
     @rx.event
     async def load(self) -> AsyncIterator[Any]:

@@ -27,6 +27,7 @@ from marketplace.services.vendors.drafts import (
     AgentDraft,
     parse_activation_limit,
     parse_tags,
+    parse_trial_days,
 )
 from marketplace.state import blocking
 from marketplace.state.display import logged_out_again
@@ -47,13 +48,13 @@ from marketplace.state.vendors.wizard_rows import (
 FIELDS = {
     "name": "name", "shortDescription": "short_description", "description": "description", "tags": "tags_text",
     "imageUrl": "image_url", "demoUrl": "demo_url", "price": "price", "categoryId": "category_id",
-    "pricingModel": "pricing_model", "activationLimit": "activation_limit", "versionLabel": "version_label",
-    "releaseNotes": "release_notes",
+    "pricingModel": "pricing_model", "activationLimit": "activation_limit", "trialDays": "trial_days",
+    "versionLabel": "version_label", "releaseNotes": "release_notes",
 }
 # which step shows a field, so a refusal from a service takes the user back to it
 FIELD_STEPS = {"name": 1, "short_description": 1, "description": 1, "tags": 1, "image_url": 2, "demo_url": 2,
-               "price": 3, "pricing_model": 3, "activation_limit": 3, "category_id": 3, "version_label": 4,
-               "release_notes": 4}
+               "price": 3, "pricing_model": 3, "activation_limit": 3, "trial_days": 3, "category_id": 3,
+               "version_label": 4, "release_notes": 4}
 LAST_STEP = 4
 # The Pricing step's choices: (value, name, what it means), monthly first (preselected).
 PRICING_CHOICES = [(str(model), pricing.MODEL_NAMES[model], pricing.MODEL_DETAILS[model]) for model in PricingModel]
@@ -104,6 +105,8 @@ class WizardState(ViewerMixin, rx.State):
     activation_limit: str = str(DEFAULT_ACTIVATION_LIMIT)  # machines per license key (the service checks it)
     unlimited_activations: bool = False
     activation_limit_error: str = ""
+    trial_days: str = "0"  # free days before a subscriber's first charge (the service checks it)
+    trial_days_error: str = ""
     category_id: str = ""
     # A live agent's new version (asked for when its files change): services/versions/labels.py checks them.
     version_label: str = ""
@@ -210,6 +213,7 @@ class WizardState(ViewerMixin, rx.State):
         self.pricing_model = draft.pricing_model or "monthly"
         self.unlimited_activations = draft.activation_limit == UNLIMITED
         self.activation_limit = str(DEFAULT_ACTIVATION_LIMIT if self.unlimited_activations else draft.activation_limit)
+        self.trial_days = str(draft.trial_days or 0)
         self.category_id = "" if draft.category_id is None else str(draft.category_id)
         self.image_url, self.demo_url = draft.image_url or "", draft.demo_url or ""
         self.tags = list(draft.tags)
@@ -267,6 +271,20 @@ class WizardState(ViewerMixin, rx.State):
     @rx.event
     def set_unlimited_activations(self, value: bool) -> None:
         self.unlimited_activations, self.activation_limit_error = bool(value), ""
+
+    @rx.event
+    def set_trial_days(self, value: str) -> None:
+        self.trial_days, self.trial_days_error = value, ""
+
+    def _trial_days(self) -> str:
+        """A one-time licence has no trial: the field is hidden, so it is sent as none."""
+        return self.trial_days if self.pricing_model == PricingModel.MONTHLY else "0"
+
+    @rx.var
+    def trial_text(self) -> str:
+        """The review step's free trial: 'No free trial' or '7 days' (services/pricing)."""
+        text = self._trial_days().strip()
+        return pricing.trial_text(int(text)) if text.isascii() and text.isdigit() and len(text) <= 2 else text
 
     def _activation_limit(self) -> str:
         return UNLIMITED if self.unlimited_activations else self.activation_limit
@@ -327,6 +345,13 @@ class WizardState(ViewerMixin, rx.State):
                 self.activation_limit_error = error.message
                 yield rx.toast.error("Invalid activation limit", description=error.message)
                 yield focus_field("activationLimit")
+                return
+            try:
+                parse_trial_days(self._trial_days(), pricing_model=self.pricing_model)
+            except DomainError as error:
+                self.trial_days_error = error.message
+                yield rx.toast.error("Invalid free trial", description=error.message)
+                yield focus_field("trialDays")
                 return
         self.step += 1
         self.preview_open = False
@@ -431,6 +456,7 @@ class WizardState(ViewerMixin, rx.State):
         return AgentDraft(
             name=self.name, short_description=self.short_description, description=self.description,
             price=self.price, pricing_model=self.pricing_model, activation_limit=self._activation_limit(),
+            trial_days=self._trial_days(),
             category_id=self.category_id or None, demo_url=self.demo_url or None,
             image_url=self.image_url or None, tags=list(self.tags),
             version_label=self.version_label.strip() or None, release_notes=self.release_notes.strip() or None,
@@ -464,6 +490,8 @@ class WizardState(ViewerMixin, rx.State):
             if error is not None:
                 if error.field == "activation_limit":
                     self.activation_limit_error = error.message
+                if error.field == "trial_days":
+                    self.trial_days_error = error.message
                 self.step = FIELD_STEPS.get(error.field or "", 2 if error.field == submission.FIELD else self.step)
             yield done.events
             return

@@ -1,0 +1,36 @@
+"""The checkout page's completion call for a free trial: it mirrors the subscription (lifecycle) and records the
+trial (trials), which lifecycle's mirroring itself calls, so it lives apart from both."""
+
+from __future__ import annotations
+
+from marketplace.db import session_scope
+from marketplace.integrations import billing
+from marketplace.models import Subscription, User
+from marketplace.services.billing import lifecycle, trials
+from marketplace.services.errors import Invalid
+from marketplace.services.payment_errors import provider_errors
+from marketplace.services.permissions import require_user
+
+
+def complete_trial(*, actor: User | None, subscription_id: str, agent_id: str | None = None) -> Subscription:
+    """The checkout page's completion call after `confirmSetup`: the buyer's trial as Stripe has it now,
+    recorded. 404/403 for a subscription that is not the actor's; 400 while the card is not saved."""
+    user = require_user(actor)
+    with session_scope() as session:
+        row = lifecycle.owned(session, user, subscription_id)
+        stripe_id, row_agent = row.stripe_subscription_id, row.agent_id
+    if agent_id is not None and agent_id != row_agent:
+        raise Invalid("This subscription is for another agent")
+    with provider_errors():
+        sub = billing.retrieve_subscription(stripe_id)
+    if sub is None or not trials.started(sub):
+        with session_scope() as session:
+            done = session.get(Subscription, subscription_id)
+            if done is not None and done.trial_end is not None:
+                return done  # recorded already; Stripe has moved on (the trial ended, or it was cancelled)
+        raise Invalid(trials.NOT_STARTED)
+    lifecycle.mirror(sub)
+    recorded = trials.record_trial(sub)
+    if recorded is None:
+        raise Invalid(trials.NOT_STARTED)
+    return recorded
