@@ -71,6 +71,7 @@ from marketplace.models.user import (
     UserSession,
 )
 from marketplace.models.vendor import ApplicationStatus, Notification, NotificationType, VendorApplication
+from marketplace.models.webhooks import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 
 __all__ = [
     "FREE_PLAN_ID",
@@ -95,6 +96,7 @@ __all__ = [
     "CategoryFacet",
     "CategoryPublic",
     "CategoryRef",
+    "DeliveryStatus",
     "Favorite",
     "FavoriteStatus",
     "FileScan",
@@ -155,4 +157,6 @@ __all__ = [
     "VendorPlan",
     "VendorPlanStatus",
     "VendorRef",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]

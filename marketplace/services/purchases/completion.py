@@ -48,6 +48,7 @@ from marketplace.services import (
     names,
     notifications,
     plans,
+    webhooks,
 )
 from marketplace.services.billing import invoices
 from marketplace.services.checkout_terms import CheckoutTerms, Route, TermsError
@@ -235,6 +236,8 @@ def _record(v: _Verified) -> Completion:
                 # A new row has no key yet; a lapsed row taken over keeps its key.
                 key = (licenses.ensure_key if held else licenses.issue_key)(session, purchase=purchase)
                 _queue_purchase_mail(session, v, order, license_key=key.key)
+                webhooks.enqueue(session, vendor_id=t.vendor_id, type=webhooks.events.SALE_COMPLETED,
+                                 obj=webhooks.order_object(order))
             return Completion(order=order, purchase=purchase, created=True)
         except IntegrityError:
             # Another completion of this intent (or another purchase of this agent) won the race.
