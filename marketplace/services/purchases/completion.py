@@ -112,6 +112,7 @@ class _Verified:
     buyer_greeting: str  # names.greeting_name, as the receipt greets them
     buyer: User  # as read with the agent (the receipt's guest sign-in link needs the row)
     vendor_contact: tuple[str, str] | None  # the live vendor's e-mail and greeting, for the sale e-mail
+    vendor_has_webhooks: bool  # as read with the agent: only then is the sale's webhook queued
 
 
 @dataclass(frozen=True)
@@ -123,12 +124,14 @@ class _Known:
     agent: Agent | None
     buyer: User | None
     vendor: User | None
+    vendor_has_webhooks: bool = False
 
 
 # Built once: an alias of a wide table costs milliseconds of Python to build, and a statement made of the same
 # objects is found in SQLAlchemy's compiled cache.
 _BUYER, _VENDOR = aliased(User, name="buyer"), aliased(User, name="vendor")
 _ANCHOR = sql_select(literal(1).label("one")).subquery("anchor")
+_HOOKS = webhooks.has_endpoints(Agent.vendor_id)
 
 
 def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user_id: str | None) -> _Known:
@@ -139,14 +142,15 @@ def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user
     def matches(column: SQLColumnExpression[str], value: str | None) -> ColumnElement[bool]:
         return column == value if isinstance(value, str) and value else false()
 
-    statement = (sql_select(Order, Purchase, Agent, buyer, vendor).select_from(anchor)
+    statement = (sql_select(Order, Purchase, Agent, buyer, vendor, _HOOKS).select_from(anchor)
                  .outerjoin(Order, matches(Order.payment_intent_id, intent_id))
                  .outerjoin(Purchase, Purchase.order_id == Order.id)
                  .outerjoin(Agent, matches(Agent.id, agent_id))
                  .outerjoin(buyer, matches(buyer.id, user_id))
                  .outerjoin(vendor, vendor.id == Agent.vendor_id))
-    order, purchase, agent, buyer_row, vendor_row = session.exec(statement).one()  # type: ignore[call-overload]  # SQLModel exec() has no overload for 5 entities
-    return _Known(order=order, purchase=purchase, agent=agent, buyer=buyer_row, vendor=vendor_row)
+    order, purchase, agent, buyer_row, vendor_row, hooks = session.exec(statement).one()  # type: ignore[call-overload]  # SQLModel exec() has no overload for 6 entities
+    return _Known(order=order, purchase=purchase, agent=agent, buyer=buyer_row, vendor=vendor_row,
+                  vendor_has_webhooks=bool(hooks))
 
 
 def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None, user_id: str | None,
@@ -193,7 +197,7 @@ def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None
         raise Invalid(MISMATCH)
     return _Verified(intent=intent, terms=terms, agent_name=agent.name, customer_email=buyer.email,
                      buyer_name=buyer.username, buyer_greeting=names.greeting_name(buyer), buyer=buyer,
-                     vendor_contact=vendor_contact)
+                     vendor_contact=vendor_contact, vendor_has_webhooks=known.vendor_has_webhooks)
 
 
 def _existing(session: Session, intent_id: str) -> Completion | None:
@@ -236,8 +240,9 @@ def _record(v: _Verified) -> Completion:
                 # A new row has no key yet; a lapsed row taken over keeps its key.
                 key = (licenses.ensure_key if held else licenses.issue_key)(session, purchase=purchase)
                 _queue_purchase_mail(session, v, order, license_key=key.key)
-                webhooks.enqueue(session, vendor_id=t.vendor_id, type=webhooks.events.SALE_COMPLETED,
-                                 obj=webhooks.order_object(order))
+                if v.vendor_has_webhooks:
+                    webhooks.enqueue(session, vendor_id=t.vendor_id, type=webhooks.events.SALE_COMPLETED,
+                                     obj=webhooks.order_object(order))
             return Completion(order=order, purchase=purchase, created=True)
         except IntegrityError:
             # Another completion of this intent (or another purchase of this agent) won the race.
@@ -386,5 +391,6 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
         terms=terms, agent_name=agent_name, customer_email=buyer.email, buyer_name=buyer.username,
         buyer_greeting=names.greeting_name(buyer), buyer=buyer,
         vendor_contact=None,  # a free claim sends no sale e-mail
+        vendor_has_webhooks=True,  # the vendor's endpoints are read when the claim is recorded
     )
     return _record(verified)

@@ -16,6 +16,7 @@ from marketplace.services.webhooks.endpoints import (
 from marketplace.services.webhooks.outbox import (
     activation_object,
     enqueue,
+    has_endpoints,
     order_object,
     refund_object,
     subscription_object,
@@ -31,6 +32,7 @@ __all__ = [
     "drain",
     "enqueue",
     "events",
+    "has_endpoints",
     "list_deliveries",
     "list_endpoints",
     "order_object",

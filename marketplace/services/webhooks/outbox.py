@@ -13,6 +13,8 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import ColumnElement, exists
+from sqlalchemy.orm import Mapped
 from sqlmodel import Session, select
 
 from marketplace.models import Order, Refund, Subscription, WebhookDelivery, WebhookEndpoint
@@ -47,6 +49,16 @@ def delivery(*, endpoint_id: str, event_id: str, type: str, body: str, now: date
         retry_until=now + RETRY_WINDOW,
         created_at=now,
         updated_at=now,
+    )
+
+
+def has_endpoints(vendor_id: Mapped[str | None] | ColumnElement[str]) -> ColumnElement[bool]:
+    """A column for a statement that reads a sale's rows anyway (services/purchases/completion.py `_read`): has
+    this vendor a live endpoint? A sale of a vendor without one then costs no statement more."""
+    return (
+        exists()
+        .where(WebhookEndpoint.vendor_id == vendor_id, WebhookEndpoint.disabled_at.is_(None))
+        .label("vendor_has_webhooks")
     )
 
 
