@@ -543,3 +543,30 @@ def test_unknown_event_types_cannot_be_queued():
 def test_an_agent_status_is_not_an_event():  # the list is the issue's, nothing more
     assert AgentStatus.APPROVED not in webhooks.events.EVENTS
     assert len(webhooks.events.EVENTS) == 7
+
+
+def test_a_paid_purchase_queues_its_sale_in_the_same_transaction(stripe_standin, make_vendor, make_agent):
+    """The purchase path itself (services/purchases/completion.py): the vendor's endpoints come with the read it
+    makes anyway, and the deliveries are written in the transaction of the order."""
+    from marketplace.services import purchases
+
+    vendor, other = make_vendor("enabled"), make_vendor()
+    factories.make_webhook_endpoint(vendor, events=(SALE_COMPLETED, "refund.completed"))
+    factories.make_webhook_endpoint(vendor, events=("refund.completed",))
+    factories.make_webhook_endpoint(other)
+    agent = make_agent(vendor, price_cents=2999, pricing_model="one_time")
+    buyer = factories.make_user()
+    intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
+    stripe_standin.confirm(intent.client_secret)
+    done = purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id, agent_id=agent.id)
+    purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id, agent_id=agent.id)
+    (row,) = _deliveries()
+    obj = json.loads(row.payload)["data"]["object"]
+    assert (row.type, obj["id"], obj["amount"], obj["vendorAmount"]) == (
+        SALE_COMPLETED,
+        done.order.id,
+        "29.99",
+        "23.99",
+    )
+    for private in ("pi_", buyer.email, "4242", "card"):
+        assert private not in row.payload

@@ -112,7 +112,7 @@ class _Verified:
     buyer_greeting: str  # names.greeting_name, as the receipt greets them
     buyer: User  # as read with the agent (the receipt's guest sign-in link needs the row)
     vendor_contact: tuple[str, str] | None  # the live vendor's e-mail and greeting, for the sale e-mail
-    vendor_has_webhooks: bool  # as read with the agent: only then is the sale's webhook queued
+    vendor_webhooks: webhooks.Endpoints | None  # as read with the agent (None: read when recording)
 
 
 @dataclass(frozen=True)
@@ -124,14 +124,14 @@ class _Known:
     agent: Agent | None
     buyer: User | None
     vendor: User | None
-    vendor_has_webhooks: bool = False
+    vendor_webhooks: str | None = None  # webhooks.endpoints_column
 
 
 # Built once: an alias of a wide table costs milliseconds of Python to build, and a statement made of the same
 # objects is found in SQLAlchemy's compiled cache.
 _BUYER, _VENDOR = aliased(User, name="buyer"), aliased(User, name="vendor")
 _ANCHOR = sql_select(literal(1).label("one")).subquery("anchor")
-_HOOKS = webhooks.has_endpoints(Agent.vendor_id)
+_HOOKS = webhooks.endpoints_column(Agent.vendor_id)
 
 
 def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user_id: str | None) -> _Known:
@@ -150,7 +150,7 @@ def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user
                  .outerjoin(vendor, vendor.id == Agent.vendor_id))
     order, purchase, agent, buyer_row, vendor_row, hooks = session.exec(statement).one()  # type: ignore[call-overload]  # SQLModel exec() has no overload for 6 entities
     return _Known(order=order, purchase=purchase, agent=agent, buyer=buyer_row, vendor=vendor_row,
-                  vendor_has_webhooks=bool(hooks))
+                  vendor_webhooks=hooks)
 
 
 def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None, user_id: str | None,
@@ -197,7 +197,8 @@ def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None
         raise Invalid(MISMATCH)
     return _Verified(intent=intent, terms=terms, agent_name=agent.name, customer_email=buyer.email,
                      buyer_name=buyer.username, buyer_greeting=names.greeting_name(buyer), buyer=buyer,
-                     vendor_contact=vendor_contact, vendor_has_webhooks=known.vendor_has_webhooks)
+                     vendor_contact=vendor_contact,
+                     vendor_webhooks=webhooks.endpoints_of(known.vendor_webhooks))
 
 
 def _existing(session: Session, intent_id: str) -> Completion | None:
@@ -240,9 +241,9 @@ def _record(v: _Verified) -> Completion:
                 # A new row has no key yet; a lapsed row taken over keeps its key.
                 key = (licenses.ensure_key if held else licenses.issue_key)(session, purchase=purchase)
                 _queue_purchase_mail(session, v, order, license_key=key.key)
-                if v.vendor_has_webhooks:
+                if v.vendor_webhooks != []:
                     webhooks.enqueue(session, vendor_id=t.vendor_id, type=webhooks.events.SALE_COMPLETED,
-                                     obj=webhooks.order_object(order))
+                                     obj=webhooks.order_object(order), endpoints=v.vendor_webhooks)
             return Completion(order=order, purchase=purchase, created=True)
         except IntegrityError:
             # Another completion of this intent (or another purchase of this agent) won the race.
@@ -391,6 +392,6 @@ def claim_free_agent(*, actor: User | None, agent_id: str) -> Completion:
         terms=terms, agent_name=agent_name, customer_email=buyer.email, buyer_name=buyer.username,
         buyer_greeting=names.greeting_name(buyer), buyer=buyer,
         vendor_contact=None,  # a free claim sends no sale e-mail
-        vendor_has_webhooks=True,  # the vendor's endpoints are read when the claim is recorded
+        vendor_webhooks=None,  # the vendor's endpoints are read when the claim is recorded
     )
     return _record(verified)

@@ -14,9 +14,11 @@ from marketplace.services.webhooks.endpoints import (
     send_test,
 )
 from marketplace.services.webhooks.outbox import (
+    Endpoints,
     activation_object,
+    endpoints_column,
+    endpoints_of,
     enqueue,
-    has_endpoints,
     order_object,
     refund_object,
     subscription_object,
@@ -25,14 +27,16 @@ from marketplace.services.webhooks.sender import drain, send_forever
 
 __all__ = [
     "EndpointView",
+    "Endpoints",
     "WithSecret",
     "activation_object",
     "create_endpoint",
     "delete_endpoint",
     "drain",
+    "endpoints_column",
+    "endpoints_of",
     "enqueue",
     "events",
-    "has_endpoints",
     "list_deliveries",
     "list_endpoints",
     "order_object",
