@@ -16,13 +16,8 @@ STATUS_COLORS = {"succeeded": "green", "failed": "red", "pending": "amber"}
 
 
 def _event_box(event: str) -> rx.Component:
-    box_id = f"webhook-event-{event.replace('.', '-')}"
-    return rx.flex(
-        rx.checkbox(id=box_id, name=f"event:{event}"),  # read with the form when it is sent
-        rx.text(rx.code(event, size="2"), as_="label", html_for=box_id, size="2"),
-        spacing="2",
-        align="center",
-    )
+    """A checkbox labelled with the event's name, read with the form when it is sent."""
+    return rx.checkbox(event, id=f"webhook-event-{event.replace('.', '-')}", name=f"event:{event}", size="2")
 
 
 def _add_form() -> rx.Component:
@@ -91,7 +86,9 @@ def _secret_once() -> rx.Component:
                 size="2",
             ),
             rx.hstack(
-                rx.code(W.secret, size="2", id="webhook-secret", style={"overflow_wrap": "anywhere"}),
+                rx.code(
+                    W.secret, size="2", id="webhook-secret", high_contrast=True, style={"overflow_wrap": "anywhere"}
+                ),
                 rx.icon_button(
                     rx.icon("copy", size=14),
                     size="1",
@@ -116,6 +113,7 @@ def _secret_once() -> rx.Component:
             spacing="2",
         ),
         color_scheme="green",
+        high_contrast=True,
         id="webhook-secret-callout",
         width="100%",
     )
