@@ -25,11 +25,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import hmac
+import json
 import os
 import statistics
+import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -45,35 +48,70 @@ WARMUP = 20
 
 
 class Receiver:
-    """A local endpoint: answers 200 and counts the deliveries whose signature checks out."""
+    """A local endpoint in a process of its own (as a vendor's server is; in this process it would compete with
+    the sender for the interpreter lock): answers 204, counts the deliveries whose signature checks out, and
+    tells the counts on GET."""
 
     def __init__(self) -> None:
-        self.good = self.bad = 0
-        self.lock = threading.Lock()
-        receiver = self
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.webhooks", "--serve-receiver"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        port = int((self.proc.stdout.readline() if self.proc.stdout else "").strip())
+        self.url = f"http://127.0.0.1:{port}/hooks"
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
+    def counts(self) -> dict[str, int]:
+        with urllib.request.urlopen(self.url, timeout=10) as answer:
+            return json.load(answer)
 
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                parts = dict(p.split("=", 1) for p in self.headers["X-AgentMarket-Signature"].split(","))
-                mac = hmac.new(SECRET.encode(), parts["t"].encode() + b"." + body, hashlib.sha256).hexdigest()
-                with receiver.lock:
-                    if hmac.compare_digest(mac, parts["v1"]):
-                        receiver.good += 1
-                    else:
-                        receiver.bad += 1
-                self.send_response(204)
-                self.end_headers()
+    def reset(self) -> None:
+        urllib.request.urlopen(urllib.request.Request(self.url, method="DELETE"), timeout=10).close()
 
-            def log_message(self, *_args: object) -> None:
-                pass
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+
+def serve_receiver() -> None:
+    counts = {"good": 0, "bad": 0}
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self, status: int, body: bytes = b"") -> None:
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            parts = dict(p.split("=", 1) for p in self.headers["X-AgentMarket-Signature"].split(","))
+            mac = hmac.new(SECRET.encode(), parts["t"].encode() + b"." + body, hashlib.sha256).hexdigest()
+            with lock:
+                counts["good" if hmac.compare_digest(mac, parts["v1"]) else "bad"] += 1
+            self._answer(204)
+
+        def do_GET(self) -> None:
+            with lock:
+                self._answer(200, json.dumps(counts).encode())
+
+        def do_DELETE(self) -> None:
+            with lock:
+                counts.update(good=0, bad=0)
+            self._answer(204)
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    class Server(ThreadingHTTPServer):
+        request_queue_size = 128  # the default backlog (5) drops the connections of 16 POSTs at once
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
 
 
 def _pct(samples: list[float], q: float) -> float:
@@ -227,7 +265,7 @@ def measure_drain(vendor_id: str, receiver: Receiver, count: int, senders: int) 
 
     _clear_deliveries()
     _queue(vendor_id, count)
-    receiver.good = receiver.bad = 0
+    receiver.reset()
     sent: list[int] = []
     started = time.perf_counter()
     threads = [threading.Thread(target=lambda: sent.append(sender.drain())) for _ in range(senders)]
@@ -236,9 +274,10 @@ def measure_drain(vendor_id: str, receiver: Receiver, count: int, senders: int) 
     for thread in threads:
         thread.join()
     elapsed = time.perf_counter() - started
+    got = receiver.counts()
     print(
         f"\ndrain of {count:,} deliveries, {senders} sender(s): {elapsed:.2f} s ({count / elapsed:.0f}/s); "
-        f"succeeded {sum(sent):,}; receiver: {receiver.good:,} signatures valid, {receiver.bad} invalid"
+        f"succeeded {sum(sent):,}; receiver: {got['good']:,} signatures valid, {got['bad']} invalid"
     )
 
 
@@ -250,7 +289,11 @@ def main() -> None:
     parser.add_argument("--sqlite", action="store_true", help="a SQLite file under data/bench/ instead")
     parser.add_argument("--sales", type=int, default=500)
     parser.add_argument("--deliveries", type=int, default=1000)
+    parser.add_argument("--serve-receiver", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_receiver:
+        serve_receiver()
+        return
     if args.sqlite:
         path = ROOT / "data" / "bench" / "webhooks.db"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -261,11 +304,14 @@ def main() -> None:
     # Before the app's settings are first read: the database, demo mode (http to the loopback receiver).
     os.environ |= {"DATABASE_URL": url, "DEMO_MODE": "1", "APP_ENV": "local"}
     receiver = Receiver()
-    vendor_id, agent_id = _setup(receiver)
-    print(f"database: {url.split('@')[-1]}")
-    measure_sales(vendor_id, agent_id, args.sales)
-    measure_drain(vendor_id, receiver, args.deliveries, senders=1)
-    measure_drain(vendor_id, receiver, args.deliveries, senders=2)
+    try:
+        vendor_id, agent_id = _setup(receiver)
+        print(f"database: {url.split('@')[-1]}")
+        measure_sales(vendor_id, agent_id, args.sales)
+        measure_drain(vendor_id, receiver, args.deliveries, senders=1)
+        measure_drain(vendor_id, receiver, args.deliveries, senders=2)
+    finally:
+        receiver.close()
 
 
 if __name__ == "__main__":
