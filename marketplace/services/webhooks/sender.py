@@ -4,8 +4,9 @@ As the mail outbox: `drain` claims due deliveries a batch at a time with one con
 that moves `next_attempt_at` past a lease and counts the attempt, committed before anything is sent, so two
 senders never send one delivery and a delivery whose sender died is due again once the lease ends (at least
 once, never lost). Each attempt is a signed POST (signing.py) to the checked addresses (addresses.py) with a
-10-second timeout; a batch's POSTs go out on `SEND_THREADS` threads and its successes are marked in one statement. A 2xx answer marks it succeeded; anything else (another status, a timeout, a refused
-address) is retried `WEBHOOK_RETRY_DELAY_SECONDS` later, doubling up to `MAX_RETRY_DELAY`, until the retry
+10-second timeout; a batch's POSTs go out on `SEND_THREADS` threads and its successes are marked in one
+statement. A 2xx answer marks it succeeded; anything else (another status, a timeout, a refused address) is
+retried `WEBHOOK_RETRY_DELAY_SECONDS` later, doubling up to `MAX_RETRY_DELAY`, until the retry
 would pass `retry_until` (24 hours after it was queued or resent): it is then marked failed and the vendor is
 notified, in the transaction that marks it. Outcomes are written with a condition on the attempt (the lease is
 still ours). The app runs `send_forever` as a lifespan task; tests call `drain(now=...)` with a fake clock.
