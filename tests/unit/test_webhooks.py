@@ -570,3 +570,23 @@ def test_a_paid_purchase_queues_its_sale_in_the_same_transaction(stripe_standin,
     )
     for private in ("pi_", buyer.email, "4242", "card"):
         assert private not in row.payload
+
+
+def test_a_subscription_ending_is_announced_once_with_its_state():
+    from marketplace.services.billing import lifecycle
+
+    vendor = factories.make_vendor()
+    factories.make_webhook_endpoint(vendor, events=("subscription.ended", "subscription.cancelled"))
+    sub = factories.make_subscription(factories.make_agent(vendor, pricing_model="monthly"), factories.make_user())
+    for _ in range(2):  # a replay (the webhook and the refund both ending it) ends it once
+        with session_scope() as session:
+            lifecycle.end_in(session, subscription_id=sub.id, now=utcnow(), status="canceled")
+    (row,) = _deliveries()
+    obj = json.loads(row.payload)["data"]["object"]
+    assert (row.type, obj["id"], obj["status"], obj["cancelAtPeriodEnd"]) == (
+        "subscription.ended",
+        sub.id,
+        "canceled",
+        False,
+    )
+    assert obj["endedAt"] is not None and "cus_" not in row.payload and "sub_test" not in row.payload
