@@ -52,6 +52,7 @@ class Settings(BaseSettings):
     mail_from: str = "AgentMarket <no-reply@agentmarket.test>"
     mail_retries: int = 5
     mail_retry_delay_seconds: int = 30  # doubled after each failed attempt
+    webhook_retry_delay_seconds: int = 30  # seller webhooks: doubled after each failed attempt, up to an hour
     dev_mailbox_file: str = str(PROJECT_ROOT / "data" / "dev-mailbox.jsonl")  # what the local catcher keeps
     login_max_failures_per_account: int = 5
     login_max_failures_per_address: int = 20

@@ -36,7 +36,7 @@ from marketplace.pages.signup import signup_page
 from marketplace.pages.vendors.add_agent import add_agent_page
 from marketplace.pages.vendors.page import vendor_apply_page, vendor_page
 from marketplace.pages.vendors.plans import vendor_plans_page
-from marketplace.services import auth, mail_outbox, plans, platform, ratelimit, scanning, uploads
+from marketplace.services import auth, mail_outbox, plans, platform, ratelimit, scanning, uploads, webhooks
 from marketplace.services.seo import addresses, page_head, previews
 from marketplace.state.account_recovery import (
     ForgotPasswordState,
@@ -90,6 +90,7 @@ app.register_lifespan_task(uploads.sweep_forever)  # unattached uploads expire a
 app.register_lifespan_task(mail_outbox.send_forever)  # sends the mail outbox from the app's process
 app.register_lifespan_task(scanning.scan_forever)  # scans stored files off the requests, rescans daily
 app.register_lifespan_task(admission.watch_lag)  # a lagging worker turns new tabs away (api/admission.py)
+app.register_lifespan_task(webhooks.send_forever)  # sends the vendors' webhook deliveries off the requests
 
 add_page(index_page, route="/", title=page_head.HOME_TITLE, on_load=[SessionEvents.load, HomeState.on_load,
                                                                           OfferState.on_load])

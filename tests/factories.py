@@ -42,6 +42,7 @@ from marketplace.models import (
     User,
     VendorApplication,
     VendorPlan,
+    WebhookEndpoint,
 )
 from marketplace.models.base import new_id, utcnow
 from marketplace.services import auth, licenses, money
@@ -493,3 +494,13 @@ def make_promotion_code(
         session.flush()
         session.add_all(PromotionCodeAgent(code_id=row.id, agent_id=a.id) for a in agents)
     return row
+
+
+WEBHOOK_SECRET = "whsec_test_secret"
+
+
+def make_webhook_endpoint(vendor: User, *, url: str = "https://hooks.example.com/agentmarket",
+                          events: tuple[str, ...] = ("sale.completed",), secret: str = WEBHOOK_SECRET,
+                          **fields: object) -> WebhookEndpoint:
+    """A vendor's webhook endpoint, written as is (no URL rule applied: tests point it where they need)."""
+    return _save(WebhookEndpoint(vendor_id=vendor.id, url=url, events=",".join(events), secret=secret, **fields))

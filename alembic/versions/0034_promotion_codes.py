@@ -1,7 +1,7 @@
 """Promotion codes: codes, the agents they apply to, each buyer's redemption, and the code on orders
 
 Revision ID: 0034
-Revises: 0031
+Revises: 0033
 
 - `promotion_codes`: upper-case text unique among active codes (a partial unique index), percent or a USD
   amount, owner vendor, limits, months for monthly agents; `redemptions` is the counted limit (held + redeemed).

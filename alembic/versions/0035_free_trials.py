@@ -1,7 +1,7 @@
 """Free trials of monthly agents
 
 Revision ID: 0035
-Revises: 0031
+Revises: 0034
 
 - `agents.trial_days`: free days before a new subscriber's first charge (0 = none, 1-30; monthly agents only).
 - `subscriptions.trial_end`: when the subscription's free trial ends, set once the trial started with a card;

@@ -34,6 +34,7 @@ from marketplace.api import subscriptions as subscription_routes
 from marketplace.api import uploads as upload_routes
 from marketplace.api import vendor as vendor_routes
 from marketplace.api import vendor_license_keys as vendor_key_routes
+from marketplace.api import vendor_webhooks as vendor_webhook_routes
 from marketplace.api import versions as version_routes
 from marketplace.api.errors import ERROR_RESPONSES
 from marketplace.config import settings
@@ -87,7 +88,8 @@ def create_api() -> FastAPI:
                settings_routes.router, vendor_routes.router, notification_routes.router, admin_routes.router,
                upload_routes.router, agent_file_routes.router, demo_image_routes.router, refund_routes.router,
                subscription_routes.router, payment_method_routes.router, vendor_key_routes.router,
-               plan_routes.router, receipt_routes.router, version_routes.router, promotion_routes.router)
+               plan_routes.router, receipt_routes.router, version_routes.router, promotion_routes.router,
+               vendor_webhook_routes.router)
     for router in routers:
         api.include_router(router, responses=ERROR_RESPONSES)
 

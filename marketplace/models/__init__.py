@@ -79,6 +79,7 @@ from marketplace.models.user import (
 )
 from marketplace.models.vendor import ApplicationStatus, Notification, NotificationType, VendorApplication
 from marketplace.models.versions import AgentVersion, AgentVersionPublic, DownloadLease, VersionFilePublic
+from marketplace.models.webhooks import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 
 __all__ = [
     "FREE_PLAN_ID",
@@ -105,6 +106,7 @@ __all__ = [
     "CategoryFacet",
     "CategoryPublic",
     "CategoryRef",
+    "DeliveryStatus",
     "DownloadLease",
     "Favorite",
     "FavoriteStatus",
@@ -172,4 +174,6 @@ __all__ = [
     "VendorPlanStatus",
     "VendorRef",
     "VersionFilePublic",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]

@@ -20,8 +20,6 @@ retry; every hour it deletes finished messages older than `KEEP_DAYS`. Tests run
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -35,7 +33,7 @@ from marketplace.db import session_scope
 from marketplace.integrations import mail as smtp
 from marketplace.models import OutboxMail
 from marketplace.models.base import utcnow
-from marketplace.services import decisions
+from marketplace.services import background, decisions
 from marketplace.services.errors import Conflict
 
 log = logging.getLogger(__name__)
@@ -46,7 +44,9 @@ POLL_SECONDS = 2.0
 PURGE_EVERY_SECONDS = 3600
 KEEP_DAYS = 7
 
-_senders: list[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = []
+_worker = background.Worker("mail outbox", poll_seconds=lambda: POLL_SECONDS)
+_senders = _worker.waiting  # this process's running senders
+_next_purge = 0.0
 Composer = Callable[[Session, str], smtp.OutgoingMail | None]
 _composers: dict[str, Composer] = {}
 
@@ -180,27 +180,18 @@ def purge(*, now: datetime | None = None) -> int:
 
 def wake() -> None:
     """Have this process's sender drain now (called after a commit that wrote mail; any thread)."""
-    for loop, ready in list(_senders):
-        with contextlib.suppress(RuntimeError):  # that loop has closed
-            loop.call_soon_threadsafe(ready.set)
+    _worker.wake()
+
+
+def _round() -> None:
+    """One round of the sender: drain, and purge once an hour."""
+    global _next_purge
+    drain()
+    if time.monotonic() >= _next_purge:
+        _next_purge = time.monotonic() + PURGE_EVERY_SECONDS
+        purge()
 
 
 async def send_forever() -> None:
     """Lifespan task: drain on start, on `wake` and every `POLL_SECONDS`, in a worker thread, never dying."""
-    sender = (asyncio.get_running_loop(), asyncio.Event())
-    _senders.append(sender)
-    next_purge = time.monotonic()
-    try:
-        while True:
-            sender[1].clear()
-            try:
-                await asyncio.to_thread(drain)
-                if time.monotonic() >= next_purge:
-                    next_purge = time.monotonic() + PURGE_EVERY_SECONDS
-                    await asyncio.to_thread(purge)
-            except Exception:
-                log.exception("mail outbox: sending failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(sender[1].wait(), POLL_SECONDS)
-    finally:
-        _senders.remove(sender)
+    await _worker.run_forever(_round)

@@ -126,6 +126,23 @@ class World:
             session.expunge(agent)
         return factories.make_promotion_code([agent], vendor=self.vendor).id
 
+    def fresh_webhook(self) -> str:
+        """A webhook endpoint of the vendor's (deleting one disables it)."""
+        return factories.make_webhook_endpoint(self.vendor).id
+
+    def fresh_finished_delivery(self) -> str:
+        """A failed delivery to a webhook endpoint of the vendor's (what Resend takes)."""
+        from marketplace.services.webhooks import outbox
+
+        endpoint = factories.make_webhook_endpoint(self.vendor)
+        now = factories.ago(days=0)
+        with db.session_scope() as session:
+            row = outbox.delivery(endpoint_id=endpoint.id, event_id="evt_matrix", type="ping", body="{}", now=now)
+            row.status, row.next_attempt_at = "failed", None
+            session.add(row)
+            session.flush()
+            return row.id
+
     def unique(self, prefix: str) -> str:
         self.made[prefix] = self.made.get(prefix, 0) + 1
         return f"{prefix}{self.made[prefix]}"
@@ -331,6 +348,21 @@ _row("GET", "/api/vendor/stripe/account-status", (401, 403, 200, 200, 200))
 _row("POST", "/api/vendor/stripe/create-account-link", (401, 403, 200, 200, 200), Call(payments=True))
 _row("GET", "/api/vendor/verification-status", (401, 403, 200, 200, 200))
 _row("GET", "/api/vendor/{vendor_id}/stats", (401, 403, 200, 403, 200))
+
+# Seller webhooks: vendors (and admins, for endpoints of their own); the vendor's endpoint is 404 to anyone else.
+_row("GET", "/api/vendor/webhooks", (401, 403, 200, 200, 200))
+_row("POST", "/api/vendor/webhooks", (401, 403, 201, 201, 201),
+     Call(body={"url": "https://hooks.example.com/matrix", "events": ["sale.completed"]}, own_account=True))
+_row("DELETE", "/api/vendor/webhooks/{endpoint_id}", (401, 403, 204, 404, 404),
+     Call(path={"endpoint_id": World.fresh_webhook}))
+for _action in ("rotate-secret", "test"):
+    _row("POST", f"/api/vendor/webhooks/{{endpoint_id}}/{_action}", (401, 403, 200 if _action != "test" else 201,
+                                                                    404, 404),
+         Call(path={"endpoint_id": World.fresh_webhook}))
+_row("GET", "/api/vendor/webhooks/{endpoint_id}/deliveries", (401, 403, 200, 404, 404),
+     Call(path={"endpoint_id": World.fresh_webhook}))
+_row("POST", "/api/vendor/webhook-deliveries/{delivery_id}/resend", (401, 403, 200, 404, 404),
+     Call(path={"delivery_id": World.fresh_finished_delivery}))
 
 # ---- notifications (the owner's only) ----------------------------------------------------------------------
 _row("GET", "/api/notifications", (401, 200, 200, 200, 200))

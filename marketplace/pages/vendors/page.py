@@ -11,12 +11,14 @@ from marketplace.components.tabs import TabSpec, tab_view
 from marketplace.pages.vendors.application import application_view
 from marketplace.pages.vendors.dashboard import dashboard_tab
 from marketplace.pages.vendors.notifications import notifications_tab
+from marketplace.pages.vendors.webhooks import webhooks_tab
 from marketplace.state.display import LOGGED_OUT_MESSAGE, LOGGED_OUT_TITLE
 from marketplace.state.vendors.page import VendorState
 
 TABS = [
     TabSpec("dashboard", "Dashboard", None, dashboard_tab, icon="layout-dashboard"),
     TabSpec("notifications", "Notifications", VendorState.unread_notifications, notifications_tab, icon="bell"),
+    TabSpec("webhooks", "Webhooks", None, webhooks_tab, icon="webhook"),
 ]
 
 

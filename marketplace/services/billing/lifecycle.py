@@ -17,7 +17,7 @@ from marketplace.db import session_scope
 from marketplace.integrations import billing
 from marketplace.models import Purchase, Subscription, SubscriptionStatus, User
 from marketplace.models.base import utcnow
-from marketplace.services import access, decisions, mail, mail_texts, names
+from marketplace.services import access, decisions, mail, mail_texts, names, webhooks
 from marketplace.services.billing import records, trials
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
@@ -158,6 +158,10 @@ def _end_access(session: Session, row_id: str, now: datetime) -> bool:
                                values={"ended_at": now, "updated_at": now}):
         return False
     access.set_until(session, where=Purchase.subscription_id == row_id, until=now, only="sooner")
+    row = session.exec(select(Subscription).where(Subscription.id == row_id)
+                       .execution_options(populate_existing=True)).one()
+    webhooks.enqueue(session, vendor_id=row.vendor_id, type=webhooks.events.SUBSCRIPTION_ENDED,
+                     obj=webhooks.subscription_object(row))
     return True
 
 
@@ -257,6 +261,9 @@ def _set_cancel(actor: User | None, subscription_id: str, *, cancel: bool) -> Su
             mail.send_after_commit(session, mail_texts.subscription_cancelled(
                 to=buyer.email, name=names.greeting_name(buyer), agent_name=changed.agent_name,
                 access_until=records.long_date(changed.current_period_end)))
+        if cancel:
+            webhooks.enqueue(session, vendor_id=changed.vendor_id, type=webhooks.events.SUBSCRIPTION_CANCELLED,
+                             obj=webhooks.subscription_object(changed))
         elif not cancel and buyer is not None and changed.current_period_end is not None:
             mail.send_after_commit(session, mail_texts.subscription_resumed(
                 to=buyer.email, name=names.greeting_name(buyer), agent_name=changed.agent_name,

@@ -39,6 +39,7 @@ from marketplace.services import (
     money,
     names,
     notifications,
+    webhooks,
 )
 from marketplace.services.checkout_terms import CheckoutTerms, TermsError
 from marketplace.services.errors import Conflict, Invalid
@@ -170,6 +171,7 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
         session.exec(update(Agent).where(Agent.id == current.agent_id).values(sales_count=Agent.sales_count + 1))
     _tell(session, current, buyer, order, period_end=invoice.period_end or current.current_period_end,
           license_key=key.key if key else "")
+    _announce(session, current, order)
     return Recorded(order=order, purchase=purchase, created=True)
 
 
@@ -246,6 +248,16 @@ def _tell(session: Session, row: Subscription, buyer: User, order: Order, *, per
     mail.send_after_commit(session, mail_texts.sale(to=vendor.email, name=names.greeting_name(vendor),
                                                     agent_name=row.agent_name, amount=amount, currency=currency,
                                                     order_id=order.id))
+
+
+def _announce(session: Session, row: Subscription, order: Order) -> None:
+    """The vendor's webhooks, in this transaction: a first payment is a sale, a later one a renewal."""
+    if order.kind == OrderKind.SUBSCRIPTION:
+        webhooks.enqueue(session, vendor_id=row.vendor_id, type=webhooks.events.SALE_COMPLETED,
+                         obj=webhooks.order_object(order))
+    else:
+        webhooks.enqueue(session, vendor_id=row.vendor_id, type=webhooks.events.SUBSCRIPTION_RENEWED,
+                         obj={**webhooks.subscription_object(row), "latestOrder": webhooks.order_object(order)})
 
 
 def long_date(moment: datetime) -> str:

@@ -22,7 +22,7 @@ from marketplace.db import session_scope
 from marketplace.models import Agent, LicenseActivation, LicenseKey, LicenseStatus, Purchase
 from marketplace.models.base import utcnow
 from marketplace.models.licenses import INSTANCE_NAME_MAX
-from marketplace.services import decisions, ratelimit
+from marketplace.services import decisions, ratelimit, webhooks
 from marketplace.services.errors import InvalidParameter
 from marketplace.services.licenses import keys
 from marketplace.services.licenses.reads import ActivationView
@@ -158,7 +158,10 @@ def activate(*, license_key: str, instance_name: str, address: str | None) -> An
         row = LicenseActivation(license_key_id=state.id, name=name)
         session.add(row)
         session.flush()
-        return Answer(found=True, ok=True, key=read_key(session, license_key) or state,
+        now_state = read_key(session, license_key) or state
+        _announce(session, type=webhooks.events.LICENSE_ACTIVATED, key=now_state, instance_id=row.id,
+                  instance_name=row.name)
+        return Answer(found=True, ok=True, key=now_state,
                       instance=Instance(id=row.id, name=row.name, created_at=row.created_at))
 
 
@@ -204,15 +207,31 @@ def validate(*, license_key: str, instance_id: str | None, address: str | None) 
     return Answer(found=True, ok=True, key=state, instance=instance)
 
 
+def _announce(session: Session, *, type: str, key: KeyState, instance_id: str, instance_name: str) -> None:
+    """The agent's vendor's webhooks, in the activation's (or deactivation's) transaction."""
+    vendor_id = session.execute(select(Agent.vendor_id).where(Agent.id == key.agent_id)).scalar()
+    webhooks.enqueue(session, vendor_id=vendor_id, type=type, obj=webhooks.activation_object(
+        instance_id=instance_id, instance_name=instance_name, license_key_id=key.id, agent_id=key.agent_id,
+        activation_usage=key.activation_usage))
+
+
 def release(session: Session, *, key_id: str, instance_id: str) -> bool:
     """Delete one activation of this key and give its place back: False when it was not (or no longer) there,
     so two deactivations of one instance free one place."""
+    instance_name = session.execute(select(LicenseActivation.name).where(
+        LicenseActivation.id == instance_id, LicenseActivation.license_key_id == key_id)).scalar()
     gone = cast(CursorResult[Any], session.execute(delete(LicenseActivation).where(LicenseActivation.id == instance_id,
                                                            LicenseActivation.license_key_id == key_id))).rowcount
     if gone != 1:
         return False
     decisions.claim_any(session, LicenseKey, LicenseKey.id == key_id, LicenseKey.activation_usage > 0,
                         values={"activation_usage": LicenseKey.activation_usage - 1})
+    key = session.execute(select(LicenseKey.id, LicenseKey.agent_id, LicenseKey.activation_usage)
+                          .where(LicenseKey.id == key_id)).one()
+    _announce(session, type=webhooks.events.LICENSE_DEACTIVATED,
+              key=KeyState(id=key.id, status="", activation_limit=None, activation_usage=key.activation_usage,
+                           expires_at=None, agent_id=key.agent_id),
+              instance_id=instance_id, instance_name=instance_name or "")
     return True
 
 

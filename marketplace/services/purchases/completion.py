@@ -50,6 +50,7 @@ from marketplace.services import (
     notifications,
     plans,
     promotions,
+    webhooks,
 )
 from marketplace.services.billing import invoices
 from marketplace.services.checkout_terms import CheckoutTerms, Route, TermsError
@@ -113,6 +114,7 @@ class _Verified:
     buyer_greeting: str  # names.greeting_name, as the receipt greets them
     buyer: User  # as read with the agent (the receipt's guest sign-in link needs the row)
     vendor_contact: tuple[str, str] | None  # the live vendor's e-mail and greeting, for the sale e-mail
+    vendor_webhooks: webhooks.Endpoints | None  # as read with the agent (None: read when recording)
 
 
 @dataclass(frozen=True)
@@ -124,12 +126,14 @@ class _Known:
     agent: Agent | None
     buyer: User | None
     vendor: User | None
+    vendor_webhooks: str | None = None  # webhooks.endpoints_column
 
 
 # Built once: an alias of a wide table costs milliseconds of Python to build, and a statement made of the same
 # objects is found in SQLAlchemy's compiled cache.
 _BUYER, _VENDOR = aliased(User, name="buyer"), aliased(User, name="vendor")
 _ANCHOR = sql_select(literal(1).label("one")).subquery("anchor")
+_HOOKS = webhooks.endpoints_column(Agent.vendor_id)
 
 
 def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user_id: str | None) -> _Known:
@@ -140,14 +144,15 @@ def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user
     def matches(column: SQLColumnExpression[str], value: str | None) -> ColumnElement[bool]:
         return column == value if isinstance(value, str) and value else false()
 
-    statement = (sql_select(Order, Purchase, Agent, buyer, vendor).select_from(anchor)
+    statement = (sql_select(Order, Purchase, Agent, buyer, vendor, _HOOKS).select_from(anchor)
                  .outerjoin(Order, matches(Order.payment_intent_id, intent_id))
                  .outerjoin(Purchase, Purchase.order_id == Order.id)
                  .outerjoin(Agent, matches(Agent.id, agent_id))
                  .outerjoin(buyer, matches(buyer.id, user_id))
                  .outerjoin(vendor, vendor.id == Agent.vendor_id))
-    order, purchase, agent, buyer_row, vendor_row = session.exec(statement).one()  # type: ignore[call-overload]  # SQLModel exec() has no overload for 5 entities
-    return _Known(order=order, purchase=purchase, agent=agent, buyer=buyer_row, vendor=vendor_row)
+    order, purchase, agent, buyer_row, vendor_row, hooks = session.exec(statement).one()  # type: ignore[call-overload]  # SQLModel exec() has no overload for 6 entities
+    return _Known(order=order, purchase=purchase, agent=agent, buyer=buyer_row, vendor=vendor_row,
+                  vendor_webhooks=hooks)
 
 
 def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None, user_id: str | None,
@@ -194,7 +199,8 @@ def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None
         raise Invalid(MISMATCH)
     return _Verified(intent=intent, terms=terms, agent_name=agent.name, customer_email=buyer.email,
                      buyer_name=buyer.username, buyer_greeting=names.greeting_name(buyer), buyer=buyer,
-                     vendor_contact=vendor_contact)
+                     vendor_contact=vendor_contact,
+                     vendor_webhooks=webhooks.endpoints_of(known.vendor_webhooks))
 
 
 def _existing(session: Session, intent_id: str) -> Completion | None:
@@ -240,6 +246,9 @@ def _record(v: _Verified) -> Completion:
                 # A new row has no key yet; a lapsed row taken over keeps its key.
                 key = (licenses.ensure_key if held else licenses.issue_key)(session, purchase=purchase)
                 _queue_purchase_mail(session, v, order, license_key=key.key)
+                if v.vendor_webhooks != []:
+                    webhooks.enqueue(session, vendor_id=t.vendor_id, type=webhooks.events.SALE_COMPLETED,
+                                     obj=webhooks.order_object(order), endpoints=v.vendor_webhooks)
             return Completion(order=order, purchase=purchase, created=True)
         except IntegrityError:
             # Another completion of this intent (or another purchase of this agent) won the race.
@@ -404,6 +413,7 @@ def claim_free_agent(*, actor: User | None, agent_id: str, promotion_code: str |
         terms=terms, agent_name=agent_name, customer_email=buyer.email, buyer_name=buyer.username,
         buyer_greeting=names.greeting_name(buyer), buyer=buyer,
         vendor_contact=None,  # a free claim sends no sale e-mail
+        vendor_webhooks=None,  # the vendor's endpoints are read when the claim is recorded
     )
     if applied is None:
         return _record(verified)

@@ -34,7 +34,7 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import access, audit, decisions, mail, mail_texts, money, names, notifications
+from marketplace.services import access, audit, decisions, mail, mail_texts, money, names, notifications, webhooks
 from marketplace.services.billing import lifecycle
 from marketplace.services.errors import DomainError
 from marketplace.services.payment_errors import provider_errors
@@ -104,6 +104,8 @@ def settle(refund_id: str, *, stripe_refund_id: str, audit_entry: Audit | None =
         if order_won:
             end_access(session, order, now)
             _tell(session, order, refund, tell_buyer=tell_buyer)
+            webhooks.enqueue(session, vendor_id=order.vendor_id, type=webhooks.events.REFUND_COMPLETED,
+                             obj=webhooks.refund_object(refund, order))
         if audit_entry is not None:
             audit.record(session, actor=audit_entry.actor, action=audit_entry.action, target_type="refund",
                          target_id=refund.id, details={"orderId": order.id, **audit_entry.details})

@@ -19,7 +19,7 @@ from marketplace.state import blocking
 from marketplace.state.display import BROWSER_TIME_ZONE_JS, format_day, logged_out_again, time_zone
 from marketplace.state.session import SessionState, ViewerMixin
 
-TABS = ("dashboard", "notifications")
+TABS = ("dashboard", "notifications", "webhooks")
 STRIPE_RETURNS = ("return", "refresh")  # ?stripe= values the account-link flow comes back with
 
 
