@@ -101,7 +101,7 @@ def removal_dialog() -> rx.Component:
     )
 
 
-def vendor_reply(review: ReviewView, vendor_name: str) -> rx.Component:
+def vendor_reply(review: ReviewView, vendor_name: str | rx.Var[str]) -> rx.Component:
     """The vendor's answer under the review; for the agent's vendor, Answer / Edit answer and its form."""
     answer = rx.box(
         rx.text("Answer from ", rx.text.strong(vendor_name), " · ", review.reply_date, size="1",
@@ -127,7 +127,7 @@ def vendor_reply(review: ReviewView, vendor_name: str) -> rx.Component:
     )
 
 
-def review_item(review: ReviewView, vendor_name: str) -> rx.Component:
+def review_item(review: ReviewView, vendor_name: str | rx.Var[str]) -> rx.Component:
     return rx.box(
         rx.hstack(
             rx.avatar(fallback=review.initial, size="2", radius="full"),

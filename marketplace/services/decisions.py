@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from sqlalchemy import ColumnElement, update
-from sqlalchemy.engine import CursorResult
+from sqlalchemy.engine import CursorResult, Result
 from sqlmodel import Session, SQLModel
 
 from marketplace.services.errors import Conflict
@@ -31,4 +31,9 @@ def claim(session: Session, model: type[SQLModel], *conditions: ColumnElement[bo
 def claim_any(session: Session, model: type[SQLModel], *conditions: ColumnElement[bool],
               values: dict[str, Any]) -> int:
     """As `claim` for a set of rows: the number of rows this request won (0 when others took them all)."""
-    return cast(CursorResult[Any], session.execute(update(model).where(*conditions).values(**values))).rowcount or 0
+    return row_count(session.execute(update(model).where(*conditions).values(**values)))
+
+
+def row_count(result: Result[Any]) -> int:
+    """The rows an UPDATE, DELETE or INSERT ... SELECT wrote (SQLAlchemy types every result as a Result)."""
+    return cast(CursorResult[Any], result).rowcount or 0

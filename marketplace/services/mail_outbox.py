@@ -77,10 +77,9 @@ def drain(*, now: datetime | None = None) -> int:
         for message in batch:
             if time.monotonic() - claimed_at > LEASE.total_seconds() / 2:
                 break  # a slow SMTP server: the rest goes out after the lease, never twice
-            if message.composer:
-                message = _compose(message)
-            if message is not None and _send(message, moment):
-                delivered.append(message)
+            ready = _compose(message) if message.composer else message
+            if ready is not None and _send(ready, moment):
+                delivered.append(ready)
         _mark_sent(delivered)
         sent += len(delivered)
 
@@ -96,7 +95,7 @@ def _claim_due(moment: datetime) -> list[OutboxMail]:
              .returning(table.c.id, table.c.recipient, table.c.subject, table.c.body, table.c.composer,
                         table.c.attempts, table.c.created_at))
     with session_scope() as session:
-        rows = session.execute(claim).all()
+        rows = list(session.execute(claim).all())
     # RETURNING has no order (PostgreSQL's follows the rows' places on disk): send in the order they were queued.
     rows.sort(key=lambda row: row.created_at)
     return [OutboxMail(id=r.id, recipient=r.recipient, subject=r.subject, body=r.body, composer=r.composer,

@@ -69,7 +69,7 @@ def format_amount(cents: int, currency: str) -> str:
     return f"{sign}{number} {currency.upper()}" if symbol is None else f"{sign}{symbol}{number}"
 
 
-PRICE_SUFFIXES = {PricingModel.MONTHLY: "/month", PricingModel.ONE_TIME: " one-time"}
+PRICE_SUFFIXES: dict[str, str] = {PricingModel.MONTHLY: "/month", PricingModel.ONE_TIME: " one-time"}
 
 
 def amount_label(cents: int, *, currency: str = "usd") -> str:

@@ -27,8 +27,12 @@ class Named(Protocol):
 
 def greeting_name(person: Named) -> str:
     """The name every greeting uses, on pages and in every e-mail ('Hi Carla,'): the short display name."""
-    return display_name(first_name=person.first_name, last_name=person.last_name, username=person.username,
-                        short=True)
+    return greeting(first_name=person.first_name, last_name=person.last_name, username=person.username)
+
+
+def greeting(*, first_name: str | None, last_name: str | None, username: str) -> str:
+    """`greeting_name` of a person read as columns."""
+    return display_name(first_name=first_name, last_name=last_name, username=username, short=True)
 
 
 # Words that start with a vowel letter but a consonant sound ('a user', 'a unique', 'a one-off').

@@ -42,9 +42,10 @@ def email_users(session: Session, *, user_ids: list[str], type: str, title: str,
         return
     rows = session.exec(select(User.email, User.first_name, User.last_name, User.username)
                         .where(User.id.in_(user_ids), User.deleted_at.is_(None)))
-    for row in rows.all():
-        mail.send_after_commit(session, mail_texts.notice(to=row.email, name=names.greeting_name(row), title=title,
-                                                          message=message, path=path))
+    for email, first_name, last_name, username in rows.all():
+        name = names.greeting(first_name=first_name, last_name=last_name, username=username)
+        mail.send_after_commit(session, mail_texts.notice(to=email, name=name, title=title, message=message,
+                                                          path=path))
 
 
 def list_notifications(*, actor: User | None, limit: int = 50) -> list[Notification]:

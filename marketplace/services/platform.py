@@ -146,7 +146,7 @@ def store_setting(session: Session, *, admin: User, key: str, normalised: str,
                     .on_conflict_do_nothing())  # the first change of a setting finds a row to claim
     claim(session, PlatformSetting, PlatformSetting.key == key, values={"updated_at": utcnow()},
           conflict="Unknown setting")
-    row = session.get(PlatformSetting, key)
+    row = session.get_one(PlatformSetting, key)
     before = row.value
     row.value = normalised
     row.description = description or row.description or default_description

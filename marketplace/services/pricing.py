@@ -10,10 +10,10 @@ from datetime import datetime
 from marketplace.models import OrderKind, PricingModel
 from marketplace.services import money
 
-MODEL_NAMES = {PricingModel.MONTHLY: "Monthly subscription", PricingModel.ONE_TIME: "One-time licence"}
+MODEL_NAMES: dict[str, str] = {PricingModel.MONTHLY: "Monthly subscription", PricingModel.ONE_TIME: "One-time licence"}
 MODEL_DETAILS = {PricingModel.MONTHLY: "Charged every month until the buyer cancels",
                  PricingModel.ONE_TIME: "Paid once, with free updates for 1 year"}
-ORDER_KIND_LABELS = {OrderKind.PURCHASE: "Purchase", OrderKind.SUBSCRIPTION: "Subscription",
+ORDER_KIND_LABELS: dict[str, str] = {OrderKind.PURCHASE: "Purchase", OrderKind.SUBSCRIPTION: "Subscription",
                      OrderKind.RENEWAL: "Renewal"}
 LICENCE_LINE = "AI Agent License"
 SUBSCRIPTION_LINE = "Monthly subscription - renews on {date}, cancel anytime"

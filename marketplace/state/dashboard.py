@@ -321,7 +321,8 @@ class DashboardState(FormState, SessionState):
         status = result.get("status")
         if status == 401:
             return logged_out_again()
-        description = {403: downloads.NO_ACCESS, 404: downloads.NOT_FOUND}.get(
+        refusals: dict[object, str] = {403: downloads.NO_ACCESS, 404: downloads.NOT_FOUND}
+        description = refusals.get(
             status, "Failed to download agent files." if status == 0 else "Failed to download file.")
         return rx.toast.error("Download failed", description=description)
 
@@ -513,6 +514,7 @@ class DashboardState(FormState, SessionState):
             self.applying = False
             yield done.events
             return
-        await self._load_application(user)
+        if user is not None:  # the service refused a signed-out user above
+            await self._load_application(user)
         self.applying = False
         yield rx.toast("Application Submitted", description="Your vendor application has been submitted for review.")

@@ -178,13 +178,13 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
     window = offset + limit
     with session_scope() as session:
         live = (Agent.deleted_at.is_(None),)
-        agent_rows = session.exec(
-            select(Agent, User.id, User.username, User.email, Category.name)
+        agent_rows = session.execute(
+            sa_select(Agent, User.id, User.username, User.email, Category.name)
             .outerjoin(User, User.id == Agent.vendor_id).outerjoin(Category, Category.id == Agent.category_id)
             .where(awaits_review())
             .order_by(Agent.updated_at, Agent.id).limit(window)).all()
-        revision_rows = session.exec(
-            select(AgentRevision, Agent, User.id, User.username, User.email)
+        revision_rows = session.execute(
+            sa_select(AgentRevision, Agent, User.id, User.username, User.email)
             .join(Agent, Agent.id == AgentRevision.agent_id).outerjoin(User, User.id == Agent.vendor_id)
             .where(AgentRevision.status == RevisionStatus.PENDING, Agent.status == AgentStatus.APPROVED, *live)
             .order_by(AgentRevision.updated_at, AgentRevision.id).limit(window)).all()
@@ -203,9 +203,10 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
         scans = scanning.views_of(session, {f.storage_key for rows in files.values() for f in rows})
         changed_categories = {revisions.read_changes(r).get("category_id") for r, *_ in revision_rows}
         live_labels = history.labels_by_agent(session, [agent for _, agent, *_ in revision_rows])
-        category_names = dict(session.exec(select(Category.id, Category.name).where(
+        category_names = {cid: name for cid, name in session.exec(select(Category.id, Category.name).where(
             Category.id.in_({c for c in changed_categories if isinstance(c, int)} | {
-                a.category_id for _, a, *_ in revision_rows if a.category_id is not None}))).all())
+                a.category_id for _, a, *_ in revision_rows if a.category_id is not None}))).all()
+            if cid is not None}
         items = [_agent_item(agent, VendorInfo(vid, vname, vmail) if vid else None, category, tags[agent.id],
                              _file_infos(files[(agent.id, agent.current_version)], scans))
                  for agent, vid, vname, vmail, category in agent_rows]
@@ -329,7 +330,7 @@ def _notify_buyers(session: Session, agent: Agent, revision: AgentRevision) -> i
     notifications.email_users(session, user_ids=list(session.execute(sa_select(buyers.c.user_id)).scalars()),
                               type=NotificationType.UPDATE, title=BUYER_UPDATE_TITLE,
                               message=message)
-    return result.rowcount or 0
+    return decisions.row_count(result)
 
 
 def _check_scans(session: Session, agent_id: str, version: int) -> None:

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
 from sqlalchemy import Date, cast, func
+from sqlalchemy import select as sql_select
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -69,8 +70,8 @@ def daily_sales(*, actor: User | None, days: int = 30, now: datetime | None = No
     first = today - timedelta(days=days - 1)
     with session_scope() as session:
         t = OrderDayTotal
-        rows = session.exec(
-            select(t.day, t.currency, t.exchange_rate, func.sum(t.sales), func.sum(t.total_amount_cents))
+        rows = session.execute(
+            sql_select(t.day, t.currency, t.exchange_rate, func.sum(t.sales), func.sum(t.total_amount_cents))
             .where(t.day >= first, t.day <= today).group_by(t.day, t.currency, t.exchange_rate)).all()
     buckets = {first + timedelta(days=n): [0, 0] for n in range(days)}
     for raw, currency, rate, count, total in rows:

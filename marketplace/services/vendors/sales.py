@@ -22,6 +22,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Date, and_, case, cast, func
+from sqlalchemy import select as sql_select
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -117,11 +118,11 @@ def analytics(*, actor: User | None, now: datetime | None = None) -> VendorAnaly
     month = _month_start(now or datetime.now(UTC))
     in_month = Order.created_at >= month
     with session_scope() as session:
-        groups = session.exec(
-            select(Order.currency, Order.exchange_rate, func.count(), func.sum(Order.vendor_amount_cents),
-                   func.sum(Order.total_amount_cents),
-                   func.sum(case((in_month, Order.vendor_amount_cents), else_=0)),
-                   func.sum(case((in_month, Order.total_amount_cents), else_=0)))
+        groups = session.execute(
+            sql_select(Order.currency, Order.exchange_rate, func.count(), func.sum(Order.vendor_amount_cents),
+                       func.sum(Order.total_amount_cents),
+                       func.sum(case((in_month, Order.vendor_amount_cents), else_=0)),
+                       func.sum(case((in_month, Order.total_amount_cents), else_=0)))
             .where(*_completed(vendor.id)).group_by(Order.currency, Order.exchange_rate)).all()
         live = Agent.status == AgentStatus.APPROVED
         total_agents, approved_agents, rating = session.exec(
@@ -162,7 +163,7 @@ def list_sales(*, actor: User | None, limit: int = 20, offset: int = 0) -> Sales
         # Page the ids first (from the covering index alone, however deep the offset), then read 20 rows.
         ids = session.exec(select(Order.id).where(*_completed(vendor.id))
                            .order_by(Order.created_at.desc(), Order.id.desc()).limit(limit).offset(offset)).all()
-        rows = session.exec(select(*_SALE_COLUMNS).where(Order.id.in_(ids))).all() if ids else []
+        rows = session.execute(sql_select(*_SALE_COLUMNS).where(Order.id.in_(ids))).all() if ids else []
     by_id = {row[0]: row for row in rows}
     return SalesPage(items=[_sale(by_id[i]) for i in ids if i in by_id], total=int(total))
 
@@ -205,9 +206,9 @@ def earnings_series(*, actor: User | None, period: str, now: datetime | None = N
     until = datetime.combine(today + timedelta(days=1), time(), tzinfo=UTC)
     with session_scope() as session:
         bucket = _bucket(session, period).label("bucket")
-        rows = session.exec(
-            select(bucket, Order.currency, Order.exchange_rate, func.count(), func.sum(Order.vendor_amount_cents),
-                   func.sum(Order.platform_fee_cents))
+        rows = session.execute(
+            sql_select(bucket, Order.currency, Order.exchange_rate, func.count(),
+                       func.sum(Order.vendor_amount_cents), func.sum(Order.platform_fee_cents))
             .where(*_completed(vendor.id), Order.created_at >= since, Order.created_at < until)
             .group_by(bucket, Order.currency, Order.exchange_rate)).all()
     buckets = {start: [0, 0, 0] for start in starts}

@@ -23,6 +23,7 @@ from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 
 from sqlalchemy import case, distinct, func
+from sqlalchemy import select as sql_select
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -69,23 +70,25 @@ def _records(session: Session, vendor_ids: Iterable[str] | None) -> dict[str, _R
     if vendor_ids is not None:
         mine.append(Agent.vendor_id.in_(list(vendor_ids)))
     records: dict[str, _Record] = {}
-    for vendor_id, total, approved, rejected, last in session.exec(
-        select(Agent.vendor_id, func.count(),
-               func.sum(case((Agent.status == AgentStatus.APPROVED, 1), else_=0)),
-               func.sum(case((Agent.status == AgentStatus.REJECTED, 1), else_=0)),
-               func.max(Agent.created_at))
+    for vendor_id, total, approved, rejected, last in session.execute(
+        sql_select(Agent.vendor_id, func.count(),
+                   func.sum(case((Agent.status == AgentStatus.APPROVED, 1), else_=0)),
+                   func.sum(case((Agent.status == AgentStatus.REJECTED, 1), else_=0)),
+                   func.max(Agent.created_at))
         .where(*mine).group_by(Agent.vendor_id)).all():
         records[vendor_id] = _Record(submissions=total, approved=int(approved or 0), rejected=int(rejected or 0),
                                      last_submission_at=last)
     for vendor_id, rating in session.exec(
         select(Agent.vendor_id, func.avg(Agent.avg_rating))
         .where(*mine, Agent.status == AgentStatus.APPROVED, Agent.review_count > 0).group_by(Agent.vendor_id)).all():
-        records.setdefault(vendor_id, _Record()).rating = float(rating)
+        if vendor_id is not None:
+            records.setdefault(vendor_id, _Record()).rating = float(rating)
     for vendor_id, reported in session.exec(
         select(Agent.vendor_id, func.count(distinct(Report.agent_id)))
         .join(Agent, Agent.id == Report.agent_id)
         .where(*mine, Report.status.in_(OPEN_REPORTS)).group_by(Agent.vendor_id)).all():
-        records.setdefault(vendor_id, _Record()).reported_agents = reported
+        if vendor_id is not None:
+            records.setdefault(vendor_id, _Record()).reported_agents = reported
     return records
 
 
@@ -118,7 +121,8 @@ def _average_approval_hours(session: Session, vendor_id: str) -> float:
         Agent.status.in_((AgentStatus.APPROVED, AgentStatus.REJECTED)))).all()
     if not rows:
         return 0.0
-    seconds = sum((reviewed - created).total_seconds() for created, reviewed in rows) / len(rows)
+    took = [(reviewed - created).total_seconds() for created, reviewed in rows if reviewed is not None]
+    seconds = sum(took) / len(rows)
     hours = Decimal(str(seconds)) / 3600
     return float(hours.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 

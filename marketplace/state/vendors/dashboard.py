@@ -20,6 +20,8 @@ from marketplace.models import User
 from marketplace.services import images, money, pricing
 from marketplace.services.errors import DomainError
 from marketplace.services.vendors import agents, payouts, recurring, sales, stats
+from marketplace.services.vendors.payouts import AccountStatus  # the state has fields named `sales`, `payouts`
+from marketplace.services.vendors.sales import EarningsPoint
 from marketplace.state.display import format_day, format_day_time, time_zone
 from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.vendors.page import VendorState
@@ -216,7 +218,7 @@ class VendorDashboardState(VendorState):
         self.payouts_total = len(view.payouts)
         self.payments_loading = False
 
-    def _show_series(self, series: list[sales.EarningsPoint]) -> None:
+    def _show_series(self, series: list[EarningsPoint]) -> None:
         # recharts needs numbers: dollars as floats, for drawing only; the tooltip shows the amounts as money
         # formats them ("vendor_text", "fee_text"), never the floats
         self.chart = [{"label": p.label, "vendor": p.vendor_cents / 100, "fee": p.fee_cents / 100, "sales": p.sales,
@@ -237,7 +239,7 @@ class VendorDashboardState(VendorState):
         self.verified = record.is_verified
         self.last_submission = format_day(record.last_submission_at, zone) if record.last_submission_at else ""
 
-    def _show_account(self, status: payouts.AccountStatus) -> None:
+    def _show_account(self, status: AccountStatus) -> None:
         self.payment_state = status.setup
         self.requirements = payouts.requirement_labels(status.requirements_due)
         self.charges_enabled, self.payouts_enabled = status.charges_enabled, status.payouts_enabled
