@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import stripe
 
@@ -25,6 +25,10 @@ from marketplace.integrations.payments import (
     _timestamp,
     client,
 )
+
+if TYPE_CHECKING:
+    from stripe.params import SubscriptionUpdateParams
+
 
 ENDED_STATUSES = frozenset({"canceled", "unpaid", "incomplete_expired"})
 LIVE_STATUSES = frozenset({"active", "trialing", "past_due"})  # what is still charged
@@ -287,9 +291,9 @@ def change_price(subscription_id: str, *, item_id: str, price: str, now: bool,
     """Move a subscription to another Price (and renew it: a pending cancellation is undone). `now`: at once,
     the difference prorated and charged on an invoice right away (`PaymentDeclined` and no change when the card
     fails: an upgrade); else from the next renewal, nothing prorated (a downgrade at the period end)."""
-    params: dict[str, Any] = {"items": [{"id": item_id, "price": price}], "metadata": metadata,
-                              "cancel_at_period_end": False,
-                              "proration_behavior": "always_invoice" if now else "none"}
+    params: SubscriptionUpdateParams = {"items": [{"id": item_id, "price": price}], "metadata": metadata,
+                                        "cancel_at_period_end": False,
+                                        "proration_behavior": "always_invoice" if now else "none"}
     if now:
         params["payment_behavior"] = "error_if_incomplete"
     try:

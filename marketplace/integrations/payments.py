@@ -14,11 +14,14 @@ import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import stripe
 
 from marketplace.config import settings
+
+if TYPE_CHECKING:
+    from stripe.params import PaymentIntentCreateParams, RefundCreateParams
 
 # The release train @stripe/stripe-js 10.2.1 is built for (its RELEASE_TRAIN); /v3/ loads the newest
 # Stripe.js, with which that package warns of a version mismatch. Move both together.
@@ -168,7 +171,7 @@ def create_payment_intent(
     destination: str | None = None,
 ) -> Intent:
     """A PaymentIntent for the Payment Element; a destination charge when `destination` is given."""
-    params: dict[str, Any] = {
+    params: PaymentIntentCreateParams = {
         "amount": amount,
         "currency": currency,
         "metadata": metadata,
@@ -235,9 +238,9 @@ def refund_payment(*, intent_id: str, reverse_split: bool, idempotency_key: str)
     """Give a whole payment back and answer the refund's id. For a destination charge the vendor's
     transfer and the platform's fee are taken back too, so neither keeps money for a sale that did not
     happen."""
-    params: dict[str, Any] = {"payment_intent": intent_id}
+    params: RefundCreateParams = {"payment_intent": intent_id}
     if reverse_split:
-        params |= {"reverse_transfer": True, "refund_application_fee": True}
+        params["reverse_transfer"], params["refund_application_fee"] = True, True
     try:
         try:
             obj = client().v1.refunds.create(params=params, options={"idempotency_key": idempotency_key})
