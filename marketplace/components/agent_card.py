@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import ArrayVar, BooleanVar, NumberVar, ObjectVar, Var
 
 from marketplace.components.image import agent_image
 from marketplace.state.catalog import AgentCard
@@ -11,7 +11,7 @@ from marketplace.state.catalog import AgentCard
 SKELETON_CARDS = 6
 
 
-def stars(filled: Var[int] | int, size: int = 14) -> rx.Component:
+def stars(filled: NumberVar[int] | int, size: int = 14) -> rx.Component:
     """Five stars, the first `filled` in amber."""
     return rx.hstack(
         *[
@@ -23,7 +23,7 @@ def stars(filled: Var[int] | int, size: int = 14) -> rx.Component:
     )
 
 
-def average_stars(full: Var[int] | int, half: Var[bool] | bool, size: int = 14, **props: object) -> rx.Component:
+def average_stars(full: NumberVar[int] | int, half: BooleanVar | bool, size: int = 14, **props: object) -> rx.Component:
     """Five stars for an average rating (state.catalog.star_fill): `full` amber stars, then a half star when
     `half` (4.5 reads as four and a half, not five), the rest empty."""
     empty = "var(--gray-a7)"
@@ -45,7 +45,7 @@ def average_stars(full: Var[int] | int, half: Var[bool] | bool, size: int = 14, 
     return rx.hstack(*[one(n) for n in range(1, 6)], spacing="0", align="center", **props)
 
 
-def rating_line(rating: Var[str], count: Var[int]) -> rx.Component:
+def rating_line(rating: Var[str] | str, count: NumberVar[int] | int) -> rx.Component:
     """'★ 4.2 (5)', or a 'New' badge for an agent nobody has reviewed yet."""
     return rx.cond(
         count == 0,
@@ -59,7 +59,7 @@ def rating_line(rating: Var[str], count: Var[int]) -> rx.Component:
     )
 
 
-def price_tag(card: Var[AgentCard]) -> rx.Component:
+def price_tag(card: ObjectVar[AgentCard]) -> rx.Component:
     return rx.hstack(
         rx.text(card.price, size="4", weight="bold", color_scheme=rx.cond(card.is_free, "green", "gray"),
                 high_contrast=~card.is_free, class_name="price-amount"),
@@ -68,7 +68,7 @@ def price_tag(card: Var[AgentCard]) -> rx.Component:
     )
 
 
-def tag_list(tags: Var[list[str]], more: Var[int]) -> rx.Component:
+def tag_list(tags: ArrayVar[list[str]], more: NumberVar[int]) -> rx.Component:
     """At most two tags, then '+N more'."""
     return rx.hstack(
         rx.foreach(tags, lambda tag: rx.badge(tag, variant="soft", color_scheme="gray", radius="full")),
@@ -77,7 +77,7 @@ def tag_list(tags: Var[list[str]], more: Var[int]) -> rx.Component:
     )
 
 
-def agent_card(card: Var[AgentCard], index: Var[int] | int = 0, *, level: str = "h3") -> rx.Component:
+def agent_card(card: ObjectVar[AgentCard], index: NumberVar[int] | int = 0, *, level: str = "h3") -> rx.Component:
     """A clickable card; it fades in 100 ms after the one before it. `level`: its name's heading level under the
     page's headings."""
     return rx.link(
@@ -161,7 +161,8 @@ def skeleton_grid(grid_id: str) -> rx.Component:
     return card_grid(*[agent_card_skeleton() for _ in range(SKELETON_CARDS)], id=f"{grid_id}-loading")
 
 
-def agent_grid(cards: Var[list[AgentCard]], loading: Var[bool], *, grid_id: str, level: str = "h3") -> rx.Component:
+def agent_grid(cards: ArrayVar[list[AgentCard]], loading: BooleanVar, *, grid_id: str,
+               level: str = "h3") -> rx.Component:
     """Six skeleton cards while loading, then the cards."""
     return rx.fragment(
         rx.el.style(FADE_IN),

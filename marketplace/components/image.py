@@ -17,7 +17,7 @@ from reflex.vars import Var
 HIDE_ON_ERROR: Var[Any] = Var("((event) => { event.currentTarget.style.visibility = 'hidden'; })")
 
 
-def agent_image(image_url: Var[str], *, width: str = "100%", height: str = "140px", emoji_size: str = "3.5em",
+def agent_image(image_url: Var[str] | str, *, width: str = "100%", height: str = "140px", emoji_size: str = "3.5em",
                 alt: Var[str] | str = "") -> rx.Component:
     return rx.box(
         rx.center(rx.text("🤖", font_size=emoji_size), position="absolute", inset="0",

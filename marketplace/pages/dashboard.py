@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import ObjectVar, Var
 
 from marketplace.components.agent_card import price_tag, rating_line
 from marketplace.components.badges import role_badge
@@ -80,7 +80,7 @@ def _summary() -> rx.Component:
 # --- My Agents ---------------------------------------------------------------------------------------------
 
 
-def _payment_box(card: PurchaseCard) -> rx.Component:
+def _payment_box(card: ObjectVar[PurchaseCard]) -> rx.Component:
     split = rx.vstack(
         rx.badge(rx.icon("split", size=14), f"Commission Split ({card.split_label})", color_scheme="green",
                  variant="soft"),
@@ -111,7 +111,7 @@ def _payment_box(card: PurchaseCard) -> rx.Component:
     )
 
 
-def _subscription_box(card: PurchaseCard) -> rx.Component:
+def _subscription_box(card: ObjectVar[PurchaseCard]) -> rx.Component:
     """A subscribed agent: its status, 'Renews on' / 'Ends on', Cancel or Resume, and after a failed renewal the
     link to the update-card page."""
     busy = DashboardState.changing_subscription == card.subscription_id
@@ -173,7 +173,7 @@ def _cancel_dialog() -> rx.Component:
     )
 
 
-def _purchase_card(card: PurchaseCard) -> rx.Component:
+def _purchase_card(card: ObjectVar[PurchaseCard]) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
@@ -253,7 +253,7 @@ def _purchases_tab() -> rx.Component:
 # --- Favorites, Order History ------------------------------------------------------------------------------
 
 
-def _favorite_card(card: AgentCard) -> rx.Component:
+def _favorite_card(card: ObjectVar[AgentCard]) -> rx.Component:
     return rx.link(
         rx.card(
             rx.hstack(
@@ -288,7 +288,7 @@ def _favorites_tab() -> rx.Component:
     )
 
 
-def _order_row(order: OrderRow) -> rx.Component:
+def _order_row(order: ObjectVar[OrderRow]) -> rx.Component:
     status = rx.match(
         order.status,
         ("completed", rx.badge(rx.icon("circle-check", size=12), order.status_label, color_scheme="green")),

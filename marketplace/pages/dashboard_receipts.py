@@ -4,14 +4,14 @@ Profile tab's receipt details (business name, billing address, tax ID), shown on
 from __future__ import annotations
 
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import ObjectVar, Var
 
 from marketplace.components.forms import field
 from marketplace.state.dashboard import OrderRow
 from marketplace.state.receipt_details import ReceiptDetailsState as R
 
 
-def receipt_link(order: OrderRow) -> rx.Component:
+def receipt_link(order: ObjectVar[OrderRow]) -> rx.Component:
     return rx.hstack(
         rx.link(rx.icon("file-text", size=12), "Receipt", href=order.receipt_url, is_external=True, size="1",
                 class_name="order-receipt", display="inline-flex", align_items="center", gap="0.25em"),

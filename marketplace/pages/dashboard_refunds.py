@@ -4,13 +4,14 @@ reviews it), and the dialog with the 30-day money-back guarantee that asks for t
 from __future__ import annotations
 
 import reflex as rx
+from reflex.vars import ObjectVar
 
 from marketplace.state.dashboard import OrderRow
 from marketplace.state.order_refunds import GUARANTEE_TEXT, MAX_REASON
 from marketplace.state.order_refunds import OrderRefundState as R
 
 
-def refund_action(order: OrderRow) -> rx.Component:
+def refund_action(order: ObjectVar[OrderRow]) -> rx.Component:
     return rx.match(
         order.refund,
         ("refundable", rx.button(rx.icon("undo-2", size=12), "Request refund", size="1", variant="soft",

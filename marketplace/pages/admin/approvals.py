@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
-from reflex.vars import Var
+from reflex.vars import ArrayVar, ObjectVar, Var
 
 from marketplace.components.empty_state import empty_state
 from marketplace.components.image import agent_image
@@ -27,7 +27,7 @@ def _meta(icon: str, text: Var | str, **props: object) -> rx.Component:
 # --- pending ------------------------------------------------------------------------------------------------
 
 
-def _change(change: ChangeView) -> rx.Component:
+def _change(change: ObjectVar[ChangeView]) -> rx.Component:
     """'Price: $19.00 per month -> $24.00 per month', the live value struck through."""
     return rx.text(
         rx.text(change.label, ": ", weight="bold", as_="span"),
@@ -39,9 +39,9 @@ def _change(change: ChangeView) -> rx.Component:
     )
 
 
-def _changes(card: PendingCard) -> rx.Component:
+def _changes(card: ObjectVar[PendingCard]) -> rx.Component:
     """What a revision of a live agent changes: every field (old -> new), files added, files removed."""
-    def names(items: Var, icon: str, color: str, label: str, class_name: str) -> rx.Component:
+    def names(items: ArrayVar[list[str]], icon: str, color: str, label: str, class_name: str) -> rx.Component:
         return rx.cond(items.length() > 0, rx.hstack(
             rx.text(label, size="1", weight="bold"),
             rx.foreach(items, lambda name: rx.badge(rx.icon(icon, size=11), name, color_scheme=color, variant="soft",
@@ -72,7 +72,7 @@ def _changes(card: PendingCard) -> rx.Component:
     ))
 
 
-def _file(file: FileView) -> rx.Component:
+def _file(file: ObjectVar[FileView]) -> rx.Component:
     """A file under review: name, size, the type its content was found to be, and the admin's download."""
     return rx.hstack(
         rx.icon("file", size=16, color="var(--gray-10)", flex_shrink="0"),
@@ -95,7 +95,7 @@ def _file(file: FileView) -> rx.Component:
     )
 
 
-def _files(card: PendingCard) -> rx.Component:
+def _files(card: ObjectVar[PendingCard]) -> rx.Component:
     return rx.vstack(
         rx.text("Files (", card.file_count, ")", size="2", weight="bold"),
         rx.cond(card.files.length() > 0, rx.foreach(card.files, _file),
@@ -104,7 +104,7 @@ def _files(card: PendingCard) -> rx.Component:
     )
 
 
-def _vendor_block(card: PendingCard) -> rx.Component:
+def _vendor_block(card: ObjectVar[PendingCard]) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(rx.icon("store", size=16, color="var(--accent-9)"),
@@ -158,7 +158,7 @@ def _details() -> rx.Component:
                           element_id="agent-details")
 
 
-def _pending_card(card: PendingCard) -> rx.Component:
+def _pending_card(card: ObjectVar[PendingCard]) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(
@@ -202,7 +202,7 @@ def _pending() -> rx.Component:
 # --- approved and rejected ----------------------------------------------------------------------------------
 
 
-def _reviewed_card(card: ReviewedCard, *, rejected: bool) -> rx.Component:
+def _reviewed_card(card: ObjectVar[ReviewedCard], *, rejected: bool) -> rx.Component:
     return rx.card(
         rx.vstack(
             rx.hstack(

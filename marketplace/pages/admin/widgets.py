@@ -182,7 +182,7 @@ def table_tab(state: Any, key: str, title: str, icon: str, headers: Sequence[str
                   width="100%", on_mount=state.on_open)
 
 
-def decision_buttons(state: Any, row_id: Var[str], name: Var[str], kind: str, *, in_dialog: bool,
+def decision_buttons(state: Any, row_id: Var[str] | str, name: Var[str] | str, kind: str, *, in_dialog: bool,
                      labels: tuple[str, str] = ("Approve", "Reject")) -> rx.Component:
     """Approve and Reject of a card waiting for a decision (with View Full Details on the card itself)."""
     busy = state.busy != ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import reflex as rx
+from reflex.event import EventCallback
 
 from marketplace.components.forms import field
 from marketplace.components.image import agent_image
@@ -76,7 +77,8 @@ def _step_header() -> rx.Component:
 # --- step bodies -------------------------------------------------------------------------------------------
 
 
-def _input(label: str | rx.Var, name: str, value: rx.Var, on_change: rx.EventHandler, **props: object) -> rx.Component:
+def _input(label: str | rx.Var, name: str, value: rx.Var, on_change: rx.EventHandler | EventCallback[str],
+           **props: object) -> rx.Component:
     return field(label, rx.input(id=name, name=name, value=value, on_change=on_change, size="3", **props),
                  field_id=name)
 

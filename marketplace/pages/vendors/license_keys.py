@@ -15,7 +15,7 @@ from marketplace.state.license_rows import KeyRow
 from marketplace.state.vendors.license_keys import VendorKeysState as K
 
 
-def keys_button(agent_id: Var[str], agent_name: Var[str]) -> rx.Component:
+def keys_button(agent_id: Var[str] | str, agent_name: Var[str] | str) -> rx.Component:
     """On each agent of the vendor's list."""
     return rx.button(rx.icon("key-round", size=14), "License keys", size="1", variant="soft", color_scheme="gray",
                      on_click=K.open_for(agent_id, agent_name), class_name="agent-keys", flex_shrink="0")
