@@ -35,7 +35,7 @@ def object_upload_url(user: OptionalUser, filename: str | None = Query(None, max
                       content_type: str | None = Query(None, alias="type", max_length=1024)) -> UploadUrlPublic:
     """A URL for one PUT of one file (the body is the file). The spec's call sends no name: the file is then
     judged by its content alone when attached; `filename` and `type` let a client keep its name."""
-    return UploadUrlPublic(upload_url=uploads.issue_put_url(actor=user, filename=filename, content_type=content_type))
+    return UploadUrlPublic(uploadURL=uploads.issue_put_url(actor=user, filename=filename, content_type=content_type))
 
 
 @router.get("/uploads/s3/params")
@@ -55,7 +55,7 @@ def s3_multipart_create(user: OptionalUser, body: MultipartCreateIn = Body(...))
 @router.get("/uploads/s3/multipart/{upload_id}")
 def s3_multipart_parts(upload_id: str, user: OptionalUser, key: str = Query("")) -> list[PartPublic]:
     parts = uploads.list_parts(actor=user, key=key, upload_id=upload_id)
-    return [PartPublic(part_number=p.part_number, etag=p.etag, size=p.size) for p in parts]
+    return [PartPublic(PartNumber=p.part_number, ETag=p.etag, Size=p.size) for p in parts]  # its S3 names
 
 
 @router.get("/uploads/s3/multipart/{upload_id}/{part_number}")

@@ -178,7 +178,7 @@ class WizardState(ViewerMixin, rx.State):
         self.reset()
         user = await self.viewer()
         try:
-            require_vendor(user)
+            user = require_vendor(user)
         except Unauthorized:
             self.mode = "signed_out"
             return logged_out_again(on_load=True)
@@ -199,7 +199,8 @@ class WizardState(ViewerMixin, rx.State):
             self.editing = True
             self._show_editable(editable)
         else:
-            self.limit_message = await blocking.run(plans.room_refusal, actor=user) or ""
+            refusal = await blocking.run(plans.room_refusal, actor=user)
+            self.limit_message = refusal or ""
         self.mode = "limited" if self.limit_message else "ready"
         return None
 
@@ -316,8 +317,9 @@ class WizardState(ViewerMixin, rx.State):
         unlimited = submitted_checkbox(form, "unlimitedActivations") if self.step == 3 else None  # its step only
         if unlimited is not None:
             self.unlimited_activations = unlimited
-        if isinstance((form or {}).get("tags"), str) and form["tags"] != self.tags_text:
-            return self._read_tags(form["tags"])
+        tags = (form or {}).get("tags")
+        if isinstance(tags, str) and tags != self.tags_text:
+            return self._read_tags(tags)
         return None
 
     @rx.event
