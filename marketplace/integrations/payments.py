@@ -21,7 +21,13 @@ import stripe
 from marketplace.config import settings
 
 if TYPE_CHECKING:
-    from stripe.params import PaymentIntentCreateParams, RefundCreateParams
+    from stripe import RequestOptions
+    from stripe.params import (
+        AccountCreateParams,
+        AccountCreateParamsController,
+        PaymentIntentCreateParams,
+        RefundCreateParams,
+    )
 
 # The release train @stripe/stripe-js 10.2.1 is built for (its RELEASE_TRAIN); /v3/ loads the newest
 # Stripe.js, with which that package warns of a version mismatch. Move both together.
@@ -297,7 +303,7 @@ def account_from_event(data: dict[str, Any]) -> ConnectedAccount:
     return _account(data)
 
 
-EXPRESS_CONTROLLER: dict[str, Any] = {
+EXPRESS_CONTROLLER: AccountCreateParamsController = {
     "fees": {"payer": "application"},
     "losses": {"payments": "application"},
     "requirement_collection": "stripe",
@@ -311,15 +317,15 @@ def create_connected_account(
     """An Express-style account for a vendor; it can take charges once onboarding is complete. Described by
     `controller` (the platform pays Stripe's fees and carries losses, Stripe collects requirements, the vendor
     has the Express Dashboard): Stripe deprecated `type` in favour of it."""
-    params: dict[str, Any] = {
+    params: AccountCreateParams = {
         "controller": EXPRESS_CONTROLLER,
         "country": country,
         "email": email,
         "capabilities": {"card_payments": {"requested": True}, "transfers": {"requested": True}},
     }
-    options: dict[str, Any] = {"idempotency_key": idempotency_key} if idempotency_key else {}
+    options: RequestOptions = {"idempotency_key": idempotency_key} if idempotency_key else {}
     try:
-        return _account(client().v1.accounts.create(params=params, options=options))  # type: ignore[arg-type]  # params built as a dict
+        return _account(client().v1.accounts.create(params=params, options=options))
     except stripe.StripeError as exc:
         raise _provider_error(exc) from exc
 

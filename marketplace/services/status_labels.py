@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from marketplace.models import OrderStatus, SubscriptionStatus
 
-ORDER_LABELS = {OrderStatus.PROCESSING: "Processing", OrderStatus.COMPLETED: "Completed",
+ORDER_LABELS: dict[str, str] = {OrderStatus.PROCESSING: "Processing", OrderStatus.COMPLETED: "Completed",
                 OrderStatus.FAILED: "Failed", OrderStatus.REFUNDED: "Refunded"}
-SUBSCRIPTION_LABELS = {
+SUBSCRIPTION_LABELS: dict[str, str] = {
     SubscriptionStatus.INCOMPLETE: "Incomplete", SubscriptionStatus.INCOMPLETE_EXPIRED: "Expired",
     SubscriptionStatus.TRIALING: "Trial", SubscriptionStatus.ACTIVE: "Active", SubscriptionStatus.PAST_DUE: "Past due",
     SubscriptionStatus.UNPAID: "Unpaid", SubscriptionStatus.CANCELED: "Cancelled", SubscriptionStatus.PAUSED: "Paused",
@@ -15,8 +15,8 @@ SUBSCRIPTION_LABELS = {
 
 
 def order_label(status: str) -> str:
-    return ORDER_LABELS.get(status, status.replace("_", " ").capitalize())  # type: ignore[call-overload]
+    return ORDER_LABELS.get(status, status.replace("_", " ").capitalize())
 
 
 def subscription_label(status: str) -> str:
-    return SUBSCRIPTION_LABELS.get(status, status.replace("_", " ").capitalize())  # type: ignore[call-overload]
+    return SUBSCRIPTION_LABELS.get(status, status.replace("_", " ").capitalize())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import reflex as rx
 
@@ -104,9 +104,13 @@ class PromotionCodesMixin(FormState, rx.State, mixin=True):
     duration: str = PromotionDuration.ONCE
     duration_months: str = ""
 
+    if TYPE_CHECKING:  # given by the area's state this is mixed into (`ViewerMixin.viewer`)
+
+        async def viewer(self) -> User | None: ...
+
     async def _actor(self) -> User | None:
-        """The signed-in user, from the area's state this is mixed into (`ViewerMixin.viewer`)."""
-        return await self.viewer()  # type: ignore[attr-defined]
+        """The signed-in user, from the area's state this is mixed into."""
+        return await self.viewer()
 
     @rx.event
     async def load_codes(self) -> AsyncIterator[Any]:

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import func, update
+from sqlalchemy import select as sql_select
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -93,11 +95,11 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
     """The actor's agents that are not deleted, newest first, each with its pending revision and file count."""
     vendor = require_vendor(actor)
     with session_scope() as session:
-        rows = session.exec(
-            select(Agent.id, Agent.name, Agent.short_description, Agent.price_cents, Agent.pricing_model, Agent.status,
-                   Agent.rejection_reason, Agent.category_id, Category.name, Agent.image_url, Agent.avg_rating,
-                   Agent.review_count, Agent.sales_count, Agent.created_at, Agent.updated_at, Agent.current_version,
-                   Agent.trial_days)
+        rows = session.execute(
+            sql_select(Agent.id, Agent.name, Agent.short_description, Agent.price_cents, Agent.pricing_model,
+                       Agent.status, Agent.rejection_reason, Agent.category_id, Category.name.label("category_name"),
+                       Agent.image_url, Agent.avg_rating, Agent.review_count, Agent.sales_count, Agent.created_at,
+                       Agent.updated_at, Agent.current_version, Agent.trial_days)
             .outerjoin(Category, Category.id == Agent.category_id)
             .where(Agent.vendor_id == vendor.id, Agent.deleted_at.is_(None))
             .order_by(Agent.created_at.desc(), Agent.id.desc())).all()
@@ -129,9 +131,9 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
     agents = []
     for row in rows:
         revision = pending.get(row[0])
-        version = revision.version if revision else row[15]
-        agents.append(VendorAgent(*row, pending_revision=revision, file_count=counts[row[0]].get(version, 0),
-                                  revision_rejection=rejected.get(row[0])))
+        version = revision.version if revision else row.current_version
+        agents.append(VendorAgent(**row._asdict(), pending_revision=revision,  # the columns are named as its fields
+                                  file_count=counts[row.id].get(version, 0), revision_rejection=rejected.get(row.id)))
     return agents
 
 
@@ -192,19 +194,19 @@ def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft, files_
         revisions.replace_tags(session, agent.id, clean.tags)
 
 
-def _draft_of(agent: Agent, tags: list[str], changes: dict[str, object]) -> AgentDraft:
-    def value(name: str) -> object:
+def _draft_of(agent: Agent, tags: list[str], changes: dict[str, Any]) -> AgentDraft:
+    def value(name: str) -> Any:  # a checked change, or the live column
         return changes.get(name, getattr(agent, name))
 
     price = value("price_cents")
     return AgentDraft(
         name=str(value("name")), short_description=str(value("short_description")),
         description=str(value("description")), price=money.format_cents(int(price)),
-        category_id=value("category_id"), demo_url=value("demo_url"), image_url=value("image_url"),  # type: ignore[arg-type]  # values of checked changes
-        tags=list(changes.get("tags", tags)),  # type: ignore[call-overload]  # tags: checked list
+        category_id=value("category_id"), demo_url=value("demo_url"), image_url=value("image_url"),
+        tags=list(changes.get("tags", tags)),
         pricing_model=str(value("pricing_model")),
         activation_limit=limit if isinstance(limit := value("activation_limit"), int) else UNLIMITED,
-        trial_days=int(value("trial_days")),  # type: ignore[call-overload]  # a checked whole number
+        trial_days=int(value("trial_days")),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from sqlmodel import Session
 
@@ -96,8 +97,9 @@ class CleanDraft:
     activation_limit: int | None = DEFAULT_ACTIVATION_LIMIT  # None: unlimited
     trial_days: int = 0
 
-    def values(self) -> dict[str, object]:
-        """The agent columns (tags excluded) as a dict, e.g. for a revision's `changes`."""
+    def values(self) -> dict[str, Any]:
+        """The agent columns (tags excluded) as a dict, e.g. for a revision's `changes` (checked values, each of
+        its column's type)."""
         return {"name": self.name, "short_description": self.short_description, "description": self.description,
                 "price_cents": self.price_cents, "pricing_model": self.pricing_model,
                 "activation_limit": self.activation_limit, "trial_days": self.trial_days,
