@@ -34,6 +34,14 @@ def claim_any(session: Session, model: type[SQLModel], *conditions: ColumnElemen
     return row_count(session.execute(update(model).where(*conditions).values(**values)))
 
 
+def claim_each(session: Session, model: type[SQLModel], *conditions: ColumnElement[bool], values: dict[str, Any],
+               rows: list[dict[str, Any]]) -> None:
+    """As `claim_any` once per parameter set in `rows`, in one statement (an executemany): `conditions` and
+    `values` name bind parameters that each row fills; a row whose conditions no longer hold changes nothing."""
+    if rows:
+        session.connection().execute(update(model).where(*conditions).values(**values), rows)
+
+
 def row_count(result: Result[Any]) -> int:
     """The rows an UPDATE, DELETE or INSERT ... SELECT wrote (SQLAlchemy types every result as a Result)."""
     return cast(CursorResult[Any], result).rowcount or 0

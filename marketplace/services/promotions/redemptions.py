@@ -29,7 +29,7 @@ from marketplace.models import (
     User,
 )
 from marketplace.models.base import new_id, utcnow
-from marketplace.services import money
+from marketplace.services import decisions, money
 from marketplace.services.errors import Invalid
 from marketplace.services.promotions.codes import ACTIVE, CODE_RE, aware, normalise
 
@@ -226,17 +226,14 @@ def redeem(session: Session, *, code_id: str, buyer_id: str, order_id: str, paym
     """In the transaction recording the order: the buyer's hold becomes a redemption. A hold already released
     (the payment came after its expiry) is counted again without the limit: the buyer paid at that price."""
     now = utcnow()
-    won = session.exec(
-        update(PromotionRedemption)
-        .where(
-            col(PromotionRedemption.code_id) == code_id,
-            col(PromotionRedemption.user_id) == buyer_id,
-            col(PromotionRedemption.status) == RedemptionStatus.HELD,
-        )
-        .values(
-            status=RedemptionStatus.REDEEMED, order_id=order_id, redeemed_at=now, payment_intent_id=payment_intent_id
-        )
-    ).rowcount
+    won = decisions.claim_any(
+        session, PromotionRedemption,
+        col(PromotionRedemption.code_id) == code_id,
+        col(PromotionRedemption.user_id) == buyer_id,
+        col(PromotionRedemption.status) == RedemptionStatus.HELD,
+        values={"status": RedemptionStatus.REDEEMED, "order_id": order_id, "redeemed_at": now,
+                "payment_intent_id": payment_intent_id},
+    )
     if won:
         return
     session.exec(
@@ -264,14 +261,12 @@ def _release(session: Session, *where: ColumnElement[bool]) -> int:
     ).all()
     released = 0
     for redemption_id, code_id in held:
-        won = session.exec(
-            update(PromotionRedemption)
-            .where(
-                col(PromotionRedemption.id) == redemption_id,
-                col(PromotionRedemption.status) == RedemptionStatus.HELD,
-            )
-            .values(status=RedemptionStatus.RELEASED, released_at=utcnow())
-        ).rowcount
+        won = decisions.claim_any(
+            session, PromotionRedemption,
+            col(PromotionRedemption.id) == redemption_id,
+            col(PromotionRedemption.status) == RedemptionStatus.HELD,
+            values={"status": RedemptionStatus.RELEASED, "released_at": utcnow()},
+        )
         if won:
             session.exec(
                 update(PromotionCode)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, update
+from sqlalchemy import func
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -123,10 +123,11 @@ def delete_endpoint(*, actor: User | None, endpoint_id: object) -> None:
             )
         except Conflict:
             raise NotFound(ENDPOINT_NOT_FOUND) from None
-        session.execute(
-            update(WebhookDelivery)
-            .where(WebhookDelivery.endpoint_id == row.id, WebhookDelivery.status == DeliveryStatus.PENDING)
-            .values(status=DeliveryStatus.FAILED, next_attempt_at=None, last_error=sender.ENDPOINT_GONE, updated_at=now)
+        decisions.claim_any(
+            session, WebhookDelivery,
+            WebhookDelivery.endpoint_id == row.id, WebhookDelivery.status == DeliveryStatus.PENDING,
+            values={"status": DeliveryStatus.FAILED, "next_attempt_at": None, "last_error": sender.ENDPOINT_GONE,
+                    "updated_at": now},
         )
 
 

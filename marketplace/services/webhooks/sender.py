@@ -112,25 +112,19 @@ def _mark_succeeded(done: list[tuple[Claimed, Outcome]]) -> None:
     """Mark the batch's successes in one statement, each unless its lease ran out and another sender took it."""
     if not done:
         return
-    table = WebhookDelivery.__table__
-    mark = (
-        update(table)
-        .where(table.c.id == bindparam("delivery_id"), table.c.attempts == bindparam("tried"))
-        .values(
-            status=DeliveryStatus.SUCCEEDED,
-            next_attempt_at=None,
-            last_response_code=bindparam("code"),
-            last_duration_ms=bindparam("duration"),
-            last_error=None,
-            updated_at=bindparam("at"),
-        )
-    )
     at = utcnow()
     rows = [
         {"delivery_id": c.id, "tried": c.attempts, "code": o.code, "duration": o.duration_ms, "at": at} for c, o in done
     ]
     with session_scope() as session:
-        session.connection().execute(mark, rows)
+        decisions.claim_each(
+            session, WebhookDelivery,
+            WebhookDelivery.id == bindparam("delivery_id"), WebhookDelivery.attempts == bindparam("tried"),
+            values={"status": DeliveryStatus.SUCCEEDED, "next_attempt_at": None,
+                    "last_response_code": bindparam("code"), "last_duration_ms": bindparam("duration"),
+                    "last_error": None, "updated_at": bindparam("at")},
+            rows=rows,
+        )
 
 
 def _claim_due(moment: datetime) -> list[Claimed]:
