@@ -194,5 +194,5 @@ def test_vendor_tabs_sales_and_payouts_on_a_phone(touch: Page) -> None:
 
     touch.set_viewport_size({"width": 1280, "height": 800})
     expect(touch.locator("#sales-table thead")).to_be_visible()
-    expect(touch.get_by_role("tab")).to_have_count(2)
+    expect(touch.get_by_role("tab")).to_have_count(3)  # Dashboard, Notifications, Webhooks
     expect(touch.locator("#tab-dashboard")).to_have_attribute("aria-selected", "true")

@@ -47,7 +47,7 @@ def _commission(**fields: object) -> CommissionRow:
 
 def test_every_spec_tab_and_the_audit_log_have_an_address():
     assert TABS == ("overview", "customers", "vendors", "agents", "vendor-applications", "agent-approvals",
-                    "reports", "refunds", "license-keys", "promotion-codes", "analytics", "stats", "sales", "audit")
+                    "reports", "refunds", "license-keys", "analytics", "stats", "sales", "audit")
 
 
 def test_person_row_names_and_local_join_date():

@@ -20,7 +20,6 @@ from marketplace.pages.admin.audit import audit_tab
 from marketplace.pages.admin.customers import customers_tab, vendors_tab
 from marketplace.pages.admin.license_keys import license_keys_tab
 from marketplace.pages.admin.overview import overview_tab
-from marketplace.pages.admin.promotion_codes import promotion_codes_tab
 from marketplace.pages.admin.refunds import refunds_tab
 from marketplace.pages.admin.reports import reports_tab
 from marketplace.pages.admin.sales import sales_tab
@@ -39,7 +38,6 @@ TABS = [
     TabSpec("reports", "Reports", A.pending_reports, reports_tab, icon="flag"),
     TabSpec("refunds", "Refunds", A.requested_refunds, refunds_tab, icon="undo-2"),
     TabSpec("license-keys", "License Keys", None, license_keys_tab, icon="key-round"),
-    TabSpec("promotion-codes", "Promotion Codes", None, promotion_codes_tab, icon="tag"),
     TabSpec("analytics", "Analytics", None, analytics_tab, icon="chart-pie"),
     TabSpec("stats", "Stats", None, stats_tab, icon="chart-line"),
     TabSpec("sales", "Sales & Commissions", None, sales_tab, icon="dollar-sign"),

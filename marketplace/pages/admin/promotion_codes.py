@@ -1,4 +1,5 @@
-"""The Promotion Codes tab of /admin: codes for any agents or for all, the list of every code, Deactivate."""
+"""Promotion codes on /admin (a section of Sales & Commissions): codes for any agents or for all, the list of
+every code, Deactivate."""
 
 from __future__ import annotations
 
@@ -8,5 +9,5 @@ from marketplace.components.promotion_codes import promotion_codes_section
 from marketplace.state.admin.promotion_codes import AdminCodesState
 
 
-def promotion_codes_tab() -> rx.Component:
+def admin_promotion_codes() -> rx.Component:
     return promotion_codes_section(AdminCodesState, admin=True, element_id="admin-promotion-codes")

@@ -7,6 +7,7 @@ import reflex as rx
 
 from marketplace.components.data_table import Column
 from marketplace.components.empty_state import empty_state
+from marketplace.pages.admin.promotion_codes import admin_promotion_codes
 from marketplace.pages.admin.widgets import admin_card, figure, rate_figure, summary_figure, table, table_skeleton
 from marketplace.state.admin.sales import CommissionView, PlanRevenueView
 from marketplace.state.admin.sales import SalesState as S
@@ -141,5 +142,6 @@ def sales_tab() -> rx.Component:
         rx.grid(_overview(), _split(), _plans(), _settings(), columns=rx.breakpoints(initial="1", md="2", lg="3"),
                 spacing="4", width="100%"),
         _commissions(),
+        admin_promotion_codes(),  # a lever of sales: codes for any agent or all (the tab row holds thirteen tabs)
         spacing="4", width="100%", on_mount=S.on_open, id="admin-sales",
     )

@@ -27,7 +27,7 @@ from marketplace.state.session import SessionState, ViewerMixin, toast_on_load
 LOG = logging.getLogger(__name__)
 
 TABS = ("overview", "customers", "vendors", "agents", "vendor-applications", "agent-approvals", "reports",
-        "refunds", "license-keys", "promotion-codes", "analytics", "stats", "sales", "audit")
+        "refunds", "license-keys", "analytics", "stats", "sales", "audit")
 ADMIN_ONLY_TITLE = "Unauthorized"
 ADMIN_ONLY_MESSAGE = "Admin access required. Redirecting..."
 # The browser's time zone and the tab in its address now. An on_load can arrive late (its router data is that of
