@@ -106,23 +106,22 @@ def create_endpoint(*, actor: User | None, url: object, events: object) -> WithS
         return WithSecret(endpoint=EndpointView.of(row), secret=secret)
 
 
+def _claim_live(session: Session, row: WebhookEndpoint, values: dict[str, object]) -> None:
+    """Change the endpoint while it is not deleted: one that another request deleted first is not found."""
+    try:
+        decisions.claim(session, WebhookEndpoint, WebhookEndpoint.id == row.id, WebhookEndpoint.disabled_at.is_(None),
+                        values=values, conflict=ENDPOINT_NOT_FOUND)
+    except Conflict:
+        raise NotFound(ENDPOINT_NOT_FOUND) from None
+
+
 def delete_endpoint(*, actor: User | None, endpoint_id: object) -> None:
     """Disable the endpoint (once) and stop its pending deliveries."""
     user = require_vendor(actor)
     now = utcnow()
     with session_scope() as session:
         row = _owned(session, user, endpoint_id)
-        try:
-            decisions.claim(
-                session,
-                WebhookEndpoint,
-                WebhookEndpoint.id == row.id,
-                WebhookEndpoint.disabled_at.is_(None),
-                values={"disabled_at": now},
-                conflict=ENDPOINT_NOT_FOUND,
-            )
-        except Conflict:
-            raise NotFound(ENDPOINT_NOT_FOUND) from None
+        _claim_live(session, row, {"disabled_at": now})
         decisions.claim_any(
             session, WebhookDelivery,
             WebhookDelivery.endpoint_id == row.id, WebhookDelivery.status == DeliveryStatus.PENDING,
@@ -137,17 +136,7 @@ def rotate_secret(*, actor: User | None, endpoint_id: object) -> WithSecret:
     secret = signing.new_secret()
     with session_scope() as session:
         row = _owned(session, user, endpoint_id)
-        try:
-            decisions.claim(
-                session,
-                WebhookEndpoint,
-                WebhookEndpoint.id == row.id,
-                WebhookEndpoint.disabled_at.is_(None),
-                values={"secret": secret},
-                conflict=ENDPOINT_NOT_FOUND,
-            )
-        except Conflict:
-            raise NotFound(ENDPOINT_NOT_FOUND) from None
+        _claim_live(session, row, {"secret": secret})
         return WithSecret(endpoint=EndpointView.of(row), secret=secret)
 
 
