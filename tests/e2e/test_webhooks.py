@@ -12,7 +12,17 @@ from playwright.sync_api import Browser, Page, expect
 
 from marketplace.services.webhooks import signing
 from tests.e2e.conftest import new_context
-from tests.e2e.helpers import buy, check_accessibility, expect_toast, live_agent_id, open_page, shot, sign_in, sign_up
+from tests.e2e.helpers import (
+    buy,
+    check_accessibility,
+    expect_fits_phone,
+    expect_toast,
+    live_agent_id,
+    open_page,
+    shot,
+    sign_in,
+    sign_up,
+)
 from tests.webhook_receiver import WebhookReceiver
 
 
@@ -57,6 +67,7 @@ def test_a_vendor_hears_about_a_sale_and_sees_it_delivered(page: Page, browser: 
         expect(delivery.locator(".delivery-response")).to_have_text("200")
         expect(delivery.locator(".delivery-attempts")).to_have_text("1")
         shot(page, "webhooks-delivery-log")
+        expect_fits_phone(page, ".webhook-delivery", "webhooks-delivery-log-phone")  # the endpoint and its log, 390 px
 
         row.get_by_role("button", name="Delete").click()
         expect_toast(page, "Endpoint deleted")
