@@ -7,21 +7,23 @@
 the step is. It serves the app as `make run` does (`benchmarks/load.py`'s `serve`, one worker; PostgreSQL with
 Redis, or SQLite with states in memory), then drives the simulated browsers of `benchmarks/ws_browser.py` through
 each kind of step `--repeat` times, strictly one after another (no other step runs meanwhile), and divides the
-worker's CPU (user + system, `/proc`) over those steps, less what the idle worker burns in as long (its tickers and
-background loops, measured first). Kinds: a field set (the review's rating), a navigation's `on_load` (to `/agents`,
-`/agents/{id}`, `/dashboard`), the catalogue's filter and search, the favourite, a review, the purchase's steps
-(the checkout page's PaymentIntent, the card confirmed at the stand-in as Stripe.js does, the completion), and a
-new tab (its HTML, then connect + hydrate). The visit mix weighs them as one visit of `ws_browser.Browser.visit`
-has them. With `--slow-ms N` the worker reports loop callbacks holding it over N ms of their own work
-(`marketplace/loop_watch.py`): their count per kind is printed (asyncio's debug mode costs CPU: figures from such a
-run are not the budget's). Budgets (issue 35): the visit mix <= 6 ms, a field set <= 0.5 ms, a navigation <= 3 ms,
-a new tab's connect + hydrate holding the loop <= 20 ms. Figures in benchmarks/README.md ("Websocket load").
+worker's CPU (its threads' `schedstat`, in nanoseconds) over those steps, less what the idle worker burns in as long
+(its tickers and background loops, measured first). Kinds: a field set (the review's rating), a navigation's
+`on_load` (to `/agents`, `/agents/{id}`, `/dashboard`), the catalogue's filter and search, the favourite, a review,
+the purchase's steps (the checkout page's PaymentIntent, the card confirmed at the stand-in as Stripe.js does, the
+completion), and a new tab (its HTML, then connect + hydrate). The visit mix weighs them as one visit of
+`ws_browser.Browser.visit` has them. With `--slow-ms N` the worker reports loop callbacks holding it over N ms of
+their own work (`marketplace/loop_watch.py`): their count per kind is printed (asyncio's debug mode costs CPU:
+figures from such a run are not the budget's). Budgets (issue 35): the visit mix <= 6 ms, a field set <= 0.5 ms, a
+navigation <= 3 ms, a new tab's connect + hydrate holding the loop <= 20 ms. Figures in benchmarks/README.md
+("Websocket load").
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -35,7 +37,7 @@ from typing import Any
 
 from benchmarks.load import reset_database, reset_redis, serve
 from benchmarks.server import ROOT
-from benchmarks.ws_load import DEFAULT_PG_URL, DEFAULT_REDIS_URL, OUT, WEB_DIR, processes, read_cpu
+from benchmarks.ws_load import DEFAULT_PG_URL, DEFAULT_REDIS_URL, OUT, WEB_DIR, processes
 
 SQLITE_PATH = OUT / "step_cpu.db"
 BUDGETS_MS = {"field set": 0.5, "navigation": 3.0, "visit mix": 6.0}
@@ -69,7 +71,15 @@ class Worker:
         self.idle_rate = 0.0
 
     def cpu(self) -> float:
-        return sum(cpu for role in read_cpu(self.paths).values() for cpu, _ in role.values())
+        """CPU seconds of all the worker's threads, in nanoseconds (`schedstat`): `stat`'s 10 ms ticks would
+        blur a step of a millisecond."""
+        total = 0
+        for paths in self.paths.values():
+            for path in paths:
+                for task in Path(path, "task").iterdir():
+                    with contextlib.suppress(OSError):  # a thread that ended
+                        total += int((task / "schedstat").read_text().split()[0])
+        return total / 1e9
 
     def measure_idle(self, seconds: float) -> None:
         started, before = time.monotonic(), self.cpu()
