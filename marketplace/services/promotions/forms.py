@@ -125,3 +125,14 @@ def months_label(duration: str, months: int | None) -> str:
     if duration == PromotionDuration.REPEATING:
         return f"first {months} months" if months != 1 else "first month"
     return "first payment"
+
+
+def checkout_months(duration: str, months: int | None) -> str:
+    """Which payments of a subscription a code discounts, as checkout says it: 'First month', 'For 3 months' or
+    'Every month' (Stripe's coupon durations `once`, `repeating` and `forever`; after a free trial the first
+    month is the first paid one)."""
+    if duration == PromotionDuration.FOREVER:
+        return "Every month"
+    if duration == PromotionDuration.REPEATING and months and months > 1:
+        return f"For {months} months"
+    return "First month"
