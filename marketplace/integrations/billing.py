@@ -27,7 +27,7 @@ from marketplace.integrations.payments import (
 )
 
 if TYPE_CHECKING:
-    from stripe.params import SubscriptionUpdateParams
+    from stripe.params import CouponCreateParams, SubscriptionUpdateParams
 
 
 ENDED_STATUSES = frozenset({"canceled", "unpaid", "incomplete_expired"})
@@ -240,15 +240,16 @@ def coupon(*, coupon_id: str, duration: str, duration_in_months: int | None, per
     and terms, shared by all its subscriptions, so Stripe discounts their renewals for the months chosen."""
     if _find(client().v1.coupons.retrieve, coupon_id) is not None:
         return coupon_id
-    params: dict[str, Any] = {"id": coupon_id, "duration": duration, "metadata": {"promotionCoupon": coupon_id}}
+    params: CouponCreateParams = {"id": coupon_id, "duration": duration,
+                                  "metadata": {"promotionCoupon": coupon_id}}
     if name:
         params["name"] = name[:40]
-    if duration == "repeating":
+    if duration == "repeating" and duration_in_months:
         params["duration_in_months"] = duration_in_months
     if percent_off is not None:
         params["percent_off"] = percent_off
     else:
-        params["amount_off"], params["currency"] = amount_off, currency
+        params["amount_off"], params["currency"] = amount_off or 0, currency or "usd"
     try:
         client().v1.coupons.create(params=params)
     except stripe.InvalidRequestError as exc:

@@ -228,7 +228,7 @@ class PaymentIntentPublic(ApiModel):
     # intentType 'setup'), the price per month without the code, and which months the code discounts.
     due_today_amount: str | None = None
     monthly_amount: str | None = None
-    promotion_months: str | None = None  # 'First month', 'For 3 months', 'Every month'
+    promotion_months: str | None = None  # 'First payment', 'First 3 months', 'Every month' (as the code lists say)
 
 
 class PurchaseCompletePublic(ApiModel):

@@ -348,7 +348,7 @@ def test_a_monthly_agents_checkout_names_the_discount_and_its_months(client, log
     assert (intent["mode"], intent["intentType"], intent["promotionCode"]) == ("subscription", "payment", "MONTHLY1")
     assert (intent["displayAmount"], intent["discountAmount"], intent["dueTodayAmount"], intent["monthlyAmount"]) \
         == ("23.99", "6.00", "23.99", "29.99")
-    assert intent["promotionMonths"] == "For 3 months"
+    assert intent["promotionMonths"] == "First 3 months"
     assert [r.status for r in _redemptions(code.id)] == [RedemptionStatus.HELD]
     refused = client.post("/api/purchase/claim-free", json={"agentId": agent.id, "promotionCode": "MONTHLY1"})
     assert refused.status_code == 400

@@ -23,7 +23,7 @@ from marketplace.models import (
     Subscription,
     SubscriptionStatus,
 )
-from marketplace.services import billing, purchases
+from marketplace.services import billing, pricing, purchases
 from marketplace.services.errors import Invalid, Unauthorized
 from tests import factories
 from tests.payments_fixtures import on_clock
@@ -93,7 +93,7 @@ def test_a_code_for_three_months_discounts_three_invoices_then_renewals_are_full
                                          duration=PromotionDuration.REPEATING, duration_months=3)
     intent = _subscribe(standin, buyer, agent, "spring25")
     assert (intent.amount, intent.discount_amount, intent.monthly_amount) == (1500, 500, 2000)
-    assert (intent.promotion_code, intent.promotion_months, intent.due_today) == ("SPRING25", "For 3 months", 1500)
+    assert (intent.promotion_code, intent.promotion_months, intent.due_today) == ("SPRING25", "First 3 months", 1500)
     stripe_sub = standin.stripe.v1.subscriptions.retrieve(_row(intent.subscription_id).stripe_subscription_id)
     assert len(stripe_sub.discounts) == 1 and stripe_sub["items"].data[0].price.unit_amount == 2000
     for _ in range(3):
@@ -113,7 +113,7 @@ def test_a_first_month_code_and_an_every_month_code(app_webhooks, buyer, make_us
     agent = make_agent(price_cents=2000, pricing_model=PricingModel.MONTHLY)
     factories.make_promotion_code([agent], code="FIVEOFF", amount_off_cents=500, duration=PromotionDuration.ONCE)
     once = _subscribe(standin, buyer, agent, "FIVEOFF")
-    assert once.promotion_months == "First month"
+    assert once.promotion_months == "First payment"
     other = make_user("other")
     factories.make_promotion_code([agent], code="LOYAL10", percent_off=10, duration=PromotionDuration.FOREVER)
     forever = _subscribe(standin, other, agent, "LOYAL10")
@@ -121,7 +121,7 @@ def test_a_first_month_code_and_an_every_month_code(app_webhooks, buyer, make_us
     for _ in range(2):
         _renew(standin, clock, once.subscription_id)
     # No split (the agent's vendor has no Stripe account): the same fee arithmetic on what was paid.
-    assert [_money(o)[:2] + (o.promotion_code,) for o in _orders(once.subscription_id)] == [
+    assert [(*_money(o)[:2], o.promotion_code) for o in _orders(once.subscription_id)] == [
         (1500, 500, "FIVEOFF"), (2000, 0, None), (2000, 0, None)]
     assert [(o.total_amount_cents, o.discount_cents, o.promotion_code) for o in _orders(forever.subscription_id)] \
         == [(1800, 200, "LOYAL10")] * 3
@@ -194,8 +194,8 @@ def test_a_vendors_code_is_refused_on_another_vendors_monthly_agent_and_bad_code
     factories.make_promotion_code([agent], code="NOTYOURS", vendor=mine)
     expired = factories.make_promotion_code([agent], code="OLDCODE",
                                             expires_at=datetime.now(UTC) - timedelta(days=1))
-    for text, message in (("NOTYOURS", "This code is not valid for this agent."),
-                          ("OLDCODE", "This code has expired."), ("no such!", "This code is not valid for this agent.")):
+    for text, message in (("NOTYOURS", "This code is not valid for this agent."), ("OLDCODE", "This code has expired."),
+                          ("no such!", "This code is not valid for this agent.")):
         with pytest.raises(Invalid, match=message):
             purchases.create_payment_intent(actor=buyer, agent_id=agent.id, promotion_code=text)
     with pytest.raises(Unauthorized):
@@ -203,3 +203,16 @@ def test_a_vendors_code_is_refused_on_another_vendors_monthly_agent_and_bad_code
     assert _redemptions(expired.id) == []
     intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
     assert (intent.amount, intent.discount_amount, intent.promotion_code) == (2000, 0, None)
+
+
+def test_checkout_texts_for_a_code_s_months_and_what_is_due_later():
+    assert pricing.code_months_line(months="First 3 months", monthly=2999, currency="usd", every_month=False) \
+        == "First 3 months, then $29.99/month"
+    assert pricing.code_months_line(months="Every month", monthly=2999, currency="usd", every_month=True) \
+        == "Every month"
+    assert pricing.due_later_line(next_charge=2999, monthly=2999, currency="usd", starts_on="Dec 9, 2026",
+                                  every_month=False) == "Then $29.99/month from Dec 9, 2026"
+    assert pricing.due_later_line(next_charge=1500, monthly=2999, currency="eur", starts_on="Dec 9, 2026",
+                                  every_month=False) == "Then €15.00 on Dec 9, 2026, €29.99/month after the discount"
+    assert pricing.due_later_line(next_charge=2699, monthly=2999, currency="usd", starts_on="Dec 9, 2026",
+                                  every_month=True) == "Then $26.99/month from Dec 9, 2026"

@@ -150,7 +150,7 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
         commission_split_enabled=terms.route.split, vendor_amount_cents=terms.vendor_share,
         platform_fee_cents=terms.fee, split_block_reason=terms.route.reason,
         payment_intent_id=invoice.payment_intent_id or invoice.id, kind=kind, subscription_id=row.id,
-        invoice_id=invoice.id, **_code_of(invoice),
+        invoice_id=invoice.id, promotion_code=_code_of(invoice), discount_cents=invoice.discount_amount,
     )
     session.add(order)
     session.flush()
@@ -182,13 +182,10 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
     return Recorded(order=order, purchase=purchase, created=True)
 
 
-def _code_of(invoice: billing.Invoice) -> dict[str, object]:
+def _code_of(invoice: billing.Invoice) -> str | None:
     """The promotion code an invoice was discounted by (the subscription's, whose Stripe coupon took
     `discount_amount` off it), as the order snapshots it; none once the code's months are over."""
-    code = invoice.subscription_metadata.get("promotionCode")
-    if not invoice.discount_amount or not code:
-        return {}
-    return {"promotion_code": code, "discount_cents": invoice.discount_amount}
+    return (invoice.subscription_metadata.get("promotionCode") or None) if invoice.discount_amount else None
 
 
 def _own_trial(session: Session, row: Subscription) -> bool:

@@ -128,11 +128,8 @@ def months_label(duration: str, months: int | None) -> str:
 
 
 def checkout_months(duration: str, months: int | None) -> str:
-    """Which payments of a subscription a code discounts, as checkout says it: 'First month', 'For 3 months' or
-    'Every month' (Stripe's coupon durations `once`, `repeating` and `forever`; after a free trial the first
-    month is the first paid one)."""
-    if duration == PromotionDuration.FOREVER:
-        return "Every month"
-    if duration == PromotionDuration.REPEATING and months and months > 1:
-        return f"For {months} months"
-    return "First month"
+    """Which payments of a subscription a code discounts, as checkout says it, in the words of the code forms
+    and lists (`months_label`): 'First payment', 'First 3 months' or 'Every month' (Stripe's coupon durations
+    `once`, `repeating` and `forever`; after a free trial the first payment is the first paid month)."""
+    label = months_label(duration, months)
+    return label[:1].upper() + label[1:]

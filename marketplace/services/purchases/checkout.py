@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from marketplace.db import session_scope
 from marketplace.integrations import payments
-from marketplace.models import PricingModel, User
+from marketplace.models import PricingModel, PromotionDuration, User
 from marketplace.services import checkout_terms, guest_checkout, money, plans, promotions
 from marketplace.services.billing import trials
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
@@ -46,11 +46,15 @@ class CheckoutIntent:
     trial_days: int = 0
     trial_end: datetime | None = None
     trial_used: bool = False  # the agent has a trial but this buyer had it: this subscription starts paid
-    # A monthly agent's code: which payments it discounts ('First month', 'For 3 months', 'Every month'), the
+    # A monthly agent's code: which payments it discounts ('First payment', 'First 3 months', 'Every month'), the
     # price per month after it, and when the first period ends (the first renewal, or a trial's end).
     promotion_months: str | None = None
     monthly_amount: int = 0
     renews_at: datetime | None = None
+    # What a subscription that costs nothing today first charges (at `renews_at`), and whether its code
+    # discounts every month (then that is the price per month).
+    next_charge: int = 0
+    code_every_month: bool = False
 
     @property
     def due_today(self) -> int:
@@ -201,15 +205,22 @@ def _subscribe(terms: checkout_terms.CheckoutTerms, *, buyer: User, agent_name: 
             promotions.release(redemption_id=held)
         raise
     months = promotions.checkout_months(applied.duration, applied.duration_months) if applied else None
+    every_month = applied is not None and applied.duration == PromotionDuration.FOREVER
     trial_days = terms.trial_days or 0
     if trial_days or terms.amount == 0:  # nothing is paid now: the Payment Element saves the card
+        # After a trial the code discounts the first charge (Stripe's coupon waits for the first paid invoice);
+        # a 100% code's second month is discounted too unless it was for the first month only.
+        more_months = every_month or (applied is not None and (applied.duration_months or 1) > 1)
+        next_charge = terms.amount if trial_days or more_months else terms.monthly_amount
         opened = _checkout_intent(terms, intent_id=sub.pending_setup_intent_id or "",
                                   client_secret=sub.setup_client_secret, methods=["card"], subscription_id=row_id)
         return replace(opened, intent_type="setup", trial_days=trial_days, trial_end=sub.trial_end,
-                       promotion_months=months, renews_at=sub.current_period_end)
+                       promotion_months=months, renews_at=sub.current_period_end, next_charge=next_charge,
+                       code_every_month=every_month)
     opened = _checkout_intent(terms, intent_id=sub.payment_intent_id, client_secret=sub.client_secret,
                               methods=["card"], subscription_id=row_id)
-    return replace(opened, trial_used=trial_used, promotion_months=months, renews_at=sub.current_period_end)
+    return replace(opened, trial_used=trial_used, promotion_months=months, renews_at=sub.current_period_end,
+                   code_every_month=every_month)
 
 
 def _checkout_intent(terms: checkout_terms.CheckoutTerms, *, intent_id: str, client_secret: str, methods: list[str],
