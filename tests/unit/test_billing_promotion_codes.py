@@ -24,7 +24,7 @@ from marketplace.models import (
     SubscriptionStatus,
 )
 from marketplace.services import billing, pricing, purchases
-from marketplace.services.errors import Invalid, Unauthorized
+from marketplace.services.errors import Forbidden, Invalid, Unauthorized
 from tests import factories
 from tests.payments_fixtures import on_clock
 
@@ -143,6 +143,8 @@ def test_a_100_percent_code_starts_the_subscription_with_a_zero_invoice_and_save
     assert standin.confirm_setup(intent.client_secret).json()["status"] == "succeeded"
     with pytest.raises(Unauthorized):
         billing.complete_trial(actor=None, subscription_id=intent.subscription_id)
+    with pytest.raises(Forbidden):
+        billing.complete_trial(actor=factories.make_user(), subscription_id=intent.subscription_id)
     for _ in range(2):  # the browser's call, twice, and the webhooks: one order
         billing.complete_trial(actor=buyer, subscription_id=intent.subscription_id, agent_id=agent.id)
     standin.drain()
@@ -216,3 +218,38 @@ def test_checkout_texts_for_a_code_s_months_and_what_is_due_later():
                                   every_month=False) == "Then €15.00 on Dec 9, 2026, €29.99/month after the discount"
     assert pricing.due_later_line(next_charge=2699, monthly=2999, currency="usd", starts_on="Dec 9, 2026",
                                   every_month=True) == "Then $26.99/month from Dec 9, 2026"
+
+
+def test_in_euros_the_coupon_takes_off_the_discount_shown_and_fee_and_share_follow_the_amount_paid(
+        app_webhooks, buyer, make_vendor, make_agent, monkeypatch, eur_checkout):
+    standin = app_webhooks
+    clock = _clock(standin, monkeypatch)
+    agent = make_agent(make_vendor("enabled"), price_cents=2999, pricing_model=PricingModel.MONTHLY)
+    factories.make_promotion_code([agent], code="EUROQUARTER", percent_off=25)
+    intent = _subscribe(standin, buyer, agent, "EUROQUARTER")
+    # $29.99 less 25% ($7.50) = $22.49, at 0.92: EUR 20.69; the full price EUR 27.59, so EUR 6.90 off.
+    assert (intent.currency, intent.amount, intent.discount_amount, intent.monthly_amount) == ("eur", 2069, 690, 2759)
+    _renew(standin, clock, intent.subscription_id)
+    orders = _orders(intent.subscription_id)
+    assert [o.currency for o in orders] == ["eur", "eur"]
+    assert [_money(o) for o in orders] == [(2069, 690, 1655, 414, "EUROQUARTER"), (2759, 0, 2207, 552, None)]
+
+
+def test_the_stand_in_refuses_coupons_stripe_refuses(stripe_standin):
+    import stripe
+
+    coupons = stripe_standin.stripe.v1.coupons
+    for params in ({"duration": "once"}, {"percent_off": 10, "amount_off": 100, "currency": "usd"},
+                   {"percent_off": 0}, {"percent_off": 10, "duration": "repeating"},
+                   {"percent_off": 10, "duration": "once", "duration_in_months": 2}, {"amount_off": 100},
+                   {"percent_off": 10, "duration": "weekly"}, {"percent_off": 10, "colour": "red"}):
+        with pytest.raises(stripe.InvalidRequestError):
+            coupons.create(params=params)
+    made = coupons.create(params={"id": "TENOFF", "percent_off": 10, "duration": "repeating",
+                                  "duration_in_months": 3})
+    assert (made.id, made.percent_off, made.duration, made.duration_in_months, made.valid) == (
+        "TENOFF", 10, "repeating", 3, True)
+    with pytest.raises(stripe.InvalidRequestError, match="already exists"):
+        coupons.create(params={"id": "TENOFF", "percent_off": 10})
+    with pytest.raises(stripe.InvalidRequestError):
+        coupons.retrieve("NOSUCH")
