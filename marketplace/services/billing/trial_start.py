@@ -1,20 +1,24 @@
-"""The checkout page's completion call for a free trial: it mirrors the subscription (lifecycle) and records the
-trial (trials), which lifecycle's mirroring itself calls, so it lives apart from both."""
+"""The checkout page's completion call for a free trial, or for a subscription a 100% promotion code makes free
+now (its card saved for the renewals, as a trial's): it mirrors the subscription (lifecycle) and records the
+trial (trials) or the $0 first invoice (invoices), which lifecycle's mirroring itself calls, so it lives apart
+from them."""
 
 from __future__ import annotations
 
 from marketplace.db import session_scope
 from marketplace.integrations import billing
-from marketplace.models import Subscription, User
-from marketplace.services.billing import lifecycle, trials
+from marketplace.models import Subscription, SubscriptionStatus, User
+from marketplace.services.billing import invoices, lifecycle, trials
 from marketplace.services.errors import Invalid
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
 
+CARD_NOT_SAVED = "The subscription has not started: the card was not saved"
+
 
 def complete_trial(*, actor: User | None, subscription_id: str, agent_id: str | None = None) -> Subscription:
-    """The checkout page's completion call after `confirmSetup`: the buyer's trial as Stripe has it now,
-    recorded. 404/403 for a subscription that is not the actor's; 400 while the card is not saved."""
+    """The checkout page's completion call after `confirmSetup`: the buyer's trial (or free first month) as
+    Stripe has it now, recorded. 404/403 for a subscription that is not the actor's; 400 while the card is not saved."""
     user = require_user(actor)
     with session_scope() as session:
         row = lifecycle.owned(session, user, subscription_id)
@@ -23,6 +27,13 @@ def complete_trial(*, actor: User | None, subscription_id: str, agent_id: str | 
         raise Invalid("This subscription is for another agent")
     with provider_errors():
         sub = billing.retrieve_subscription(stripe_id)
+    if sub is not None and sub.trial_end is None and sub.status == SubscriptionStatus.ACTIVE:
+        # No trial but nothing to pay now (a 100% promotion code): its $0 first invoice is the order.
+        if sub.pending_setup_intent_id:
+            raise Invalid(CARD_NOT_SAVED)
+        invoices.record_free_start(actor=user, sub=sub)
+        with session_scope() as session:
+            return session.get(Subscription, subscription_id) or row
     if sub is None or not trials.started(sub):
         with session_scope() as session:
             done = session.get(Subscription, subscription_id)
