@@ -91,6 +91,11 @@ def _version(session: Session, agent: Agent, revision: AgentRevision, draft: Age
     revision.release_notes = labels.clean_notes(text)
 
 
+def check_first_version(draft: AgentDraft) -> tuple[str, str]:
+    """A new agent's first version label (default `INITIAL_LABEL`) and release notes (optional), or 400."""
+    return labels.clean_first_label(draft.version_label), labels.clean_first_notes(draft.release_notes)
+
+
 def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
     """The actor's agents that are not deleted, newest first, each with its pending revision and file count."""
     vendor = require_vendor(actor)
@@ -144,6 +149,7 @@ def create_agent(*, actor: User | None, draft: AgentDraft) -> str:
     with session_scope() as session:
         limits.lock_submissions(session, vendor)
         clean = clean_draft(session, draft)
+        label, notes = check_first_version(draft)
         agent = Agent(vendor_id=vendor.id, status=AgentStatus.PENDING, **clean.values())
         session.add(agent)
         session.flush()
@@ -151,6 +157,7 @@ def create_agent(*, actor: User | None, draft: AgentDraft) -> str:
             session.exec(update(Agent).where(Agent.id == agent.id).values(activation_limit=None))
         limits.check_room(session, vendor)
         revisions.replace_tags(session, agent.id, clean.tags)
+        history.set_first_version(session, agent, label=label, release_notes=notes)
         return agent.id
 
 
@@ -184,6 +191,9 @@ def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft, files_
                 _version(session, agent, revision, draft)
             session.add(revision)
             return
+        # Not live yet: the first version's label and notes are edited in place (left out: kept as they are).
+        first_label = labels.clean_first_label(draft.version_label) if draft.version_label is not None else None
+        first_notes = labels.clean_first_notes(draft.release_notes) if draft.release_notes is not None else None
         resubmitted = agent.status == AgentStatus.REJECTED  # counted again against the plan's agent limit
         if resubmitted:
             limits.lock_submissions(session, vendor)
@@ -192,6 +202,8 @@ def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft, files_
         if resubmitted:
             limits.check_room(session, vendor)
         revisions.replace_tags(session, agent.id, clean.tags)
+        if first_label is not None or first_notes is not None:
+            history.set_first_version(session, agent, label=first_label, release_notes=first_notes)
 
 
 def _draft_of(agent: Agent, tags: list[str], changes: dict[str, Any]) -> AgentDraft:
@@ -224,6 +236,8 @@ def get_editable_agent(*, actor: User | None, agent_id: str) -> EditableAgent:
         draft = _draft_of(agent, revisions.agent_tags(session, agent.id), changes)
         if revision is not None:
             draft = replace(draft, version_label=revision.version_label, release_notes=revision.release_notes)
+        elif agent.status != AgentStatus.APPROVED and (first := history.first_version(session, agent)):
+            draft = replace(draft, version_label=first.label, release_notes=first.release_notes)
         live = history.live_label(session, agent) if agent.status == AgentStatus.APPROVED else None
         return EditableAgent(id=agent.id, status=agent.status, has_pending_revision=revision is not None,
                              draft=draft, files=files, current_version_label=live)

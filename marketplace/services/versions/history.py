@@ -217,6 +217,39 @@ def downloadable(session: Session, agent: Agent, label: str | None) -> int:
     raise NotFound(VERSION_UNKNOWN.format(label=label[: labels.MAX_LABEL]))
 
 
+def first_version(session: Session, agent: Agent) -> AgentVersion | None:
+    """The row of a not yet live agent's first version (agents created before first labels were asked for
+    have none and read as `INITIAL_LABEL`)."""
+    return session.exec(
+        select(AgentVersion).where(AgentVersion.agent_id == agent.id, AgentVersion.version == agent.current_version)
+    ).first()
+
+
+def set_first_version(session: Session, agent: Agent, *, label: str | None, release_notes: str | None) -> None:
+    """A new (pending or rejected) agent's first version label and notes, as the vendor chose them (checked by
+    labels.clean_first_label/clean_first_notes; None keeps what is there, else `INITIAL_LABEL` and no notes).
+    Its files and release date are written by `release_first` when an admin approves the agent."""
+    row = first_version(session, agent)
+    if row is None:
+        row = AgentVersion(agent_id=agent.id, version=agent.current_version, label=labels.INITIAL_LABEL,
+                           release_notes="", files="[]", approved_at=agent.created_at)
+    if label is not None:
+        row.label = label
+    if release_notes is not None:
+        row.release_notes = release_notes
+    session.add(row)
+
+
+def release_first(session: Session, agent: Agent, *, released_at: datetime) -> None:
+    """The approval of a new agent, inside its transaction: its first version's row (if the vendor's submission
+    wrote one) gets the files going live and the approval's date."""
+    row = first_version(session, agent)
+    if row is not None:
+        row.files = _files_json(objects.files_of(session, agent.id, agent.current_version))
+        row.approved_at = released_at
+        session.add(row)
+
+
 def publish(session: Session, agent: Agent, revision: AgentRevision, *, released_before: datetime | None) -> list[str]:
     """The approval of `revision`'s new files, inside the approval's transaction, before `agent.current_version`
     moves: the replaced version's row (written now if it was implicit), the new version's row, and the rows of

@@ -135,7 +135,8 @@ def _pending_card(item: moderation.PendingItem, zone: ZoneInfo) -> PendingCard:
         files=[_file_view(info) for info in item.files],
         changes=[ChangeView(label=FIELD_LABELS.get(c.field, c.field), old=_value_text(c.field, c.old, old_model),
                             new=_value_text(c.field, c.new, new_model)) for c in item.field_changes],
-        version=f"{item.current_version_label or '?'} → {item.version_label}" if item.version_label else "",
+        version=("" if not item.version_label else f"{item.current_version_label} → {item.version_label}"
+                 if item.current_version_label else item.version_label),
         release_notes_html=item.release_notes_html or "",
     )
 
