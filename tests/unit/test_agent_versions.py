@@ -94,6 +94,39 @@ def test_notes_render_markdown():
     assert notes.render_notes("  ") == ""
 
 
+def test_notes_as_plain_text_keep_the_words_not_the_marks():
+    markdown = ("# Big release\n\n**Faster** replies, *less* noise: see [the docs](https://docs.example.com) or "
+                "<https://x.test>.\n\n- one\n- `two`\n  1. nested\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+                "```\npip install bot\n```\n\n[click](javascript:alert(1)) <script>x</script>")
+    assert notes.notes_text(markdown) == (
+        "Big release\n\nFaster replies, less noise: see the docs (https://docs.example.com) or https://x.test.\n\n"
+        "- one\n- two\n  1. nested\n\na | b\n1 | 2\n\npip install bot\n"
+        "[click](javascript:alert(1)) <script>x</script>")  # as the HTML shows it: text, never a link
+    assert notes.notes_text("1. first\n2. second") == "1. first\n2. second"
+    assert notes.notes_text(" \n ") == ""
+
+
+@pytest.mark.parametrize("label, kept", [(None, "1.0.0"), ("", "1.0.0"), (" 0.1 ", "0.1"), ("2.0.0.1", "2.0.0.1")])
+def test_a_first_label_is_any_label_above_zero(label, kept):
+    assert labels.clean_first_label(label) == kept
+
+
+@pytest.mark.parametrize("label, message", [("0", labels.FIRST_LABEL_ZERO), ("0.0.0", labels.FIRST_LABEL_ZERO),
+                                            ("v1", labels.LABEL_INVALID), (1, labels.LABEL_INVALID),
+                                            ("1.2.3.4.5", labels.LABEL_INVALID)])
+def test_bad_first_labels_are_refused(label, message):
+    with pytest.raises(Invalid, match=message) as refused:
+        labels.clean_first_label(label)
+    assert refused.value.field == "version_label"
+
+
+def test_first_notes_are_optional():
+    assert (labels.clean_first_notes(None), labels.clean_first_notes("  "), labels.clean_first_notes(" *a* ")) == (
+        "", "", "*a*")
+    with pytest.raises(Invalid, match="at most 5,000"):
+        labels.clean_first_notes("x" * 5001)
+
+
 def _live_agent_with_versions(count: int):
     """A live agent with a buyer and `count` published versions: 1.0.0 (implicit) then 1.1.0, 1.2.0..."""
     admin, vendor = make_admin(), make_vendor()
