@@ -111,6 +111,8 @@ class RevisionSummaryPublic(ApiModel):
     files_changed: bool
     created_at: datetime
     updated_at: datetime
+    version_label: str | None = pydantic.Field(
+        default=None, description="The new version's label, once given (revisions that change files)")
 
 
 class VendorAgentDraftPublic(ApiModel):

@@ -238,6 +238,28 @@ def test_only_a_vendor_sets_a_first_version_and_only_on_their_own_agent(client, 
     assert as_user(client, login, vendor).get(f"/api/vendor/agents/{agent_id}").json()["versionLabel"] == "2.0"
 
 
+def test_the_vendors_list_shows_the_live_and_the_pending_version(client, login, live):
+    vendor, category, agent = live
+    admin = make_admin()
+    factories.publish_version(agent, admin, "1.2.0", "Second")
+    [row] = as_user(client, login, vendor).get("/api/vendor/agents").json()
+    assert (row["versionLabel"], row["pendingRevision"]) == ("1.2.0", None)
+    # A details-only edit waits with no new version; files and a label make one.
+    assert client.put(f"/api/vendor/agents/{agent.id}", json={**DRAFT, "categoryId": category.id,
+                                                              "name": "Renamed"}).is_success
+    [row] = client.get("/api/vendor/agents").json()
+    assert (row["versionLabel"], row["pendingRevision"]["versionLabel"]) == ("1.2.0", None)
+    _attach(client, login, vendor, agent)
+    assert client.put(f"/api/vendor/agents/{agent.id}", json={**DRAFT, "categoryId": category.id,
+                                                              "versionLabel": "1.3", "releaseNotes": "n"}).is_success
+    [row] = client.get("/api/vendor/agents").json()
+    assert (row["versionLabel"], row["pendingRevision"]["versionLabel"]) == ("1.2.0", "1.3")
+    # A new agent shows the label its first version will have.
+    _new_agent(client, login, vendor, category, name="Second Bot", versionLabel="0.1")
+    assert [(r["name"], r["versionLabel"]) for r in client.get("/api/vendor/agents").json()] == [
+        ("Second Bot", "0.1"), ("Mail Bot", "1.2.0")]
+
+
 def test_versions_changelog_and_downloads_of_the_current_version_and_the_two_before(client, login):
     admin, vendor = make_admin(), make_vendor()
     agent = make_agent(vendor, "Mail Bot")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import zipfile
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlmodel import select
@@ -16,7 +17,9 @@ from marketplace.models import AgentFile, AgentVersion, DownloadLease
 from marketplace.models.base import utcnow
 from marketplace.services import downloads
 from marketplace.services.errors import Invalid, InvalidParameter, NotFound
+from marketplace.services.vendors import agents, revisions
 from marketplace.services.versions import history, labels, leases, notes
+from marketplace.state.vendors.dashboard import _agent_row
 from tests import factories
 from tests.factories import make_admin, make_agent, make_purchase, make_user, make_vendor
 
@@ -212,3 +215,18 @@ def test_approval_keeps_three_versions_and_their_rows():
         ).all()
     assert versions == [3, 4, 5] and rows == ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0"]
     assert [v.label for v in history.list_versions(agent_id=agent.id)] == ["1.4.0", "1.3.0", "1.2.0", "1.1.0", "1.0.0"]
+
+
+def test_the_vendors_agent_row_shows_the_live_and_the_pending_label():
+    admin, vendor = make_admin(), make_vendor()
+    agent = make_agent(vendor, "Row Bot")
+    factories.store_agent_file(agent, b"v1\n", filename="agent.py")
+    factories.publish_version(agent, admin, "1.1.0", "Faster")
+    [row] = [_agent_row(a, ZoneInfo("UTC")) for a in agents.list_own_agents(actor=vendor)]
+    assert (row.version_label, row.pending_version_label) == ("1.1.0", "")
+    with db.session_scope() as session:
+        revision = revisions.open_revision(session, session.get(type(agent), agent.id), vendor_id=vendor.id)
+        revision.files_changed, revision.version_label, revision.release_notes = True, "1.2.0", "More"
+        session.add(revision)
+    [row] = [_agent_row(a, ZoneInfo("UTC")) for a in agents.list_own_agents(actor=vendor)]
+    assert (row.version_label, row.pending_version_label, row.has_revision) == ("1.1.0", "1.2.0", True)

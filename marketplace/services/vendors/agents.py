@@ -38,6 +38,7 @@ class RevisionSummary:
     files_changed: bool
     created_at: datetime
     updated_at: datetime
+    version_label: str | None = None  # the new version's label, once given (revisions changing files)
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,8 @@ class VendorAgent:
     file_count: int = 0  # files of the version the next approval would publish (else the live ones)
     # The latest decided revision was rejected (and no new one is pending): the admin's reason, else None.
     revision_rejection: str | None = None
+    # The live version's label (not yet live: the label its first version will have when approved).
+    version_label: str = labels.INITIAL_LABEL
 
     @property
     def has_pending_revision(self) -> bool:
@@ -97,7 +100,8 @@ def check_first_version(draft: AgentDraft) -> tuple[str, str]:
 
 
 def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
-    """The actor's agents that are not deleted, newest first, each with its pending revision and file count."""
+    """The actor's agents that are not deleted, newest first, each with its pending revision, file count and
+    version label."""
     vendor = require_vendor(actor)
     with session_scope() as session:
         rows = session.execute(
@@ -111,7 +115,8 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
         ids = [row[0] for row in rows]
         pending = {
             r.agent_id: RevisionSummary(id=r.id, version=r.version, files_changed=r.files_changed,
-                                        created_at=r.created_at, updated_at=r.updated_at)
+                                        created_at=r.created_at, updated_at=r.updated_at,
+                                        version_label=r.version_label if r.files_changed else None)
             for r in session.exec(select(AgentRevision).where(AgentRevision.agent_id.in_(ids),
                                                               AgentRevision.status == RevisionStatus.PENDING))
         } if ids else {}
@@ -133,12 +138,14 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
                     select(AgentFile.agent_id, AgentFile.version, func.count())
                     .where(AgentFile.agent_id.in_(ids)).group_by(AgentFile.agent_id, AgentFile.version)):
                 counts[agent_id][version] = n
+        live_labels = history.labels_at(session, {row.id: row.current_version for row in rows})
     agents = []
     for row in rows:
         revision = pending.get(row[0])
         version = revision.version if revision else row.current_version
         agents.append(VendorAgent(**row._asdict(), pending_revision=revision,  # the columns are named as its fields
-                                  file_count=counts[row.id].get(version, 0), revision_rejection=rejected.get(row.id)))
+                                  file_count=counts[row.id].get(version, 0), revision_rejection=rejected.get(row.id),
+                                  version_label=live_labels.get(row.id, labels.INITIAL_LABEL)))
     return agents
 
 

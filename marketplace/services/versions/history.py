@@ -145,6 +145,17 @@ def current_rows(session: Session, agents: list[Agent]) -> dict[str, AgentVersio
     return {row.agent_id: row for row in rows if current.get(row.agent_id) == row.version}
 
 
+def labels_at(session: Session, versions: dict[str, int]) -> dict[str, str]:
+    """The label of each agent's file version in `versions` ({agent id: version}), in one query; a version with
+    no row reads as `INITIAL_LABEL` (see the module text)."""
+    if not versions:
+        return {}
+    rows = session.exec(select(AgentVersion.agent_id, AgentVersion.version, AgentVersion.label)
+                        .where(AgentVersion.agent_id.in_(list(versions)))).all()
+    found = {agent_id: label for agent_id, version, label in rows if versions.get(agent_id) == version}
+    return {agent_id: found.get(agent_id, labels.INITIAL_LABEL) for agent_id in versions}
+
+
 def labels_by_agent(session: Session, agents: list[Agent]) -> dict[str, str]:
     """Each agent's live label, in one query."""
     found = current_rows(session, agents)

@@ -64,6 +64,8 @@ class AgentRow:
     has_revision: bool = False  # edits of the live agent wait for review
     revision_rejected: bool = False  # the latest edits were rejected; the live listing stayed as it was
     revision_rejection_reason: str = ""
+    version_label: str = ""  # the live version ('1.4.0'); not yet live: its first version's
+    pending_version_label: str = ""  # the new version waiting in the pending revision, if it has one
 
 
 @dataclass
@@ -321,6 +323,8 @@ def _agent_row(agent: agents.VendorAgent, zone: ZoneInfo) -> AgentRow:
         has_revision=agent.pending_revision is not None,
         revision_rejected=agent.revision_rejection is not None,
         revision_rejection_reason=agent.revision_rejection or "",
+        version_label=agent.version_label,
+        pending_version_label=(agent.pending_revision.version_label or "") if agent.pending_revision else "",
     )
 
 
