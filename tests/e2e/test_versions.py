@@ -1,5 +1,6 @@
 """Versions with release notes (issue 33) in the browser: the vendor submits a new version of a live agent with its
-label and release notes in the wizard (refused first without notes), the admin sees both in Approvals and approves
+label and release notes in the wizard (refused first without notes) and sees both versions in the agent list,
+the admin sees both in Approvals and approves
 it once its files are scanned, and the notes reach the buyer: the agent page's Changelog, My Agents' 'New' and the
 'Update available' mail; on a desktop and at 390 px.
 
@@ -8,6 +9,7 @@ the buyer claims it without paying."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import httpx
@@ -96,6 +98,13 @@ def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_
             shot(wizard, "versions-wizard")
             wizard.click("#wizard-submit")
             expect_toast(wizard, "Changes submitted for review")
+            # The vendor's agent list: the live version, and the one waiting for review.
+            expect(wizard).to_have_url(re.compile(r"/vendor/?$"))
+            row = wizard.locator(f".vendor-agent[data-agent='{name}']")
+            expect(row.locator(".agent-version")).to_have_text("Version 1.0.0 · 1.1.0 in review")
+            shot(wizard, "versions-vendor-list")
+            expect_fits_phone(wizard, f".vendor-agent[data-agent='{name}'] .pending-version",
+                              "versions-vendor-list-phone")
         finally:
             context.close()
 
@@ -139,7 +148,7 @@ def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_
         card.locator(".download-button").click()
     expect(card.locator(".new-version")).to_have_count(0)
 
-    # The 'Update available' mail carries the label and the notes.
+    # The 'Update available' mail carries the label and the notes, as readable text (no Markdown marks).
     text = mail_text(page, f"{buyer}@example.com", "Update available", shot_as="versions-mail")
     assert f"Version 1.1.0 of {name} is available" in text
-    assert "Replies **twice as fast**." in text and "- Drafts kept between runs" in text
+    assert "Replies twice as fast." in text and "- Drafts kept between runs" in text and "**" not in text
