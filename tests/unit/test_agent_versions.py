@@ -217,7 +217,7 @@ def test_approval_keeps_three_versions_and_their_rows():
     assert [v.label for v in history.list_versions(agent_id=agent.id)] == ["1.4.0", "1.3.0", "1.2.0", "1.1.0", "1.0.0"]
 
 
-def test_the_vendors_agent_row_shows_the_live_and_the_pending_label():
+def test_the_vendors_agent_row_shows_the_live_and_the_pending_label_and_the_files_scans():
     admin, vendor = make_admin(), make_vendor()
     agent = make_agent(vendor, "Row Bot")
     factories.store_agent_file(agent, b"v1\n", filename="agent.py")
@@ -230,3 +230,15 @@ def test_the_vendors_agent_row_shows_the_live_and_the_pending_label():
         session.add(revision)
     [row] = [_agent_row(a, ZoneInfo("UTC")) for a in agents.list_own_agents(actor=vendor)]
     assert (row.version_label, row.pending_version_label, row.has_revision) == ("1.1.0", "1.2.0", True)
+    assert (row.scan, row.scan_status) == ("1 file scanned: no threats found", "clean")
+    # The files the approval would publish: a pending one and an infected one are named, the clean one is not.
+    with db.session_scope() as session:
+        for name, status in (("b.zip", "infected"), ("c.py", "pending")):
+            key = f"agents/{agent.id}/{name}"
+            session.add(AgentFile(agent_id=agent.id, version=revision.version, storage_key=key, filename=name))
+            session.add(factories.clean_scan(key, status=status, findings='[{"kind": "malware", "name": '
+                                                                          '"Eicar-Test-Signature", "member": "x.txt"}]'
+                                             if status == "infected" else "[]"))
+    [row] = [_agent_row(a, ZoneInfo("UTC")) for a in agents.list_own_agents(actor=vendor)]
+    assert row.scan_status == "infected"
+    assert row.scan == ("b.zip: Infected: cannot be approved (Eicar-Test-Signature in x.txt); c.py: Scan pending")

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, update
 from sqlalchemy import select as sql_select
+from sqlalchemy import update
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -66,6 +66,8 @@ class VendorAgent:
     revision_rejection: str | None = None
     # The live version's label (not yet live: the label its first version will have when approved).
     version_label: str = labels.INITIAL_LABEL
+    # The security scan of each of those `file_count` files: (file name, its scan), in name order.
+    file_scans: list[tuple[str, scanning.ScanView]] = field(default_factory=list)
 
     @property
     def has_pending_revision(self) -> bool:
@@ -100,8 +102,8 @@ def check_first_version(draft: AgentDraft) -> tuple[str, str]:
 
 
 def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
-    """The actor's agents that are not deleted, newest first, each with its pending revision, file count and
-    version label."""
+    """The actor's agents that are not deleted, newest first, each with its pending revision, version label and
+    the files the next approval would publish (else the live ones) with their scans."""
     vendor = require_vendor(actor)
     with session_scope() as session:
         rows = session.execute(
@@ -132,20 +134,23 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
                 latest.add(agent_id)
                 if status == RevisionStatus.REJECTED and agent_id not in pending:
                     rejected[agent_id] = reason or ""
-        counts: dict[str, dict[int, int]] = defaultdict(dict)
+        shown = {row.id: pending[row.id].version if row.id in pending else row.current_version for row in rows}
+        files: dict[str, list[tuple[str, str]]] = defaultdict(list)  # of the version shown: (name, key)
         if ids:
-            for agent_id, version, n in session.exec(
-                    select(AgentFile.agent_id, AgentFile.version, func.count())
-                    .where(AgentFile.agent_id.in_(ids)).group_by(AgentFile.agent_id, AgentFile.version)):
-                counts[agent_id][version] = n
+            for agent_id, version, filename, key in session.exec(
+                    select(AgentFile.agent_id, AgentFile.version, AgentFile.filename, AgentFile.storage_key)
+                    .where(AgentFile.agent_id.in_(ids)).order_by(AgentFile.filename, AgentFile.id)):
+                if shown[agent_id] == version:
+                    files[agent_id].append((filename, key))
+        scans = scanning.views_of(session, {key for pairs in files.values() for _, key in pairs})
         live_labels = history.labels_at(session, {row.id: row.current_version for row in rows})
     agents = []
     for row in rows:
-        revision = pending.get(row[0])
-        version = revision.version if revision else row.current_version
-        agents.append(VendorAgent(**row._asdict(), pending_revision=revision,  # the columns are named as its fields
-                                  file_count=counts[row.id].get(version, 0), revision_rejection=rejected.get(row.id),
-                                  version_label=live_labels.get(row.id, labels.INITIAL_LABEL)))
+        shown_files = files.get(row.id, [])
+        agents.append(VendorAgent(**row._asdict(), pending_revision=pending.get(row.id),  # columns named as fields
+                                  file_count=len(shown_files), revision_rejection=rejected.get(row.id),
+                                  version_label=live_labels.get(row.id, labels.INITIAL_LABEL),
+                                  file_scans=[(name, scans[key]) for name, key in shown_files]))
     return agents
 
 
