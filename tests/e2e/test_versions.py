@@ -1,8 +1,8 @@
 """Versions with release notes (issue 33) in the browser: the vendor submits a new version of a live agent with its
 label and release notes in the wizard (refused first without notes) and sees both versions in the agent list,
 the admin sees both in Approvals and approves
-it once its files are scanned, and the notes reach the buyer: the agent page's Changelog, My Agents' 'New' and the
-'Update available' mail; on a desktop and at 390 px.
+it once its files are scanned, and the notes reach the buyer: the agent page's Changelog (where the buyer also
+downloads the version before), My Agents' 'New' and the 'Update available' mail; on a desktop and at 390 px.
 
 Demo data relied on: the 'vendor' and 'admin' accounts and the categories. The agent is the test's own, free, so
 the buyer claims it without paying."""
@@ -10,6 +10,7 @@ the buyer claims it without paying."""
 from __future__ import annotations
 
 import re
+import zipfile
 from collections.abc import Iterator
 
 import httpx
@@ -133,6 +134,13 @@ def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_
     expect(changelog.locator(".release-notes li")).to_have_count(2)
     expect(changelog).to_contain_text("drafts.py")
     assert page.evaluate("window.__hacked") is None
+    # The buyer downloads the version before from its entry (the current one and the two before it are offered).
+    expect(changelog.locator(".download-version")).to_have_text(["Download 1.1.0", "Download 1.0.0"])
+    with page.expect_download() as old:
+        changelog.locator(".changelog-entry").nth(1).locator(".download-version").click()
+    with zipfile.ZipFile(old.value.path()) as archive:
+        assert "agent.py" in archive.namelist() and "drafts.py" not in archive.namelist()
+    expect_toast(page, "Download started")
     shot(page, "versions-changelog")
     expect_fits_phone(page, "#changelog", "versions-changelog-phone")
     page.set_viewport_size({"width": 1280, "height": 900})
