@@ -135,8 +135,10 @@ class VendorAgentDraftPublic(ApiModel):
     image_url: str | None = None
     tags: list[str]
     files: list[AgentFilePublic]
-    version_label: str | None = pydantic.Field(default=None, description="The pending revision's version label")
-    release_notes: str | None = pydantic.Field(default=None, description="The pending revision's release notes")
+    version_label: str | None = pydantic.Field(
+        default=None, description="The pending revision's version label; an agent not yet live: its first version's")
+    release_notes: str | None = pydantic.Field(
+        default=None, description="The pending revision's release notes; an agent not yet live: its first version's")
     current_version_label: str | None = pydantic.Field(
         default=None, description="The live version's label (a live agent's)")
 
