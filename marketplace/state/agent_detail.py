@@ -54,6 +54,7 @@ SIGN_IN = ("Please sign in", "You need to be signed in to add favorites")
 
 
 SCANNED = "Scanned {date}: no threats found"
+VERSION_GONE = history.VERSION_GONE  # a Changelog download of a version no longer kept (404)
 
 
 def long_date(moment: datetime) -> str:
@@ -244,7 +245,7 @@ class AgentDetailState(ViewerMixin, rx.State):
         status = result.get("status")
         if status == 401:
             return logged_out_again()
-        refusals: dict[object, str] = {403: NO_ACCESS, 404: history.VERSION_GONE.format(label=label)}
+        refusals: dict[object, str] = {403: NO_ACCESS, 404: VERSION_GONE.format(label=label)}
         description = refusals.get(status, "Failed to download file.")
         return rx.toast.error("Download failed", description=description)
 
