@@ -2,7 +2,8 @@
 
 Development and test tooling, never imported by the product. The app speaks plain SMTP to it exactly as to a
 real relay; every message it receives is appended to the mailbox file as one JSON line (to, from, subject,
-text, html (its HTML part, if any), receivedAt), which the app shows in demo mode at `GET /api/dev/mail` and on the `/dev/mail` page.
+text, html (its HTML part, if any), receivedAt), which the app shows in demo mode at `GET /api/dev/mail` and on
+the `/dev/mail` page.
 """
 
 from __future__ import annotations
