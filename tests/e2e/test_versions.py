@@ -118,6 +118,7 @@ def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_
             open_page(approvals, "/admin?tab=agent-approvals")
             card = approvals.locator(f".pending-agent[data-id='{agent_id}']")
             expect(card.locator(".revision-version")).to_have_text("Version: 1.0.0 → 1.1.0")
+            expect(card.locator(".review-file-scan")).to_have_text(["Scanned: no threats found"] * 2)
             expect(card.locator(".release-notes strong")).to_have_text("twice as fast")
             expect(card.locator(".release-notes")).to_contain_text("<script>window.__hacked = 1</script>")
             shot(approvals, "versions-approvals")
