@@ -118,7 +118,13 @@ def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_
             open_page(approvals, "/admin?tab=agent-approvals")
             card = approvals.locator(f".pending-agent[data-id='{agent_id}']")
             expect(card.locator(".revision-version")).to_have_text("Version: 1.0.0 → 1.1.0")
-            expect(card.locator(".review-file-scan")).to_have_text(["Scanned: no threats found"] * 2)
+            # Its details list each file with its security scan.
+            card.locator(".view-agent").click()
+            details = approvals.locator("#agent-details")
+            expect(details.locator(".review-file-scan")).to_have_text(["Scanned: no threats found"] * 2)
+            expect(details.locator(".review-file-scan").first).to_have_attribute("data-scan", "clean")
+            approvals.keyboard.press("Escape")
+            expect(details).to_have_count(0)
             expect(card.locator(".release-notes strong")).to_have_text("twice as fast")
             expect(card.locator(".release-notes")).to_contain_text("<script>window.__hacked = 1</script>")
             shot(approvals, "versions-approvals")
@@ -127,8 +133,10 @@ def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_
         finally:
             context.close()
 
-    # The buyer: the Changelog on the agent page, newest first, the notes as Markdown and never as a script.
+    # The buyer: the scan date, then the Changelog, newest first, the notes as Markdown and never as a script.
     open_page(page, f"/agents/{agent_id}")
+    scanned = re.compile(r"^Scanned [A-Z][a-z]+ \d{1,2}, \d{4}: no threats found$")
+    expect(page.locator("#info-scanned")).to_have_text(scanned)
     changelog = page.locator("#changelog")
     expect(changelog.locator(".changelog-entry .version-label")).to_have_text(["1.1.0", "1.0.0"])
     expect(changelog.locator(".release-notes strong")).to_have_text("twice as fast")
