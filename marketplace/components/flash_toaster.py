@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from reflex_base.vars.base import Var, VarData
 from reflex.components.sonner.toast import Toaster
+from reflex.vars.base import Var, VarData
 
 from marketplace.state.session import FLASH_KEY
 
