@@ -1,7 +1,8 @@
 """Receipts and credit notes of orders (issue 32).
 
 - `numbering`: gap-free numbers per sequence, taken in the transaction that writes the document.
-- `issue`: numbering an order's receipt (and credit note) on first read, with a snapshot of what it says.
+- `issue`: numbering an order's receipt when it is paid (else on first read) and its credit note on first read,
+  with a snapshot of what each says.
 - `documents`: who may read them and their printed text; `render`: the HTML page and the PDF.
 - `buyer_details`: the optional business name, billing address and tax ID of the buyer's profile.
 """
@@ -14,7 +15,7 @@ from marketplace.services.receipts.documents import (
     receipt_of,
     receipt_path,
 )
-from marketplace.services.receipts.issue import OPERATOR, format_number, line_of
+from marketplace.services.receipts.issue import OPERATOR, format_number, issue_at_payment, line_of
 from marketplace.services.receipts.numbering import take_number
 from marketplace.services.receipts.render import html, pdf, pdf_filename
 
@@ -25,6 +26,7 @@ __all__ = [
     "ReceiptView",
     "format_number",
     "html",
+    "issue_at_payment",
     "line_of",
     "pdf",
     "pdf_filename",

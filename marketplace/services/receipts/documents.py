@@ -85,8 +85,8 @@ def _readable_order(user: User, order_id: str) -> Order:
 
 
 def receipt_of(*, actor: User | None, order_id: str) -> ReceiptView:
-    """The receipt of a paid order (and its credit note once refunded), numbered on first read. Only the buyer
-    and admins; for anyone else, and for an unpaid order, NotFound."""
+    """The receipt of a paid order (and its credit note once refunded; either numbered now if it has none yet,
+    see `issue`). Only the buyer and admins; for anyone else, and for an unpaid order, NotFound."""
     user = require_user(actor)
     order = _readable_order(user, order_id)
     with autocommit_scope() as session:
@@ -99,7 +99,8 @@ def receipt_of(*, actor: User | None, order_id: str) -> ReceiptView:
 
 
 def receipt_numbers(*, actor: User | None, orders: list[Order]) -> dict[str, str]:
-    """The receipt number of each of the buyer's own paid orders (numbering those read for the first time)."""
+    """The receipt number of each of the buyer's own paid orders (numbering any paid before receipts were
+    numbered at payment)."""
     user = require_user(actor)
     mine = [o for o in orders if o.user_id == user.id]
     with autocommit_scope() as session:
