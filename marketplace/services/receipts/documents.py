@@ -71,7 +71,7 @@ def document(row: Receipt) -> Document:
         total=sign + money.format_amount(row.total_cents, row.currency), currency=row.currency.upper(),
         card=card, status="Refunded" if credit else "Paid",
         refers_to=format_number(ReceiptKind.RECEIPT, row.refers_to_number) if row.refers_to_number else "",
-        order_id=row.order_id)
+        order_id=row.order_id or "")
 
 
 def _readable_order(user: User, order_id: str) -> Order:

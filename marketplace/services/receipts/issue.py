@@ -61,7 +61,7 @@ def documents_of(session: Session, order_ids: list[str]) -> dict[tuple[str, str]
     if not order_ids:
         return {}
     rows = session.exec(select(Receipt).where(col(Receipt.order_id).in_(order_ids))).all()
-    return {(row.order_id, row.kind): row for row in rows}
+    return {(row.order_id or "", row.kind): row for row in rows}
 
 
 def _add_month(moment: datetime) -> datetime:
