@@ -336,3 +336,23 @@ def test_a_promotion_code_is_a_discount_line_and_named_on_the_receipt():
     doc = receipts.receipt_of(actor=buyer, order_id=order.id).receipt
     assert (doc.line, doc.subtotal, doc.discount, doc.total) == (
         "Summarizer: one-time license (promotion code SAVE25)", "$29.99", "-$7.50", "$22.49")
+
+
+# ---- plan payments -------------------------------------------------------------------------------------------
+
+
+def test_a_plan_payment_recorded_before_plan_receipts_is_numbered_once_on_first_read():
+    vendor = factories.make_vendor()
+    payment = factories.make_plan_payment(vendor, "pro", 2900)
+    order = factories.make_order(factories.make_agent(factories.make_vendor()), factories.make_user())
+    receipts.receipt_of(actor=factories.make_admin(), order_id=order.id)  # one sequence with order receipts
+    views = _parallel([lambda: receipts.plan_receipt_of(actor=vendor, payment_id=payment.id)] * 5)
+    assert {v.receipt.number for v in views} == {"R-000002"}
+    assert _numbers() == [1, 2]
+    assert receipts.plan_payments(actor=vendor)[0].receipt_number == "R-000002"
+
+
+@pytest.mark.parametrize("bad", [None, 42, "", "x" * 40, "a b", "../x", "nope"])
+def test_bad_plan_payment_ids_are_not_found(bad):
+    with pytest.raises(NotFound, match="Receipt not found"):
+        receipts.plan_receipt_of(actor=factories.make_vendor(), payment_id=bad)

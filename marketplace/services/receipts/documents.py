@@ -42,9 +42,12 @@ class Document:
 
 @dataclass(frozen=True)
 class ReceiptView:
-    order_id: str
+    order_id: str  # '' for a plan payment's receipt
     receipt: Document
     credit_note: Document | None = None  # once the order is refunded
+    pdf_url: str = ""  # the PDF's address; '' for an order's (`receipt_path`)
+    back_url: str = "/dashboard?tab=orders"
+    back_label: str = "Back to orders"
 
 
 def _day(moment: datetime) -> str:

@@ -64,7 +64,7 @@ def documents_of(session: Session, order_ids: list[str]) -> dict[tuple[str, str]
     return {(row.order_id or "", row.kind): row for row in rows}
 
 
-def _add_month(moment: datetime) -> datetime:
+def add_month(moment: datetime) -> datetime:
     month = moment.month % 12 + 1
     year = moment.year + (moment.month == 12)
     return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
@@ -74,7 +74,7 @@ def line_of(order: Order) -> str:
     """What was bought: the agent and a one-time license, or the month of the subscription this payment covers
     (a subscription bills monthly from the day it was paid)."""
     if order.kind in (OrderKind.SUBSCRIPTION, OrderKind.RENEWAL):
-        start, end = order.created_at, _add_month(order.created_at)
+        start, end = order.created_at, add_month(order.created_at)
         line = f"{order.agent_name}: monthly subscription, {start:%d %b %Y} to {end:%d %b %Y}"
     else:
         line = f"{order.agent_name}: one-time license"
