@@ -81,7 +81,8 @@ def _issue_late(payment_id: str) -> Receipt:
                 plan = session.get(Plan, payment.plan_id)
                 row = _row(payment, vendor=vendor, plan_name=plan.name if plan else payment.plan_id, card=None)
                 write_numbered(session, row)
-                session.expunge(row)
+                if row in session:  # added by the SQLite path (PostgreSQL's one statement adds no object)
+                    session.expunge(row)
             return row
         except IntegrityError:
             with autocommit_scope() as session:
