@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import CursorResult
 from sqlmodel import Session
 
 from marketplace.db import is_postgres, session_scope
@@ -167,11 +166,12 @@ def record_payment(invoice: billing.Invoice, sub: billing.Subscription) -> bool:
         payment = PlanPayment(id=new_id(), invoice_id=invoice.id, user_id=vendor.id, plan_id=plan.id,
                               amount_cents=invoice.amount_paid, currency=invoice.currency,
                               billing_reason=invoice.billing_reason, created_at=utcnow())
-        result = cast(CursorResult[Any], session.execute(dialect.insert(PlanPayment).values(
+        # RETURNING says whether this call inserted it (the driver's rowcount may be -1, "unknown", on PostgreSQL).
+        inserted = session.execute(dialect.insert(PlanPayment).values(
             id=payment.id, invoice_id=payment.invoice_id, user_id=payment.user_id, plan_id=payment.plan_id,
             amount_cents=payment.amount_cents, currency=payment.currency, billing_reason=payment.billing_reason,
-            created_at=payment.created_at).on_conflict_do_nothing()))
-        if not result.rowcount:
+            created_at=payment.created_at).on_conflict_do_nothing().returning(PlanPayment.id)).scalar_one_or_none()
+        if inserted is None:
             return False
         # Its receipt (the marketplace sells the plan), numbered with it, with the card the plan charges.
         plan_receipts.issue_for_plan_payment(session, payment, vendor=vendor, plan_name=plan.name,
