@@ -18,7 +18,8 @@ _PRIVATE = {"Cache-Control": "no-store"}
 @router.get("/user/orders/{order_id}/receipt", response_class=Response,
             responses={200: {"content": {"text/html": {}}, "description": "The receipt page (printable)"}})
 def order_receipt(order_id: str, user: OptionalUser) -> HTMLResponse:
-    """The receipt page (numbered on first read); a refunded order's page also shows its credit note."""
+    """The receipt page (numbered at payment; an older order's on first read); a refunded order's page also shows
+    its credit note."""
     view = receipts.receipt_of(actor=user, order_id=order_id)
     return HTMLResponse(receipts.html(view), headers=_PRIVATE)
 
