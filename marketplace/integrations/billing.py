@@ -10,7 +10,7 @@ period an invoice pays for is its line's `period` (a renewal's own `period_start
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +67,9 @@ class Subscription:
     # The brand and last 4 of `default_payment_method` when it was expanded (on retrieve): the card an invoice
     # of this subscription is charged with, for its receipt.
     default_card: CardUsed | None = None
+    # When this view was read from Stripe: a row written after it (the app's own cancel or resume, claimed before
+    # it told Stripe) is newer than the view, which must not undo it (services/billing/lifecycle.mirror).
+    retrieved_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
 @dataclass(frozen=True)

@@ -442,6 +442,27 @@ def test_a_stale_view_of_stripe_cannot_revive_an_ended_subscription(stripe_stand
     assert not _has_access(buyer.id, agent.id)
 
 
+def test_a_view_read_before_a_cancel_or_resume_cannot_undo_it(stripe_standin, buyer, make_agent):
+    """A webhook's handler that read Stripe before the app's cancel (or resume) writes after it: the flag stays as
+    the app set it; a view read after the change still mirrors a change made on Stripe's side."""
+    agent = make_agent()
+    intent = _subscribe(stripe_standin, buyer, agent)
+    purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
+    stripe_id = _row(intent.subscription_id).stripe_subscription_id
+    before_cancel = stripe_billing.retrieve_subscription(stripe_id)
+    assert billing.cancel_subscription(actor=buyer, subscription_id=intent.subscription_id).cancel_at_period_end
+    lifecycle.mirror(before_cancel)
+    assert _row(intent.subscription_id).cancel_at_period_end
+    before_resume = stripe_billing.retrieve_subscription(stripe_id)
+    assert before_resume.cancel_at_period_end
+    assert not billing.resume_subscription(actor=buyer, subscription_id=intent.subscription_id).cancel_at_period_end
+    lifecycle.mirror(before_resume)
+    assert not _row(intent.subscription_id).cancel_at_period_end
+    stripe_billing.set_cancel_at_period_end(stripe_id, True)  # cancelled on Stripe's side, read after
+    lifecycle.mirror(stripe_billing.retrieve_subscription(stripe_id))
+    assert _row(intent.subscription_id).cancel_at_period_end
+
+
 def test_end_subscription_now_is_for_refunds_and_happens_once(stripe_standin, buyer, make_agent):
     agent = make_agent()
     intent = _subscribe(stripe_standin, buyer, agent)

@@ -101,11 +101,16 @@ def mirror(sub: billing.Subscription) -> Subscription | None:
         # (`_set_cancel`), so its own webhook finds nothing to claim here and is not announced twice.
         cancelled_outside = sub.cancel_at_period_end and sub.status not in ENDED and decisions.claim_any(
             session, Subscription, Subscription.id == row.id, Subscription.ended_at.is_(None),
-            Subscription.cancel_at_period_end.is_(False),
+            Subscription.cancel_at_period_end.is_(False), Subscription.updated_at <= sub.retrieved_at,
             values={"cancel_at_period_end": True, "canceled_at": sub.canceled_at or now, "updated_at": now}) == 1
+        # The flag only from a view read after the row's last decision (`updated_at`: a cancel, a resume, an end;
+        # mirroring does not move it): a cancel or resume claimed in the app while this view was on its way (a
+        # webhook of the trial's start, say) is not undone by it, and the change's own event follows.
+        decisions.claim_any(session, Subscription, Subscription.id == row.id, *still_open,
+                            Subscription.updated_at <= sub.retrieved_at,
+                            values={"cancel_at_period_end": sub.cancel_at_period_end})
         decisions.claim_any(session, Subscription, Subscription.id == row.id, *still_open, values={
-            "status": sub.status, "current_period_end": sub.current_period_end,
-            "cancel_at_period_end": sub.cancel_at_period_end, "updated_at": now})
+            "status": sub.status, "current_period_end": sub.current_period_end})
         if cancelled_outside:
             cancelled = session.exec(select(Subscription).where(Subscription.id == row.id)
                                      .execution_options(populate_existing=True)).one()
