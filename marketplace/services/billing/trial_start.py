@@ -7,7 +7,8 @@ from marketplace.db import session_scope
 from marketplace.integrations import billing
 from marketplace.models import Subscription, User
 from marketplace.services.billing import lifecycle, trials
-from marketplace.services.errors import Invalid
+from marketplace.services import guest_checkout
+from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
 
@@ -19,6 +20,24 @@ def complete_trial(*, actor: User | None, subscription_id: str, agent_id: str | 
     with session_scope() as session:
         row = lifecycle.owned(session, user, subscription_id)
         stripe_id, row_agent = row.stripe_subscription_id, row.agent_id
+    return _record(subscription_id, stripe_id, row_agent, agent_id)
+
+
+def complete_guest_trial(*, subscription_id: str, agent_id: str | None = None) -> Subscription:
+    """A signed-out guest's completion call after `confirmSetup`: as `complete_trial`, for a subscription opened
+    by a guest checkout (its buyer an unclaimed guest account: 403 otherwise, 404 when there is none). What is
+    recorded is what Stripe says, never what the browser does."""
+    with session_scope() as session:
+        row = session.get(Subscription, subscription_id) if isinstance(subscription_id, str) else None
+        if row is None:
+            raise NotFound(lifecycle.NOT_FOUND)
+        stripe_id, row_agent, buyer_id = row.stripe_subscription_id, row.agent_id, row.user_id
+    guest_checkout.require_guest_buyer(user_id=buyer_id)
+    return _record(subscription_id, stripe_id, row_agent, agent_id)
+
+
+def _record(subscription_id: str, stripe_id: str, row_agent: str | None, agent_id: str | None) -> Subscription:
+    """The trial as Stripe has it now, recorded (both completion calls, after the caller's check)."""
     if agent_id is not None and agent_id != row_agent:
         raise Invalid("This subscription is for another agent")
     with provider_errors():
