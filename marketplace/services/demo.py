@@ -248,10 +248,10 @@ def seed(*, loaded_by: User | None = None) -> None:
 DEMO_VENDOR_PLAN = "pro"
 # What a visitor trying the app can use: a monthly agent with a free trial and a code for one-time agents, both
 # the demo vendor's (its Promotion Codes list shows the code).
-DEMO_TRIAL = ("BlogSmith", 7)
+DEMO_TRIAL = ("Research Assistant", 7)
 DEMO_CODE = "WELCOME20"
 DEMO_CODE_PERCENT = 20
-DEMO_CODE_AGENTS = ("Contract Clerk", "Dashboard Builder")
+DEMO_CODE_AGENTS = ("Test Writer", "Contract Clerk")
 
 
 def _demo_offers(session: Session, vendor: User) -> None:

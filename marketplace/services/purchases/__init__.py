@@ -15,6 +15,7 @@ The modules, by what they hold (each imports the others directly; callers use th
 
 from marketplace.services.checkout_terms import CHARGES_DISABLED, NO_ACCOUNT, NO_VENDOR
 from marketplace.services.purchases.checkout import (
+    GUEST_FREE_CODE,
     MIN_CHARGE_CENTS,
     OFFERED_METHODS,
     CheckoutAgent,
@@ -56,6 +57,7 @@ from marketplace.services.purchases.history import (
 from marketplace.services.purchases.webhooks import HANDLED, WebhookOutcome, handle_webhook
 
 __all__ = [
+    "GUEST_FREE_CODE",
     "CHARGES_DISABLED",
     "COMPLETION_ATTEMPTS",
     "DUPLICATE_REFUNDED",
