@@ -6,8 +6,8 @@ from __future__ import annotations
 from marketplace.db import session_scope
 from marketplace.integrations import billing
 from marketplace.models import Subscription, User
-from marketplace.services.billing import lifecycle, trials
 from marketplace.services import guest_checkout
+from marketplace.services.billing import lifecycle, trials
 from marketplace.services.errors import Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user

@@ -203,7 +203,7 @@ _HOLD_COLUMNS = ("id", "status", "created_at", "code_id", "user_id", "agent_id",
                  "discount_cents", "currency", "held_until")
 # Named apart from every column: an execution parameter named like a column of an UPDATE joins its SET clause.
 _HOLD_ROW = {
-    name: bindparam(f"hold_{name}", type_=PromotionRedemption.__table__.c[name].type)  # type: ignore[attr-defined]
+    name: bindparam(f"hold_{name}", type_=PromotionRedemption.__table__.c[name].type)
     for name in _HOLD_COLUMNS
 }
 

@@ -57,12 +57,12 @@ from marketplace.services.purchases.history import (
 from marketplace.services.purchases.webhooks import HANDLED, WebhookOutcome, handle_webhook
 
 __all__ = [
-    "GUEST_FREE_CODE",
     "CHARGES_DISABLED",
     "COMPLETION_ATTEMPTS",
     "DUPLICATE_REFUNDED",
     "FOREIGN_PAYMENT",
     "FREE_REASON",
+    "GUEST_FREE_CODE",
     "HANDLED",
     "INTENT_ID_RE",
     "MIN_CHARGE_CENTS",
