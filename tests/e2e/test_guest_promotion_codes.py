@@ -1,6 +1,7 @@
 """A signed-out guest applies the demo data's promotion code at checkout (1280 and 390 px): the field appears once
 their e-mail and name opened the payment, a refused code says why under it, the applied code lowers the total,
-and at 1280 px the guest pays the discounted amount."""
+and at 1280 px the guest pays the discounted amount. A guest also gets the demo's free trial: the card is saved,
+nothing is paid, and the success page says the trial started."""
 
 from __future__ import annotations
 
@@ -11,10 +12,19 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.conftest import open_page, shot
-from tests.e2e.helpers import DEMO_ADMIN, api_context, live_agent_id, pay_with_test_card, phone, unique
+from tests.e2e.helpers import (
+    DEMO_ADMIN,
+    api_context,
+    live_agent_id,
+    mail_link,
+    pay_with_test_card,
+    phone,
+    unique,
+)
 
 AGENT = "Test Writer"  # one of the demo vendor's one-time agents that the demo code WELCOME20 applies to
 CODE = "WELCOME20"
+TRIAL_AGENT = "Research Assistant"  # the demo's monthly agent with a 7-day trial
 SETTING = "/api/admin/settings/allowGuestCheckout"
 
 
@@ -64,3 +74,18 @@ def test_a_guest_applies_a_code_at_desktop_and_phone_width(page: Page, guest_che
     page.context.clear_cookies()
     phone(page)
     _guest_applies_the_code(page, agent_id, "phone")
+
+
+def test_a_guest_starts_the_demo_trial(page: Page, guest_checkout_on: None) -> None:
+    open_page(page, f"/checkout/{live_agent_id(page, TRIAL_AGENT)}")
+    email = f"{unique('guesttrial')}@example.com"
+    page.fill("#guestEmail", email)
+    page.fill("#guestName", "Tia Trial")
+    page.click("#continue-to-payment")
+    expect(page.locator("#summary-trial")).to_contain_text("Free for 7 days")
+    expect(page.locator("#submit-payment")).to_have_text("Start Free Trial")
+    pay_with_test_card(page)
+    expect(page).to_have_url(re.compile(r"/purchase-success/?$"))
+    expect(page.locator("#guest-order-agent")).to_have_text(TRIAL_AGENT)
+    expect(page.locator("#check-your-email")).to_contain_text(email)
+    assert "/set-password" in mail_link(page, email, f"Your free trial: {TRIAL_AGENT}", "/set-password")
