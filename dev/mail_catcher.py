@@ -2,7 +2,8 @@
 
 Development and test tooling, never imported by the product. The app speaks plain SMTP to it exactly as to a
 real relay; every message it receives is appended to the mailbox file as one JSON line (to, from, subject,
-text, receivedAt), which the app shows in demo mode at `GET /api/dev/mail` and on the `/dev/mail` page.
+text, html (its HTML part, if any), receivedAt), which the app shows in demo mode at `GET /api/dev/mail` and on
+the `/dev/mail` page.
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ def _text_of(message: EmailMessage) -> str:
     return body.get_content().replace("\r\n", "\n") if body is not None else ""
 
 
+def _html_of(message: EmailMessage) -> str:
+    """The HTML alternative of a message that has one (else empty)."""
+    body = message.get_body(preferencelist=("html",))
+    return body.get_content().replace("\r\n", "\n") if body is not None else ""
+
+
 class MailboxHandler:
     """Appends each accepted message to a JSON-lines file (one `write` per message, so readers see whole lines)."""
 
@@ -46,6 +53,7 @@ class MailboxHandler:
             "from": envelope.mail_from,
             "subject": str(message.get("Subject", "")),
             "text": _text_of(message) if isinstance(message, EmailMessage) else "",
+            "html": _html_of(message) if isinstance(message, EmailMessage) else "",
             "receivedAt": datetime.now(UTC).isoformat(),
         }
         line = json.dumps(record, ensure_ascii=False) + "\n"

@@ -10,6 +10,7 @@ import reflex as rx
 from marketplace import loop_watch, migrate
 from marketplace.api import admission
 from marketplace.api.app import create_api
+from marketplace.components.flash_toaster import flash_toaster
 from marketplace.components.spinner import loading_frame
 from marketplace.config import announce_demo_mode, settings
 from marketplace.pages.account_recovery import (
@@ -80,7 +81,7 @@ def _watch_the_loop() -> None:
 
 app = rx.App(
     api_transformer=create_api(),
-    toaster=rx.toast.provider(visible_toasts=1, duration=5000, close_button=True, position="bottom-right"),
+    toaster=flash_toaster(visible_toasts=1, duration=5000, close_button=True, position="bottom-right"),
     hydrate_fallback=loading_frame,  # addresses without a prerendered page show the frame, not a blank page
 )
 # Link previews need an absolute image address: the site's preview image rather than Reflex's relative favicon.

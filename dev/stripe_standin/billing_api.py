@@ -10,7 +10,7 @@ from localstripe import resources as ls
 from localstripe import server as ls_server
 from localstripe.errors import UserError
 
-from dev.stripe_standin import clocks, compat, customers, invoices, refunds, subscriptions
+from dev.stripe_standin import clocks, compat, coupons, customers, invoices, refunds, subscriptions
 from dev.stripe_standin.catalog import Price, Product
 from dev.stripe_standin.delivery import deliveries, emit
 from dev.stripe_standin.shapes import as_bool, as_int, merge_metadata, page, reject_unknown
@@ -289,6 +289,19 @@ async def retrieve_subscription_item(request: web.Request) -> web.Response:
     if not isinstance(item, subscriptions.SubscriptionItem):
         raise UserError(404, f"No such subscription item: '{_id(request)}'", {"code": "resource_missing"})
     return json(item._export())
+
+
+# --- coupons -------------------------------------------------------------------------------------------------------
+
+
+async def create_coupon(request: web.Request) -> web.Response:
+    data = await params(request)
+    return json(coupons.create_coupon(data)._export(expand=data.get("expand")))
+
+
+async def retrieve_coupon(request: web.Request) -> web.Response:
+    data = await params(request)
+    return json(coupons.retrieve_coupon(_id(request))._export(expand=data.get("expand")))
 
 
 # --- invoices ------------------------------------------------------------------------------------------------------
@@ -583,6 +596,8 @@ ROUTES: list[tuple[str, str, Handler]] = [
     ("POST", "/v1/subscriptions/{id}/resume", resume_subscription),
     ("GET", "/v1/subscription_items", list_subscription_items),
     ("GET", "/v1/subscription_items/{id}", retrieve_subscription_item),
+    ("POST", "/v1/coupons", create_coupon),
+    ("GET", "/v1/coupons/{id}", retrieve_coupon),
     ("POST", "/v1/invoices/create_preview", preview_invoice),
     ("GET", "/v1/invoices", list_invoices),
     ("GET", "/v1/invoices/{id}", retrieve_invoice),

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from localstripe import resources as ls
 from localstripe.errors import UserError
 
-from dev.stripe_standin import context
+from dev.stripe_standin import context, coupons
 from dev.stripe_standin.catalog import Price
 from dev.stripe_standin.compat import CardError, InvalidRequest
 from dev.stripe_standin.customers import at_customer, attached_card, retrieve_customer
@@ -192,6 +192,14 @@ class Invoice(Resource):
         self._subscription_metadata = dict(subscription.metadata) if subscription is not None else None
         self.billing_reason = billing_reason
         self.lines = [{**line, "invoice": self.id} for line in lines]
+        # The subscription's live discounts (coupons.py), taken off the lines now, as Stripe does on creation.
+        self.discounts: list[str] = []
+        self.total_discount_amounts: list[dict[str, Any]] = []
+        if subscription is not None and subscription._discounts:
+            self.discounts, self.total_discount_amounts = coupons.apply(self.lines, subscription._discounts,
+                                                                        at=context.now())
+            if store:
+                subscription._discount_used(self)
         self.currency = lines[0]["currency"] if lines else (customer.currency or "usd")
         self.period_start, self.period_end = period
         self.status = "draft"
@@ -219,8 +227,11 @@ class Invoice(Resource):
         if subscription is not None and store:
             subscription.latest_invoice = self.id
 
-    def _total(self) -> int:
+    def _subtotal(self) -> int:
         return sum(line["amount"] for line in self.lines)
+
+    def _total(self) -> int:
+        return self._subtotal() - sum(d["amount"] for d in self.total_discount_amounts)
 
     # -- the invoice's life
 
@@ -413,7 +424,7 @@ class Invoice(Resource):
     # -- shape
 
     def _fields(self) -> dict[str, Any]:
-        total = self._total()
+        total, subtotal = self._total(), self._subtotal()
         customer = self._customer_snapshot
         parent = None
         if self.subscription:
@@ -437,7 +448,8 @@ class Invoice(Resource):
             "customer_email": customer["email"], "customer_name": customer["name"],
             "customer_phone": customer["phone"], "customer_shipping": None, "customer_tax_exempt": "none",
             "customer_tax_ids": [], "default_payment_method": None, "default_source": None,
-            "default_tax_rates": [], "description": self.description, "discounts": [], "due_date": None,
+            "default_tax_rates": [], "description": self.description, "discounts": list(self.discounts),
+            "due_date": None,
             "effective_at": self.status_transitions["finalized_at"], "ending_balance": self.ending_balance,
             "footer": None, "from_invoice": None, "hosted_invoice_url": None, "invoice_pdf": None,
             "issuer": {"type": "self"}, "last_finalization_error": self.last_finalization_error,
@@ -452,9 +464,10 @@ class Invoice(Resource):
             "post_payment_credit_notes_amount": 0, "pre_payment_credit_notes_amount": 0, "receipt_number": None,
             "rendering": None, "shipping_cost": None, "shipping_details": None,
             "starting_balance": self.starting_balance, "statement_descriptor": None, "status": self.status,
-            "status_details": None, "status_transitions": dict(self.status_transitions), "subtotal": total,
-            "subtotal_excluding_tax": total, "test_clock": self.test_clock, "threshold_reason": None,
-            "total": total, "total_discount_amounts": [], "total_excluding_tax": total,
+            "status_details": None, "status_transitions": dict(self.status_transitions), "subtotal": subtotal,
+            "subtotal_excluding_tax": subtotal, "test_clock": self.test_clock, "threshold_reason": None,
+            "total": total, "total_discount_amounts": [dict(d) for d in self.total_discount_amounts],
+            "total_excluding_tax": total,
             "total_pretax_credit_amounts": [], "total_taxes": [],
             "webhooks_delivered_at": self.webhooks_delivered_at,
         }

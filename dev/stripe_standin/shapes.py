@@ -24,6 +24,7 @@ PREFIXES: dict[str, str] = {
     "acct_": "account", "tr_": "transfer", "fee_": "application_fee", "inpay_": "invoice_payment",
     "ii_": "invoiceitem", "txn_": "balance_transaction", "po_": "payout", "card_": "card", "src_": "source",
     "il_": "line_item", "fr_": "fee_refund", "trr_": "transfer_reversal",
+    "di_": "discount",
 }
 
 

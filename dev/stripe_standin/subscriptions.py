@@ -60,7 +60,7 @@ from dateutil.relativedelta import relativedelta
 from localstripe import resources as ls
 from localstripe.errors import UserError
 
-from dev.stripe_standin import compat, context
+from dev.stripe_standin import compat, context, coupons
 from dev.stripe_standin.catalog import Price
 from dev.stripe_standin.compat import CardError, InvalidRequest
 from dev.stripe_standin.customers import SetupIntent, at_customer, attached_card, retrieve_customer
@@ -199,6 +199,7 @@ class Subscription(Resource):
         self.trial_will_end_sent = False
         self.missing_payment_method = "create_invoice"
         self.pending_setup_intent: str | None = None
+        self._discounts: list[str] = []  # coupons.Discount ids
         self._items: list[str] = [
             SubscriptionItem(subscription=self.id, price=price, quantity=quantity, metadata=metadata).id
             for price, quantity, metadata in prices]
@@ -218,7 +219,8 @@ class Subscription(Resource):
             "canceled_at": self.canceled_at, "cancellation_details": dict(self.cancellation_details),
             "collection_method": "charge_automatically", "created": self.created, "currency": self.currency,
             "customer": self.customer, "days_until_due": None, "default_payment_method": self.default_payment_method,
-            "default_source": None, "default_tax_rates": [], "description": self.description, "discounts": [],
+            "default_source": None, "default_tax_rates": [], "description": self.description,
+            "discounts": list(self._discounts),
             "ended_at": self.ended_at, "invoice_settings": {"account_tax_ids": None, "issuer": {"type": "self"}},
             "items": {"object": "list", "data": items, "has_more": False, "total_count": len(items),
                       "url": f"/v1/subscription_items?subscription={self.id}"},
@@ -299,6 +301,20 @@ class Subscription(Resource):
         self.pending_setup_intent = None
         self._update_event(before)
 
+    def _discount_used(self, invoice: Invoice) -> None:
+        """A `once` discount is spent by the first invoice it took something off: the subscription drops it."""
+        for discount_id in invoice.discounts:
+            discount = ls.store.get(f"discount:{discount_id}")
+            if isinstance(discount, coupons.Discount) and discount._coupon().duration == "once":
+                self._discounts.remove(discount_id)
+
+    def _drop_ended_discounts(self, at: int) -> None:
+        """A repeating discount past its `end` is removed (at the first renewal after it)."""
+        for discount_id in list(self._discounts):
+            discount = ls.store.get(f"discount:{discount_id}")
+            if not isinstance(discount, coupons.Discount) or not discount.live_at(at):
+                self._discounts.remove(discount_id)
+
     def _has_card(self) -> bool:
         customer = retrieve_customer(self.customer)
         return bool(self.default_payment_method or customer.invoice_settings.get("default_payment_method"))
@@ -320,6 +336,7 @@ class Subscription(Resource):
         self._period_end = add_interval(self.billing_cycle_anchor, self._interval, self._interval_count,
                                         self._cycle + 1)
         customer = retrieve_customer(self.customer)
+        self._drop_ended_discounts(context.now())
         lines = pending_lines(self.customer, self.id) + self._item_lines()
         invoice = Invoice(customer=customer, subscription=self, billing_reason="subscription_cycle", lines=lines,
                           period=(before["items"]["data"][0]["current_period_start"],
@@ -392,13 +409,13 @@ def cancel_now(sub: Subscription, *, reason: str, at: int | None = None) -> None
 CREATE_PARAMS = {"customer", "items", "payment_behavior", "payment_settings", "default_payment_method",
                  "transfer_data", "application_fee_percent", "metadata", "description", "expand", "off_session",
                  "proration_behavior", "collection_method", "cancel_at_period_end", "cancel_at", "on_behalf_of",
-                 "currency", "billing_mode", "trial_period_days", "trial_settings"}
+                 "currency", "billing_mode", "trial_period_days", "trial_settings", "discounts"}
 UPDATE_PARAMS = {"items", "proration_behavior", "proration_date", "payment_behavior", "cancel_at_period_end",
                  "cancel_at", "default_payment_method", "metadata", "description", "application_fee_percent",
                  "transfer_data", "payment_settings", "billing_cycle_anchor", "cancellation_details", "off_session",
                  "expand", "on_behalf_of", "collection_method"}
 NOT_SUPPORTED = {"trial_end", "trial_from_plan", "backdate_start_date", "add_invoice_items",
-                 "coupon", "discounts", "promotion_code", "automatic_tax", "pending_invoice_item_interval",
+                 "coupon", "promotion_code", "automatic_tax", "pending_invoice_item_interval",
                  "days_until_due", "default_tax_rates", "billing_thresholds", "billing_cycle_anchor_config",
                  "pause_collection", "default_source"}
 
@@ -590,6 +607,7 @@ def create_subscription(params: dict[str, Any]) -> Subscription:
     total = sum(p.unit_amount * q for p, q in zip(prices, quantities, strict=True))
     trial_days = _trial_days(params.get("trial_period_days"))
     end_behavior = _trial_settings(params.get("trial_settings"))
+    chosen_coupons = coupons.discounts_param(params.get("discounts"), currency=prices[0].currency)
     if behavior == "error_if_incomplete" and total + customer.balance > 0 and not trial_days:
         refusal = _will_decline(charge_with)
         if refusal is not None:
@@ -607,6 +625,8 @@ def create_subscription(params: dict[str, Any]) -> Subscription:
             sub.cancel_at_period_end = True
             sub.cancel_at = sub._period_end
         customer.currency = customer.currency or sub.currency
+        sub._discounts = [coupons.Discount(coupon=coupon, customer=customer.id, subscription=sub.id,
+                                           start=context.now()).id for coupon in chosen_coupons]
         if trial_days:
             sub._start_trial(trial_days, end_behavior)
             if behavior == "default_incomplete":
@@ -622,6 +642,13 @@ def create_subscription(params: dict[str, Any]) -> Subscription:
         invoice._finalize()
         if invoice.status == "open" and behavior != "default_incomplete" and charge_with:
             invoice._attempt(charge_with, automatic=False)
+        if (behavior == "default_incomplete" and not trial_days and invoice.status == "paid"
+                and not invoice.payment_intent):
+            # Nothing to pay now (a 100% discount): active at once, and the card for the renewals is collected
+            # by a SetupIntent, as for a trial.
+            setup = SetupIntent._api_create(customer=customer.id, usage="off_session",
+                                            metadata={"subscription": sub.id})
+            sub.pending_setup_intent = setup.id
     return sub
 
 

@@ -62,6 +62,9 @@ def create_payment_intent(body: PaymentIntentIn, request: Request, user: Optiona
         trial_days=intent.trial_days,
         trial_end=intent.trial_end,
         trial_used=intent.trial_used,
+        due_today_amount=money.format_cents(intent.due_today) if intent.mode == "subscription" else None,
+        monthly_amount=money.format_cents(intent.monthly_amount) if intent.mode == "subscription" else None,
+        promotion_months=intent.promotion_months,
     )
 
 

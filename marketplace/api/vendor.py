@@ -87,10 +87,10 @@ def _agent(a: agents.VendorAgent) -> VendorAgentPublic:
         category=VendorCategoryRef(id=a.category_id, name=a.category_name or "") if a.category_id is not None else None,
         image_url=a.image_url, avg_rating=f"{a.avg_rating:.2f}", review_count=a.review_count,
         sales_count=a.sales_count, created_at=a.created_at, updated_at=a.updated_at,
-        has_pending_revision=a.has_pending_revision, file_count=a.file_count,
+        has_pending_revision=a.has_pending_revision, file_count=a.file_count, version_label=a.version_label,
         pending_revision=RevisionSummaryPublic(
             id=r.id, version=r.version, files_changed=r.files_changed, created_at=r.created_at,
-            updated_at=r.updated_at) if (r := a.pending_revision) else None,
+            updated_at=r.updated_at, version_label=r.version_label) if (r := a.pending_revision) else None,
     )
 
 

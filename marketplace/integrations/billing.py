@@ -27,7 +27,7 @@ from marketplace.integrations.payments import (
 )
 
 if TYPE_CHECKING:
-    from stripe.params import SubscriptionUpdateParams
+    from stripe.params import CouponCreateParams, SubscriptionUpdateParams
 
 
 ENDED_STATUSES = frozenset({"canceled", "unpaid", "incomplete_expired"})
@@ -80,6 +80,8 @@ class Invoice:
     period_end: datetime | None
     # The subscription's metadata when the invoice was made (`parent.subscription_details.metadata`).
     subscription_metadata: dict[str, str] = field(default_factory=dict)
+    # What the subscription's coupon took off this invoice (`total_discount_amounts`), in its currency's cents.
+    discount_amount: int = 0
 
 
 class PaymentDeclined(PaymentsError):
@@ -164,6 +166,7 @@ def _invoice(sdk_obj: Any) -> Invoice:
         currency=str(obj.get("currency") or "usd").lower(), payment_intent_id=intent_id,
         period_end=_timestamp(max(ends)) if ends else _timestamp(obj.get("period_end")),
         subscription_metadata={str(k): str(v) for k, v in (details.get("metadata") or {}).items()},
+        discount_amount=sum(int(d.get("amount") or 0) for d in obj.get("total_discount_amounts") or []),
     )
 
 
@@ -228,18 +231,50 @@ def _monthly_price(*, product_id: str, name: str, lookup_key: str, amount: int, 
     return str(price.id)
 
 
+# ---- coupons ------------------------------------------------------------------------------------------------
+
+
+def coupon(*, coupon_id: str, duration: str, duration_in_months: int | None, percent_off: int | None = None,
+           amount_off: int | None = None, currency: str | None = None, name: str = "") -> str:
+    """The id of the coupon `coupon_id` (found, else created with these terms): one coupon per promotion code
+    and terms, shared by all its subscriptions, so Stripe discounts their renewals for the months chosen."""
+    if _find(client().v1.coupons.retrieve, coupon_id) is not None:
+        return coupon_id
+    params: CouponCreateParams = {"id": coupon_id, "duration": duration,
+                                  "metadata": {"promotionCoupon": coupon_id}}
+    if name:
+        params["name"] = name[:40]
+    if duration == "repeating" and duration_in_months:
+        params["duration_in_months"] = duration_in_months
+    if percent_off is not None:
+        params["percent_off"] = percent_off
+    else:
+        params["amount_off"], params["currency"] = amount_off or 0, currency or "usd"
+    try:
+        client().v1.coupons.create(params=params)
+    except stripe.InvalidRequestError as exc:
+        if exc.code != "resource_already_exists":  # made at the same moment by another checkout
+            raise _provider_error(exc) from exc
+    except stripe.StripeError as exc:
+        raise _provider_error(exc) from exc
+    return coupon_id
+
+
 # ---- subscriptions ------------------------------------------------------------------------------------------
 
 
 def create_subscription(
     *, customer: str, price: str, metadata: dict[str, str], idempotency_key: str,
     destination: str | None = None, application_fee_percent: Decimal | None = None, trial_days: int = 0,
+    coupon_id: str | None = None,
 ) -> Subscription:
     """An incomplete subscription whose first invoice the checkout's Payment Element pays; the card it is paid
     with becomes the subscription's default. A destination charge with a percentage fee when `destination`.
     With `trial_days` it is 'trialing' at once and nothing is charged: the Payment Element confirms its
     `pending_setup_intent` instead, whose card pays the first invoice at the trial's end (a trial whose card
-    was never given is cancelled then)."""
+    was never given is cancelled then). A `coupon_id` discounts its invoices for the coupon's months; when that
+    leaves nothing to pay now (100% off) Stripe makes it active at once and, as for a trial, a
+    `pending_setup_intent` collects the card for the renewals."""
     params: dict[str, Any] = {
         "customer": customer, "items": [{"price": price}], "payment_behavior": "default_incomplete",
         "payment_settings": {"save_default_payment_method": "on_subscription"},
@@ -248,7 +283,10 @@ def create_subscription(
     if trial_days:
         params["trial_period_days"] = trial_days
         params["trial_settings"] = {"end_behavior": {"missing_payment_method": "cancel"}}
+    if trial_days or coupon_id:
         params["expand"] = ["latest_invoice.confirmation_secret", "pending_setup_intent"]
+    if coupon_id:
+        params["discounts"] = [{"coupon": coupon_id}]
     if destination:
         params["transfer_data"] = {"destination": destination}
         params["application_fee_percent"] = float(application_fee_percent or 0)

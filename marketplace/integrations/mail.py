@@ -25,6 +25,7 @@ class OutgoingMail:
     to: str
     subject: str
     text: str
+    html: str | None = None  # an HTML alternative of `text` (already safe: built from escaped or sanitised parts)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ def build_message(mail: OutgoingMail, *, sender: str) -> EmailMessage:
     message["Date"] = formatdate(localtime=False)
     message["Message-ID"] = make_msgid(domain="agentmarket.local")
     message.set_content(mail.text)
+    if mail.html:
+        message.add_alternative(mail.html, subtype="html")
     return message
 
 

@@ -213,7 +213,8 @@ class PaymentIntentPublic(ApiModel):
     supported_payment_methods: list[str]
     commission_split_enabled: bool
     split_block_reason: str | None = None
-    mode: str = "payment"  # 'subscription': clientSecret pays the subscription's first invoice; 'free': a
+    mode: str = "payment"  # 'subscription': clientSecret pays the subscription's first invoice (or, with
+    # intentType 'setup', saves the card of one that has nothing to pay today); 'free': a
     # promotion code took the whole price (nothing to pay: claim it with `POST /api/purchase/claim-free`)
     subscription_id: str | None = None
     promotion_code: str | None = None  # the code applied, upper-case
@@ -223,6 +224,11 @@ class PaymentIntentPublic(ApiModel):
     trial_days: int = 0
     trial_end: datetime | None = None  # a trial's end: its first charge
     trial_used: bool = False  # the agent has a free trial this buyer already had: this subscription starts paid
+    # A monthly agent: what is paid today ("0.00" in a trial, or when a 100% code makes the first month free:
+    # intentType 'setup'), the price per month without the code, and which months the code discounts.
+    due_today_amount: str | None = None
+    monthly_amount: str | None = None
+    promotion_months: str | None = None  # 'First payment', 'First 3 months', 'Every month' (as the code lists say)
 
 
 class PurchaseCompletePublic(ApiModel):

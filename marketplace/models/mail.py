@@ -25,6 +25,7 @@ class OutboxMail(SQLModel, table=True):
     recipient: str = Field(max_length=320)
     subject: str = Field(sa_column=Column(Text, nullable=False))
     body: str = Field(sa_column=Column(Text, nullable=False))
+    html: str | None = Field(default=None, sa_column=Column(Text, nullable=True))  # the HTML part, if any
     composer: str | None = Field(default=None, max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
     due_at: datetime | None = Field(default_factory=utcnow)

@@ -111,6 +111,8 @@ class RevisionSummaryPublic(ApiModel):
     files_changed: bool
     created_at: datetime
     updated_at: datetime
+    version_label: str | None = pydantic.Field(
+        default=None, description="The new version's label, once given (revisions that change files)")
 
 
 class VendorAgentDraftPublic(ApiModel):
@@ -133,8 +135,10 @@ class VendorAgentDraftPublic(ApiModel):
     image_url: str | None = None
     tags: list[str]
     files: list[AgentFilePublic]
-    version_label: str | None = pydantic.Field(default=None, description="The pending revision's version label")
-    release_notes: str | None = pydantic.Field(default=None, description="The pending revision's release notes")
+    version_label: str | None = pydantic.Field(
+        default=None, description="The pending revision's version label; an agent not yet live: its first version's")
+    release_notes: str | None = pydantic.Field(
+        default=None, description="The pending revision's release notes; an agent not yet live: its first version's")
     current_version_label: str | None = pydantic.Field(
         default=None, description="The live version's label (a live agent's)")
 
@@ -197,9 +201,11 @@ class PendingAgentPublic(ApiModel):
     files: list[PendingFilePublic] = pydantic.Field(description="The files of the version under review")
     field_changes: list[FieldChangePublic] = pydantic.Field(
         description="Revisions: each of `changedFields`, old -> new (empty for a new agent)")
-    version_label: str | None = pydantic.Field(default=None, description="Revisions changing files: the new label")
+    version_label: str | None = pydantic.Field(
+        default=None, description="Revisions changing files: the new label; new agents: their first")
     current_version_label: str | None = pydantic.Field(default=None, description="Revisions: the live label")
-    release_notes: str | None = pydantic.Field(default=None, description="Revisions changing files: Markdown")
+    release_notes: str | None = pydantic.Field(default=None,
+                                               description="Revisions changing files (and new agents): Markdown")
     release_notes_html: str | None = pydantic.Field(default=None, description="The notes rendered as safe HTML")
 
 
@@ -230,7 +236,8 @@ class AgentDraftIn(ApiInput):
     demo_url: str | None = pydantic.Field(default=None, max_length=5000)
     image_url: str | None = pydantic.Field(default=None, max_length=5000)
     tags: list[str] | None = pydantic.Field(default=None, max_length=100)
-    # A live agent's edit that changes files: the new version's label ('1.4.0') and release notes (Markdown).
+    # A live agent's edit that changes files: the new version's label ('1.4.0') and release notes (Markdown);
+    # a new (not yet live) agent: its first version's, both optional (label left out: 1.0.0).
     version_label: str | None = pydantic.Field(default=None, max_length=1000)
     release_notes: str | None = pydantic.Field(default=None, max_length=100_000)
 

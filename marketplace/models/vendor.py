@@ -110,6 +110,8 @@ class VendorAgentPublic(AgentRead):
     has_pending_revision: bool = False
     pending_revision: RevisionSummaryPublic | None = None
     file_count: int = 0
+    version_label: str = pydantic.Field(
+        default="1.0.0", description="The live version's label (not yet live: its first version's)")
 
 
 class VendorAnalyticsPublic(ApiModel):

@@ -96,6 +96,13 @@ def _version_entry(version: VersionView) -> rx.Component:
         # Rendered on the server with raw HTML off (services/versions/notes.py): safe to insert as it is.
         rx.cond(version.notes_html != "", release_notes(version.notes_html)),
         rx.cond(version.files != "", rx.text(version.files, size="1", color_scheme="gray")),
+        # Buyers with access download the current version and the two before it.
+        rx.cond(S.bought & version.downloadable,
+                rx.button(rx.cond(S.version_downloading == version.label, rx.spinner(size="1"),
+                                  rx.icon("download", size=14)),
+                          f"Download {version.label}", size="1", variant="soft", type="button",
+                          on_click=S.download_version(version.label), disabled=S.version_downloading != "",
+                          class_name="download-version")),
         spacing="1", align="start", width="100%", class_name="changelog-entry",
     )
 

@@ -20,7 +20,7 @@ WHAT_YOU_GET = [
 ]
 
 
-def _row(label: str, value: rx.Var | str, *, strong: bool = False, row_id: str = "") -> rx.Component:
+def _row(label: rx.Var | str, value: rx.Var | str, *, strong: bool = False, row_id: str = "") -> rx.Component:
     weight = "bold" if strong else "regular"
     size = "4" if strong else "2"
     return rx.hstack(
@@ -63,9 +63,15 @@ def order_summary() -> rx.Component:
                                 color="var(--green-11)"),
                         width="100%", align="center",
                     )),
+            rx.cond(CheckoutState.promo_months != "",
+                    rx.text(CheckoutState.promo_months, size="1", color_scheme="gray", id="summary-code-months",
+                            width="100%", text_align="right")),
             _row("Fees", CheckoutState.fees, row_id="summary-fees"),
             rx.separator(size="4"),
-            _row("Total", CheckoutState.total, strong=True, row_id="summary-total"),
+            _row(CheckoutState.total_label, CheckoutState.total, strong=True, row_id="summary-total"),
+            rx.cond(CheckoutState.then_line != "",
+                    rx.text(CheckoutState.then_line, size="2", color_scheme="gray", id="summary-then",
+                            width="100%", text_align="right")),
             rx.cond(
                 CheckoutState.is_eur,
                 rx.vstack(

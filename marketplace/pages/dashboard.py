@@ -302,6 +302,8 @@ def _order_row(order: ObjectVar[OrderRow]) -> rx.Component:
             rx.text(f"Order #{order.number}", weight="bold", size="2", class_name="order-number"),
             rx.text(order.agent_name, size="2"),
             rx.text(order.placed_at, size="1", color_scheme="gray"),
+            rx.cond(order.discount != "", rx.text(order.discount, size="1", color="var(--green-11)",
+                                                  class_name="order-discount")),
             rx.cond(order.receipt_url != "", receipt_link(order)),
             spacing="0",
         ),

@@ -91,6 +91,12 @@ class CheckoutTerms:
         return money.convert_from_usd(self.price_usd_cents, self.rate)
 
     @property
+    def monthly_amount(self) -> int:
+        """A subscription's price per month: the full amount; its code's discount is Stripe's coupon's to take
+        off the invoices of the months it applies to."""
+        return self.full_amount if self.promotion_code_id else self.amount
+
+    @property
     def discount_amount(self) -> int:
         """What the code takes off, in cents of `currency` (0 without a code)."""
         return self.full_amount - self.amount if self.discount_cents else 0
@@ -127,8 +133,8 @@ class CheckoutTerms:
         if self.promotion_code_id:
             metadata |= dict(zip(PROMOTION_KEYS, (self.promotion_code_id, self.promotion_code or "",
                                                   str(self.discount_cents or 0)), strict=True))
-        if with_amount:
-            metadata[AMOUNT_KEY] = str(self.amount)
+        if with_amount:  # each invoice's price: with a code, the full one (Stripe's coupon takes the discount off)
+            metadata[AMOUNT_KEY] = str(self.monthly_amount)
         if self.trial_days:
             metadata[TRIAL_KEY] = str(self.trial_days)
         return metadata
@@ -163,7 +169,7 @@ class CheckoutTerms:
                           vendor_id=metadata.get("vendorId") or None, route=route, price_usd_cents=usd,
                           currency=currency, rate=rate, fee_rate=fee_rate, discount_usd_cents=discount,
                           promotion_code=code, promotion_code_id=code_id)
-        if metadata.get(AMOUNT_KEY) and _digits(metadata, AMOUNT_KEY) != terms.amount:
+        if metadata.get(AMOUNT_KEY) and _digits(metadata, AMOUNT_KEY) != terms.monthly_amount:
             raise TermsError(AMOUNT_KEY, "malformed")
         if metadata.get(TRIAL_KEY):
             days = _digits(metadata, TRIAL_KEY)

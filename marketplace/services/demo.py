@@ -18,6 +18,7 @@ from marketplace.models import (
     AgentFile,
     AgentStatus,
     AgentTag,
+    AgentVersion,
     Category,
     Notification,
     NotificationType,
@@ -38,6 +39,7 @@ from marketplace.services.auth import hash_password
 from marketplace.services.errors import NotFound
 from marketplace.services.mail import CaughtMail
 from marketplace.services.permissions import require_admin
+from marketplace.services.versions import labels
 
 CATEGORIES = [
     ("content-creation", "Content Creation", "✍️", "Agents that write, edit and repurpose content."),
@@ -240,6 +242,7 @@ def seed(*, loaded_by: User | None = None) -> None:
                 agent.rejection_reason, agent.reviewed_at = reason, submitted + timedelta(hours=20)
                 session.add(agent)
         _demo_notifications(session, accounts["vendor"], now)
+        _demo_second_version(session, storage, now)
         _demo_plans(session, accounts["vendor"])
         _demo_offers(session, accounts["vendor"])
         _pending_application(session, {u.username: u for u in reviewers}[PENDING_APPLICANT[0]], now)
@@ -271,6 +274,50 @@ def _demo_offers(session: Session, vendor: User) -> None:
     session.add(code)
     session.flush()
     session.add_all(PromotionCodeAgent(code_id=code.id, agent_id=agent_id) for agent_id in agent_ids)
+
+
+# A demo agent with a second version, so its Changelog, the vendor's list and My Agents show versions: its agent,
+# the new version's label and release notes (Markdown), and how many days ago it was approved.
+SECOND_VERSION = ("Inbox Zero", "1.1.0", (
+    "**Smarter triage** for busy inboxes.\n\n"
+    "- Newsletters are grouped into one daily digest\n"
+    "- Replies suggested in the sender's language\n"
+    "- Fixed: labels with accents were skipped\n\n"
+    "Upgrade notes: run `python agent.py --migrate` once."), 12)
+
+
+def _demo_second_version(session: Session, storage: Storage, now: datetime) -> None:
+    """Publish `SECOND_VERSION` as an approval does (services/versions/history.publish): the first version's row
+    (1.0.0), the second's with new files, the agent's live version moved. Skipped once the agent has any version
+    row, or when it is not live on its first files (e.g. the vendor changed it)."""
+    name, label, notes, days = SECOND_VERSION
+    agent = session.exec(select(Agent).where(Agent.name == name, Agent.status == AgentStatus.APPROVED)).first()
+    if agent is None or agent.current_version != 1 or session.exec(
+            select(AgentVersion.id).where(AgentVersion.agent_id == agent.id)).first() is not None:
+        return
+    old = list(session.exec(select(AgentFile).where(AgentFile.agent_id == agent.id, AgentFile.version == 1)).all())
+    released = max(now - timedelta(days=days), (agent.reviewed_at or agent.created_at) + timedelta(days=1))
+    session.add(AgentVersion(agent_id=agent.id, version=1, label=labels.INITIAL_LABEL, release_notes="",
+                             files=json.dumps([{"name": f.filename, "size": f.size_bytes, "key": f.storage_key}
+                                               for f in old]),
+                             approved_at=agent.reviewed_at or agent.created_at))
+    tags = list(session.exec(select(AgentTag.tag).where(AgentTag.agent_id == agent.id)
+                             .order_by(AgentTag.position)).all())
+    files = _demo_files(agent, tags)
+    files["agent.json"] = files["agent.json"].replace(b'"1.0.0"', f'"{label}"'.encode())
+    files["agent.py"] += b"\n# 1.1.0: newsletters grouped into one daily digest.\n"
+    new = []
+    for filename, data in files.items():
+        key = f"agents/{agent.id}/v2/{filename}"
+        storage.put(key, data)
+        new.append(AgentFile(agent_id=agent.id, version=2, storage_key=key, filename=filename, size_bytes=len(data)))
+        scanning.enqueue(session, [key])
+    session.add_all(new)
+    session.add(AgentVersion(agent_id=agent.id, version=2, label=label, release_notes=notes,
+                             files=json.dumps([{"name": f.filename, "size": f.size_bytes, "key": f.storage_key}
+                                               for f in new]), approved_at=released))
+    agent.current_version, agent.updated_at = 2, released
+    session.add(agent)
 
 
 def _demo_plans(session: Session, vendor: User) -> None:

@@ -35,7 +35,7 @@ __all__ = ["OutgoingMail", "compose_after_commit", "dev_mailbox", "send_after_co
 
 def send_after_commit(session: Session, message: OutgoingMail) -> None:
     """Put `message` in the outbox inside `session`'s transaction: sent once that commits, never if it rolls back."""
-    session.add(OutboxMail(recipient=message.to, subject=message.subject, body=message.text))
+    session.add(OutboxMail(recipient=message.to, subject=message.subject, body=message.text, html=message.html))
     session.info[WROTE_MAIL] = True
 
 
@@ -67,6 +67,7 @@ class CaughtMail:
     text: str
     links: list[str]
     received_at: str
+    html: str = ""  # the HTML part, if the message has one
 
 
 def _parse(line: str) -> CaughtMail | None:
@@ -76,7 +77,8 @@ def _parse(line: str) -> CaughtMail | None:
         return None  # a line still being written
     text = str(data.get("text", ""))
     return CaughtMail(to=[str(t) for t in data.get("to", [])], subject=str(data.get("subject", "")), text=text,
-                      links=LINK_RE.findall(text), received_at=str(data.get("receivedAt", "")))
+                      links=LINK_RE.findall(text), received_at=str(data.get("receivedAt", "")),
+                      html=str(data.get("html", "")))
 
 
 def dev_mailbox(*, limit: int = 50, to: str | None = None) -> list[CaughtMail]:

@@ -92,14 +92,14 @@ def _claim_due(moment: datetime) -> list[OutboxMail]:
            .limit(CLAIM_BATCH).scalar_subquery())
     claim = (update(table).where(table.c.id.in_(due), table.c.due_at <= moment)
              .values(due_at=moment + LEASE, attempts=table.c.attempts + 1)
-             .returning(table.c.id, table.c.recipient, table.c.subject, table.c.body, table.c.composer,
+             .returning(table.c.id, table.c.recipient, table.c.subject, table.c.body, table.c.html, table.c.composer,
                         table.c.attempts, table.c.created_at))
     with session_scope() as session:
         rows = list(session.execute(claim).all())
     # RETURNING has no order (PostgreSQL's follows the rows' places on disk): send in the order they were queued.
     rows.sort(key=lambda row: row.created_at)
-    return [OutboxMail(id=r.id, recipient=r.recipient, subject=r.subject, body=r.body, composer=r.composer,
-                       attempts=r.attempts) for r in rows]
+    return [OutboxMail(id=r.id, recipient=r.recipient, subject=r.subject, body=r.body, html=r.html,
+                       composer=r.composer, attempts=r.attempts) for r in rows]
 
 
 def _compose(message: OutboxMail) -> OutboxMail | None:
@@ -116,7 +116,8 @@ def _compose(message: OutboxMail) -> OutboxMail | None:
             if outgoing is None:
                 values |= {"due_at": None, "last_error": "nothing to send"}
             else:
-                values |= {"recipient": outgoing.to, "subject": outgoing.subject, "body": outgoing.text}
+                values |= {"recipient": outgoing.to, "subject": outgoing.subject, "body": outgoing.text,
+                           "html": outgoing.html}
             decisions.claim(session, OutboxMail, OutboxMail.id == message.id, OutboxMail.attempts == message.attempts,
                             values=values, conflict="lease lost")
     except Conflict:
@@ -124,13 +125,14 @@ def _compose(message: OutboxMail) -> OutboxMail | None:
     if outgoing is None:
         return None
     return OutboxMail(id=message.id, recipient=outgoing.to, subject=outgoing.subject, body=outgoing.text,
-                      attempts=message.attempts)
+                      html=outgoing.html, attempts=message.attempts)
 
 
 def _send(message: OutboxMail, moment: datetime) -> bool:
     """Hand the message to SMTP; a failure is recorded here (retry or give up), a success by `_mark_sent`."""
     try:
-        smtp.send(smtp.OutgoingMail(to=message.recipient, subject=message.subject, text=message.body),
+        smtp.send(smtp.OutgoingMail(to=message.recipient, subject=message.subject, text=message.body,
+                                    html=message.html),
                   smtp_url=settings.smtp_url, sender=settings.mail_from)
     except Exception as error:  # a MailError, or anything else: the attempt failed either way
         if not isinstance(error, smtp.MailError):

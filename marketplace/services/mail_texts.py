@@ -1,10 +1,12 @@
-"""The words of every e-mail the marketplace sends (plain text; links built from PUBLIC_URL).
+"""The words of every e-mail the marketplace sends (plain text, a few also as HTML; links built from PUBLIC_URL).
 
 Every mail greets by `name`: `names.greeting_name` of the person, the one rule the pages use too.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from html import escape
 from urllib.parse import quote
 
 from marketplace.config import settings
@@ -169,9 +171,17 @@ def dispute_opened(*, to: str, name: str, agent_name: str, amount: str, order_id
     )
 
 
-def notice(*, to: str, name: str, title: str, message: str, path: str) -> OutgoingMail:
-    """An application or agent decision, or an update of a bought agent: the in-app notification by e-mail."""
-    return compose(to=to, name=name, subject=title, body=f"{message}\n\n{url(path)}")
+def notice(*, to: str, name: str, title: str, message: str, path: str,
+           message_html: str | None = None) -> OutgoingMail:
+    """An application or agent decision, or an update of a bought agent: the in-app notification by e-mail.
+    `message_html` (safe HTML, e.g. release notes rendered from Markdown) adds an HTML part of the same mail."""
+    mail = compose(to=to, name=name, subject=title, body=f"{message}\n\n{url(path)}")
+    if message_html is None:
+        return mail
+    link = escape(url(path))
+    html = (f"<p>Hi {escape(name)},</p>\n{message_html}\n<p><a href=\"{link}\">{link}</a></p>\n"
+            f"<p>{escape(SIGNATURE.strip())}</p>\n")
+    return replace(mail, html=html)
 
 
 def renewal_receipt(*, to: str, name: str, agent_name: str, amount: str, currency: str, order_id: str,

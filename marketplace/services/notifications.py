@@ -35,8 +35,10 @@ def notify(session: Session, *, user_id: str, type: str, title: str, message: st
     return notification
 
 
-def email_users(session: Session, *, user_ids: list[str], type: str, title: str, message: str) -> None:
-    """The e-mail of a notification, for callers that insert many notifications in one statement."""
+def email_users(session: Session, *, user_ids: list[str], type: str, title: str, message: str,
+                message_html: str | None = None) -> None:
+    """The e-mail of a notification, for callers that insert many notifications in one statement;
+    `message_html` (safe HTML) makes its HTML part, else it is plain text only."""
     path = EMAILED.get(NotificationType(type)) if type in TYPES else None
     if path is None or not user_ids:
         return
@@ -45,7 +47,7 @@ def email_users(session: Session, *, user_ids: list[str], type: str, title: str,
     for email, first_name, last_name, username in rows.all():
         name = names.greeting(first_name=first_name, last_name=last_name, username=username)
         mail.send_after_commit(session, mail_texts.notice(to=email, name=name, title=title, message=message,
-                                                          path=path))
+                                                          path=path, message_html=message_html))
 
 
 def list_notifications(*, actor: User | None, limit: int = 50) -> list[Notification]:

@@ -22,6 +22,11 @@ TRIAL_OFFER = "Free for {days}, then {price}"
 TRIAL_CHECKOUT = "Free for {days}, then {price} starting {date}. Cancel before then and you pay nothing."
 TRIAL_ALREADY_USED = "You have already had a free trial of this agent, so this subscription starts paid today."
 TRIAL_ENDS = "Trial ends on {date}"
+# A monthly agent's checkout with nothing to pay today (a trial, a 100% code) and a code's months.
+DUE_TODAY, TOTAL = "Due today", "Total"
+THEN_MONTHLY = "Then {amount}/month from {date}"
+THEN_DISCOUNTED = "Then {amount} on {date}, {monthly}/month after the discount"
+CODE_MONTHS = "{months}, then {monthly}/month"
 
 
 def one_month_after(moment: datetime) -> datetime:
@@ -66,3 +71,21 @@ def order_kind_label(kind: str) -> str:
     """What a charge was for, as sales lists label it: 'Purchase' (a licence or a free claim), 'Subscription' (a
     subscription's first payment) or 'Renewal'."""
     return ORDER_KIND_LABELS.get(kind, kind.title())
+
+
+def due_later_line(*, next_charge: int, monthly: int, currency: str, starts_on: str, every_month: bool) -> str:
+    """What a subscription that costs nothing today charges next: 'Then $29.99/month from Dec 9, 2026', or with a
+    code that discounts that charge but not every month 'Then $14.99 on Dec 9, 2026, $29.99/month after the
+    discount' (`starts_on` as pages write dates)."""
+    amount = money.format_amount(next_charge, currency)
+    if every_month or next_charge == monthly:
+        return THEN_MONTHLY.format(amount=amount, date=starts_on)
+    return THEN_DISCOUNTED.format(amount=amount, date=starts_on, monthly=money.format_amount(monthly, currency))
+
+
+def code_months_line(*, months: str, monthly: int, currency: str, every_month: bool) -> str:
+    """Which payments a monthly agent's code discounts, at checkout: 'First 3 months, then $29.99/month',
+    'First payment, then $29.99/month' or 'Every month'."""
+    if every_month:
+        return months
+    return CODE_MONTHS.format(months=months, monthly=money.format_amount(monthly, currency))

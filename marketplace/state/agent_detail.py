@@ -10,17 +10,24 @@ import dataclasses
 from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 import reflex as rx
+from reflex.event import EventSpec
 
 from marketplace.models import AgentPublic, AgentStatus, AgentVersionPublic, ReportType, ReviewPublic
 from marketplace.services import agent_page, favorites, images, names, reports, review_replies, views
 from marketplace.services import reviews as review_service
 from marketplace.services.admin import reviews as review_removal
+from marketplace.services.catalog import download_url
+from marketplace.services.downloads import NO_ACCESS, archive_name
 from marketplace.services.errors import Conflict, Forbidden, NotFound, TooManyRequests
 from marketplace.services.seo import page_head
+from marketplace.services.versions import history
 from marketplace.state import blocking
+from marketplace.state.browser import download_js
 from marketplace.state.catalog import Option, price_parts, rating_label, star_fill, trial_offer
+from marketplace.state.display import logged_out_again
 from marketplace.state.forms import take_submitted
 from marketplace.state.service_calls import Toast, attempt
 from marketplace.state.session import ViewerMixin
@@ -47,6 +54,7 @@ SIGN_IN = ("Please sign in", "You need to be signed in to add favorites")
 
 
 SCANNED = "Scanned {date}: no threats found"
+VERSION_GONE = history.VERSION_GONE  # a Changelog download of a version no longer kept (404)
 
 
 def long_date(moment: datetime) -> str:
@@ -92,12 +100,13 @@ class VersionView:
     notes_html: str = ""
     files: str = ""  # 'agent.py (1.2 KB), README.md (300 B)'
     current: bool = False
+    downloadable: bool = False  # among the newest `history.KEPT`: a buyer with access may still download it
 
 
-def version_view(version: AgentVersionPublic) -> VersionView:
+def version_view(version: AgentVersionPublic, *, downloadable: bool = False) -> VersionView:
     return VersionView(label=version.label, date=long_date(version.released_at), notes_html=version.release_notes_html,
                        files=", ".join(f"{f.filename} ({size_label(f.size_bytes)})" for f in version.files),
-                       current=version.current)
+                       current=version.current, downloadable=downloadable)
 
 
 @dataclasses.dataclass
@@ -166,6 +175,7 @@ class AgentDetailState(ViewerMixin, rx.State):
     bought: bool = False
     may_review: bool = False
     is_owner: bool = False
+    version_downloading: str = ""  # the label of the Changelog download in progress
     favorite_busy: bool = False
     # review form
     review_rating: str = "5"
@@ -209,12 +219,35 @@ class AgentDetailState(ViewerMixin, rx.State):
             return None
         self.agent = agent_view(page.agent)
         self.reviews = [review_view(r) for r in page.reviews.items]
-        self.versions = [version_view(v) for v in page.versions]
+        self.versions = [version_view(v, downloadable=i < history.KEPT) for i, v in enumerate(page.versions)]
         self.is_favorited, self.has_reported, self.bought = page.is_favorited, page.has_reported, page.bought
         self.may_review = page.may_review
         self.is_owner = user is not None and page.agent.vendor_id == user.id
         self.found = True
         return user.id if user else None
+
+    @rx.event
+    def download_version(self, label: str) -> EventSpec | None:
+        """A buyer's download of a version from the Changelog (`?version=`): the server decides whether it may
+        still be downloaded and answers 403/404 otherwise, said in a toast."""
+        if self.version_downloading or not label:
+            return None
+        self.version_downloading = label
+        return rx.call_script(download_js(f"{download_url(self.agent.id)}?version={quote(label)}",
+                                          archive_name(self.agent.name)),
+                              callback=AgentDetailState.version_downloaded)
+
+    @rx.event
+    def version_downloaded(self, result: dict[str, Any]) -> EventSpec | list[EventSpec]:
+        label, self.version_downloading = self.version_downloading, ""
+        if result.get("ok"):
+            return rx.toast("Download started", description=f"Downloading version {label} of {self.agent.name}...")
+        status = result.get("status")
+        if status == 401:
+            return logged_out_again()
+        refusals: dict[object, str] = {403: NO_ACCESS, 404: VERSION_GONE.format(label=label)}
+        description = refusals.get(status, "Failed to download file.")
+        return rx.toast.error("Download failed", description=description)
 
     def _reset_forms(self) -> None:
         self.review_rating, self.review_comment, self.review_submitting = "5", "", False

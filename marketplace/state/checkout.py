@@ -129,6 +129,11 @@ class CheckoutState(FormState, rx.State):
     intent_type: str = "payment"
     trial_line: str = ""
     trial_used_line: str = ""
+    # A monthly agent: 'Due today' when nothing is paid now (a trial, a 100% code) and what is charged next; a
+    # code's months ('First 3 months, then $29.99/month').
+    total_label: str = pricing.TOTAL
+    then_line: str = ""
+    promo_months: str = ""
     # The order just recorded: the success page is opened with it and shows it only if the server agrees.
     _order_id: str = ""
     _pricing_model: str = ""
@@ -145,7 +150,7 @@ class CheckoutState(FormState, rx.State):
         if self.processing:
             return "Processing..."
         if self.intent_type == "setup":
-            return "Start Free Trial"
+            return "Start Free Trial" if self.trial_line else "Subscribe • Nothing due today"
         return f"Complete Payment • {self.total}"
 
     @rx.var
@@ -239,13 +244,33 @@ class CheckoutState(FormState, rx.State):
         self._promo_free = intent.mode == "free"
         self.is_free = self._promo_free
         self.intent_type, self._subscription_id = intent.intent_type, intent.subscription_id or ""
-        if intent.trial_days and intent.trial_end is not None:
-            starts_on = format_day(intent.trial_end, UTC_ZONE)
-            self.trial_line = pricing.trial_checkout_line(trial_days=intent.trial_days, price=self.price_label,
-                                                          starts_on=starts_on)
-            self.summary_line = pricing.order_summary_line(pricing_model=PricingModel.MONTHLY,
-                                                           price_cents=intent.amount, renews_on=starts_on)
         self.trial_used_line = pricing.TRIAL_ALREADY_USED if intent.trial_used else ""
+        if intent.mode == "subscription":
+            self._show_subscription(intent)
+
+    def _show_subscription(self, intent: purchases.CheckoutIntent) -> None:
+        """The price per month before any code, the code's months, and what is due today and next (the
+        server's figures and texts)."""
+        currency = intent.currency
+        self.price_label = money.price_label(intent.monthly_amount, currency=currency,
+                                             pricing_model=PricingModel.MONTHLY)
+        self.total = money.format_amount(intent.due_today, currency)
+        self.total_label = pricing.DUE_TODAY if intent.intent_type == "setup" else pricing.TOTAL
+        self.promo_months = pricing.code_months_line(
+            months=intent.promotion_months, monthly=intent.monthly_amount, currency=currency,
+            every_month=intent.code_every_month) if intent.promotion_months else ""
+        self.then_line = ""
+        first_charge_at = intent.trial_end or intent.renews_at
+        if intent.intent_type == "setup" and first_charge_at is not None:
+            starts_on = format_day(first_charge_at, UTC_ZONE)
+            self.then_line = pricing.due_later_line(next_charge=intent.next_charge, monthly=intent.monthly_amount,
+                                                    currency=currency, starts_on=starts_on,
+                                                    every_month=intent.code_every_month)
+            if intent.trial_days:
+                self.trial_line = pricing.trial_checkout_line(trial_days=intent.trial_days, price=self.price_label,
+                                                              starts_on=starts_on)
+            self.summary_line = pricing.order_summary_line(pricing_model=PricingModel.MONTHLY,
+                                                           price_cents=intent.monthly_amount, renews_on=starts_on)
 
     # --- promotion codes ---------------------------------------------------------------------------------------
 

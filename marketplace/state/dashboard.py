@@ -116,6 +116,7 @@ class OrderRow:
     refund: str = ""  # services/refunds.refund_marks: 'refundable', 'requested' or nothing
     receipt_number: str = ""  # 'R-000042' once paid (services/receipts); then `receipt_url` opens it
     receipt_url: str = ""
+    discount: str = ""  # 'Code SPRING25: -$5.00' when a promotion code lowered this payment
 
 
 def _renewal(sub: billing.SubscriptionView, day: str, zone: ZoneInfo) -> str:
@@ -198,6 +199,8 @@ def order_row(order: Order, zone: ZoneInfo, refund: str = "", receipt_number: st
         refund=refund,
         receipt_number=receipt_number,
         receipt_url=receipts.receipt_path(order.id) if receipt_number else "",
+        discount=(f"Code {order.promotion_code}: {money.format_amount(-order.discount_cents, order.currency)}"
+                  if order.promotion_code and order.discount_cents else ""),
     )
 
 

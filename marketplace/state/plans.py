@@ -57,7 +57,8 @@ class OfferState(rx.State):
 
     @rx.event
     async def on_load(self) -> AsyncIterator[None]:
-        self.loading = True
-        yield
+        if not self.loading:  # a new tab starts loading: no delta to send for it
+            self.loading = True
+            yield
         self.plans = [plan_option(plan) for plan in await blocking.run(plans.list_plans)]
         self.loading = False

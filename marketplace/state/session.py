@@ -88,16 +88,22 @@ class SessionState(ViewerMixin, rx.State):
     resending: bool = False
 
     def _apply(self, user: User | None) -> None:
-        self.user_id = user.id if user else ""
-        self.username = user.username if user else ""
-        self.email = user.email if user else ""
-        self.first_name = (user.first_name or "") if user else ""
-        self.last_name = (user.last_name or "") if user else ""
-        self.role = user.role if user else ""
-        self.is_vendor_approved = bool(user and user.is_vendor_approved)
-        self.email_verified = user is None or user.email_verified_at is not None
-        self.pending_email = (user.pending_email or "") if user else ""
-        self.two_factor_enabled = bool(user and user.totp_enabled)
+        """Set what changed only: Reflex sends every field set, equal or not, and this runs on every page."""
+        fields: dict[str, str | bool] = {
+            "user_id": user.id if user else "",
+            "username": user.username if user else "",
+            "email": user.email if user else "",
+            "first_name": (user.first_name or "") if user else "",
+            "last_name": (user.last_name or "") if user else "",
+            "role": user.role if user else "",
+            "is_vendor_approved": bool(user and user.is_vendor_approved),
+            "email_verified": user is None or user.email_verified_at is not None,
+            "pending_email": (user.pending_email or "") if user else "",
+            "two_factor_enabled": bool(user and user.totp_enabled),
+        }
+        for name, value in fields.items():
+            if getattr(self, name) != value:
+                setattr(self, name, value)
 
     @rx.var
     def signed_in(self) -> bool:
@@ -131,15 +137,14 @@ class SessionEvents(SessionState):
     security) subclass `SessionState`; an event here loads this, its parents and nothing else."""
 
     @rx.event
-    async def load(self) -> EventSpec:
+    async def load(self) -> None:
+        """Every page's first on_load. A toast left by the previous page is shown by the toaster itself
+        (`components/flash_toaster.py`)."""
         self._apply(await self.viewer())
-        self.demo_mode = settings.demo_enabled
-        self.checked = True
-        return rx.call_script(
-            f"(() => {{ const f = sessionStorage.getItem({json.dumps(FLASH_KEY)});"
-            f" sessionStorage.removeItem({json.dumps(FLASH_KEY)}); return f || ''; }})()",
-            callback=SessionEvents.show_flash,
-        )
+        if self.demo_mode != settings.demo_enabled:
+            self.demo_mode = settings.demo_enabled
+        if not self.checked:
+            self.checked = True
 
     @rx.event
     def show_flash(self, raw: str) -> EventSpec | None:

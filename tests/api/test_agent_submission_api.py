@@ -11,7 +11,7 @@ from sqlmodel import select
 
 from marketplace import db
 from marketplace.integrations.storage import get_storage
-from marketplace.models import Agent, AgentDownload, AgentStatus
+from marketplace.models import Agent, AgentDownload, AgentStatus, OutboxMail
 from marketplace.services import downloads
 from tests.factories import (
     make_admin,
@@ -273,7 +273,13 @@ def test_revision_flow_from_submission_to_the_buyers_download(client, login, cat
     as_user(client, login, buyer)
     [note] = client.get("/api/notifications").json()
     assert note["type"] == "update" and "Version 1.1.0 of Mail Bot 2" in note["message"]
-    assert "Replies in **half** the time." in note["message"]
+    # The notification and the mail's text part read as text; the mail's HTML part has the notes' safe HTML.
+    assert note["message"].endswith("Release notes:\nReplies in half the time.")
+    with db.session_scope() as session:
+        mail = session.exec(select(OutboxMail).where(OutboxMail.recipient == buyer.email,
+                                                     OutboxMail.subject == "Update available")).one()
+    assert "Replies in half the time." in mail.body and "**" not in mail.body
+    assert mail.html is not None and "<p>Replies in <strong>half</strong> the time.</p>" in mail.html
     assert _zip_names(client.get(download)) == {"README.md": b"# v1\n", "agent.py": b"print('v2')\n"}
     # The version before stays downloadable by its label.
     assert _zip_names(client.get(f"{download}?version=1.0.0"))["agent.py"] == b"print('v1')\n"

@@ -152,6 +152,114 @@ def test_a_revision_without_its_label_is_not_approved(client, login, live):
     )
 
 
+def _new_agent(client, login, vendor, category, **fields):
+    created = as_user(client, login, vendor).post("/api/vendor/agents", json={**DRAFT, "categoryId": category.id,
+                                                                               **fields})
+    assert created.status_code == 201, created.text
+    upload = make_upload(vendor, b"print('v1')\n", filename="agent.py")
+    attached = client.put("/api/agent-files", json={"agentId": created.json()["id"],
+                                                    "agentFileURL": factories.upload_url(upload)})
+    assert attached.is_success, attached.text
+    return created.json()
+
+
+def test_a_new_agent_chooses_its_first_version_label_and_notes(client, login):
+    vendor, admin, category = make_vendor(), make_admin(), make_category("Writing")
+    created = _new_agent(client, login, vendor, category, versionLabel=" 0.9.0 ", releaseNotes="First **beta**")
+    assert (created["versionLabel"], created["releaseNotes"], created["currentVersionLabel"]) == (
+        "0.9.0", "First **beta**", None)
+    # Still pending: edited in place (left out: kept).
+    agent_id = created["id"]
+    body = {**DRAFT, "categoryId": category.id}
+    assert client.put(f"/api/vendor/agents/{agent_id}", json={**body, "versionLabel": "0.9.1"}).is_success
+    again = client.put(f"/api/vendor/agents/{agent_id}", json=body)
+    assert (again.json()["versionLabel"], again.json()["releaseNotes"]) == ("0.9.1", "First **beta**")
+    as_user(client, login, admin)
+    [item] = client.get("/api/admin/agents/pending").json()
+    assert (item["kind"], item["versionLabel"], item["currentVersionLabel"]) == ("agent", "0.9.1", None)
+    assert "<strong>beta</strong>" in item["releaseNotesHtml"]
+    assert client.post(f"/api/admin/agents/{agent_id}/approve").status_code == 200
+    [version] = client.get(f"/api/agents/{agent_id}/versions").json()
+    assert (version["label"], version["releaseNotes"], version["current"]) == ("0.9.1", "First **beta**", True)
+    assert version["files"] == [{"filename": "agent.py", "sizeBytes": 12}]  # the files that went live
+    assert version["releasedAt"] > item["submittedAt"]  # the approval's date, not the submission's
+    # The next version must be greater than the first one's label.
+    as_user(client, login, vendor)
+    upload = make_upload(vendor, b"print('v2')\n", filename="agent.py")
+    assert client.put("/api/agent-files", json={"agentId": agent_id,
+                                                "agentFileURL": factories.upload_url(upload)}).is_success
+    refused = client.put(f"/api/vendor/agents/{agent_id}", json={**body, "versionLabel": "0.9.1",
+                                                                  "releaseNotes": "More"})
+    assert (refused.status_code, refused.json()["message"]) == (
+        400, "Version label must be greater than the live version 0.9.1")
+    assert client.put(f"/api/vendor/agents/{agent_id}", json={**body, "versionLabel": "0.10",
+                                                              "releaseNotes": "More"}).is_success
+
+
+def test_a_new_agent_without_a_label_starts_at_1_0_0(client, login):
+    vendor, admin, category = make_vendor(), make_admin(), make_category("Writing")
+    created = _new_agent(client, login, vendor, category)
+    assert (created["versionLabel"], created["releaseNotes"]) == ("1.0.0", "")
+    assert as_user(client, login, admin).post(f"/api/admin/agents/{created['id']}/approve").status_code == 200
+    [version] = client.get(f"/api/agents/{created['id']}/versions").json()
+    assert (version["label"], version["releaseNotes"], version["releaseNotesHtml"]) == ("1.0.0", "", "")
+
+
+@pytest.mark.parametrize(
+    ("fields", "status", "message"),
+    [
+        ({"versionLabel": "v1.0"}, 400, labels.LABEL_INVALID),
+        ({"versionLabel": "1.0.0.0.1"}, 400, labels.LABEL_INVALID),
+        ({"versionLabel": 7}, 422, None),
+        ({"versionLabel": "0.0"}, 400, labels.FIRST_LABEL_ZERO),
+        ({"versionLabel": "1.0\x00"}, 422, "versionLabel: contains characters that are not allowed"),
+        ({"releaseNotes": "x" * 5001}, 400, labels.NOTES_TOO_LONG),
+    ],
+)
+def test_a_bad_first_version_creates_nothing(client, login, fields, status, message):
+    vendor, category = make_vendor(), make_category("Writing")
+    refused = as_user(client, login, vendor).post("/api/vendor/agents", json={**DRAFT, "categoryId": category.id,
+                                                                               **fields})
+    assert refused.status_code == status, refused.text
+    if message:
+        assert refused.json()["message"] == message
+    assert client.get("/api/vendor/agents").json() == []
+
+
+def test_only_a_vendor_sets_a_first_version_and_only_on_their_own_agent(client, login):
+    vendor, category = make_vendor(), make_category("Writing")
+    body = {**DRAFT, "categoryId": category.id, "versionLabel": "2.0", "releaseNotes": "Mine"}
+    refused = as_user(client, login, make_user()).post("/api/vendor/agents", json=body)
+    assert (refused.status_code, refused.json()["message"]) == (403, "Vendor access required")
+    agent_id = as_user(client, login, vendor).post("/api/vendor/agents", json=body).json()["id"]
+    taken = as_user(client, login, make_vendor()).put(f"/api/vendor/agents/{agent_id}",
+                                                     json={**body, "versionLabel": "9.0"})
+    assert (taken.status_code, taken.json()["message"]) == (403, "You can only change your own agents")
+    assert as_user(client, login, vendor).get(f"/api/vendor/agents/{agent_id}").json()["versionLabel"] == "2.0"
+
+
+def test_the_vendors_list_shows_the_live_and_the_pending_version(client, login, live):
+    vendor, category, agent = live
+    admin = make_admin()
+    factories.publish_version(agent, admin, "1.2.0", "Second")
+    [row] = as_user(client, login, vendor).get("/api/vendor/agents").json()
+    assert (row["versionLabel"], row["pendingRevision"]) == ("1.2.0", None)
+    # A details-only edit waits with no new version; files and a label make one.
+    assert client.put(f"/api/vendor/agents/{agent.id}", json={**DRAFT, "categoryId": category.id,
+                                                              "name": "Renamed"}).is_success
+    [row] = client.get("/api/vendor/agents").json()
+    assert (row["versionLabel"], row["pendingRevision"]["versionLabel"]) == ("1.2.0", None)
+    _attach(client, login, vendor, agent)
+    assert client.put(f"/api/vendor/agents/{agent.id}", json={**DRAFT, "categoryId": category.id,
+                                                              "versionLabel": "1.3", "releaseNotes": "n"}).is_success
+    [row] = client.get("/api/vendor/agents").json()
+    assert (row["versionLabel"], row["pendingRevision"]["versionLabel"]) == ("1.2.0", "1.3")
+    # A new agent shows the label its first version will have.
+    _new_agent(client, login, vendor, category, name="Second Bot", versionLabel="0.1")
+    assert [(r["name"], r["versionLabel"]) for r in client.get("/api/vendor/agents").json()] == [
+        ("Second Bot", "0.1"), ("Mail Bot", "1.2.0")]
+
+
 def test_versions_changelog_and_downloads_of_the_current_version_and_the_two_before(client, login):
     admin, vendor = make_admin(), make_vendor()
     agent = make_agent(vendor, "Mail Bot")

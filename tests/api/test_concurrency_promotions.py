@@ -52,6 +52,27 @@ def test_five_checkouts_for_the_last_redemption_one_wins(live_api: LiveApi, stri
 
 
 @rounds
+def test_five_subscription_checkouts_for_the_last_redemption_of_a_monthly_code_one_wins(
+        live_api: LiveApi, stripe_standin, make_agent, round_: int):
+    agent = make_agent(price_cents=2000, pricing_model=PricingModel.MONTHLY)
+    code = factories.make_promotion_code([agent], code="LASTMONTH", percent_off=50, max_redemptions=1,
+                                         duration="repeating", duration_months=2)
+    clients = [live_api.signed_in(factories.make_user().username) for _ in range(N)]
+    answers = fire([partial(c.post, "/api/purchase/create-payment-intent",
+                            json={"agentId": agent.id, "promotionCode": "lastmonth"}) for c in clients])
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200] + [400] * (N - 1), [(a.status_code, a.text) for a in answers]
+    [won] = [a.json() for a in answers if a.status_code == 200]
+    assert (won["mode"], won["displayAmount"], won["discountAmount"], won["promotionMonths"]) == (
+        "subscription", "10.00", "10.00", "First 2 months")
+    assert {a.json()["message"] for a in answers if a.status_code == 400} == {"This code has been used up."}
+    with db.session_scope() as session:
+        assert session.get(PromotionCode, code.id).redemptions == 1
+        held = session.exec(select(PromotionRedemption).where(PromotionRedemption.code_id == code.id)).all()
+    assert [h.status for h in held] == ["held"]
+
+
+@rounds
 def test_a_code_without_a_limit_holds_once_per_buyer_without_counting(live_api: LiveApi, stripe_standin, make_agent,
                                                                       round_: int):
     """A code without a limit: its hold is one INSERT that writes nothing to the code's row. 5 buyers at once all

@@ -341,14 +341,23 @@ def test_a_partial_code_is_not_a_free_claim(client, login, stripe_standin, buyer
     assert _redemptions(code.id) == []
 
 
-def test_codes_on_monthly_agents_are_refused_for_now(client, login, stripe_standin, buyer, make_agent):
+def test_a_monthly_agents_checkout_names_the_discount_and_its_months(client, login, stripe_standin, buyer,
+                                                                     make_agent):
     agent = make_agent(price_cents=2999, pricing_model=PricingModel.MONTHLY)
-    code = factories.make_promotion_code([agent], code="MONTHLY1")
+    code = factories.make_promotion_code([agent], code="MONTHLY1", percent_off=20, duration="repeating",
+                                         duration_months=3)
     login(buyer)
-    refused = _checkout(client, agent, "MONTHLY1")
+    answer = _checkout(client, agent, "monthly1")
+    assert answer.status_code == 200, answer.text
+    intent = answer.json()
+    assert (intent["mode"], intent["intentType"], intent["promotionCode"]) == ("subscription", "payment", "MONTHLY1")
+    assert (intent["displayAmount"], intent["discountAmount"], intent["dueTodayAmount"], intent["monthlyAmount"]) \
+        == ("23.99", "6.00", "23.99", "29.99")
+    assert intent["promotionMonths"] == "First 3 months"
+    assert [r.status for r in _redemptions(code.id)] == [RedemptionStatus.HELD]
+    refused = client.post("/api/purchase/claim-free", json={"agentId": agent.id, "promotionCode": "MONTHLY1"})
     assert refused.status_code == 400
-    assert refused.json()["message"] == "Promotion codes are not available for monthly agents yet."
-    assert _redemptions(code.id) == []
+    assert refused.json()["message"] == "A monthly agent's promotion code is applied at checkout."
 
 
 # --- holds ------------------------------------------------------------------------------------------------------

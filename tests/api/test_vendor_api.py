@@ -64,8 +64,9 @@ def test_own_agents(client, login, shop):
     assert set(live) == {"id", "name", "shortDescription", "price", "pricingModel", "status", "isApproved",
                          "rejectionReason", "categoryId", "category", "imageUrl", "avgRating", "reviewCount",
                          "salesCount", "createdAt", "updatedAt", "hasPendingRevision", "pendingRevision", "fileCount",
-                         "trialDays"}
+                         "trialDays", "versionLabel"}
     assert (live["hasPendingRevision"], live["pendingRevision"], live["fileCount"]) == (False, None, 0)
+    assert (live["versionLabel"], refused["versionLabel"]) == ("1.0.0", "1.0.0")  # live before labels were kept
     assert (live["price"], live["isApproved"], live["category"]["name"]) == ("29.99", True, "Writing")
     assert [a["name"] for a in _signed_in(client, login, other).get("/api/vendor/agents").json()] == ["Rival agent"]
 

@@ -100,6 +100,9 @@ def _start_trial(page: Page, agent: dict[str, str], shots: str) -> None:
     match = CHECKOUT_TRIAL.match(promise.inner_text())
     assert match is not None
     starts = match.group(1)
+    # Nothing is due today: the Total says so, and what is charged when the trial ends.
+    expect(page.locator("#summary-total")).to_have_text("$0.00")
+    expect(page.locator("#summary-then")).to_have_text(f"Then $29.99/month from {starts}")
     expect(page.locator("#submit-payment")).to_have_text("Start Free Trial")
     expect(page.locator("#submit-payment")).to_be_enabled()
     shot(page, f"{shots}-checkout")

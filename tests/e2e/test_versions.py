@@ -1,13 +1,16 @@
 """Versions with release notes (issue 33) in the browser: the vendor submits a new version of a live agent with its
-label and release notes in the wizard (refused first without notes), the admin sees both in Approvals and approves
-it once its files are scanned, and the notes reach the buyer: the agent page's Changelog, My Agents' 'New' and the
-'Update available' mail; on a desktop and at 390 px.
+label and release notes in the wizard (refused first without notes) and sees both versions in the agent list,
+the admin sees both in Approvals and approves
+it once its files are scanned, and the notes reach the buyer: the agent page's Changelog (where the buyer also
+downloads the version before), My Agents' 'New' and the 'Update available' mail; on a desktop and at 390 px.
 
 Demo data relied on: the 'vendor' and 'admin' accounts and the categories. The agent is the test's own, free, so
 the buyer claims it without paying."""
 
 from __future__ import annotations
 
+import re
+import zipfile
 from collections.abc import Iterator
 
 import httpx
@@ -96,6 +99,13 @@ def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_
             shot(wizard, "versions-wizard")
             wizard.click("#wizard-submit")
             expect_toast(wizard, "Changes submitted for review")
+            # The vendor's agent list: the live version, and the one waiting for review.
+            expect(wizard).to_have_url(re.compile(r"/vendor/?$"))
+            row = wizard.locator(f".vendor-agent[data-agent='{name}']")
+            expect(row.locator(".agent-version")).to_have_text("Version 1.0.0 · 1.1.0 in review")
+            shot(wizard, "versions-vendor-list")
+            expect_fits_phone(wizard, f".vendor-agent[data-agent='{name}'] .pending-version",
+                              "versions-vendor-list-phone")
         finally:
             context.close()
 
@@ -108,6 +118,13 @@ def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_
             open_page(approvals, "/admin?tab=agent-approvals")
             card = approvals.locator(f".pending-agent[data-id='{agent_id}']")
             expect(card.locator(".revision-version")).to_have_text("Version: 1.0.0 → 1.1.0")
+            # Its details list each file with its security scan.
+            card.locator(".view-agent").click()
+            details = approvals.locator("#agent-details")
+            expect(details.locator(".review-file-scan")).to_have_text(["Scanned: no threats found"] * 2)
+            expect(details.locator(".review-file-scan").first).to_have_attribute("data-scan", "clean")
+            approvals.keyboard.press("Escape")
+            expect(details).to_have_count(0)
             expect(card.locator(".release-notes strong")).to_have_text("twice as fast")
             expect(card.locator(".release-notes")).to_contain_text("<script>window.__hacked = 1</script>")
             shot(approvals, "versions-approvals")
@@ -116,14 +133,23 @@ def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_
         finally:
             context.close()
 
-    # The buyer: the Changelog on the agent page, newest first, the notes as Markdown and never as a script.
+    # The buyer: the scan date, then the Changelog, newest first, the notes as Markdown and never as a script.
     open_page(page, f"/agents/{agent_id}")
+    scanned = re.compile(r"^Scanned [A-Z][a-z]+ \d{1,2}, \d{4}: no threats found$")
+    expect(page.locator("#info-scanned")).to_have_text(scanned)
     changelog = page.locator("#changelog")
     expect(changelog.locator(".changelog-entry .version-label")).to_have_text(["1.1.0", "1.0.0"])
     expect(changelog.locator(".release-notes strong")).to_have_text("twice as fast")
     expect(changelog.locator(".release-notes li")).to_have_count(2)
     expect(changelog).to_contain_text("drafts.py")
     assert page.evaluate("window.__hacked") is None
+    # The buyer downloads the version before from its entry (the current one and the two before it are offered).
+    expect(changelog.locator(".download-version")).to_have_text(["Download 1.1.0", "Download 1.0.0"])
+    with page.expect_download() as old:
+        changelog.locator(".changelog-entry").nth(1).locator(".download-version").click()
+    with zipfile.ZipFile(old.value.path()) as archive:
+        assert "agent.py" in archive.namelist() and "drafts.py" not in archive.namelist()
+    expect_toast(page, "Download started")
     shot(page, "versions-changelog")
     expect_fits_phone(page, "#changelog", "versions-changelog-phone")
     page.set_viewport_size({"width": 1280, "height": 900})
@@ -139,7 +165,7 @@ def test_a_new_version_with_release_notes_reaches_the_agent_page_and_the_buyers_
         card.locator(".download-button").click()
     expect(card.locator(".new-version")).to_have_count(0)
 
-    # The 'Update available' mail carries the label and the notes.
+    # The 'Update available' mail carries the label and the notes, as readable text (no Markdown marks).
     text = mail_text(page, f"{buyer}@example.com", "Update available", shot_as="versions-mail")
     assert f"Version 1.1.0 of {name} is available" in text
-    assert "Replies **twice as fast**." in text and "- Drafts kept between runs" in text
+    assert "Replies twice as fast." in text and "- Drafts kept between runs" in text and "**" not in text

@@ -19,6 +19,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Route, expect
 
+from dev.clamav import EICAR
 from tests.e2e.conftest import new_context
 from tests.e2e.helpers import (
     expect_fits_phone,
@@ -518,3 +519,45 @@ def test_six_files_picked_at_once_keep_the_first_five(page: Page, tmp_path: Path
     names = page.locator(".uppy-Dashboard-Item-name").all_inner_texts()
     assert sorted(names) == [f"note{n}.md" for n in range(1, 6)], names
     shot(page, "wizard-six-files")
+
+
+def test_an_infected_zip_is_shown_to_its_vendor_and_never_approved(page: Page, admin: httpx.Client,
+                                                                   tmp_path: Path) -> None:
+    """Issue 33: a vendor uploads a zip holding the EICAR test file with a first version of their choosing; the
+    scan's verdict shows on their agent list (desktop and 390 px) and the admin's approval is refused, naming it."""
+    eicar = tmp_path / "toolkit.zip"
+    with zipfile.ZipFile(eicar, "w") as archive:
+        archive.writestr("README.md", "# Toolkit\n")
+        archive.writestr("bin/eicar.txt", EICAR)
+    name = unique("Toolkit ")
+    _vendor(page)
+    open_page(page, "/vendor/add-agent")
+    _agent_info(page, name)
+    _next(page)
+    _add_files(page, eicar)
+    expect(page.locator("#uploaded-files .uploaded-file")).to_have_count(1, timeout=30_000)
+    _next(page)
+    _pricing(page, "9.00")
+    _next(page)
+    expect(page.locator("#first-version")).to_contain_text("leave the label empty for 1.0.0")
+    page.fill("#versionLabel", "0.9.0")
+    page.fill("#releaseNotes", "First **beta**.")
+    page.click("#wizard-submit")
+    expect_toast(page, "Agent submitted for review")
+    expect(page).to_have_url(re.compile(r"/vendor/?$"))
+    agent_id = _own_agent(page, name)["id"]
+    wait_for_scans(admin, agent_id)
+
+    open_page(page, "/vendor")
+    row = page.locator(f".vendor-agent[data-agent='{name}']")
+    expect(row.locator(".agent-version")).to_have_text("Version 0.9.0")
+    scan = row.locator(".agent-scan")
+    expect(scan).to_have_attribute("data-scan", "infected")
+    expect(scan).to_have_text("toolkit.zip: Infected: cannot be approved (Eicar-Test-Signature in bin/eicar.txt)")
+    shot(page, "wizard-infected-upload")
+    expect_fits_phone(page, f".vendor-agent[data-agent='{name}'] .agent-scan", "wizard-infected-upload-phone")
+
+    refused = admin.post(f"/api/admin/agents/{agent_id}/approve")
+    assert refused.status_code == 409
+    assert refused.json()["message"] == ("This agent cannot be approved: a security scan found Eicar-Test-Signature "
+                                         "(bin/eicar.txt) in toolkit.zip.")

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 from marketplace.services.admin.catalog import AdminAgentRow
 from marketplace.services.admin.moderation import FieldChange, FileInfo, PendingItem, VendorInfo
 from marketplace.services.errors import Conflict, NotFound
+from marketplace.services.scanning import ScanView
 from marketplace.state.admin.analytics import _category_href, _count
 from marketplace.state.admin.approvals import _pending_card, _reviewed_card
 from marketplace.state.admin.page import failure_text
@@ -62,6 +63,28 @@ def test_pending_card_of_a_new_agent_and_of_a_revision():
     assert [(f.name, f.size, f.checked_type, f.href) for f in revision.files] == [
         ("new.py", "1.5 KB", "text/x-python", "/api/admin/agent-files/f1")]
     assert (revision.files_added, revision.files_removed) == (["new.py"], ["old.py"])
+
+
+def test_pending_files_show_their_scan_and_every_finding_to_the_admin():
+    secret = {"kind": "secret", "name": "AWS access key", "member": "conf/.env", "detail": "AKIA…MPLE"}
+    files = [FileInfo("f1", "agent.zip", 10, "application/zip",
+                      ScanView(status="flagged", findings=[{"kind": "code", "name": "reverse_shell", "member": "run.sh",
+                                                            "detail": ""}, secret])),
+             FileInfo("f2", "README.md", 5, "text/markdown", ScanView(status="clean")),
+             FileInfo("f3", "new.py", 5, "text/x-python")]
+    card = _pending_card(_item(files=files), UTC_ZONE)
+    assert [(f.scan, f.scan_status, f.findings) for f in card.files] == [
+        ("Flagged for review (reverse_shell in run.sh)", "flagged",
+         ["code: reverse_shell in run.sh", "secret: AWS access key in conf/.env (AKIA…MPLE)"]),
+        ("Scanned: no threats found", "clean", []),
+        ("Scan pending", "pending", []),
+    ]
+    # A new agent shows the label its first version will have; a revision the live one and the new one.
+    assert _pending_card(_item(version_label="0.9.0"), UTC_ZONE).version == "0.9.0"
+    assert _pending_card(_item(kind="revision", revision_id="r1", version_label="1.1.0",
+                               current_version_label="1.0.0"), UTC_ZONE).version == "1.0.0 → 1.1.0"
+    assert _pending_card(_item(kind="revision", revision_id="r1", current_version_label="1.0.0"),
+                         UTC_ZONE).version == ""
 
 
 def test_a_revision_that_changes_the_pricing_model_shows_old_and_new():

@@ -172,7 +172,7 @@ def test_approving_a_revision_with_new_files_publishes_a_version_and_tells_every
         [note] = _notes(buyer)
         assert (note.type, note.title) == ("update", "Update available")
         assert note.message == ("Version 1.1.0 of Live v2 is available. Download it from your dashboard.\n\n"
-                                "Release notes:\nFaster *replies*.")
+                                "Release notes:\nFaster replies.")  # as text: no Markdown marks
         assert len(note.id) == 32
     assert [n.title for n in _notes(vendor)] == ["Agent update approved"]
     with db.session_scope() as session:

@@ -8,7 +8,7 @@ from sqlmodel import select
 
 from marketplace import db
 from marketplace.integrations.storage import get_storage
-from marketplace.models import Agent, AgentFile, AgentStatus, AgentTag, Upload
+from marketplace.models import Agent, AgentFile, AgentStatus, AgentTag, AgentVersion, Upload
 from marketplace.services import filetypes
 from marketplace.services.admin import moderation
 from marketplace.services.errors import Conflict, Forbidden, Invalid, Unauthorized
@@ -81,6 +81,25 @@ def test_a_bad_field_is_refused_before_any_file_is_touched():
         submission.submit_agent(actor=vendor, draft=_draft(price="abc"), file_urls=[upload_url(upload)])
     assert error.value.field == "price"
     assert _agents_of(vendor) == [] and _upload(upload.key) is not None
+
+
+def test_a_bad_first_version_label_is_refused_before_any_file_is_touched():
+    vendor = make_vendor()
+    upload = make_upload(vendor, EXE, filename="tool.exe")
+    with pytest.raises(Invalid, match="numbers separated by dots") as error:
+        submission.submit_agent(actor=vendor, draft=_draft(version_label="v2"), file_urls=[upload_url(upload)])
+    assert error.value.field == "version_label"
+    assert _agents_of(vendor) == [] and _upload(upload.key) is not None
+
+
+def test_a_new_agent_taken_away_takes_its_first_version_row(monkeypatch):
+    vendor = make_vendor()
+    upload = make_upload(vendor, b"# Read me\n", filename="README.md")
+    monkeypatch.setattr(files, "attach_file", lambda **_: (_ for _ in ()).throw(Invalid("no", field="agentFileURL")))
+    with pytest.raises(submission.RefusedFile):
+        submission.submit_agent(actor=vendor, draft=_draft(version_label="2.0"), file_urls=[upload_url(upload)])
+    with db.session_scope() as session:
+        assert _agents_of(vendor) == [] and session.exec(select(AgentVersion)).all() == []
 
 
 def test_an_attach_that_fails_after_the_check_takes_the_new_agent_away(monkeypatch):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import zipfile
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from sqlmodel import select
@@ -16,7 +17,9 @@ from marketplace.models import AgentFile, AgentVersion, DownloadLease
 from marketplace.models.base import utcnow
 from marketplace.services import downloads
 from marketplace.services.errors import Invalid, InvalidParameter, NotFound
+from marketplace.services.vendors import agents, revisions
 from marketplace.services.versions import history, labels, leases, notes
+from marketplace.state.vendors.dashboard import _agent_row
 from tests import factories
 from tests.factories import make_admin, make_agent, make_purchase, make_user, make_vendor
 
@@ -92,6 +95,39 @@ def test_notes_render_without_raw_html_or_script_links(markdown, kept, never):
 def test_notes_render_markdown():
     assert notes.render_notes("# Title\n\n- **one**") == "<h1>Title</h1>\n<ul>\n<li><strong>one</strong></li>\n</ul>\n"
     assert notes.render_notes("  ") == ""
+
+
+def test_notes_as_plain_text_keep_the_words_not_the_marks():
+    markdown = ("# Big release\n\n**Faster** replies, *less* noise: see [the docs](https://docs.example.com) or "
+                "<https://x.test>.\n\n- one\n- `two`\n  1. nested\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+                "```\npip install bot\n```\n\n[click](javascript:alert(1)) <script>x</script>")
+    assert notes.notes_text(markdown) == (
+        "Big release\n\nFaster replies, less noise: see the docs (https://docs.example.com) or https://x.test.\n\n"
+        "- one\n- two\n  1. nested\n\na | b\n1 | 2\n\npip install bot\n"
+        "[click](javascript:alert(1)) <script>x</script>")  # as the HTML shows it: text, never a link
+    assert notes.notes_text("1. first\n2. second") == "1. first\n2. second"
+    assert notes.notes_text(" \n ") == ""
+
+
+@pytest.mark.parametrize("label, kept", [(None, "1.0.0"), ("", "1.0.0"), (" 0.1 ", "0.1"), ("2.0.0.1", "2.0.0.1")])
+def test_a_first_label_is_any_label_above_zero(label, kept):
+    assert labels.clean_first_label(label) == kept
+
+
+@pytest.mark.parametrize("label, message", [("0", labels.FIRST_LABEL_ZERO), ("0.0.0", labels.FIRST_LABEL_ZERO),
+                                            ("v1", labels.LABEL_INVALID), (1, labels.LABEL_INVALID),
+                                            ("1.2.3.4.5", labels.LABEL_INVALID)])
+def test_bad_first_labels_are_refused(label, message):
+    with pytest.raises(Invalid, match=message) as refused:
+        labels.clean_first_label(label)
+    assert refused.value.field == "version_label"
+
+
+def test_first_notes_are_optional():
+    assert (labels.clean_first_notes(None), labels.clean_first_notes("  "), labels.clean_first_notes(" *a* ")) == (
+        "", "", "*a*")
+    with pytest.raises(Invalid, match="at most 5,000"):
+        labels.clean_first_notes("x" * 5001)
 
 
 def _live_agent_with_versions(count: int):
@@ -179,3 +215,30 @@ def test_approval_keeps_three_versions_and_their_rows():
         ).all()
     assert versions == [3, 4, 5] and rows == ["1.0.0", "1.1.0", "1.2.0", "1.3.0", "1.4.0"]
     assert [v.label for v in history.list_versions(agent_id=agent.id)] == ["1.4.0", "1.3.0", "1.2.0", "1.1.0", "1.0.0"]
+
+
+def test_the_vendors_agent_row_shows_the_live_and_the_pending_label_and_the_files_scans():
+    admin, vendor = make_admin(), make_vendor()
+    agent = make_agent(vendor, "Row Bot")
+    factories.store_agent_file(agent, b"v1\n", filename="agent.py")
+    factories.publish_version(agent, admin, "1.1.0", "Faster")
+    [row] = [_agent_row(a, ZoneInfo("UTC")) for a in agents.list_own_agents(actor=vendor)]
+    assert (row.version_label, row.pending_version_label) == ("1.1.0", "")
+    with db.session_scope() as session:
+        revision = revisions.open_revision(session, session.get(type(agent), agent.id), vendor_id=vendor.id)
+        revision.files_changed, revision.version_label, revision.release_notes = True, "1.2.0", "More"
+        session.add(revision)
+    [row] = [_agent_row(a, ZoneInfo("UTC")) for a in agents.list_own_agents(actor=vendor)]
+    assert (row.version_label, row.pending_version_label, row.has_revision) == ("1.1.0", "1.2.0", True)
+    assert (row.scan, row.scan_status) == ("1 file scanned: no threats found", "clean")
+    # The files the approval would publish: a pending one and an infected one are named, the clean one is not.
+    with db.session_scope() as session:
+        for name, status in (("b.zip", "infected"), ("c.py", "pending")):
+            key = f"agents/{agent.id}/{name}"
+            session.add(AgentFile(agent_id=agent.id, version=revision.version, storage_key=key, filename=name))
+            session.add(factories.clean_scan(key, status=status, findings='[{"kind": "malware", "name": '
+                                                                          '"Eicar-Test-Signature", "member": "x.txt"}]'
+                                             if status == "infected" else "[]"))
+    [row] = [_agent_row(a, ZoneInfo("UTC")) for a in agents.list_own_agents(actor=vendor)]
+    assert row.scan_status == "infected"
+    assert row.scan == ("b.zip: Infected: cannot be approved (Eicar-Test-Signature in x.txt); c.py: Scan pending")

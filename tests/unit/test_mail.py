@@ -246,7 +246,11 @@ def test_agent_decisions_and_update_notices_go_by_mail(mailbox):
         moderation._notify_buyers(session, session.get(type(pending), pending.id), revision)
     update = mailbox.last(buyer.email)
     assert update.subject == moderation.BUYER_UPDATE_TITLE and f"{settings.public_url}/dashboard" in update.links
-    assert "Version 2.0 of Pending Bot is available" in update.text and "- New **tools**" in update.text
+    # Readable text in the text part (no Markdown marks), the notes' safe HTML in the HTML part.
+    assert "Version 2.0 of Pending Bot is available" in update.text and "Release notes:\n- New tools\n" in update.text
+    assert "**" not in update.text
+    assert "<li>New <strong>tools</strong></li>" in update.html
+    assert f'<a href="{settings.public_url}/dashboard">' in update.html
 
 
 def test_sale_and_other_notifications_are_not_mailed_twice(mailbox):

@@ -4,9 +4,11 @@ from sqlmodel import func, select
 
 from marketplace import db
 from marketplace.config import DEFAULT_SECRET_KEY, Settings
-from marketplace.models import Agent, AgentFile, Category, LicenseKey, Order, Purchase, Review, User
+from marketplace.integrations.storage import get_storage
+from marketplace.models import Agent, AgentFile, AgentVersion, Category, LicenseKey, Order, Purchase, Review, User
 from marketplace.services import demo
 from marketplace.services.errors import Forbidden, NotFound, Unauthorized
+from marketplace.services.versions import history
 
 
 def test_production_refuses_default_secret_and_demo_mode():
@@ -29,7 +31,7 @@ def test_demo_seed_is_complete_and_idempotent():
     counts = {m: _count(m) for m in (Agent, AgentFile, Category, Order, Review, User, LicenseKey)}
     assert counts[Agent] >= 24 and counts[Category] == len(demo.CATEGORIES)
     assert counts[LicenseKey] == _count(Purchase) > 0  # every demo purchase has its license key
-    assert counts[AgentFile] == 3 * counts[Agent]
+    assert counts[AgentFile] == 3 * counts[Agent] + 3  # and the three files of Inbox Zero's second version
     with db.session_scope() as session:
         slugs = set(session.exec(select(Category.slug)).all())
         assert {"content-creation", "business-automation", "data-analysis", "customer-support", "marketing",
@@ -40,6 +42,23 @@ def test_demo_seed_is_complete_and_idempotent():
         assert roles["admin"] == "admin" and roles["vendor"] == "vendor" and roles["customer"] == "user"
     demo.seed()
     assert {m: _count(m) for m in counts} == counts
+    # One agent has a second version with release notes, so its Changelog lists two entries.
+    agent_id = _agent_id(demo.SECOND_VERSION[0])
+    assert [(v.label, v.current) for v in history.list_versions(agent_id=agent_id)] == [("1.1.0", True),
+                                                                                        ("1.0.0", False)]
+    [newest, first] = history.list_versions(agent_id=agent_id)
+    assert "<strong>Smarter triage</strong>" in newest.release_notes_html and newest.released_at > first.released_at
+    assert [f.filename for f in newest.files] == ["README.md", "agent.json", "agent.py"]
+    with db.session_scope() as session:
+        assert session.exec(select(func.count()).select_from(AgentVersion)).one() == 2
+        keys = session.exec(select(AgentFile.storage_key).where(AgentFile.agent_id == agent_id,
+                                                                 AgentFile.version == 2)).all()
+    assert b'"version": "1.1.0"' in get_storage().get(next(k for k in keys if k.endswith("agent.json")))
+
+
+def _agent_id(name: str) -> str:
+    with db.session_scope() as session:
+        return session.exec(select(Agent.id).where(Agent.name == name)).one()
 
 
 def test_init_demo_data_needs_an_admin_and_demo_mode(make_user, demo_mode, monkeypatch):

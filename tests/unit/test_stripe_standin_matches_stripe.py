@@ -229,3 +229,38 @@ def test_free_trial_with_its_setup_intent_trial_will_end_and_first_invoice(excha
     with db.session_scope() as session:
         assert len(session.exec(select(Order).where(Order.subscription_id == intent.subscription_id)).all()) == 1
     _assert_published(exchanges, standin, "POST subscriptions", "GET subscriptions/", "POST test_helpers/test_clocks")
+
+
+def test_promotion_code_coupons_on_subscriptions_and_their_discounted_invoices(exchanges, app_webhooks, make_agent,
+                                                                               monkeypatch):
+    """A repeating code's coupon made and reused, a subscription created with `discounts`, its discounted first
+    invoice and renewal on the test clock, and a 100% code's $0 invoice with its pending SetupIntent."""
+    standin = app_webhooks
+    clock = stripe_billing.create_test_clock(name="codes", frozen_time=datetime.now(UTC) + timedelta(minutes=1)).id
+    monkeypatch.setattr(demo_clock, "clock_id_for_new_customer", lambda: clock)
+    agent = make_agent(price_cents=1500, name="Coupon Drift Bot", pricing_model=PricingModel.MONTHLY)
+    factories.make_promotion_code([agent], code="DRIFT20", percent_off=20, duration="repeating", duration_months=2)
+    factories.make_promotion_code([agent], code="DRIFTFREE", percent_off=100, duration="forever")
+    subscribed = []
+    for name, code in (("buyer", "DRIFT20"), ("second", "DRIFT20"), ("third", "DRIFTFREE")):
+        buyer = factories.make_user(name)
+        intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id, promotion_code=code)
+        if intent.intent_type == "setup":
+            assert standin.confirm_setup(intent.client_secret).json()["status"] == "succeeded"
+            billing.complete_trial(actor=buyer, subscription_id=intent.subscription_id)
+        else:
+            assert standin.confirm(intent.client_secret).json()["status"] == "succeeded"
+            purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id)
+        subscribed.append(intent.subscription_id)
+    standin.drain()
+    with db.session_scope() as session:
+        first_end = session.get(Subscription, subscribed[0]).current_period_end
+    first_end = first_end if first_end.tzinfo else first_end.replace(tzinfo=UTC)
+    stripe_billing.advance_test_clock(clock, to=first_end + timedelta(hours=2))  # discounted renewals
+    standin.wait_ready(clock)
+    with db.session_scope() as session:
+        orders = session.exec(select(Order).where(Order.agent_id == agent.id)).all()
+    assert sorted((o.total_amount_cents, o.discount_cents) for o in orders) == [
+        (0, 1500), (0, 1500), (1200, 300), (1200, 300), (1200, 300), (1200, 300)]
+    _assert_published(exchanges, standin, "GET coupons/", "POST coupons", "POST subscriptions",
+                      "POST test_helpers/test_clocks")

@@ -199,7 +199,7 @@ def test_editable_agent_of_a_new_agent(category):
     agent_id = agents.create_agent(actor=vendor, draft=draft(category))
     editable = agents.get_editable_agent(actor=vendor, agent_id=agent_id)
     assert editable.draft == draft(category, price="29.99", pricing_model="monthly", activation_limit=3,
-                                   trial_days=0)
+                                   trial_days=0, version_label="1.0.0", release_notes="")
     assert (editable.status, editable.has_pending_revision, editable.files) == ("pending", False, [])
 
 

@@ -73,7 +73,7 @@ def _changes(card: ObjectVar[PendingCard]) -> rx.Component:
 
 
 def _file(file: ObjectVar[FileView]) -> rx.Component:
-    """A file under review: name, size, the type its content was found to be, and the admin's download."""
+    """A file under review: name, size, the type its content was found to be, its scan, and the admin's download."""
     return rx.hstack(
         rx.icon("file", size=16, color="var(--gray-10)", flex_shrink="0"),
         rx.vstack(
@@ -85,6 +85,12 @@ def _file(file: ObjectVar[FileView]) -> rx.Component:
                          title="The type its content was found to be when it was attached"),
                 spacing="2", align="center", wrap="wrap",
             ),
+            # The security scan's verdict and every finding: flagged files and leaked secrets are the admin's call.
+            rx.text(file.scan, size="1", weight="medium", class_name="review-file-scan", data_scan=file.scan_status,
+                    color=rx.match(file.scan_status, ("clean", "var(--green-11)"), ("infected", "var(--red-11)"),
+                                   ("flagged", "var(--orange-11)"), "var(--gray-11)")),
+            rx.foreach(file.findings, lambda f: rx.text(f, size="1", color_scheme="gray", word_break="break-word",
+                                                        class_name="review-file-finding")),
             spacing="0", min_width="0", flex="1",
         ),
         rx.el.a(rx.button(rx.icon("download", size=14), "Download", size="1", variant="soft"),

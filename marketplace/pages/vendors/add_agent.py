@@ -235,6 +235,21 @@ def _new_version() -> rx.Component:
     )
 
 
+def _first_version() -> rx.Component:
+    """A new agent's first version: both optional (the label defaults to 1.0.0)."""
+    return rx.vstack(
+        rx.heading("First version", size="3", as_="h3"),
+        rx.text("Optional: leave the label empty for 1.0.0.", size="1", color_scheme="gray", id="first-version-hint"),
+        _input("Version label", "versionLabel", W.version_label, W.set_version_label, placeholder="1.0.0",
+               max_length=32),
+        field("Release notes", rx.text_area(id="releaseNotes", name="releaseNotes", value=W.release_notes,
+                                            on_change=W.set_release_notes, rows="4", size="3", max_length=5000,
+                                            placeholder="What this version does (Markdown, optional)"),
+              field_id="releaseNotes"),
+        spacing="3", width="100%", id="first-version",
+    )
+
+
 def _review() -> rx.Component:
     summary = rx.data_list.root(
         _summary_row("Name", W.name, "summary-name"),
@@ -258,7 +273,7 @@ def _review() -> rx.Component:
     )
     return rx.vstack(
         summary,
-        rx.cond(W.live_agent, _new_version()),
+        rx.cond(W.live_agent, _new_version(), _first_version()),
         rx.button(rx.icon(rx.cond(W.preview_open, "eye-off", "eye"), size=16),
                   rx.cond(W.preview_open, "Close Preview", "Preview Agent Page"),
                   type="button", variant="outline", on_click=W.toggle_preview, id="toggle-preview"),

@@ -374,6 +374,17 @@ def _sales() -> rx.Component:
 # --- own agents --------------------------------------------------------------------------------------------
 
 
+def _version(agent: AgentRow) -> rx.Component:
+    """The live version, and the one waiting for review when the pending changes bring new files."""
+    return rx.text(
+        rx.text(f"Version {agent.version_label}", as_="span", class_name="live-version"),
+        rx.cond(agent.pending_version_label != "",
+                rx.text(f" · {agent.pending_version_label} in review", as_="span", color="var(--blue-11)",
+                        class_name="pending-version")),
+        size="1", color_scheme="gray", class_name="agent-version",
+    )
+
+
 def _agent(agent: AgentRow) -> rx.Component:
     return rx.hstack(
         agent_image(agent.image_url, width="48px", height="48px", emoji_size="1.5em"),
@@ -387,6 +398,12 @@ def _agent(agent: AgentRow) -> rx.Component:
                       spacing="2", align="center", wrap="wrap"),
             rx.text(f"{agent.price} · {agent.sales_count} sold · ★ {agent.rating} ({agent.review_count})",
                     size="1", color_scheme="gray"),
+            _version(agent),
+            rx.cond(agent.scan != "",
+                    rx.text(agent.scan, size="1", class_name="agent-scan", data_scan=agent.scan_status,
+                            color=rx.match(agent.scan_status, ("clean", "var(--green-11)"),
+                                           ("infected", "var(--red-11)"), ("flagged", "var(--orange-11)"),
+                                           "var(--gray-11)"))),
             rx.cond(agent.revision_rejected,
                     rx.text("Your latest changes were rejected; the live listing is unchanged.",
                             rx.cond(agent.revision_rejection_reason != "",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from html import escape
 from typing import Any
 
 from sqlalchemy import ColumnElement, String, and_, cast, exists, func, insert, literal
@@ -25,6 +26,7 @@ from marketplace.models import (
     AgentRevision,
     AgentStatus,
     AgentTag,
+    AgentVersion,
     Category,
     Notification,
     NotificationType,
@@ -61,7 +63,8 @@ UPDATE_REJECTED_MESSAGE = "The changes to your agent {name} were not approved; t
 REASON_SUFFIX = " Reason: {reason}"
 BUYER_UPDATE_TITLE = "Update available"
 BUYER_UPDATE_MESSAGE = "Version {label} of {name} is available. Download it from your dashboard."
-RELEASE_NOTES_SUFFIX = "\n\nRelease notes:\n{notes}"
+RELEASE_NOTES_HEADING = "Release notes:"
+RELEASE_NOTES_SUFFIX = f"\n\n{RELEASE_NOTES_HEADING}\n{{notes}}"
 VERSION_MISSING = ("This update changes the agent's files: its vendor must give it a version label and release "
                    "notes before it can be approved")
 
@@ -124,7 +127,8 @@ class PendingItem:
     files: list[FileInfo] = field(default_factory=list)  # of the version under review
     field_changes: list[FieldChange] = field(default_factory=list)  # revisions: `changed_fields`, old -> new
     activation_limit: int | None = None  # machines per licence key; None: unlimited
-    version_label: str | None = None  # revisions changing files: the new version's label and release notes
+    # revisions changing files: the new version's label and release notes; new agents: their first version's
+    version_label: str | None = None
     current_version_label: str | None = None
     release_notes: str | None = None
 
@@ -203,12 +207,13 @@ def list_pending(*, actor: User | None, limit: int = 100, offset: int = 0) -> tu
         scans = scanning.views_of(session, {f.storage_key for rows in files.values() for f in rows})
         changed_categories = {revisions.read_changes(r).get("category_id") for r, *_ in revision_rows}
         live_labels = history.labels_by_agent(session, [agent for _, agent, *_ in revision_rows])
+        firsts = history.current_rows(session, [agent for agent, *_ in agent_rows])  # new agents' first versions
         category_names = {cid: name for cid, name in session.exec(select(Category.id, Category.name).where(
             Category.id.in_({c for c in changed_categories if isinstance(c, int)} | {
                 a.category_id for _, a, *_ in revision_rows if a.category_id is not None}))).all()
             if cid is not None}
         items = [_agent_item(agent, VendorInfo(vid, vname, vmail) if vid else None, category, tags[agent.id],
-                             _file_infos(files[(agent.id, agent.current_version)], scans))
+                             _file_infos(files[(agent.id, agent.current_version)], scans), firsts.get(agent.id))
                  for agent, vid, vname, vmail, category in agent_rows]
         for revision, agent, vid, vname, vmail in revision_rows:
             items.append(_revision_item(revision, agent, VendorInfo(vid, vname, vmail) if vid else None,
@@ -225,14 +230,16 @@ def _file_infos(rows: list[AgentFile], scans: dict[str, scanning.ScanView]) -> l
 
 
 def _agent_item(agent: Agent, vendor: VendorInfo | None, category: str | None, tags: list[str],
-                files: list[FileInfo]) -> PendingItem:
+                files: list[FileInfo], first: AgentVersion | None = None) -> PendingItem:
     return PendingItem(kind="agent", agent_id=agent.id, revision_id=None, name=agent.name,
                        short_description=agent.short_description, description=agent.description,
                        price_cents=agent.price_cents, pricing_model=agent.pricing_model,
                        activation_limit=agent.activation_limit, trial_days=agent.trial_days,
                        demo_url=agent.demo_url, image_url=agent.image_url, tags=tags,
                        category_id=agent.category_id, category_name=category, vendor=vendor,
-                       submitted_at=agent.updated_at, file_count=len(files), files=files)
+                       submitted_at=agent.updated_at, file_count=len(files), files=files,
+                       version_label=first.label if first else labels.INITIAL_LABEL,
+                       release_notes=first.release_notes if first else None)
 
 
 def _revision_item(revision: AgentRevision, agent: Agent, vendor: VendorInfo | None, tags: list[str],
@@ -304,16 +311,25 @@ def _claim_revision(session: Session, revision_id: str, *, status: str, values: 
 
 
 def buyer_update_message(*, name: str, label: str, release_notes: str) -> str:
-    """The buyers' 'Update available' text: the new version's label and its release notes (as written)."""
+    """The buyers' 'Update available' text: the new version's label and its release notes as readable plain text
+    (the notification and the mail's text part show no Markdown marks)."""
     message = BUYER_UPDATE_MESSAGE.format(label=label, name=name)
-    return message + (RELEASE_NOTES_SUFFIX.format(notes=release_notes) if release_notes.strip() else "")
+    text = notes.notes_text(release_notes)
+    return message + (RELEASE_NOTES_SUFFIX.format(notes=text) if text else "")
+
+
+def buyer_update_html(*, name: str, label: str, release_notes: str) -> str:
+    """The same as safe HTML, the mail's HTML part: the notes rendered from Markdown (services/versions/notes)."""
+    html = f"<p>{escape(BUYER_UPDATE_MESSAGE.format(label=label, name=name))}</p>"
+    rendered = notes.render_notes(release_notes)
+    return html + (f"\n<p>{escape(RELEASE_NOTES_HEADING)}</p>\n{rendered}" if rendered else "")
 
 
 def _notify_buyers(session: Session, agent: Agent, revision: AgentRevision) -> int:
     """One `update` notification per buyer of the agent, in one INSERT ... SELECT (no query per buyer), with the
     new version's label and release notes, as is the mail."""
-    message = buyer_update_message(name=agent.name, label=revision.version_label or labels.INITIAL_LABEL,
-                                   release_notes=revision.release_notes or "")
+    label, release_notes = revision.version_label or labels.INITIAL_LABEL, revision.release_notes or ""
+    message = buyer_update_message(name=agent.name, label=label, release_notes=release_notes)
     table = Notification.__table__
     dialect = session.get_bind().dialect.name
     new_id = (func.replace(cast(func.gen_random_uuid(), String), "-", "") if dialect == "postgresql"
@@ -328,8 +344,9 @@ def _notify_buyers(session: Session, agent: Agent, revision: AgentRevision) -> i
     result = session.execute(insert(table).from_select(
         ["id", "user_id", "type", "title", "message", "is_read", "created_at"], rows))
     notifications.email_users(session, user_ids=list(session.execute(sa_select(buyers.c.user_id)).scalars()),
-                              type=NotificationType.UPDATE, title=BUYER_UPDATE_TITLE,
-                              message=message)
+                              type=NotificationType.UPDATE, title=BUYER_UPDATE_TITLE, message=message,
+                              message_html=buyer_update_html(name=agent.name, label=label,
+                                                             release_notes=release_notes))
     return decisions.row_count(result)
 
 
@@ -370,6 +387,7 @@ def approve(*, actor: User | None, agent_id: str) -> Decision:
             if revisions.count_files(session, agent.id, agent.current_version) == 0:
                 raise Conflict(NO_FILES)
             _check_scans(session, agent.id, agent.current_version)
+            history.release_first(session, agent, released_at=now)
             if agent.vendor_id:
                 notifications.notify(session, user_id=agent.vendor_id, type=NotificationType.APPROVAL,
                                      title=APPROVED_TITLE, message=APPROVED_MESSAGE.format(name=agent.name))

@@ -9,7 +9,7 @@ from marketplace.db import session_scope
 from marketplace.integrations import billing, payments
 from marketplace.models import Order, OrderStatus, User
 from marketplace.models.base import utcnow
-from marketplace.services import decisions
+from marketplace.services import decisions, promotions
 from marketplace.services.billing import lifecycle, records
 from marketplace.services.errors import Conflict, Forbidden, Invalid
 from marketplace.services.payment_errors import provider_errors
@@ -44,6 +44,23 @@ def record_payment(*, actor: User | None, payment_intent_id: str, agent_id: str 
     if done.duplicate and actor is not None:
         raise Conflict(DUPLICATE_REFUNDED)
     return done
+
+
+def record_free_start(*, actor: User | None, sub: billing.Subscription) -> records.Recorded | None:
+    """A subscription whose first invoice was $0 (a 100% promotion code, no trial): that invoice recorded as
+    its first order (idempotent, as `invoice.paid` records it too). None while it is not paid."""
+    if not sub.latest_invoice_id:
+        return None
+    with provider_errors():
+        invoice = billing.retrieve_invoice(sub.latest_invoice_id)
+    if invoice is None or invoice.status != "paid" or invoice.subscription_id != sub.id:
+        return None
+    row = records.ensure_row(sub)
+    if actor is not None and row.user_id != actor.id:
+        raise Forbidden("This payment belongs to another account")
+    done = records.record_paid_invoice(invoice, sub)
+    lifecycle.mirror(sub)
+    return _settle(done)
 
 
 def recorded(*, actor: User | None, invoice_id: str) -> records.Recorded | None:
@@ -116,4 +133,6 @@ def subscription_changed(stripe_subscription_id: str) -> str:
         sub = billing.retrieve_subscription(stripe_subscription_id)
     if sub is None:
         return "ignored"
+    if sub.status == "incomplete_expired":  # an abandoned checkout: its promotion code's hold goes back
+        promotions.release_for_intent(payment_intent_id="", metadata=sub.metadata)
     return "updated" if lifecycle.mirror(sub) is not None else "ignored"

@@ -39,6 +39,7 @@ from marketplace.services import (
     money,
     names,
     notifications,
+    promotions,
     webhooks,
 )
 from marketplace.services.checkout_terms import CheckoutTerms, TermsError
@@ -78,7 +79,7 @@ def ensure_row(sub: billing.Subscription) -> Subscription:
             row = Subscription(
                 user_id=user.id, agent_id=agent.id, vendor_id=terms.vendor_id, agent_name=agent.name,
                 stripe_subscription_id=sub.id, stripe_customer_id=sub.customer, stripe_price_id=sub.price_id,
-                status=sub.status, price_cents=terms.amount, currency=terms.currency,
+                status=sub.status, price_cents=terms.monthly_amount, currency=terms.currency,
                 original_price_usd_cents=terms.price_usd_cents, exchange_rate=terms.rate,
                 commission_rate=terms.fee_rate, commission_split_enabled=terms.route.split,
                 current_period_end=sub.current_period_end, cancel_at_period_end=sub.cancel_at_period_end)
@@ -149,10 +150,16 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
         commission_split_enabled=terms.route.split, vendor_amount_cents=terms.vendor_share,
         platform_fee_cents=terms.fee, split_block_reason=terms.route.reason,
         payment_intent_id=invoice.payment_intent_id or invoice.id, kind=kind, subscription_id=row.id,
-        invoice_id=invoice.id,
+        invoice_id=invoice.id, promotion_code=_code_of(invoice), discount_cents=invoice.discount_amount,
     )
     session.add(order)
     session.flush()
+    code_id = invoice.subscription_metadata.get("promotionCodeId")
+    if code_id and kind == OrderKind.SUBSCRIPTION and row.user_id:
+        # The buyer's hold on the code becomes its redemption with the first payment (or, after a trial that
+        # redeemed it already, names this order).
+        promotions.redeem_for_subscription(session, code_id=code_id, buyer_id=row.user_id, order_id=order.id,
+                                           payment_intent_id=invoice.payment_intent_id)
     current = session.get(Subscription, row.id)
     buyer = session.get(User, row.user_id) if row.user_id else None
     if current is None or buyer is None:  # the buyer's account was deleted: the money trail stays
@@ -173,6 +180,12 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
           license_key=key.key if key else "")
     _announce(session, current, order)
     return Recorded(order=order, purchase=purchase, created=True)
+
+
+def _code_of(invoice: billing.Invoice) -> str | None:
+    """The promotion code an invoice was discounted by (the subscription's, whose Stripe coupon took
+    `discount_amount` off it), as the order snapshots it; none once the code's months are over."""
+    return (invoice.subscription_metadata.get("promotionCode") or None) if invoice.discount_amount else None
 
 
 def _own_trial(session: Session, row: Subscription) -> bool:

@@ -20,7 +20,17 @@ from sqlmodel import Session, select
 from marketplace.db import session_scope
 from marketplace.integrations import billing
 from marketplace.models import Agent, PricingModel, Purchase, Subscription, SubscriptionStatus, User
-from marketplace.services import access, decisions, guest_checkout, licenses, mail, mail_texts, money, names
+from marketplace.services import (
+    access,
+    decisions,
+    guest_checkout,
+    licenses,
+    mail,
+    mail_texts,
+    money,
+    names,
+    promotions,
+)
 from marketplace.services.billing import records
 from marketplace.services.errors import Invalid
 from marketplace.services.payment_errors import provider_errors
@@ -72,6 +82,10 @@ def record_trial(sub: billing.Subscription) -> Subscription | None:
             values={"trial_end": sub.trial_end, "status": sub.status, "current_period_end": sub.current_period_end},
         ):
             _grant(session, row.id, sub.trial_end)  # type: ignore[arg-type]  # a started trial has an end
+            code_id = sub.metadata.get("promotionCodeId")
+            if code_id and row.user_id:  # the buyer is committed: the code's hold is redeemed (no order yet)
+                promotions.redeem_for_subscription(session, code_id=code_id, buyer_id=row.user_id, order_id=None,
+                                                   payment_intent_id=None)
         return session.get(Subscription, row.id)
 
 

@@ -125,3 +125,11 @@ def months_label(duration: str, months: int | None) -> str:
     if duration == PromotionDuration.REPEATING:
         return f"first {months} months" if months != 1 else "first month"
     return "first payment"
+
+
+def checkout_months(duration: str, months: int | None) -> str:
+    """Which payments of a subscription a code discounts, as checkout says it, in the words of the code forms
+    and lists (`months_label`): 'First payment', 'First 3 months' or 'Every month' (Stripe's coupon durations
+    `once`, `repeating` and `forever`; after a free trial the first payment is the first paid month)."""
+    label = months_label(duration, months)
+    return label[:1].upper() + label[1:]

@@ -282,7 +282,9 @@ def _raise(message: str) -> str:
     raise _refuse(message)
 
 
-def redeem(session: Session, *, code_id: str, buyer_id: str, order_id: str, payment_intent_id: str | None) -> None:
+def redeem(
+    session: Session, *, code_id: str, buyer_id: str, order_id: str | None, payment_intent_id: str | None
+) -> None:
     """In the transaction recording the order: the buyer's hold becomes a redemption. A hold already released
     (the payment came after its expiry) is counted again without the limit: the buyer paid at that price."""
     now = utcnow()
@@ -312,6 +314,27 @@ def redeem(session: Session, *, code_id: str, buyer_id: str, order_id: str, paym
         )
     )
     session.flush()
+
+
+def redeem_for_subscription(
+    session: Session, *, code_id: str, buyer_id: str, order_id: str | None, payment_intent_id: str | None
+) -> None:
+    """A subscription's code is redeemed once: when its free trial starts (`order_id` None: no payment yet) or
+    with its first paid invoice, which then names its order on a trial's redemption instead of redeeming again."""
+    if order_id is not None:
+        named = session.exec(
+            update(PromotionRedemption)
+            .where(
+                col(PromotionRedemption.code_id) == code_id,
+                col(PromotionRedemption.user_id) == buyer_id,
+                col(PromotionRedemption.status) == RedemptionStatus.REDEEMED,
+                col(PromotionRedemption.order_id).is_(None),
+            )
+            .values(order_id=order_id, payment_intent_id=payment_intent_id)
+        ).rowcount
+        if named:
+            return
+    redeem(session, code_id=code_id, buyer_id=buyer_id, order_id=order_id, payment_intent_id=payment_intent_id)
 
 
 def _release(session: Session, *where: ColumnElement[bool]) -> int:

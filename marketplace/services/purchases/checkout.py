@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from marketplace.db import session_scope
 from marketplace.integrations import payments
-from marketplace.models import PricingModel, User
+from marketplace.models import PricingModel, PromotionDuration, User
 from marketplace.services import checkout_terms, guest_checkout, money, plans, promotions
 from marketplace.services.billing import trials
 from marketplace.services.errors import Conflict, Invalid, Unauthorized
@@ -46,6 +46,20 @@ class CheckoutIntent:
     trial_days: int = 0
     trial_end: datetime | None = None
     trial_used: bool = False  # the agent has a trial but this buyer had it: this subscription starts paid
+    # A monthly agent's code: which payments it discounts ('First payment', 'First 3 months', 'Every month'), the
+    # price per month after it, and when the first period ends (the first renewal, or a trial's end).
+    promotion_months: str | None = None
+    monthly_amount: int = 0
+    renews_at: datetime | None = None
+    # What a subscription that costs nothing today first charges (at `renews_at`), and whether its code
+    # discounts every month (then that is the price per month).
+    next_charge: int = 0
+    code_every_month: bool = False
+
+    @property
+    def due_today(self) -> int:
+        """What the buyer pays now: nothing during a trial or for a subscription a code makes free now."""
+        return 0 if self.intent_type == "setup" else self.amount
 
 
 def quote(*, price_usd_cents: int) -> tuple[str, Decimal, int]:
@@ -98,9 +112,6 @@ def browser_config() -> payments.BrowserConfig:
         return payments.browser_config()
 
 
-MONTHLY_CODES = "Promotion codes are not available for monthly agents yet."
-
-
 def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_checkout.GuestDetails | None = None,
                           promotion_code: str | None = None) -> CheckoutIntent:
     """Price the agent on the server and open a PaymentIntent for the signed-in buyer, or for a signed-out
@@ -122,8 +133,6 @@ def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_che
         applied = None
         if promotion_code:
             applied = promotions.apply_code(session, code=promotion_code, buyer=buyer, agent=agent)
-            if monthly:
-                raise Invalid(MONTHLY_CODES, field="promotionCode")
         # A guest is the account of their e-mail (guest_checkout.open_account): the code's and the trial's
         # once-per-customer rules count that account's redemptions, orders and trials, as for anyone signed in.
         trial_days = trials.trial_days_for(session, buyer_id=buyer.id, agent=agent) if monthly else 0
@@ -133,24 +142,18 @@ def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_che
         buyer=buyer, agent=agent, vendor=vendor, fee_rate=fee_rate,
         discount_usd_cents=applied.discount_usd_cents if applied else 0,
         promotion_code=applied.code if applied else None, promotion_code_id=applied.code_id if applied else None)
-    if applied is not None and terms.amount == 0:
+    if applied is not None and terms.amount == 0 and not monthly:
         if guest is not None and actor is None:
             raise Invalid(GUEST_FREE_CODE, field="promotionCode")  # a free claim needs an account, as GUEST_FREE
         return _checkout_intent(terms, intent_id="", client_secret="", methods=[], mode="free")
-    if terms.amount < MIN_CHARGE_CENTS:
+    # A subscription a 100% code makes free now is started without a charge (its card saved for the renewals).
+    if (terms.amount < MIN_CHARGE_CENTS and not (monthly and terms.amount == 0)) \
+            or terms.monthly_amount < MIN_CHARGE_CENTS:
         raise Invalid(f"The price is below the minimum card payment of 0.50 {terms.currency.upper()}")
     route = terms.route
     if monthly:
-        terms = terms.with_trial(trial_days)
-        sub, row_id = subscribe.open_subscription(buyer=buyer, agent_name=agent_name, terms=terms)
-        if trial_days:
-            opened = _checkout_intent(terms, intent_id=sub.pending_setup_intent_id or "",
-                                      client_secret=sub.setup_client_secret, methods=["card"],
-                                      subscription_id=row_id)
-            return replace(opened, intent_type="setup", trial_days=trial_days, trial_end=sub.trial_end)
-        opened = _checkout_intent(terms, intent_id=sub.payment_intent_id, client_secret=sub.client_secret,
-                                  methods=["card"], subscription_id=row_id)
-        return replace(opened, trial_used=trial_used)
+        return _subscribe(terms.with_trial(trial_days), buyer=buyer, agent_name=agent_name, applied=applied,
+                          trial_used=trial_used)
     metadata = terms.to_metadata()
     key = _idempotency_key({**metadata, "amount": terms.amount, "fee": terms.fee, "destination": route.destination})
 
@@ -186,6 +189,43 @@ def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_che
                             methods=_payment_methods(intent.payment_method_types))
 
 
+def _subscribe(terms: checkout_terms.CheckoutTerms, *, buyer: User, agent_name: str,
+               applied: promotions.Applied | None, trial_used: bool) -> CheckoutIntent:
+    """A monthly agent's checkout: its subscription, with the code's Stripe coupon (whose hold is given back if
+    the subscription cannot be opened, or when it expires unpaid: services/billing/invoices)."""
+    coupon_id = held = None
+    if applied is not None:
+        held = promotions.hold(applied=applied, buyer_id=buyer.id, agent_id=terms.agent_id,
+                               discount_cents=terms.discount_amount, currency=terms.currency)
+    try:
+        if applied is not None:
+            coupon_id = subscribe.coupon_for(terms=terms, duration=applied.duration,
+                                             duration_months=applied.duration_months)
+        sub, row_id = subscribe.open_subscription(buyer=buyer, agent_name=agent_name, terms=terms,
+                                                  coupon_id=coupon_id)
+    except Exception:
+        if held is not None:
+            promotions.release(redemption_id=held)
+        raise
+    months = promotions.checkout_months(applied.duration, applied.duration_months) if applied else None
+    every_month = applied is not None and applied.duration == PromotionDuration.FOREVER
+    trial_days = terms.trial_days or 0
+    if trial_days or terms.amount == 0:  # nothing is paid now: the Payment Element saves the card
+        # After a trial the code discounts the first charge (Stripe's coupon waits for the first paid invoice);
+        # a 100% code's second month is discounted too unless it was for the first month only.
+        more_months = every_month or (applied is not None and (applied.duration_months or 1) > 1)
+        next_charge = terms.amount if trial_days or more_months else terms.monthly_amount
+        opened = _checkout_intent(terms, intent_id=sub.pending_setup_intent_id or "",
+                                  client_secret=sub.setup_client_secret, methods=["card"], subscription_id=row_id)
+        return replace(opened, intent_type="setup", trial_days=trial_days, trial_end=sub.trial_end,
+                       promotion_months=months, renews_at=sub.current_period_end, next_charge=next_charge,
+                       code_every_month=every_month)
+    opened = _checkout_intent(terms, intent_id=sub.payment_intent_id, client_secret=sub.client_secret,
+                              methods=["card"], subscription_id=row_id)
+    return replace(opened, trial_used=trial_used, promotion_months=months, renews_at=sub.current_period_end,
+                   code_every_month=every_month)
+
+
 def _checkout_intent(terms: checkout_terms.CheckoutTerms, *, intent_id: str, client_secret: str, methods: list[str],
                      subscription_id: str | None = None, mode: str | None = None) -> CheckoutIntent:
     return CheckoutIntent(
@@ -194,7 +234,8 @@ def _checkout_intent(terms: checkout_terms.CheckoutTerms, *, intent_id: str, cli
         supported_payment_methods=methods, commission_split_enabled=terms.route.split,
         split_block_reason=terms.route.reason,
         mode=mode or ("payment" if subscription_id is None else "subscription"),
-        subscription_id=subscription_id, promotion_code=terms.promotion_code, discount_amount=terms.discount_amount)
+        subscription_id=subscription_id, promotion_code=terms.promotion_code, discount_amount=terms.discount_amount,
+        monthly_amount=terms.monthly_amount)
 
 
 OFFERED_METHODS = ("card", "apple_pay", "google_pay", "ideal", "bancontact", "sepa_debit", "sofort", "eps",

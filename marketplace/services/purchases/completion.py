@@ -381,7 +381,7 @@ def _refund(intent_id: str, *, split: bool, why: str) -> str:
 
 
 NOT_FREE_WITH_CODE = "This code does not make this agent free."
-CODE_NOT_FOR_MONTHLY = "Promotion codes are not available for monthly agents yet."
+CODE_NOT_FOR_MONTHLY = "A monthly agent's promotion code is applied at checkout."
 
 
 def claim_free_agent(*, actor: User | None, agent_id: str, promotion_code: str | None = None) -> Completion:

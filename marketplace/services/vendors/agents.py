@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, update
 from sqlalchemy import select as sql_select
+from sqlalchemy import update
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
@@ -38,6 +38,7 @@ class RevisionSummary:
     files_changed: bool
     created_at: datetime
     updated_at: datetime
+    version_label: str | None = None  # the new version's label, once given (revisions changing files)
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,10 @@ class VendorAgent:
     file_count: int = 0  # files of the version the next approval would publish (else the live ones)
     # The latest decided revision was rejected (and no new one is pending): the admin's reason, else None.
     revision_rejection: str | None = None
+    # The live version's label (not yet live: the label its first version will have when approved).
+    version_label: str = labels.INITIAL_LABEL
+    # The security scan of each of those `file_count` files: (file name, its scan), in name order.
+    file_scans: list[tuple[str, scanning.ScanView]] = field(default_factory=list)
 
     @property
     def has_pending_revision(self) -> bool:
@@ -91,8 +96,14 @@ def _version(session: Session, agent: Agent, revision: AgentRevision, draft: Age
     revision.release_notes = labels.clean_notes(text)
 
 
+def check_first_version(draft: AgentDraft) -> tuple[str, str]:
+    """A new agent's first version label (default `INITIAL_LABEL`) and release notes (optional), or 400."""
+    return labels.clean_first_label(draft.version_label), labels.clean_first_notes(draft.release_notes)
+
+
 def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
-    """The actor's agents that are not deleted, newest first, each with its pending revision and file count."""
+    """The actor's agents that are not deleted, newest first, each with its pending revision, version label and
+    the files the next approval would publish (else the live ones) with their scans."""
     vendor = require_vendor(actor)
     with session_scope() as session:
         rows = session.execute(
@@ -106,7 +117,8 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
         ids = [row[0] for row in rows]
         pending = {
             r.agent_id: RevisionSummary(id=r.id, version=r.version, files_changed=r.files_changed,
-                                        created_at=r.created_at, updated_at=r.updated_at)
+                                        created_at=r.created_at, updated_at=r.updated_at,
+                                        version_label=r.version_label if r.files_changed else None)
             for r in session.exec(select(AgentRevision).where(AgentRevision.agent_id.in_(ids),
                                                               AgentRevision.status == RevisionStatus.PENDING))
         } if ids else {}
@@ -122,18 +134,23 @@ def list_own_agents(*, actor: User | None) -> list[VendorAgent]:
                 latest.add(agent_id)
                 if status == RevisionStatus.REJECTED and agent_id not in pending:
                     rejected[agent_id] = reason or ""
-        counts: dict[str, dict[int, int]] = defaultdict(dict)
+        shown = {row.id: pending[row.id].version if row.id in pending else row.current_version for row in rows}
+        files: dict[str, list[tuple[str, str]]] = defaultdict(list)  # of the version shown: (name, key)
         if ids:
-            for agent_id, version, n in session.exec(
-                    select(AgentFile.agent_id, AgentFile.version, func.count())
-                    .where(AgentFile.agent_id.in_(ids)).group_by(AgentFile.agent_id, AgentFile.version)):
-                counts[agent_id][version] = n
+            for agent_id, version, filename, key in session.exec(
+                    select(AgentFile.agent_id, AgentFile.version, AgentFile.filename, AgentFile.storage_key)
+                    .where(AgentFile.agent_id.in_(ids)).order_by(AgentFile.filename, AgentFile.id)):
+                if shown[agent_id] == version:
+                    files[agent_id].append((filename, key))
+        scans = scanning.views_of(session, {key for pairs in files.values() for _, key in pairs})
+        live_labels = history.labels_at(session, {row.id: row.current_version for row in rows})
     agents = []
     for row in rows:
-        revision = pending.get(row[0])
-        version = revision.version if revision else row.current_version
-        agents.append(VendorAgent(**row._asdict(), pending_revision=revision,  # the columns are named as its fields
-                                  file_count=counts[row.id].get(version, 0), revision_rejection=rejected.get(row.id)))
+        shown_files = files.get(row.id, [])
+        agents.append(VendorAgent(**row._asdict(), pending_revision=pending.get(row.id),  # columns named as fields
+                                  file_count=len(shown_files), revision_rejection=rejected.get(row.id),
+                                  version_label=live_labels.get(row.id, labels.INITIAL_LABEL),
+                                  file_scans=[(name, scans[key]) for name, key in shown_files]))
     return agents
 
 
@@ -144,6 +161,7 @@ def create_agent(*, actor: User | None, draft: AgentDraft) -> str:
     with session_scope() as session:
         limits.lock_submissions(session, vendor)
         clean = clean_draft(session, draft)
+        label, notes = check_first_version(draft)
         agent = Agent(vendor_id=vendor.id, status=AgentStatus.PENDING, **clean.values())
         session.add(agent)
         session.flush()
@@ -151,6 +169,7 @@ def create_agent(*, actor: User | None, draft: AgentDraft) -> str:
             session.exec(update(Agent).where(Agent.id == agent.id).values(activation_limit=None))
         limits.check_room(session, vendor)
         revisions.replace_tags(session, agent.id, clean.tags)
+        history.set_first_version(session, agent, label=label, release_notes=notes)
         return agent.id
 
 
@@ -184,6 +203,9 @@ def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft, files_
                 _version(session, agent, revision, draft)
             session.add(revision)
             return
+        # Not live yet: the first version's label and notes are edited in place (left out: kept as they are).
+        first_label = labels.clean_first_label(draft.version_label) if draft.version_label is not None else None
+        first_notes = labels.clean_first_notes(draft.release_notes) if draft.release_notes is not None else None
         resubmitted = agent.status == AgentStatus.REJECTED  # counted again against the plan's agent limit
         if resubmitted:
             limits.lock_submissions(session, vendor)
@@ -192,6 +214,8 @@ def update_agent(*, actor: User | None, agent_id: str, draft: AgentDraft, files_
         if resubmitted:
             limits.check_room(session, vendor)
         revisions.replace_tags(session, agent.id, clean.tags)
+        if first_label is not None or first_notes is not None:
+            history.set_first_version(session, agent, label=first_label, release_notes=first_notes)
 
 
 def _draft_of(agent: Agent, tags: list[str], changes: dict[str, Any]) -> AgentDraft:
@@ -224,6 +248,8 @@ def get_editable_agent(*, actor: User | None, agent_id: str) -> EditableAgent:
         draft = _draft_of(agent, revisions.agent_tags(session, agent.id), changes)
         if revision is not None:
             draft = replace(draft, version_label=revision.version_label, release_notes=revision.release_notes)
+        elif agent.status != AgentStatus.APPROVED and (first := history.first_version(session, agent)):
+            draft = replace(draft, version_label=first.label, release_notes=first.release_notes)
         live = history.live_label(session, agent) if agent.status == AgentStatus.APPROVED else None
         return EditableAgent(id=agent.id, status=agent.status, has_pending_revision=revision is not None,
                              draft=draft, files=files, current_version_label=live)

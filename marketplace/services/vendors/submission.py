@@ -72,6 +72,7 @@ def submit_agent(*, actor: User | None, draft: AgentDraft,
         raise Invalid(files.TOO_MANY_FILES.format(n=limit), field=FIELD)
     with session_scope() as session:
         clean_draft(session, draft)  # the fields' refusals come first, as the wizard's steps do
+    agents.check_first_version(draft)
     checked = [check_upload(actor=vendor, file_url=url) for url in urls]
     agent_id = agents.create_agent(actor=vendor, draft=draft)
     attached: list[revisions.FileInfo] = []

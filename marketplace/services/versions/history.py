@@ -145,6 +145,17 @@ def current_rows(session: Session, agents: list[Agent]) -> dict[str, AgentVersio
     return {row.agent_id: row for row in rows if current.get(row.agent_id) == row.version}
 
 
+def labels_at(session: Session, versions: dict[str, int]) -> dict[str, str]:
+    """The label of each agent's file version in `versions` ({agent id: version}), in one query; a version with
+    no row reads as `INITIAL_LABEL` (see the module text)."""
+    if not versions:
+        return {}
+    rows = session.exec(select(AgentVersion.agent_id, AgentVersion.version, AgentVersion.label)
+                        .where(AgentVersion.agent_id.in_(list(versions)))).all()
+    found = {agent_id: label for agent_id, version, label in rows if versions.get(agent_id) == version}
+    return {agent_id: found.get(agent_id, labels.INITIAL_LABEL) for agent_id in versions}
+
+
 def labels_by_agent(session: Session, agents: list[Agent]) -> dict[str, str]:
     """Each agent's live label, in one query."""
     found = current_rows(session, agents)
@@ -215,6 +226,39 @@ def downloadable(session: Session, agent: Agent, label: str | None) -> int:
                 raise NotFound(VERSION_GONE.format(label=label[: labels.MAX_LABEL]))
             return view.version
     raise NotFound(VERSION_UNKNOWN.format(label=label[: labels.MAX_LABEL]))
+
+
+def first_version(session: Session, agent: Agent) -> AgentVersion | None:
+    """The row of a not yet live agent's first version (agents created before first labels were asked for
+    have none and read as `INITIAL_LABEL`)."""
+    return session.exec(
+        select(AgentVersion).where(AgentVersion.agent_id == agent.id, AgentVersion.version == agent.current_version)
+    ).first()
+
+
+def set_first_version(session: Session, agent: Agent, *, label: str | None, release_notes: str | None) -> None:
+    """A new (pending or rejected) agent's first version label and notes, as the vendor chose them (checked by
+    labels.clean_first_label/clean_first_notes; None keeps what is there, else `INITIAL_LABEL` and no notes).
+    Its files and release date are written by `release_first` when an admin approves the agent."""
+    row = first_version(session, agent)
+    if row is None:
+        row = AgentVersion(agent_id=agent.id, version=agent.current_version, label=labels.INITIAL_LABEL,
+                           release_notes="", files="[]", approved_at=agent.created_at)
+    if label is not None:
+        row.label = label
+    if release_notes is not None:
+        row.release_notes = release_notes
+    session.add(row)
+
+
+def release_first(session: Session, agent: Agent, *, released_at: datetime) -> None:
+    """The approval of a new agent, inside its transaction: its first version's row (if the vendor's submission
+    wrote one) gets the files going live and the approval's date."""
+    row = first_version(session, agent)
+    if row is not None:
+        row.files = _files_json(objects.files_of(session, agent.id, agent.current_version))
+        row.approved_at = released_at
+        session.add(row)
 
 
 def publish(session: Session, agent: Agent, revision: AgentRevision, *, released_before: datetime | None) -> list[str]:

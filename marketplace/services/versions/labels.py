@@ -23,6 +23,7 @@ LABEL_INVALID = "Version label must be 1 to 4 numbers separated by dots, such as
 LABEL_NOT_GREATER = "Version label must be greater than the live version {live}"
 NOTES_REQUIRED = "Release notes are required when the files change"
 NOTES_TOO_LONG = f"Release notes must be at most {MAX_NOTES:,} characters"
+FIRST_LABEL_ZERO = "Version label must be greater than 0"
 
 _LABEL = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9}){0,3}")  # 1 to MAX_PARTS numbers
 
@@ -45,6 +46,28 @@ def clean_label(value: object, *, live: str) -> str:
     if parse_label(text) <= parse_label(live):
         raise Invalid(LABEL_NOT_GREATER.format(live=live), field=LABEL_FIELD)
     return text
+
+
+def clean_first_label(value: object) -> str:
+    """A new agent's first label: the trimmed label, `INITIAL_LABEL` when absent or empty, or 400: not 1-4 dotted
+    numbers, or all zeros (there is no live version to be greater than)."""
+    if value is not None and not isinstance(value, str):
+        raise Invalid(LABEL_INVALID, field=LABEL_FIELD)
+    text = check_text(value or "", field=LABEL_FIELD, label="Version label").strip()
+    if not text:
+        return INITIAL_LABEL
+    if len(text) > MAX_LABEL or not _LABEL.fullmatch(text):
+        raise Invalid(LABEL_INVALID, field=LABEL_FIELD)
+    if not any(parse_label(text)):
+        raise Invalid(FIRST_LABEL_ZERO, field=LABEL_FIELD)
+    return text
+
+
+def clean_first_notes(value: object) -> str:
+    """A new agent's first release notes: optional (nothing changed yet), at most 5,000 characters."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return ""
+    return clean_notes(value)
 
 
 def clean_notes(value: object) -> str:

@@ -19,7 +19,7 @@ from marketplace.services.admin import catalog, moderation
 from marketplace.state.admin.listing import Action, AdminList
 from marketplace.state.admin.page import AdminState
 from marketplace.state.display import format_day, format_day_time
-from marketplace.state.vendors.wizard_rows import size_label
+from marketplace.state.vendors.wizard_rows import scan_label, size_label
 
 SUBTABS = ("pending", "approved", "rejected")
 APPROVE = Action(moderation.approve, "agent_id", ("Agent approved", "The agent has been approved and is now live."),
@@ -43,6 +43,9 @@ class FileView:
     size: str = ""  # '1.5 KB'
     checked_type: str = ""  # the type its content was found to be on attach
     href: str = ""  # the admin-only download of this one file
+    scan: str = ""  # its security scan's status and first finding ('Scanned: no threats found')
+    scan_status: str = ""  # pending | clean | flagged | infected | error
+    findings: list[str] = field(default_factory=list)  # every finding, secrets included (admins decide on them)
 
 
 @dataclass
@@ -109,9 +112,17 @@ def _value_text(name: str, value: object, pricing_model: str) -> str:
     return "—" if value is None or value == "" else str(value)
 
 
+def _finding(finding: dict[str, Any]) -> str:
+    """'secret: AWS access key in config.py (AKIA…)': kind, name, archive member and detail, as the scan gave them."""
+    where = f" in {finding['member']}" if finding.get("member") else ""
+    detail = f" ({finding['detail']})" if finding.get("detail") else ""
+    return f"{finding.get('kind', '')}: {finding.get('name', '')}{where}{detail}"
+
+
 def _file_view(info: moderation.FileInfo) -> FileView:
     return FileView(id=info.id, name=info.filename, size=size_label(info.size_bytes), checked_type=info.content_type,
-                    href=info.download_url)
+                    href=info.download_url, scan=scan_label(info.scan), scan_status=info.scan.status,
+                    findings=[_finding(f) for f in info.scan.findings if isinstance(f, dict)])
 
 
 def _pending_card(item: moderation.PendingItem, zone: ZoneInfo) -> PendingCard:
@@ -135,7 +146,8 @@ def _pending_card(item: moderation.PendingItem, zone: ZoneInfo) -> PendingCard:
         files=[_file_view(info) for info in item.files],
         changes=[ChangeView(label=FIELD_LABELS.get(c.field, c.field), old=_value_text(c.field, c.old, old_model),
                             new=_value_text(c.field, c.new, new_model)) for c in item.field_changes],
-        version=f"{item.current_version_label or '?'} → {item.version_label}" if item.version_label else "",
+        version=("" if not item.version_label else f"{item.current_version_label} → {item.version_label}"
+                 if item.current_version_label else item.version_label),
         release_notes_html=item.release_notes_html or "",
     )
 

@@ -24,6 +24,7 @@ from marketplace.services.vendors.payouts import AccountStatus  # the state has 
 from marketplace.services.vendors.sales import EarningsPoint
 from marketplace.state.display import format_day, format_day_time, time_zone
 from marketplace.state.service_calls import Toast, attempt
+from marketplace.state.vendors import wizard_rows
 from marketplace.state.vendors.page import VendorState
 
 RECENT_SALES = 8  # spec section 9
@@ -64,6 +65,10 @@ class AgentRow:
     has_revision: bool = False  # edits of the live agent wait for review
     revision_rejected: bool = False  # the latest edits were rejected; the live listing stayed as it was
     revision_rejection_reason: str = ""
+    version_label: str = ""  # the live version ('1.4.0'); not yet live: its first version's
+    pending_version_label: str = ""  # the new version waiting in the pending revision, if it has one
+    scan: str = ""  # its files' security scans: 'n files scanned: no threats found', else each file that is not
+    scan_status: str = ""  # the most serious of its files' scan statuses (wizard_rows.SCAN_ORDER), "" without files
 
 
 @dataclass
@@ -321,7 +326,24 @@ def _agent_row(agent: agents.VendorAgent, zone: ZoneInfo) -> AgentRow:
         has_revision=agent.pending_revision is not None,
         revision_rejected=agent.revision_rejection is not None,
         revision_rejection_reason=agent.revision_rejection or "",
+        version_label=agent.version_label,
+        pending_version_label=(agent.pending_revision.version_label or "") if agent.pending_revision else "",
+        **_scan_summary(agent),
     )
+
+
+def _scan_summary(agent: agents.VendorAgent) -> dict[str, str]:
+    """The row's scan line: one line for files all clean, else the files that are not, each with its status."""
+    if not agent.file_scans:
+        return {"scan": "", "scan_status": ""}
+    order = wizard_rows.SCAN_ORDER
+    status = max((scan.status for _, scan in agent.file_scans),
+                 key=lambda s: order.index(s) if s in order else len(order))
+    if status == "clean":
+        n = len(agent.file_scans)
+        return {"scan": f"{n} file{'s' if n != 1 else ''} scanned: no threats found", "scan_status": status}
+    return {"scan": "; ".join(f"{name}: {wizard_rows.scan_label(scan)}" for name, scan in agent.file_scans
+                              if scan.status != "clean"), "scan_status": status}
 
 
 def _payout_row(payout: payouts.PayoutRecord, zone: ZoneInfo) -> PayoutRow:

@@ -37,6 +37,7 @@ class AgentFileRow:
     scan_status: str = ""
 
 
+SCAN_ORDER = ["clean", "pending", "error", "flagged", "infected"]  # least to most serious
 SCAN_LABELS = {"pending": "Scan pending", "clean": "Scanned: no threats found", "flagged": "Flagged for review",
                "infected": "Infected: cannot be approved", "error": "Scan failed, retrying"}
 
