@@ -75,8 +75,8 @@ def _database() -> Iterator[None]:
 
 
 def empty_database() -> None:
-    """Every table emptied, then the reference data the migrations seed (the plans) put back, as every
-    database has it."""
+    """Every table emptied, then the reference data the migrations seed (the plans, the receipt counters) put
+    back, as every database has it."""
     engine = db.engine()
     tables = [t.name for t in reversed(SQLModel.metadata.sorted_tables)]
     with engine.begin() as conn:
@@ -89,6 +89,7 @@ def empty_database() -> None:
         if engine.dialect.name == "postgresql":
             conn.execute(text("SELECT setval(oid::regclass, 1, false) FROM pg_class"
                               " WHERE relkind = 'S' AND relnamespace = 'public'::regnamespace"))
+        conn.execute(text("INSERT INTO receipt_counters (name, last_number) VALUES ('receipt', 0), ('credit_note', 0)"))
     session_cache.clear()  # the rows went by raw SQL, which the cache's commit hook does not see
     plans.ensure_plans()
 

@@ -1,7 +1,7 @@
 """Mail with an HTML part: the outbox keeps it next to the plain text
 
 Revision ID: 0040
-Revises: 0036
+Revises: 0039
 
 - `mail_outbox.html`: the message's HTML alternative (NULL: plain text only), e.g. an 'Update available' mail
   whose release notes are Markdown rendered to safe HTML.
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0040"
-down_revision: str | None = "0036"
+down_revision: str | None = "0039"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,5 +1,6 @@
-"""An order's receipt (and its credit note once refunded): a printable HTML page and a PDF. Only the buyer and
-admins read them; for anyone else the order has none (404)."""
+"""An order's receipt (and its credit note once refunded), and a vendor's plan payment's receipt: a printable
+HTML page and a PDF. Only the buyer (the vendor, for a plan) and admins read them; for anyone else there is
+none (404)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ _PRIVATE = {"Cache-Control": "no-store"}
 @router.get("/user/orders/{order_id}/receipt", response_class=Response,
             responses={200: {"content": {"text/html": {}}, "description": "The receipt page (printable)"}})
 def order_receipt(order_id: str, user: OptionalUser) -> HTMLResponse:
-    """The receipt page (numbered on first read); a refunded order's page also shows its credit note."""
+    """The receipt page (numbered at payment; an older order's on first read); a refunded order's page also shows
+    its credit note."""
     view = receipts.receipt_of(actor=user, order_id=order_id)
     return HTMLResponse(receipts.html(view), headers=_PRIVATE)
 
@@ -27,5 +29,22 @@ def order_receipt(order_id: str, user: OptionalUser) -> HTMLResponse:
 def order_receipt_pdf(order_id: str, user: OptionalUser) -> Response:
     """The same receipt (and credit note) as a PDF download."""
     view = receipts.receipt_of(actor=user, order_id=order_id)
+    headers = {**_PRIVATE, "Content-Disposition": f'attachment; filename="{receipts.pdf_filename(view)}"'}
+    return Response(receipts.pdf(view), media_type="application/pdf", headers=headers)
+
+
+@router.get("/vendor/plan/payments/{payment_id}/receipt", response_class=Response,
+            responses={200: {"content": {"text/html": {}}, "description": "The plan payment's receipt page"}})
+def plan_payment_receipt(payment_id: str, user: OptionalUser) -> HTMLResponse:
+    """The receipt of one of the vendor's plan payments (the marketplace is the seller); the vendor who paid and
+    admins only, anyone else 404."""
+    return HTMLResponse(receipts.html(receipts.plan_receipt_of(actor=user, payment_id=payment_id)), headers=_PRIVATE)
+
+
+@router.get("/vendor/plan/payments/{payment_id}/receipt.pdf", response_class=Response,
+            responses={200: {"content": {"application/pdf": {}}, "description": "The plan receipt as a PDF"}})
+def plan_payment_receipt_pdf(payment_id: str, user: OptionalUser) -> Response:
+    """The same receipt as a PDF download."""
+    view = receipts.plan_receipt_of(actor=user, payment_id=payment_id)
     headers = {**_PRIVATE, "Content-Disposition": f'attachment; filename="{receipts.pdf_filename(view)}"'}
     return Response(receipts.pdf(view), media_type="application/pdf", headers=headers)

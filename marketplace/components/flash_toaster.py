@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from reflex.components.sonner.toast import Toaster
-from reflex_base.vars.base import Var, VarData
+from reflex.vars.base import Var, VarData
 
 from marketplace.state.session import FLASH_KEY
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import stripe
 
 from marketplace.integrations.payments import (
+    CardUsed,
     PaymentsError,
     _find,
     _plain,
@@ -63,6 +64,9 @@ class Subscription:
     # secret when it was expanded (on create).
     pending_setup_intent_id: str | None = None
     setup_client_secret: str = ""
+    # The brand and last 4 of `default_payment_method` when it was expanded (on retrieve): the card an invoice
+    # of this subscription is charged with, for its receipt.
+    default_card: CardUsed | None = None
 
 
 @dataclass(frozen=True)
@@ -146,7 +150,15 @@ def _subscription(sdk_obj: Any) -> Subscription:
         trial_end=_timestamp(obj.get("trial_end")),
         pending_setup_intent_id=_id(setup),
         setup_client_secret=str(setup.get("client_secret") or "") if isinstance(setup, dict) else "",
+        default_card=_card_of_method(obj.get("default_payment_method")),
     )
+
+
+def _card_of_method(method: Any) -> CardUsed | None:
+    """An expanded PaymentMethod's card (brand and last 4), else None."""
+    card = (method.get("card") or {}) if isinstance(method, dict) else {}
+    brand, last4 = card.get("brand"), card.get("last4")
+    return CardUsed(brand=str(brand), last4=str(last4)) if brand and last4 else None
 
 
 def _invoice(sdk_obj: Any) -> Invoice:
@@ -299,8 +311,12 @@ def create_subscription(
 
 def retrieve_subscription(subscription_id: str, *, with_secret: bool = False) -> Subscription | None:
     """The subscription as Stripe has it now (None when unknown); `with_secret` adds its latest invoice's
-    client secret (to pay a still-incomplete first invoice) and a trial's pending SetupIntent's."""
-    params = {"expand": ["latest_invoice.confirmation_secret", "pending_setup_intent"]} if with_secret else {}
+    client secret (to pay a still-incomplete first invoice) and a trial's pending SetupIntent's. Its default
+    card is expanded (`default_card`)."""
+    expand = ["default_payment_method"]  # its card, for the receipt of the invoice it paid
+    if with_secret:
+        expand += ["latest_invoice.confirmation_secret", "pending_setup_intent"]
+    params = {"expand": expand}
     found = _find(client().v1.subscriptions.retrieve, subscription_id, params=params)
     return None if found is None else _subscription(found)
 

@@ -62,6 +62,21 @@ class BrowserConfig:
 
 
 @dataclass(frozen=True)
+class CardUsed:
+    brand: str  # 'visa', 'mastercard'...
+    last4: str
+
+
+def card_used(charge: Any) -> CardUsed | None:
+    """The card of a charge (an expanded `latest_charge`), or None when it is not expanded or not a card."""
+    if not isinstance(charge, dict):
+        return None
+    card = (charge.get("payment_method_details") or {}).get("card") or {}
+    brand, last4 = card.get("brand"), card.get("last4")
+    return CardUsed(brand=str(brand), last4=str(last4)) if brand and last4 else None
+
+
+@dataclass(frozen=True)
 class Intent:
     id: str
     client_secret: str
@@ -72,6 +87,7 @@ class Intent:
     application_fee_amount: int | None = None
     transfer_destination: str | None = None
     payment_method_types: list[str] = field(default_factory=lambda: ["card"])
+    card: CardUsed | None = None  # the card that paid, when retrieved with its latest charge (for the receipt)
 
 
 @dataclass(frozen=True)
@@ -163,6 +179,7 @@ def _intent(sdk_obj: Any) -> Intent:
         application_fee_amount=obj.get("application_fee_amount"),
         transfer_destination=transfer.get("destination") if transfer else None,
         payment_method_types=list(obj.get("payment_method_types") or ["card"]),
+        card=card_used(obj.get("latest_charge")),
     )
 
 
@@ -217,27 +234,17 @@ def _find(fn: Any, *args: Any, **kwargs: Any) -> Any | None:
 
 
 def retrieve_payment_intent(intent_id: str) -> Intent | None:
-    """The PaymentIntent as Stripe has it now, or None when Stripe does not know the id."""
-    obj = _find(client().v1.payment_intents.retrieve, intent_id)
+    """The PaymentIntent as Stripe has it now, or None when Stripe does not know the id. Its latest charge is
+    expanded in the same call, so the receipt numbered with the order knows the card without asking again."""
+    obj = _find(client().v1.payment_intents.retrieve, intent_id, params={"expand": ["latest_charge"]})
     return None if obj is None else _intent(obj)
 
 
-@dataclass(frozen=True)
-class CardUsed:
-    brand: str  # 'visa', 'mastercard'...
-    last4: str
-
-
 def card_of_payment(intent_id: str) -> CardUsed | None:
-    """The card that paid this PaymentIntent (its latest charge's details, for a receipt), or None when Stripe
-    does not know the id or the payment was not made by card."""
-    obj = _find(client().v1.payment_intents.retrieve, intent_id, params={"expand": ["latest_charge"]})
-    charge = _plain(obj).get("latest_charge") if obj is not None else None
-    if not isinstance(charge, dict):
-        return None
-    card = (charge.get("payment_method_details") or {}).get("card") or {}
-    brand, last4 = card.get("brand"), card.get("last4")
-    return CardUsed(brand=str(brand), last4=str(last4)) if brand and last4 else None
+    """The card that paid this PaymentIntent (for the receipt of an order paid before receipts were numbered at
+    payment), or None when Stripe does not know the id or the payment was not made by card."""
+    intent = retrieve_payment_intent(intent_id)
+    return intent.card if intent is not None else None
 
 
 def refund_payment(*, intent_id: str, reverse_split: bool, idempotency_key: str) -> str:

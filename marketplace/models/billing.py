@@ -61,6 +61,9 @@ class BillingCustomer(SQLModel, table=True):
     stripe_customer_id: str = Field(sa_column=Column(String(255), unique=True, nullable=False))
     test_clock_id: str | None = Field(default=None, max_length=255)
     created_at: datetime = Field(default_factory=utcnow)
+    # A lease held while one request changes which card pays (services/billing/payment_methods.py): taken by one
+    # conditional UPDATE, so a second change at the same moment is refused rather than interleaved at Stripe.
+    cards_busy_until: datetime | None = None
 
 
 class Subscription(SQLModel, table=True):

@@ -33,12 +33,15 @@ class Receipt(SQLModel, table=True):
     note (it says it is one). The buyer and seller details are a snapshot taken when the number was given."""
 
     __tablename__ = "receipts"
-    __table_args__ = (UniqueConstraint("kind", "number"), UniqueConstraint("order_id", "kind"))
+    __table_args__ = (UniqueConstraint("kind", "number"), UniqueConstraint("order_id", "kind"),
+                      UniqueConstraint("plan_payment_id", "kind", name="uq_receipts_plan_payment_id_kind"))
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=32)
     kind: str = Field(default=ReceiptKind.RECEIPT, max_length=16)
     number: int = Field(sa_column=Column(Integer, nullable=False))
-    order_id: str = Field(foreign_key="orders.id", max_length=32)
+    # What was paid: a customer's order, or a vendor's plan payment (the marketplace is then the seller).
+    order_id: str | None = Field(default=None, foreign_key="orders.id", max_length=32)
+    plan_payment_id: str | None = Field(default=None, foreign_key="plan_payments.id", max_length=32)
     user_id: str | None = Field(default=None, foreign_key="users.id", index=True, max_length=32, ondelete="SET NULL")
     refers_to_number: int | None = None  # a credit note: the receipt's number
     issued_at: datetime = Field(default_factory=utcnow)

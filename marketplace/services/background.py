@@ -1,6 +1,8 @@
 """The loop every background sender runs (mail outbox, file scans, seller webhooks): drain its table on start,
 whenever a transaction of this process queued work (`wake`, also from `wake_after_commit`), and every poll
-interval for work queued by other processes or due for a retry; never dying of an error.
+interval for work queued by other processes or due for a retry; never dying of an error. A sender whose table
+keeps finished rows also gives a `tidy` (e.g. purging old deliveries), run after a round at most once per
+`tidy_seconds`, so the table does not grow without end.
 
 The work itself (claiming rows with one conditional update, a lease, retries) belongs to each outbox's module;
 this holds only the waking and the loop they share.
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 
 from sqlalchemy import event
@@ -41,10 +44,13 @@ class Worker:
         """Wake the loops once `session`'s transaction commits (never if it rolls back)."""
         session.info[self._flag] = True
 
-    async def run_forever(self, work: Callable[[], object]) -> None:
-        """Lifespan task: run `work` in a worker thread at start, on `wake` and every poll interval."""
+    async def run_forever(self, work: Callable[[], object], *, tidy: Callable[[], object] | None = None,
+                          tidy_seconds: float = 3600.0) -> None:
+        """Lifespan task: run `work` in a worker thread at start, on `wake` and every poll interval; `tidy` after
+        the first round and then at most once every `tidy_seconds`."""
         waiter = (asyncio.get_running_loop(), asyncio.Event())
         self.waiting.append(waiter)
+        tidied: float | None = None
         try:
             while True:
                 waiter[1].clear()
@@ -52,6 +58,12 @@ class Worker:
                     await asyncio.to_thread(work)
                 except Exception:
                     log.exception("%s: sending failed", self.name)
+                if tidy is not None and (tidied is None or time.monotonic() - tidied >= tidy_seconds):
+                    tidied = time.monotonic()
+                    try:
+                        await asyncio.to_thread(tidy)
+                    except Exception:
+                        log.exception("%s: tidying failed", self.name)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(waiter[1].wait(), self.poll_seconds())
         finally:

@@ -294,6 +294,10 @@ _row("GET", "/api/user/orders", (401, 200, 200, 200, 200))
 for _receipt in ("receipt", "receipt.pdf"):
     _row("GET", f"/api/user/orders/{{order_id}}/{_receipt}", (401, 200, 404, 404, 200),
          Call(path={"order_id": lambda w: factories.make_order(factories.make_agent(w.vendor), w.customer).id}))
+# A plan payment's receipt: the vendor who paid and admins; anyone else, 404 (none of theirs).
+for _receipt in ("receipt", "receipt.pdf"):
+    _row("GET", f"/api/vendor/plan/payments/{{payment_id}}/{_receipt}", (401, 404, 200, 404, 200),
+         Call(path={"payment_id": lambda w: factories.make_plan_payment(w.vendor, "pro", 2900).id}))
 _row("GET", "/api/agents/{agent_id}/download", (401, 200, 200, 403, 200))
 # Subscriptions: only their owner (the customer; its subscription has ended, so a change is a 409).
 _row("GET", "/api/user/subscriptions", (401, 200, 200, 200, 200))

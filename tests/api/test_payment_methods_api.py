@@ -126,3 +126,71 @@ def test_the_service_refuses_without_a_user_and_for_bad_ids(stripe_standin, buye
             payment_methods.make_default(actor=buyer, payment_method_id=bad)
         with pytest.raises(NotFound):
             payment_methods.remove_card(actor=buyer, payment_method_id=bad)
+
+
+# --- making a card the default while removing it ------------------------------------------------------------
+
+
+def _subscribed_with_a_second_card(client, login, standin, buyer, agent) -> tuple[str, str, str]:
+    """A subscription paid with the checkout's card, and a second card saved (not the default): (the
+    subscription, the first card, the second)."""
+    login(buyer)
+    sub_id = _subscribe(client, standin, agent)
+    [first] = client.get(ROUTE).json()
+    second = factories.make_saved_card(standin.stripe, buyer, number="5555555555554444")
+    client.post("/api/logout")
+    return sub_id, first["id"], second
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_making_a_card_the_default_while_removing_it_never_leaves_a_subscription_without_one(
+        client, login, live_api, stripe_standin, buyer, make_agent, round_):
+    from tests.live_api import fire
+
+    sub_id, first, second = _subscribed_with_a_second_card(client, login, stripe_standin, buyer,
+                                                           make_agent(name=f"Race Bot {round_}"))
+    default, remove = live_api.signed_in("buyer"), live_api.signed_in("buyer")
+    try:
+        made, removed = fire([lambda: default.post(f"{ROUTE}/{second}/default"),
+                              lambda: remove.delete(f"{ROUTE}/{second}")])
+    finally:
+        default.close()
+        remove.close()
+    # One decision: the default won (the card is then needed: 409), or the removal won (the default then finds
+    # no card, 404, or the customer's cards busy, 409); never both.
+    outcomes = sorted([("default", made.status_code), ("remove", removed.status_code)])
+    assert outcomes in ([("default", 200), ("remove", 409)], [("default", 404), ("remove", 204)],
+                        [("default", 409), ("remove", 204)]), outcomes
+    charged = _stripe_subscription(stripe_standin, sub_id).default_payment_method
+    attached = {pm.id for pm in stripe_standin.stripe.v1.payment_methods.list(
+        params={"customer": _stripe_subscription(stripe_standin, sub_id).customer, "type": "card"}).data}
+    assert charged in attached  # the subscription is charged with a card the customer still has
+    assert charged == (second if made.status_code == 200 else first)
+
+
+def test_a_second_change_while_the_cards_are_claimed_is_refused_until_the_lease_ends(client, login, stripe_standin,
+                                                                                     buyer, make_agent):
+    from datetime import timedelta
+
+    from marketplace import db
+    from marketplace.models import BillingCustomer
+    from marketplace.models.base import utcnow
+
+    _sub_id, first, second = _subscribed_with_a_second_card(client, login, stripe_standin, buyer, make_agent())
+
+    def lease(until):
+        with db.session_scope() as session:
+            row = session.get(BillingCustomer, buyer.id)
+            row.cards_busy_until = until
+            session.add(row)
+
+    lease(utcnow() + timedelta(seconds=30))  # another request is changing the cards
+    login(buyer)
+    for response in (client.post(f"{ROUTE}/{second}/default"), client.delete(f"{ROUTE}/{second}")):
+        assert response.status_code == 409
+        assert response.json() == {"message": payment_methods.CARDS_BUSY}
+    assert [c["isDefault"] for c in client.get(ROUTE).json() if c["id"] == first] == [True]  # nothing changed
+    lease(utcnow() - timedelta(seconds=1))  # that request died: its lease ran out
+    assert client.post(f"{ROUTE}/{second}/default").status_code == 200
+    with db.session_scope() as session:
+        assert session.get(BillingCustomer, buyer.id).cards_busy_until is None  # given back

@@ -130,3 +130,64 @@ def test_twenty_buyers_open_their_receipts_at_the_same_moment(live_api: LiveApi)
     assert numbers == list(range(1, PARALLEL + 1))
     shown = sorted(a.headers["content-disposition"] for a in answers)
     assert shown == sorted(f'attachment; filename="receipt-R-{n:06d}.pdf"' for n in range(1, PARALLEL + 1))
+
+
+# --- numbered at payment -------------------------------------------------------------------------------------
+
+
+def _bought(http, standin, agent) -> str:
+    """Check out and pay `agent` at the stand-in as the signed-in `http` client; the PaymentIntent's id (the
+    purchase is still to complete)."""
+    intent = http.post("/api/purchase/create-payment-intent", json={"agentId": agent.id}).json()
+    assert standin.confirm(intent["clientSecret"]).status_code == 200
+    return intent["paymentIntentId"]
+
+
+def test_a_purchase_numbers_its_receipt_when_paid(client, login, stripe_standin, make_agent, monkeypatch):
+    vendor = factories.make_vendor()
+    first_buyer, second_buyer = factories.make_user(), factories.make_user()
+    agents = [make_agent(vendor, name="Summarizer", price_cents=2999), make_agent(vendor, name="Translator")]
+    for buyer, agent in ((first_buyer, agents[0]), (second_buyer, agents[1])):
+        intent_id = _bought(login(buyer), stripe_standin, agent)
+        done = client.post("/api/purchase/complete", json={"paymentIntentId": intent_id})
+        assert done.status_code == 200, done.text
+        client.post("/api/logout")
+    with db.session_scope() as session:
+        rows = {r.number: r for r in session.exec(select(Receipt)).all()}
+    # Numbered in the order of payment, before anyone read them, with the card the payment's retrieval gave.
+    assert sorted(rows) == [1, 2]
+    assert (rows[1].user_id, rows[2].user_id) == (first_buyer.id, second_buyer.id)
+    assert (rows[1].card_brand, rows[1].card_last4, rows[1].total_cents) == ("visa", "4242", 2999)
+    # Reading them asks Stripe nothing and numbers nothing.
+    monkeypatch.setattr("marketplace.integrations.payments.card_of_payment", _no_stripe_call)
+    orders = login(second_buyer).get("/api/user/orders").json()
+    assert [o["receiptNumber"] for o in orders] == ["R-000002"]
+    page = client.get(f"/api/user/orders/{orders[0]['id']}/receipt").text
+    assert "R-000002" in page and "Paid with Visa •••• 4242" in page
+    with db.session_scope() as session:
+        assert session.get(ReceiptCounter, "receipt").last_number == 2
+
+
+def _no_stripe_call(intent_id: str):
+    raise AssertionError(f"a receipt read asked Stripe for the card of {intent_id}")
+
+
+def test_twenty_parallel_purchases_take_gap_free_receipt_numbers(live_api: LiveApi, stripe_standin, make_agent):
+    agent = make_agent(factories.make_vendor(), price_cents=1500)
+    buyers = [factories.make_user() for _ in range(PARALLEL)]
+    clients = [live_api.signed_in(buyer.username) for buyer in buyers]
+    try:
+        intents = [_bought(c, stripe_standin, agent) for c in clients]
+        answers = fire([partial(c.post, "/api/purchase/complete", json={"paymentIntentId": i})
+                        for c, i in zip(clients, intents, strict=True)])
+    finally:
+        for c in clients:
+            c.close()
+    assert [a.status_code for a in answers] == [200] * PARALLEL, [a.text for a in answers]
+    with db.session_scope() as session:
+        rows = session.exec(select(Receipt)).all()
+        orders = {o.id: o for o in session.exec(select(Order)).all()}
+        assert session.get(ReceiptCounter, "receipt").last_number == PARALLEL
+    assert sorted(r.number for r in rows) == list(range(1, PARALLEL + 1))
+    assert sorted(r.order_id for r in rows) == sorted(orders)  # one each
+    assert {(r.card_brand, r.card_last4, r.total_cents) for r in rows} == {("visa", "4242", 1500)}

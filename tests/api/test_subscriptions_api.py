@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from marketplace import db
 from marketplace.config import settings
-from marketplace.models import Order, OrderKind, PlatformSetting, Subscription
+from marketplace.models import Order, OrderKind, PlatformSetting, Receipt, Subscription
 from marketplace.services.billing import demo_clock
 from marketplace.services.errors import Invalid
 from tests import factories
@@ -184,6 +184,12 @@ def test_a_renewal_appears_when_the_demo_clock_advances(live_api: LiveApi, strip
         kinds = session.exec(select(Order.kind).where(Order.agent_id == agent.id).order_by(Order.created_at)).all()
     assert kinds == [OrderKind.SUBSCRIPTION, OrderKind.RENEWAL]
     assert mailbox.last(buyer.email, "Your subscription renewed: Clock Bot")
+    # Each payment's receipt was numbered when it was recorded (nobody has read one), with the card it charged.
+    with db.session_scope() as session:
+        receipts = session.exec(select(Receipt).order_by(Receipt.number)).all()
+    assert [(r.number, r.card_brand, r.card_last4, r.total_cents) for r in receipts] == [
+        (1, "visa", "4242", 2000), (2, "visa", "4242", 2000)]
+    assert "monthly subscription" in receipts[1].line
     stripe_standin.drain()  # every delivery answered before the tables are emptied for the next test
 
 

@@ -122,7 +122,12 @@ def test_free_vendor_at_its_limit_upgrades_to_pro_then_cancels_and_keeps_it(page
     expect(page.locator("#wizard-heading")).to_have_text("Create New AI Agent")
     expect(page.locator("#wizard-limit")).to_have_count(0)
 
+    # The Pro payment's receipt, issued by the marketplace, is linked from the plan page.
     open_page(page, "/vendor/plans")
+    receipt = page.locator("#plan-payments .plan-receipt")
+    expect(receipt).to_have_text(re.compile(r"^Receipt R-\d{6}$"))
+    shown = page.request.get(receipt.get_attribute("href") or "")
+    assert shown.status == 200 and "Pro plan: monthly" in shown.text() and "$29.00" in shown.text()
     expect_fits_phone(page, "#plan-options", "vendor-plans-phone")
 
 

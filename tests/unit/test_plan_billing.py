@@ -225,3 +225,33 @@ def test_a_subscription_follows_the_plan_fee_from_the_next_invoice(app_webhooks,
     assert sub.application_fee_percent == Decimal("5")
     fees = standin.stripe.v1.application_fees.list(params={"limit": 10}).data
     assert sorted(fee.amount for fee in fees) == [100, 400]  # what Stripe took says the same
+
+
+def test_a_plan_payment_gets_its_receipt_when_paid_for_the_vendor_and_admins_only(app_webhooks):
+    from marketplace.models import Receipt
+    from marketplace.services import receipts
+
+    vendor = factories.make_vendor(first_name="Vera", last_name="Vendor", business_name="Vera Tools Ltd")
+    _subscribe_to(app_webhooks, vendor)
+    app_webhooks.drain()  # invoice.paid records the payment
+    [payment] = _payments(vendor)
+    with db.session_scope() as session:  # numbered with the payment, before anyone read it
+        [row] = session.exec(select(Receipt)).all()
+    assert (row.plan_payment_id, row.order_id, row.number, row.card_brand, row.card_last4) == (
+        payment.id, None, 1, "visa", "4242")
+    view = receipts.plan_receipt_of(actor=vendor, payment_id=payment.id)
+    doc = view.receipt
+    assert (doc.number, doc.seller, doc.total, doc.card, doc.status) == (
+        "R-000001", "AgentMarket", "$29.00", "Visa •••• 4242", "Paid")
+    assert doc.line.startswith("Pro plan: monthly, ") and doc.buyer[:3] == ["Vera Vendor", vendor.email,
+                                                                             "Vera Tools Ltd"]
+    assert view.pdf_url == f"/api/vendor/plan/payments/{payment.id}/receipt.pdf"
+    assert receipts.plan_receipt_of(actor=factories.make_admin(), payment_id=payment.id).receipt.number == "R-000001"
+    for stranger in (factories.make_vendor(), factories.make_user()):
+        with pytest.raises(NotFound, match="Receipt not found"):
+            receipts.plan_receipt_of(actor=stranger, payment_id=payment.id)
+    with pytest.raises(Unauthorized):
+        receipts.plan_receipt_of(actor=None, payment_id=payment.id)
+    [line] = receipts.plan_payments(actor=vendor)
+    assert (line.id, line.plan_name, line.amount, line.receipt_number) == (payment.id, "Pro", "$29.00", "R-000001")
+    assert receipts.plan_payments(actor=factories.make_vendor()) == []

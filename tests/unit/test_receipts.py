@@ -12,7 +12,7 @@ import pytest
 from sqlmodel import select
 
 from marketplace import db
-from marketplace.models import Order, OrderKind, OrderStatus, Receipt, ReceiptCounter, ReceiptKind
+from marketplace.models import Order, OrderKind, OrderStatus, Receipt, ReceiptCounter, ReceiptKind, User
 from marketplace.models.base import utcnow
 from marketplace.services import receipts, users
 from marketplace.services.errors import Invalid, InvalidParameter, NotFound, Unauthorized
@@ -90,6 +90,49 @@ def test_twenty_parallel_orders_get_numbers_one_to_twenty():
     assert sorted(v.receipt.number for v in views) == [f"R-{n:06d}" for n in range(1, PARALLEL + 1)]
     with db.session_scope() as session:
         assert session.get(ReceiptCounter, "receipt").last_number == PARALLEL
+
+
+def _paid_now(order: Order, *, fail: bool = False) -> None:
+    """Number `order`'s receipt as the transaction recording its payment does; `fail`: that transaction then
+    rolls back (the payment was not recorded after all)."""
+    with db.session_scope() as session:
+        row = session.get(Order, order.id)
+        buyer = session.get(User, order.user_id)
+        receipts.issue_at_payment(session, row, buyer=buyer, seller_name="Vendor Ltd", card=None)
+        if fail:
+            raise RuntimeError("the payment was not recorded")
+
+
+def test_twenty_parallel_payments_number_at_payment_gap_free_despite_rollbacks():
+    agent = factories.make_agent(factories.make_vendor(), price_cents=1500)
+    orders = [factories.make_order(agent, factories.make_user()) for _ in range(PARALLEL)]
+    failing = set(range(0, PARALLEL, 5))  # every fifth payment's transaction rolls back after its number
+
+    def pay(index: int):
+        try:
+            _paid_now(orders[index], fail=index in failing)
+        except RuntimeError:
+            return "rolled back"
+        return "paid"
+
+    assert sorted(_parallel([lambda i=i: pay(i) for i in range(PARALLEL)])).count("paid") == PARALLEL - len(failing)
+    kept = PARALLEL - len(failing)
+    assert _numbers() == list(range(1, kept + 1))  # the rolled-back numbers were given to the next payments
+    with db.session_scope() as session:
+        assert session.get(ReceiptCounter, "receipt").last_number == kept
+        numbered = set(session.exec(select(Receipt.order_id)).all())
+    assert numbered == {o.id for i, o in enumerate(orders) if i not in failing}
+
+
+def test_a_receipt_at_payment_makes_its_missing_counter():
+    with db.session_scope() as session:
+        session.delete(session.get(ReceiptCounter, "receipt"))
+    buyer = factories.make_user()
+    first, second = (factories.make_order(factories.make_agent(factories.make_vendor()), buyer) for _ in range(2))
+    _paid_now(first)
+    _paid_now(second)
+    assert _numbers() == [1, 2]
+    assert receipts.receipt_of(actor=buyer, order_id=second.id).receipt.number == "R-000002"
 
 
 def test_twenty_parallel_reads_of_one_order_number_it_once():
@@ -293,3 +336,23 @@ def test_a_promotion_code_is_a_discount_line_and_named_on_the_receipt():
     doc = receipts.receipt_of(actor=buyer, order_id=order.id).receipt
     assert (doc.line, doc.subtotal, doc.discount, doc.total) == (
         "Summarizer: one-time license (promotion code SAVE25)", "$29.99", "-$7.50", "$22.49")
+
+
+# ---- plan payments -------------------------------------------------------------------------------------------
+
+
+def test_a_plan_payment_recorded_before_plan_receipts_is_numbered_once_on_first_read():
+    vendor = factories.make_vendor()
+    payment = factories.make_plan_payment(vendor, "pro", 2900)
+    order = factories.make_order(factories.make_agent(factories.make_vendor()), factories.make_user())
+    receipts.receipt_of(actor=factories.make_admin(), order_id=order.id)  # one sequence with order receipts
+    views = _parallel([lambda: receipts.plan_receipt_of(actor=vendor, payment_id=payment.id)] * 5)
+    assert {v.receipt.number for v in views} == {"R-000002"}
+    assert _numbers() == [1, 2]
+    assert receipts.plan_payments(actor=vendor)[0].receipt_number == "R-000002"
+
+
+@pytest.mark.parametrize("bad", [None, 42, "", "x" * 40, "a b", "../x", "nope"])
+def test_bad_plan_payment_ids_are_not_found(bad):
+    with pytest.raises(NotFound, match="Receipt not found"):
+        receipts.plan_receipt_of(actor=factories.make_vendor(), payment_id=bad)

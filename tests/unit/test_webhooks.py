@@ -590,3 +590,110 @@ def test_a_subscription_ending_is_announced_once_with_its_state():
         False,
     )
     assert obj["endedAt"] is not None and "cus_" not in row.payload and "sub_test" not in row.payload
+
+
+def _subscribed_at_standin(standin, vendor: User) -> tuple[User, str, str]:
+    """A buyer's paid subscription to one of `vendor`'s monthly agents, made through the app at the stand-in:
+    (buyer, the subscription row's id, Stripe's id)."""
+    from marketplace.models import Subscription
+    from marketplace.services import purchases
+
+    agent = factories.make_agent(vendor, price_cents=1200, pricing_model="monthly",
+                                 demo_url="https://demo.example.com")
+    buyer = factories.make_user()
+    intent = purchases.create_payment_intent(actor=buyer, agent_id=agent.id)
+    standin.confirm(intent.client_secret)
+    purchases.complete_payment(actor=buyer, payment_intent_id=intent.payment_intent_id, agent_id=agent.id)
+    with session_scope() as session:
+        row = session.exec(select(Subscription).where(Subscription.user_id == buyer.id)).one()
+        return buyer, row.id, row.stripe_subscription_id
+
+
+def _types() -> list[str]:
+    return [d.type for d in _deliveries()]
+
+
+def test_a_cancellation_made_at_stripe_is_announced_once(stripe_standin):
+    from marketplace.services.billing import invoices
+
+    vendor = factories.make_vendor()
+    factories.make_webhook_endpoint(vendor, events=("subscription.cancelled", "subscription.ended"))
+    _buyer, row_id, stripe_id = _subscribed_at_standin(stripe_standin, vendor)
+    assert _types() == []
+    # Cancelled outside the app (the dashboard, the API): Stripe's customer.subscription.updated, delivered twice.
+    stripe_standin.stripe.v1.subscriptions.update(stripe_id, params={"cancel_at_period_end": True})
+    assert [invoices.subscription_changed(stripe_id) for _ in range(2)] == ["updated", "updated"]
+    assert _types() == ["subscription.cancelled"]
+    obj = json.loads(_deliveries()[0].payload)["data"]["object"]
+    assert (obj["id"], obj["cancelAtPeriodEnd"], obj["status"]) == (row_id, True, "active")
+    assert obj["canceledAt"] is not None
+
+
+def test_a_cancellation_made_in_the_app_is_announced_once_not_again_by_stripes_event(stripe_standin):
+    from marketplace.services.billing import invoices, lifecycle
+
+    vendor = factories.make_vendor()
+    factories.make_webhook_endpoint(vendor, events=("subscription.cancelled",))
+    buyer, row_id, stripe_id = _subscribed_at_standin(stripe_standin, vendor)
+    lifecycle.cancel_subscription(actor=buyer, subscription_id=row_id)
+    invoices.subscription_changed(stripe_id)  # Stripe's event of the app's own change
+    assert _types() == ["subscription.cancelled"]
+
+
+# ---- purging what ended long ago ---------------------------------------------------------------------------
+
+
+def _aged(delivery_id: str, *, days: int, status: str, next_attempt: bool = False) -> None:
+    with session_scope() as session:
+        row = session.exec(select(WebhookDelivery).where(WebhookDelivery.id == delivery_id)).one()
+        row.status, row.updated_at = status, utcnow() - timedelta(days=days)
+        row.next_attempt_at = utcnow() if next_attempt else None
+        session.add(row)
+
+
+def test_old_finished_deliveries_are_purged_in_batches_and_nothing_else(monkeypatch):
+    vendor = factories.make_vendor()
+    factories.make_webhook_endpoint(vendor)
+    for _ in range(7):
+        _sale(vendor)
+    rows = [d.id for d in _deliveries()]
+    _aged(rows[0], days=31, status="succeeded")
+    _aged(rows[1], days=45, status="failed")
+    _aged(rows[2], days=40, status="succeeded")
+    _aged(rows[3], days=29, status="succeeded")  # younger than 30 days: kept
+    _aged(rows[4], days=60, status="pending", next_attempt=True)  # resent: kept
+    _aged(rows[5], days=31, status="failed")
+    statements = []
+    monkeypatch.setattr(sender, "PURGE_BATCH", 2)
+    real = sender.decisions.row_count
+
+    def counted(result):
+        statements.append(real(result))
+        return statements[-1]
+
+    monkeypatch.setattr(sender.decisions, "row_count", counted)
+    assert sender.purge_old() == 4
+    assert statements == [2, 2, 0]  # batches of PURGE_BATCH, until one comes back short
+    assert {d.id for d in _deliveries()} == {rows[3], rows[4], rows[6]}
+    assert sender.purge_old() == 0
+
+
+def test_the_sending_loop_purges_at_most_once_per_interval():
+    import asyncio
+
+    from marketplace.services import background
+
+    rounds, tidied = [], []
+    worker = background.Worker("purge test", poll_seconds=lambda: 0)
+
+    def work() -> None:
+        rounds.append(1)
+        if len(rounds) == 5:
+            raise asyncio.CancelledError  # ends the loop after five rounds
+
+    async def run() -> None:
+        with pytest.raises(asyncio.CancelledError):
+            await worker.run_forever(work, tidy=lambda: tidied.append(len(rounds)), tidy_seconds=3600)
+
+    asyncio.run(run())
+    assert tidied == [1]  # after the first round, not again within the interval

@@ -12,7 +12,7 @@ from marketplace.components.stripe_payment import payment_element
 from marketplace.components.test_cards import test_mode_note
 from marketplace.pages.vendors.page import by_mode
 from marketplace.state.plans import PlanOption
-from marketplace.state.vendors.plans import PLANS_PATH
+from marketplace.state.vendors.plans import PLANS_PATH, PlanPaymentRow
 from marketplace.state.vendors.plans import VendorPlansState as S
 
 
@@ -115,6 +115,32 @@ def _confirm() -> rx.Component:
     )
 
 
+def _payment_row(payment: PlanPaymentRow) -> rx.Component:
+    return rx.hstack(
+        rx.text(payment.date, size="2", min_width="7em"),
+        rx.text(f"{payment.plan_name} plan", size="2"),
+        rx.text(payment.amount, size="2", weight="medium"),
+        rx.spacer(),
+        rx.link(rx.icon("file-text", size=14), rx.cond(payment.receipt_number != "",
+                                                       f"Receipt {payment.receipt_number}", "Receipt"),
+                href=payment.receipt_url, is_external=True, size="2", class_name="plan-receipt",
+                display="inline-flex", align_items="center", gap="0.25em"),
+        width="100%", align="center", wrap="wrap", spacing="3", class_name="plan-payment",
+    )
+
+
+def _payments() -> rx.Component:
+    """The vendor's plan payments, each with the receipt the marketplace issued for it."""
+    return rx.cond(
+        S.payments.length() > 0,
+        rx.card(
+            rx.vstack(rx.heading("Plan payments", size="4", as_="h2"), rx.foreach(S.payments, _payment_row),
+                      spacing="3", width="100%"),
+            size="2", width="100%", id="plan-payments",
+        ),
+    )
+
+
 def _loading() -> rx.Component:
     return rx.vstack(
         skeleton_block("1.5em", "20em"),
@@ -140,6 +166,7 @@ def _content() -> rx.Component:
                     rx.grid(rx.foreach(S.plans, _plan), columns=rx.breakpoints(initial="1", md="3"), spacing="4",
                             width="100%", id="plan-options"),
                 ),
+                _payments(),
                 _confirm(),
                 spacing="5", width="100%",
             ),

@@ -96,9 +96,21 @@ def mirror(sub: billing.Subscription) -> Subscription | None:
     # An ended subscription stays ended: a view retrieved before it ended (a slow handler) cannot revive it.
     still_open = () if sub.status in ENDED else (Subscription.ended_at.is_(None),)
     with session_scope() as session:
+        # Cancelled on Stripe's side (the dashboard, Stripe's portal, the API outside the app): the vendor hears
+        # `subscription.cancelled` once. A cancellation made in the app claimed the flag before it told Stripe
+        # (`_set_cancel`), so its own webhook finds nothing to claim here and is not announced twice.
+        cancelled_outside = sub.cancel_at_period_end and sub.status not in ENDED and decisions.claim_any(
+            session, Subscription, Subscription.id == row.id, Subscription.ended_at.is_(None),
+            Subscription.cancel_at_period_end.is_(False),
+            values={"cancel_at_period_end": True, "canceled_at": sub.canceled_at or now, "updated_at": now}) == 1
         decisions.claim_any(session, Subscription, Subscription.id == row.id, *still_open, values={
             "status": sub.status, "current_period_end": sub.current_period_end,
             "cancel_at_period_end": sub.cancel_at_period_end, "updated_at": now})
+        if cancelled_outside:
+            cancelled = session.exec(select(Subscription).where(Subscription.id == row.id)
+                                     .execution_options(populate_existing=True)).one()
+            webhooks.enqueue(session, vendor_id=cancelled.vendor_id, type=webhooks.events.SUBSCRIPTION_CANCELLED,
+                             obj=webhooks.subscription_object(cancelled))
         if sub.status == SubscriptionStatus.PAST_DUE:
             _start_grace(session, row.id, now)
         elif sub.status in (SubscriptionStatus.ACTIVE, SubscriptionStatus.TRIALING):

@@ -6,16 +6,30 @@ is attached to the actor's Customer: any other id (another customer's card, a ma
 the answer never tells whether a card exists elsewhere. "The default" is what the customer's subscriptions are
 charged with: the customer's `invoice_settings.default_payment_method`, or, while that is unset, the card the
 newest live subscription names (the checkout saves the card on the subscription only).
+
+Making a card the default and removing one take several Stripe calls each; run at the same moment on the same
+card they could interleave (the default set on a subscription, then the card detached under it) and leave a
+subscription with no card at Stripe. So each is one decision per customer: it first claims the customer's
+`cards_busy_until` lease with one conditional UPDATE (`_cards_claimed`), reads the cards only after, and a
+second change meanwhile is refused with `CARDS_BUSY`. The lease (a minute, longer than the Stripe calls take)
+frees a customer whose request died.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import or_
 
 from marketplace.db import session_scope
 from marketplace.integrations import billing, cards
 from marketplace.models import BillingCustomer, User
+from marketplace.models.base import utcnow
+from marketplace.services import decisions
 from marketplace.services.billing import customers
 from marketplace.services.errors import Conflict, NotFound
 from marketplace.services.payment_errors import provider_errors
@@ -23,6 +37,8 @@ from marketplace.services.permissions import require_user
 
 NOT_FOUND = "Payment method not found"
 NEEDED = "This card pays an active subscription. Make another card the default first."
+CARDS_BUSY = "Your cards are being changed in another window. Please try again in a moment."
+CARDS_LEASE = timedelta(minutes=1)
 # Stripe's ids (a card saved before PaymentMethods lists as `card_...`); anything else cannot be the actor's card.
 ID_RE = re.compile(r"(?:pm|card)_[A-Za-z0-9_]{1,120}")
 
@@ -60,18 +76,42 @@ def _listing(customer: str) -> list[SavedCard]:
                       is_default=c.id == default) for c in found]
 
 
-def _owned_card(user: User, payment_method_id: object) -> tuple[str, cards.Card]:
-    """The actor's Customer and their card `payment_method_id`; NotFound for anything else."""
+def _checked_id(user: User, payment_method_id: object) -> str:
+    """The actor's Customer, for an id that can be one of their cards; NotFound for anything else."""
     if not isinstance(payment_method_id, str) or not ID_RE.fullmatch(payment_method_id):
         raise NotFound(NOT_FOUND)
     customer = _customer_of(user)
     if customer is None:
         raise NotFound(NOT_FOUND)
+    return customer
+
+
+def _owned_card(customer: str, payment_method_id: str) -> cards.Card:
+    """The card `payment_method_id` as Stripe has it, if it is attached to `customer`; else NotFound."""
     with provider_errors():
         card = cards.retrieve_card(payment_method_id)
     if card is None or card.customer != customer:
         raise NotFound(NOT_FOUND)
-    return customer, card
+    return card
+
+
+@contextmanager
+def _cards_claimed(user: User) -> Iterator[None]:
+    """Hold the customer's cards lease for the block: one conditional UPDATE decides, so of two changes at the
+    same moment one goes on and the other gets Conflict(CARDS_BUSY) having called Stripe for nothing. Given back
+    at the end (unless it ran out and another request holds it now)."""
+    now = utcnow()
+    until = now + CARDS_LEASE
+    with session_scope() as session:
+        decisions.claim(session, BillingCustomer, BillingCustomer.user_id == user.id,
+                        or_(BillingCustomer.cards_busy_until.is_(None), BillingCustomer.cards_busy_until <= now),
+                        values={"cards_busy_until": until}, conflict=CARDS_BUSY)
+    try:
+        yield
+    finally:
+        with session_scope() as session:
+            decisions.claim_any(session, BillingCustomer, BillingCustomer.user_id == user.id,
+                                BillingCustomer.cards_busy_until == until, values={"cards_busy_until": None})
 
 
 def list_cards(*, actor: User | None) -> list[SavedCard]:
@@ -96,12 +136,14 @@ def make_default(*, actor: User | None, payment_method_id: object) -> list[Saved
     """Every live subscription charges this card from now on: the customer's default and each live
     subscription's own card (which would otherwise win over the customer's). Answers the cards as they are."""
     user = require_user(actor)
-    customer, card = _owned_card(user, payment_method_id)
-    with provider_errors():
-        cards.set_default_card(customer, card.id)
-        for sub in billing.live_subscriptions(customer):
-            if sub.default_payment_method != card.id:
-                billing.set_default_payment_method(sub.id, card.id)
+    customer = _checked_id(user, payment_method_id)
+    with _cards_claimed(user):
+        card = _owned_card(customer, str(payment_method_id))  # read after claiming: not detached meanwhile
+        with provider_errors():
+            cards.set_default_card(customer, card.id)
+            for sub in billing.live_subscriptions(customer):
+                if sub.default_payment_method != card.id:
+                    billing.set_default_payment_method(sub.id, card.id)
     return _listing(customer)
 
 
@@ -109,14 +151,16 @@ def remove_card(*, actor: User | None, payment_method_id: object) -> list[SavedC
     """Detach a card that no live subscription is charged with; Conflict (NEEDED) for one that is. Answers the
     cards that are left."""
     user = require_user(actor)
-    customer, card = _owned_card(user, payment_method_id)
-    with provider_errors():
-        subscriptions = billing.live_subscriptions(customer)
-        customer_default = cards.default_card_id(customer)
-    for sub in subscriptions:
-        charged = sub.default_payment_method or customer_default
-        if charged == card.id:
-            raise Conflict(NEEDED)
-    with provider_errors():
-        cards.detach_card(card.id)
+    customer = _checked_id(user, payment_method_id)
+    with _cards_claimed(user):
+        card = _owned_card(customer, str(payment_method_id))
+        with provider_errors():  # read after claiming: no default can move onto this card meanwhile
+            subscriptions = billing.live_subscriptions(customer)
+            customer_default = cards.default_card_id(customer)
+        for sub in subscriptions:
+            charged = sub.default_payment_method or customer_default
+            if charged == card.id:
+                raise Conflict(NEEDED)
+        with provider_errors():
+            cards.detach_card(card.id)
     return _listing(customer)

@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
 from marketplace.db import session_scope
-from marketplace.integrations import billing
+from marketplace.integrations import billing, payments
 from marketplace.models import (
     Agent,
     NotificationType,
@@ -44,6 +44,7 @@ from marketplace.services import (
 )
 from marketplace.services.checkout_terms import CheckoutTerms, TermsError
 from marketplace.services.errors import Conflict, Invalid
+from marketplace.services.receipts import issue as receipts
 
 ATTEMPTS = 5
 FOREIGN_SUBSCRIPTION = "This subscription was not made on this marketplace"
@@ -127,7 +128,8 @@ def record_paid_invoice(invoice: billing.Invoice, sub: billing.Subscription) -> 
     for _attempt in range(ATTEMPTS):
         try:
             with session_scope() as session:
-                recorded = _insert(session, invoice, row, split_reason=sub.metadata.get("splitBlockReason"))
+                recorded = _insert(session, invoice, row, split_reason=sub.metadata.get("splitBlockReason"),
+                                   card=sub.default_card)
             return recorded
         except IntegrityError:
             done = existing_order(invoice.id)
@@ -136,7 +138,8 @@ def record_paid_invoice(invoice: billing.Invoice, sub: billing.Subscription) -> 
     raise Conflict("The payment could not be recorded, please retry")
 
 
-def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, split_reason: str | None) -> Recorded:
+def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, split_reason: str | None,
+            card: payments.CardUsed | None = None) -> Recorded:
     terms = CheckoutTerms.of_subscription(row, amount=invoice.amount_paid, split_reason=split_reason)
     kind = _kind(invoice)
     if kind == OrderKind.RENEWAL and row.trial_end is not None and session.exec(
@@ -165,12 +168,16 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
     if current is None or buyer is None:  # the buyer's account was deleted: the money trail stays
         return Recorded(order=order, purchase=None, created=True)
     order.customer_email = buyer.email
+    # The receipt is numbered with the order, last in the transaction (a duplicate first payment's too: its
+    # refund's credit note refers to it), with the card the subscription charges.
+    seller = receipts.seller_name_of_vendor(session, row.vendor_id)
     if kind == OrderKind.SUBSCRIPTION and access.has_access(session, user_id=buyer.id,
                                                               agent_id=current.agent_id or "") \
             and not _own_trial(session, current):
         session.flush()  # granted nothing: processing until the caller has refunded it
         decisions.claim_any(session, Order, Order.id == order.id, values={"status": OrderStatus.PROCESSING})
         session.refresh(order)
+        receipts.issue_at_payment(session, order, buyer=buyer, seller_name=seller, card=card)
         return Recorded(order=order, purchase=None, created=True, duplicate=True)
     purchase = _grant(session, current, order, period_end=invoice.period_end)
     key = licenses.ensure_key(session, purchase=purchase) if purchase is not None else None
@@ -179,6 +186,7 @@ def _insert(session: Session, invoice: billing.Invoice, row: Subscription, *, sp
     _tell(session, current, buyer, order, period_end=invoice.period_end or current.current_period_end,
           license_key=key.key if key else "")
     _announce(session, current, order)
+    receipts.issue_at_payment(session, order, buyer=buyer, seller_name=seller, card=card)
     return Recorded(order=order, purchase=purchase, created=True)
 
 

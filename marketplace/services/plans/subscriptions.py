@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import CursorResult
 from sqlmodel import Session
 
 from marketplace.db import is_postgres, session_scope
@@ -34,6 +33,7 @@ from marketplace.services.billing.records import long_date
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.plans import mails
 from marketplace.services.plans.catalog import PlanView, plan_in
+from marketplace.services.receipts import plan_receipts
 
 LIVE = frozenset({"active", "trialing", "past_due"})
 ATTEMPTS = 3
@@ -157,16 +157,26 @@ def record_payment(invoice: billing.Invoice, sub: billing.Subscription) -> bool:
         return False
     dialect = postgresql if is_postgres() else sqlite
     with session_scope() as session:
-        if session.get(User, sub.metadata.get("vendorId", "")) is None:
+        vendor = session.get(User, sub.metadata.get("vendorId", ""))
+        if vendor is None:
             return False
         # The plan the invoice was made for (its own snapshot of the subscription's metadata: a later change of
         # plan does not rewrite it), else the subscription's now.
         plan = plan_in(session, invoice.subscription_metadata.get("vendorPlan") or sub.metadata["vendorPlan"])
-        result = cast(CursorResult[Any], session.execute(dialect.insert(PlanPayment).values(
-            id=new_id(), invoice_id=invoice.id, user_id=sub.metadata["vendorId"], plan_id=plan.id,
-            amount_cents=invoice.amount_paid, currency=invoice.currency, billing_reason=invoice.billing_reason,
-            created_at=utcnow()).on_conflict_do_nothing()))
-        return bool(result.rowcount)
+        payment = PlanPayment(id=new_id(), invoice_id=invoice.id, user_id=vendor.id, plan_id=plan.id,
+                              amount_cents=invoice.amount_paid, currency=invoice.currency,
+                              billing_reason=invoice.billing_reason, created_at=utcnow())
+        # RETURNING says whether this call inserted it (the driver's rowcount may be -1, "unknown", on PostgreSQL).
+        inserted = session.execute(dialect.insert(PlanPayment).values(
+            id=payment.id, invoice_id=payment.invoice_id, user_id=payment.user_id, plan_id=payment.plan_id,
+            amount_cents=payment.amount_cents, currency=payment.currency, billing_reason=payment.billing_reason,
+            created_at=payment.created_at).on_conflict_do_nothing().returning(PlanPayment.id)).scalar_one_or_none()
+        if inserted is None:
+            return False
+        # Its receipt (the marketplace sells the plan), numbered with it, with the card the plan charges.
+        plan_receipts.issue_for_plan_payment(session, payment, vendor=vendor, plan_name=plan.name,
+                                             card=sub.default_card)
+        return True
 
 
 def invoice_paid(invoice: billing.Invoice, sub: billing.Subscription) -> str:

@@ -57,6 +57,7 @@ from marketplace.services.checkout_terms import CheckoutTerms, Route, TermsError
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
+from marketplace.services.receipts import issue as receipts
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,7 @@ class _Verified:
     buyer: User  # as read with the agent (the receipt's guest sign-in link needs the row)
     vendor_contact: tuple[str, str] | None  # the live vendor's e-mail and greeting, for the sale e-mail
     vendor_webhooks: webhooks.Endpoints | None  # as read with the agent (None: read when recording)
+    seller_name: str | None = None  # the receipt's seller, as read with the agent (None: read when recording)
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ class _Known:
     buyer: User | None
     vendor: User | None
     vendor_webhooks: str | None = None  # webhooks.endpoints_column
+    vendor_applied_name: str | None = None  # the business name of the vendor's approved application
 
 
 # Built once: an alias of a wide table costs milliseconds of Python to build, and a statement made of the same
@@ -134,6 +137,7 @@ class _Known:
 _BUYER, _VENDOR = aliased(User, name="buyer"), aliased(User, name="vendor")
 _ANCHOR = sql_select(literal(1).label("one")).subquery("anchor")
 _HOOKS = webhooks.endpoints_column(Agent.vendor_id)
+_APPLIED = receipts.applied_business_name(_VENDOR.id)
 
 
 def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user_id: str | None) -> _Known:
@@ -144,15 +148,15 @@ def _read(session: Session, *, intent_id: str | None, agent_id: str | None, user
     def matches(column: SQLColumnExpression[str], value: str | None) -> ColumnElement[bool]:
         return column == value if isinstance(value, str) and value else false()
 
-    statement = (sql_select(Order, Purchase, Agent, buyer, vendor, _HOOKS).select_from(anchor)
+    statement = (sql_select(Order, Purchase, Agent, buyer, vendor, _HOOKS, _APPLIED).select_from(anchor)
                  .outerjoin(Order, matches(Order.payment_intent_id, intent_id))
                  .outerjoin(Purchase, Purchase.order_id == Order.id)
                  .outerjoin(Agent, matches(Agent.id, agent_id))
                  .outerjoin(buyer, matches(buyer.id, user_id))
                  .outerjoin(vendor, vendor.id == Agent.vendor_id))
-    order, purchase, agent, buyer_row, vendor_row, hooks = session.exec(statement).one()  # type: ignore[call-overload]  # SQLModel exec() has no overload for 6 entities
+    order, purchase, agent, buyer_row, vendor_row, hooks, applied = session.exec(statement).one()  # type: ignore[call-overload]  # SQLModel exec() has no overload for 7 entities
     return _Known(order=order, purchase=purchase, agent=agent, buyer=buyer_row, vendor=vendor_row,
-                  vendor_webhooks=hooks)
+                  vendor_webhooks=hooks, vendor_applied_name=applied)
 
 
 def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None, user_id: str | None,
@@ -200,7 +204,8 @@ def _verify(intent: payments.Intent, *, actor: User | None, agent_id: str | None
     return _Verified(intent=intent, terms=terms, agent_name=agent.name, customer_email=buyer.email,
                      buyer_name=buyer.username, buyer_greeting=names.greeting_name(buyer), buyer=buyer,
                      vendor_contact=vendor_contact,
-                     vendor_webhooks=webhooks.endpoints_of(known.vendor_webhooks))
+                     vendor_webhooks=webhooks.endpoints_of(known.vendor_webhooks),
+                     seller_name=receipts.seller_name_of(vendor, known.vendor_applied_name))
 
 
 def _existing(session: Session, intent_id: str) -> Completion | None:
@@ -233,7 +238,8 @@ def _record(v: _Verified) -> Completion:
                     if not t.amount:
                         raise Conflict("You already own this agent")  # a free claim: nothing to keep
                     # A second payment for an agent already owned (two tabs): the order keeps the money
-                    # trail and the caller refunds it.
+                    # trail (and its receipt, which the refund's credit note refers to); the caller refunds it.
+                    _number_receipt(session, v, order)
                     return Completion(order=order, purchase=None, created=True)
                 purchase = _licence(session, v, order, held)
                 session.exec(update(Agent).where(Agent.id == t.agent_id).values(sales_count=Agent.sales_count + 1))
@@ -249,6 +255,7 @@ def _record(v: _Verified) -> Completion:
                 if v.vendor_webhooks != []:
                     webhooks.enqueue(session, vendor_id=t.vendor_id, type=webhooks.events.SALE_COMPLETED,
                                      obj=webhooks.order_object(order), endpoints=v.vendor_webhooks)
+                _number_receipt(session, v, order)  # last: see issue_at_payment
             return Completion(order=order, purchase=purchase, created=True)
         except IntegrityError:
             # Another completion of this intent (or another purchase of this agent) won the race.
@@ -257,6 +264,13 @@ def _record(v: _Verified) -> Completion:
             if done is not None:
                 return done
     raise Conflict("The purchase could not be recorded, please retry")
+
+
+def _number_receipt(session: Session, v: _Verified, order: Order) -> None:
+    """The order's receipt, numbered with it: the buyer and seller as read before the payment was verified and
+    the card the intent's retrieval gave (a free claim reads its seller here: it read no vendor before)."""
+    seller = v.seller_name if v.seller_name is not None else receipts.seller_name_of_vendor(session, order.vendor_id)
+    receipts.issue_at_payment(session, order, buyer=v.buyer, seller_name=seller, card=v.intent.card)
 
 
 def _licence(session: Session, v: _Verified, order: Order, purchase: Purchase | None) -> Purchase:

@@ -42,9 +42,12 @@ class Document:
 
 @dataclass(frozen=True)
 class ReceiptView:
-    order_id: str
+    order_id: str  # '' for a plan payment's receipt
     receipt: Document
     credit_note: Document | None = None  # once the order is refunded
+    pdf_url: str = ""  # the PDF's address; '' for an order's (`receipt_path`)
+    back_url: str = "/dashboard?tab=orders"
+    back_label: str = "Back to orders"
 
 
 def _day(moment: datetime) -> str:
@@ -71,7 +74,7 @@ def document(row: Receipt) -> Document:
         total=sign + money.format_amount(row.total_cents, row.currency), currency=row.currency.upper(),
         card=card, status="Refunded" if credit else "Paid",
         refers_to=format_number(ReceiptKind.RECEIPT, row.refers_to_number) if row.refers_to_number else "",
-        order_id=row.order_id)
+        order_id=row.order_id or "")
 
 
 def _readable_order(user: User, order_id: str) -> Order:
@@ -85,8 +88,8 @@ def _readable_order(user: User, order_id: str) -> Order:
 
 
 def receipt_of(*, actor: User | None, order_id: str) -> ReceiptView:
-    """The receipt of a paid order (and its credit note once refunded), numbered on first read. Only the buyer
-    and admins; for anyone else, and for an unpaid order, NotFound."""
+    """The receipt of a paid order (and its credit note once refunded; either numbered now if it has none yet,
+    see `issue`). Only the buyer and admins; for anyone else, and for an unpaid order, NotFound."""
     user = require_user(actor)
     order = _readable_order(user, order_id)
     with autocommit_scope() as session:
@@ -99,7 +102,8 @@ def receipt_of(*, actor: User | None, order_id: str) -> ReceiptView:
 
 
 def receipt_numbers(*, actor: User | None, orders: list[Order]) -> dict[str, str]:
-    """The receipt number of each of the buyer's own paid orders (numbering those read for the first time)."""
+    """The receipt number of each of the buyer's own paid orders (numbering any paid before receipts were
+    numbered at payment)."""
     user = require_user(actor)
     mine = [o for o in orders if o.user_id == user.id]
     with autocommit_scope() as session:

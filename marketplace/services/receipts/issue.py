@@ -1,7 +1,11 @@
-"""Numbering an order's receipt and, once it is refunded, its credit note: lazily, the first time either is
-read (the receipt page, the PDF, the order list), so every paid order has one however it was recorded (checkout,
-subscription invoice, renewal, demo data). What the document says is copied from the order, the buyer's profile
-and the vendor at that moment and never changes afterwards."""
+"""Numbering an order's receipt and, once it is refunded, its credit note.
+
+A receipt is numbered at payment (`issue_at_payment`), in the transaction that records the paid order (purchase
+completion and its webhook, a subscription's paid invoice, a renewal), with the card the payment's retrieval
+already gave: numbers follow the order of payment and nothing asks Stripe when a receipt is read. An order that
+has none (paid before receipts were numbered at payment, demo data, or refunded as a duplicate first payment) and
+every credit note are numbered the first time they are read (`ensure`). What a document says is copied from the
+order, the buyer's profile and the vendor at that moment and never changes afterwards."""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ import calendar
 import logging
 from datetime import datetime
 
+from sqlalchemy import ScalarSelect, SQLColumnExpression, insert, literal, update
+from sqlalchemy import select as sql_select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -20,6 +26,7 @@ from marketplace.models import (
     OrderKind,
     OrderStatus,
     Receipt,
+    ReceiptCounter,
     ReceiptKind,
     User,
     VendorApplication,
@@ -54,10 +61,10 @@ def documents_of(session: Session, order_ids: list[str]) -> dict[tuple[str, str]
     if not order_ids:
         return {}
     rows = session.exec(select(Receipt).where(col(Receipt.order_id).in_(order_ids))).all()
-    return {(row.order_id, row.kind): row for row in rows}
+    return {(row.order_id or "", row.kind): row for row in rows}
 
 
-def _add_month(moment: datetime) -> datetime:
+def add_month(moment: datetime) -> datetime:
     month = moment.month % 12 + 1
     year = moment.year + (moment.month == 12)
     return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
@@ -67,28 +74,11 @@ def line_of(order: Order) -> str:
     """What was bought: the agent and a one-time license, or the month of the subscription this payment covers
     (a subscription bills monthly from the day it was paid)."""
     if order.kind in (OrderKind.SUBSCRIPTION, OrderKind.RENEWAL):
-        start, end = order.created_at, _add_month(order.created_at)
+        start, end = order.created_at, add_month(order.created_at)
         line = f"{order.agent_name}: monthly subscription, {start:%d %b %Y} to {end:%d %b %Y}"
     else:
         line = f"{order.agent_name}: one-time license"
     return f"{line} (promotion code {order.promotion_code})" if order.promotion_code else line
-
-
-def _seller_name(session: Session, vendor_id: str | None) -> str:
-    """The vendor's business name (its own profile's, else the one its approved application gave), else its
-    name; the marketplace itself when the vendor is gone."""
-    vendor = session.get(User, vendor_id) if vendor_id else None
-    if vendor is None:
-        return OPERATOR
-    if vendor.business_name:
-        return vendor.business_name
-    applied = session.exec(
-        select(VendorApplication.business_name)
-        .where(VendorApplication.user_id == vendor.id, VendorApplication.status == ApplicationStatus.APPROVED)
-        .order_by(col(VendorApplication.created_at).desc())
-    ).first()
-    return applied or names.display_name(first_name=vendor.first_name, last_name=vendor.last_name,
-                                         username=vendor.username)
 
 
 def card_of(order: Order) -> payments.CardUsed | None:
@@ -104,9 +94,50 @@ def card_of(order: Order) -> payments.CardUsed | None:
         return None
 
 
+def seller_name_of(vendor: User | None, applied: str | None) -> str:
+    """The vendor's business name (its own profile's, else `applied`, the one its approved application gave),
+    else its name; the marketplace itself when the vendor is gone."""
+    if vendor is None:
+        return OPERATOR
+    return (vendor.business_name or applied or names.display_name(
+        first_name=vendor.first_name, last_name=vendor.last_name, username=vendor.username))[:200]
+
+
+def applied_business_name(vendor_id: SQLColumnExpression[str]) -> ScalarSelect[str | None]:
+    """The business name of the vendor's newest approved application, as a column of a statement that reads the
+    vendor anyway (the purchase path reads it with the agent: no statement of its own)."""
+    return (select(VendorApplication.business_name)
+            .where(VendorApplication.user_id == vendor_id, VendorApplication.status == ApplicationStatus.APPROVED)
+            .order_by(col(VendorApplication.created_at).desc()).limit(1).scalar_subquery())
+
+
+def seller_name_of_vendor(session: Session, vendor_id: str | None) -> str:
+    """`seller_name_of` the vendor `vendor_id`, read now."""
+    vendor = session.get(User, vendor_id) if vendor_id else None
+    applied = session.exec(select(applied_business_name(literal(vendor.id)))).first() if vendor else None
+    return seller_name_of(vendor, applied)
+
+
+def receipt_row(order: Order, *, buyer: User | None, seller_name: str, card: payments.CardUsed | None) -> Receipt:
+    """The receipt of a paid order as it reads at this moment (number still to take)."""
+    name = names.display_name(first_name=buyer.first_name, last_name=buyer.last_name,
+                              username=buyer.username) if buyer else ""
+    # A promotion code's discount (the order's snapshot, in its currency): the subtotal is the price before it.
+    discount = order.discount_cents or 0
+    return Receipt(
+        kind=ReceiptKind.RECEIPT, number=0, order_id=order.id, user_id=order.user_id, paid_at=order.created_at,
+        seller_name=seller_name[:200], buyer_name=(name or order.customer_email)[:200],
+        buyer_email=(buyer.email if buyer else order.customer_email)[:255],
+        buyer_business_name=buyer.business_name if buyer else None,
+        buyer_billing_address=buyer.billing_address if buyer else None,
+        buyer_tax_id=buyer.tax_id if buyer else None,
+        line=line_of(order)[:500], subtotal_cents=order.total_amount_cents + discount, discount_cents=discount,
+        total_cents=order.total_amount_cents, currency=order.currency,
+        card_brand=card.brand[:32] if card else None, card_last4=card.last4[-4:] if card else None)
+
+
 def _snapshot(session: Session, order: Order, kind: str, receipt: Receipt | None,
               card: payments.CardUsed | None = None) -> Receipt:
-    buyer = session.get(User, order.user_id) if order.user_id else None
     if kind == ReceiptKind.CREDIT_NOTE and receipt is not None:
         # The credit note repeats the parties of the receipt it cancels.
         return Receipt(
@@ -117,20 +148,42 @@ def _snapshot(session: Session, order: Order, kind: str, receipt: Receipt | None
             line=f"Refund: {receipt.line}", subtotal_cents=receipt.subtotal_cents,
             discount_cents=receipt.discount_cents, total_cents=receipt.total_cents, currency=receipt.currency,
             card_brand=receipt.card_brand, card_last4=receipt.card_last4)
-    name = names.display_name(first_name=buyer.first_name, last_name=buyer.last_name,
-                              username=buyer.username) if buyer else ""
-    # A promotion code's discount (the order's snapshot, in its currency): the subtotal is the price before it.
-    discount = order.discount_cents or 0
-    return Receipt(
-        kind=kind, number=0, order_id=order.id, user_id=order.user_id, paid_at=order.created_at,
-        seller_name=_seller_name(session, order.vendor_id)[:200], buyer_name=(name or order.customer_email)[:200],
-        buyer_email=(buyer.email if buyer else order.customer_email)[:255],
-        buyer_business_name=buyer.business_name if buyer else None,
-        buyer_billing_address=buyer.billing_address if buyer else None,
-        buyer_tax_id=buyer.tax_id if buyer else None,
-        line=line_of(order)[:500], subtotal_cents=order.total_amount_cents + discount, discount_cents=discount,
-        total_cents=order.total_amount_cents, currency=order.currency,
-        card_brand=card.brand[:32] if card else None, card_last4=card.last4[-4:] if card else None)
+    buyer = session.get(User, order.user_id) if order.user_id else None
+    return receipt_row(order, buyer=buyer, seller_name=seller_name_of_vendor(session, order.vendor_id), card=card)
+
+
+def issue_at_payment(session: Session, order: Order, *, buyer: User | None, seller_name: str,
+                     card: payments.CardUsed | None) -> Receipt:
+    """Number the receipt of `order` in the transaction that records it as paid (`order` is flushed in
+    `session`): the number and the row are written together, so numbers follow the order of payment and a
+    rolled-back payment gives its number back. Call it last in that transaction: on PostgreSQL the counter's row
+    stays locked until the commit, which queues the next payment's receipt behind this one."""
+    row = receipt_row(order, buyer=buyer, seller_name=seller_name, card=card)
+    write_numbered(session, row)
+    return row
+
+
+def write_numbered(session: Session, row: Receipt) -> None:
+    """Take the next number of `row.kind` and insert `row` with it. On PostgreSQL one statement (the counter's
+    UPDATE ... RETURNING as a CTE feeding the INSERT); on SQLite, whose CTEs cannot update, the two statements
+    `take_number` and the INSERT (in process, no round trip)."""
+    if session.get_bind().dialect.name == "postgresql":
+        table = Receipt.__table__
+        values = {c.name: getattr(row, c.name) for c in table.columns if c.name != "number"}
+        taken = (update(ReceiptCounter).where(ReceiptCounter.name == row.kind)
+                 .values(last_number=ReceiptCounter.last_number + 1)
+                 .returning(ReceiptCounter.last_number).cte("taken"))
+        columns = [literal(value, type_=table.c[name].type) for name, value in values.items()]
+        statement = (insert(table).from_select([*values, "number"], sql_select(*columns, taken.c.last_number))
+                     .returning(table.c.number))
+        number = session.execute(statement).scalar_one_or_none()
+        if number is not None:
+            row.number = int(number)
+            return
+        # No counter row yet (a database made without the migration's seed): made by take_number below.
+    row.number = take_number(session, sequence=row.kind)
+    session.add(row)
+    session.flush()
 
 
 def _issue(order: Order, kind: str, receipt: Receipt | None = None) -> Receipt:

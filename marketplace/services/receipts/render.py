@@ -73,9 +73,9 @@ def html(view: ReceiptView) -> str:
 <title>{escape(view.receipt.title)} {escape(view.receipt.number)}</title><style>{_STYLE}</style></head>
 <body><main>
 <div class="actions">
-  <a href="{escape(receipt_path(view.order_id, pdf=True))}" id="receipt-pdf" download>Download PDF</a>
+  <a href="{escape(view.pdf_url or receipt_path(view.order_id, pdf=True))}" id="receipt-pdf" download>Download PDF</a>
   <button type="button" onclick="window.print()" id="receipt-print">Print</button>
-  <a href="/dashboard?tab=orders">Back to orders</a>
+  <a href="{escape(view.back_url)}">{escape(view.back_label)}</a>
 </div>
 {note}
 {''.join(_html_document(d) for d in docs)}

@@ -10,6 +10,7 @@ retried `WEBHOOK_RETRY_DELAY_SECONDS` later, doubling up to `MAX_RETRY_DELAY`, u
 would pass `retry_until` (24 hours after it was queued or resent): it is then marked failed and the vendor is
 notified, in the transaction that marks it. Outcomes are written with a condition on the attempt (the lease is
 still ours). The app runs `send_forever` as a lifespan task; tests call `drain(now=...)` with a fake clock.
+Deliveries that ended more than 30 days ago are purged by the same loop (`purge_old`), in batches.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, delete, update
 from sqlmodel import select
 
 from marketplace.config import settings
@@ -42,6 +43,9 @@ TIMEOUT_SECONDS = 10.0
 MAX_RETRY_DELAY = timedelta(hours=1)
 ENDPOINT_GONE = "The endpoint was deleted"
 FAILED_TITLE = "Webhook delivery failed"
+KEEP_FINISHED = timedelta(days=30)  # how long the delivery log shows a delivery that ended
+PURGE_BATCH = 500
+PURGE_EVERY_SECONDS = 3600.0
 
 
 @dataclass(frozen=True)
@@ -254,6 +258,30 @@ def _finish(
         )
 
 
+def purge_old(*, now: datetime | None = None) -> int:
+    """Delete deliveries that ended (succeeded, or failed for good) more than `KEEP_FINISHED` ago, `PURGE_BATCH`
+    rows per transaction so no statement holds many locks or a long write; answers how many went. A pending
+    delivery (due, leased or resent) is never touched, so the delivery log keeps 30 days of history."""
+    cutoff = (now or utcnow()) - KEEP_FINISHED
+    table = WebhookDelivery.__table__
+    purged = 0
+    while True:
+        old = (select(table.c.id)
+               .where(table.c.status.in_((DeliveryStatus.SUCCEEDED, DeliveryStatus.FAILED)),
+                      table.c.next_attempt_at.is_(None), table.c.updated_at < cutoff)
+               .limit(PURGE_BATCH).scalar_subquery())
+        with session_scope() as session:
+            # The conditions again on the rows themselves: a row resent since the subquery chose it stays.
+            gone = decisions.row_count(session.execute(delete(table).where(
+                table.c.id.in_(old), table.c.next_attempt_at.is_(None), table.c.updated_at < cutoff)))
+        purged += gone
+        if gone < PURGE_BATCH:
+            if purged:
+                log.info("purged %d webhook deliveries that ended before %s", purged, f"{cutoff:%Y-%m-%d}")
+            return purged
+
+
 async def send_forever() -> None:
-    """Lifespan task: drain on start, whenever a commit queued deliveries, and every poll interval."""
-    await worker.run_forever(drain)
+    """Lifespan task: drain on start, whenever a commit queued deliveries, and every poll interval; purge what
+    ended long ago once an hour."""
+    await worker.run_forever(drain, tidy=purge_old, tidy_seconds=PURGE_EVERY_SECONDS)

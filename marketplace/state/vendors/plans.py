@@ -8,6 +8,7 @@ subscription's first payment to the Payment Element and shows the service's mess
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +16,7 @@ import reflex as rx
 from reflex.event import EventSpec
 
 from marketplace.models import User
-from marketplace.services import money, plans, purchases
+from marketplace.services import money, plans, purchases, receipts
 from marketplace.state import blocking
 from marketplace.state.display import format_day, time_zone
 from marketplace.state.plans import PlanOption, plan_option
@@ -29,6 +30,25 @@ PLANS_PATH = "/vendor/plans"
 def _offer_and_current(user: User | None) -> tuple[list[plans.PlanView], plans.CurrentPlan]:
     """The plans on offer and the vendor's own."""
     return plans.list_plans(), plans.current_plan(actor=user)
+
+
+def _offer_current_and_payments(user: User | None) -> tuple[list[plans.PlanView], plans.CurrentPlan,
+                                                             list[receipts.PlanPaymentLine]]:
+    """As `_offer_and_current`, and the vendor's plan payments with their receipts."""
+    offer, current = _offer_and_current(user)
+    return offer, current, receipts.plan_payments(actor=user)
+
+
+@dataclass
+class PlanPaymentRow:
+    """One plan payment in the page's payment history, with its receipt's link."""
+
+    id: str
+    date: str  # 'Jan 5, 2026'
+    plan_name: str
+    amount: str  # '$29.00'
+    receipt_number: str
+    receipt_url: str
 
 
 def agents_label(used: int, agent_limit: int | None, plan_name: str = "") -> str:
@@ -114,6 +134,7 @@ class VendorPlansState(PlanSummary, VendorState):
     """/vendor/plans: the plans, the vendor's marked; a confirmation, then the change or the first payment."""
 
     plans: list[PlanOption] = []
+    payments: list[PlanPaymentRow] = []  # the vendor's plan payments, newest first, each with its receipt
     failed: str = ""
     # the question asked before a change: kind (upgrade | downgrade | cancel), which plan, the words
     confirm_kind: str = ""
@@ -144,16 +165,20 @@ class VendorPlansState(PlanSummary, VendorState):
         self.plan_loading, self.failed = True, ""
         yield
         user = await self.viewer()
-        done = await attempt(Toast(None), _offer_and_current, user)
+        done = await attempt(Toast(None), _offer_current_and_payments, user)
         if done.signed_out:
             yield done.events
             return
         if done.failed:
             self.failed, self.plan_loading = done.message, False
             return
-        offer, current = done.value
+        offer, current, paid = done.value
         self._show_current(current)
         self.plans = [plan_option(plan) for plan in offer]
+        zone = time_zone(getattr(self, "time_zone", "UTC"))
+        self.payments = [PlanPaymentRow(id=p.id, date=format_day(p.paid_at, zone), plan_name=p.plan_name,
+                                        amount=p.amount, receipt_number=p.receipt_number, receipt_url=p.receipt_url)
+                         for p in paid]
 
     @rx.event
     async def choose(self, plan_id: str) -> AsyncIterator[Any]:
