@@ -159,3 +159,19 @@ def test_a_guest_trial_completion_is_only_for_a_guest_checkouts_subscription(cli
         billing.complete_guest_trial(subscription_id="no-such-subscription")
     missing = _complete(client, {"subscriptionId": "x" * 65}, agent)
     assert missing.status_code in (400, 422)
+
+
+def test_a_guest_monthly_code_that_makes_the_first_month_free(client, stripe_standin, make_vendor, make_agent,
+                                                              guests_allowed):
+    """A 100% code on a monthly agent: nothing to pay now, the card is saved (as for a trial) and the guest's
+    completion records the $0 first invoice as the order of the guest account."""
+    agent = make_agent(make_vendor("enabled"), price_cents=2000, pricing_model=PricingModel.MONTHLY)
+    factories.make_promotion_code([agent], code="GUESTMONTH", percent_off=100)
+    body = _intent(client, agent, code="GUESTMONTH").json()
+    assert (body["mode"], body["intentType"], body["discountAmount"]) == ("subscription", "setup", "20.00")
+    assert stripe_standin.confirm_setup(body["clientSecret"]).json()["status"] == "succeeded"
+    done = _complete(client, body, agent)
+    assert done.status_code == 200, done.text
+    with db.session_scope() as session:
+        [order] = session.exec(select(Order).where(Order.user_id == _guest().id)).all()
+    assert (order.total_amount_cents, order.promotion_code) == (0, "GUESTMONTH")
