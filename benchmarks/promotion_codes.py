@@ -5,7 +5,7 @@ and PostgreSQL. Issue 31's budget: with a code, p99 within 10% of without.
 What it does, per database:
 1. wipes the target database, migrates it and loads N customers (each with a session), two one-time agents of a
    vendor without a connected account (a direct charge: no account to create at the stand-in) and one code for
-   the second agent with no limit;
+   the second agent with no limit (`--max-redemptions N`: with a limit, so each hold also counts on its row);
 2. starts the Stripe stand-in and the mail catcher (`benchmarks.catalog.payment_services`) and the API under
    uvicorn in its own process (`marketplace.api.app:create_api`, the routes `/api` serves; the pages are not
    involved in this call);
@@ -42,7 +42,7 @@ BUDGET = 1.10  # p99 with a code / p99 without
 CODE = "BENCH-CODE"
 
 
-def _seed(url: str, customers: int) -> tuple[str, str, list[str]]:
+def _seed(url: str, customers: int, limit: int | None = None) -> tuple[str, str, list[str]]:
     """Two one-time agents of a vendor, a code for the second, and `customers` sessions."""
     from benchmarks.catalog import _engine, _reset_and_migrate
     from marketplace import db
@@ -77,7 +77,7 @@ def _seed(url: str, customers: int) -> tuple[str, str, list[str]]:
         ]
         session.add_all(agents)
         session.flush()
-        code = PromotionCode(code=CODE, percent_off=20, vendor_id=vendor.id)
+        code = PromotionCode(code=CODE, percent_off=20, vendor_id=vendor.id, max_redemptions=limit)
         session.add(code)
         session.flush()
         session.add(PromotionCodeAgent(code_id=code.id, agent_id=agents[1].id))
@@ -131,10 +131,10 @@ def _pick(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-def run(url: str, *, customers: int, rounds: int) -> dict[str, float]:
+def run(url: str, *, customers: int, rounds: int, limit: int | None = None) -> dict[str, float]:
     from benchmarks.catalog import payment_services
 
-    plain, coded, tokens = _seed(url, customers)
+    plain, coded, tokens = _seed(url, customers, limit)
     per_round = customers // (2 * rounds + 2)
     pool: queue.Queue[str] = queue.Queue()
     for token in tokens:
@@ -183,8 +183,10 @@ def main() -> None:
     parser.add_argument("--database-url", default=f"sqlite:///{ROOT / 'data' / 'bench_promotion_codes.db'}")
     parser.add_argument("--customers", type=int, default=1600)
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--max-redemptions", type=int, default=None,
+                        help="give the code a limit (its holds are then counted on its row)")
     args = parser.parse_args()
-    r = run(args.database_url, customers=args.customers, rounds=args.rounds)
+    r = run(args.database_url, customers=args.customers, rounds=args.rounds, limit=args.max_redemptions)
     print("\n| variant | n | p50 ms | p99 ms | mean ms | errors |\n| --- | ---: | ---: | ---: | ---: | ---: |")
     for name in ("without", "with"):
         print(
@@ -192,7 +194,8 @@ def main() -> None:
             f"{r[f'{name}_mean']:.1f} | {r[f'{name}_errors']:.0f} |"
         )
     verdict = "PASS" if r["ratio"] <= BUDGET and not r["with_errors"] else "FAIL"
-    print(f"\np99 with / without: {r['ratio']:.2f} ({verdict}, budget <= {BUDGET:.2f}); load {r['load']:.1f}")
+    limit = f"code limited to {args.max_redemptions}" if args.max_redemptions else "code without a limit"
+    print(f"\np99 with / without: {r['ratio']:.2f} ({verdict}, budget <= {BUDGET:.2f}); load {r['load']:.1f}; {limit}")
 
 
 if __name__ == "__main__":

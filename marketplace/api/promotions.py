@@ -25,7 +25,7 @@ def code_public(view: promotions.CodeView) -> PromotionCodePublic:
         all_agents=c.all_agents,
         expires_at=c.expires_at,
         max_redemptions=c.max_redemptions,
-        redemptions=c.redemptions,
+        redemptions=view.redemptions,
         first_purchase_only=c.first_purchase_only,
         duration=c.duration,
         duration_months=c.duration_months,

@@ -70,10 +70,13 @@ def create_payment_intent(body: PaymentIntentIn, request: Request, user: Optiona
 
 @router.post("/purchase/complete", response_model=PurchaseCompletePublic)
 def complete_purchase(body: CompleteIn, user: OptionalUser) -> PurchaseCompletePublic:
-    """Signed out with `isGuestCheckout`: recorded for the guest account the payment was made for (403 if it
-    was not made by a guest checkout)."""
+    """Signed out with `isGuestCheckout`: recorded for the guest account the payment (or the free trial's
+    subscription) was made for (403 if it was not made by a guest checkout)."""
     if body.subscription_id and not body.payment_intent_id:  # a free trial: its card was saved (confirmSetup)
-        row = billing.complete_trial(actor=user, subscription_id=body.subscription_id, agent_id=body.agent_id)
+        if body.is_guest_checkout and user is None:
+            row = billing.complete_guest_trial(subscription_id=body.subscription_id, agent_id=body.agent_id)
+        else:
+            row = billing.complete_trial(actor=user, subscription_id=body.subscription_id, agent_id=body.agent_id)
         return PurchaseCompletePublic(already_recorded=False, subscription_id=row.id, trial_end=row.trial_end)
     if body.is_guest_checkout and user is None:
         done = purchases.complete_guest_payment(payment_intent_id=body.payment_intent_id, agent_id=body.agent_id)

@@ -84,7 +84,8 @@ def order_summary() -> rx.Component:
                     spacing="2", width="100%",
                 ),
             ),
-            rx.cond(~CheckoutState.guest & (~CheckoutState.is_free | (CheckoutState.promo_code != "")), promo_form()),
+            rx.cond((~CheckoutState.guest | (CheckoutState.client_secret != ""))
+                    & (~CheckoutState.is_free | (CheckoutState.promo_code != "")), promo_form()),
             spacing="3", width="100%",
         ),
         size="3", width="100%", id="order-summary",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from marketplace.config import settings
 from marketplace.db import session_scope
@@ -24,6 +24,8 @@ from marketplace.models import (
     NotificationType,
     Order,
     PricingModel,
+    PromotionCode,
+    PromotionCodeAgent,
     Purchase,
     Review,
     Role,
@@ -242,10 +244,36 @@ def seed(*, loaded_by: User | None = None) -> None:
         _demo_notifications(session, accounts["vendor"], now)
         _demo_second_version(session, storage, now)
         _demo_plans(session, accounts["vendor"])
+        _demo_offers(session, accounts["vendor"])
         _pending_application(session, {u.username: u for u in reviewers}[PENDING_APPLICANT[0]], now)
 
 
 DEMO_VENDOR_PLAN = "pro"
+# What a visitor trying the app can use: a monthly agent with a free trial and a code for one-time agents, both
+# the demo vendor's (its Promotion Codes list shows the code).
+DEMO_TRIAL = ("Research Assistant", 7)
+DEMO_CODE = "WELCOME20"
+DEMO_CODE_PERCENT = 20
+DEMO_CODE_AGENTS = ("Test Writer", "Contract Clerk")
+
+
+def _demo_offers(session: Session, vendor: User) -> None:
+    """The trial and the code, made once: when the code exists (whatever became of it), nothing is changed, so
+    the vendor's own later edits (trial days, deactivating the code) survive a second load."""
+    if session.exec(select(PromotionCode.id).where(PromotionCode.code == DEMO_CODE)).first() is not None:
+        return
+    name, days = DEMO_TRIAL
+    monthly = session.exec(select(Agent).where(Agent.name == name, Agent.vendor_id == vendor.id,
+                                               Agent.pricing_model == PricingModel.MONTHLY)).first()
+    if monthly is not None and monthly.trial_days == 0:
+        monthly.trial_days = days
+        session.add(monthly)
+    agent_ids = session.exec(select(Agent.id).where(col(Agent.name).in_(DEMO_CODE_AGENTS),
+                                                    Agent.vendor_id == vendor.id)).all()
+    code = PromotionCode(code=DEMO_CODE, percent_off=DEMO_CODE_PERCENT, vendor_id=vendor.id, created_by_id=vendor.id)
+    session.add(code)
+    session.flush()
+    session.add_all(PromotionCodeAgent(code_id=code.id, agent_id=agent_id) for agent_id in agent_ids)
 
 
 # A demo agent with a second version, so its Changelog, the vendor's list and My Agents show versions: its agent,

@@ -219,9 +219,14 @@ def subscription_ended(*, to: str, name: str, agent_name: str, agent_path: str) 
 
 
 def trial_started(*, to: str, name: str, agent_name: str, agent_id: str, license_key: str, ends_on: str,
-                  then: str) -> OutgoingMail:
-    """A free trial started with the card saved: nothing charged yet, when the first charge comes, the key."""
+                  then: str, sign_in_token: str | None = None) -> OutgoingMail:
+    """A free trial started with the card saved: nothing charged yet, when the first charge comes, the key.
+    `sign_in_token`: a guest's single-use link to set a password first (the dashboard cancels the trial)."""
     key = f"\n\nLicense key: {license_key}" if license_key else ""
+    if sign_in_token is not None:
+        key += (f"\n\nYou started it as a guest. Set a password to sign in (this also confirms your e-mail "
+                f"address):\n{url(GUEST_PASSWORD_PATH + '?token=' + quote(sign_in_token))}\nThe link works once "
+                f"and expires in {settings.guest_link_hours} hours.")
     return compose(
         to=to, name=name,
         subject=f"Your free trial: {agent_name}",

@@ -44,6 +44,7 @@ UTC_ZONE = ZoneInfo("UTC")  # the checkout knows no browser zone; the renewal da
 SUCCESS_PATH = "/purchase-success"
 TRIAL_STARTED_PATH = "/dashboard"  # My Agents, where the trial's end date is
 ORDER_PARAM = "order"
+TRIAL_PARAM = "trial"  # a guest's free trial, started by this tab's checkout
 NO_PURCHASE_PATH = "/dashboard"  # where /purchase-success sends a visit that follows no purchase
 REDIRECT_DELAY_MS = 1000
 CHECKOUT_FAILED = "Failed to initialize checkout"
@@ -64,6 +65,13 @@ def _complete(user: User | None, payment_intent_id: str, agent_id: str | None, *
     if guest:
         return purchases.complete_guest_payment(payment_intent_id=payment_intent_id, agent_id=agent_id)
     return purchases.complete_payment(actor=user, payment_intent_id=payment_intent_id, agent_id=agent_id)
+
+
+def _complete_trial(user: User | None, subscription_id: str, agent_id: str, *, guest: bool) -> Any:
+    """Record a free trial whose card Stripe saved: a guest checkout's, else the signed-in buyer's."""
+    if guest:
+        return billing.complete_guest_trial(subscription_id=subscription_id, agent_id=agent_id)
+    return billing.complete_trial(actor=user, subscription_id=subscription_id, agent_id=agent_id)
 
 
 class CheckoutState(FormState, rx.State):
@@ -106,8 +114,9 @@ class CheckoutState(FormState, rx.State):
     guest_name: str = ""
     guest_error: str = ""  # a refusal of the details as a whole (409: sign in; 429; 403)
     preparing: bool = False
-    # A promotion code (signed-in buyers): what was typed, the code the server applied, what it took off and
-    # the price before it; a refusal is shown under the field and the rest of the checkout stays as it was.
+    # A promotion code (signed-in buyers, and guests once their details opened the payment): what was typed,
+    # the code the server applied, what it took off and the price before it; a refusal is shown under the field
+    # and the rest of the checkout stays as it was.
     promo_input: str = ""
     promo_code: str = ""
     promo_discount: str = ""  # "-$7.50"
@@ -276,7 +285,7 @@ class CheckoutState(FormState, rx.State):
         remounts on its client secret), or the server's refusal under the field."""
         take_submitted(self, form, {"promotionCode": "promo_input"})
         code = self.promo_input.strip()
-        if self.guest or self.processing or self.redirecting or self.promo_applying or not self.item_id:
+        if self.processing or self.redirecting or self.promo_applying or not self.item_id or not self._can_reprice():
             return
         if not code:
             self.promo_error = "Enter a promotion code."
@@ -289,19 +298,27 @@ class CheckoutState(FormState, rx.State):
     @rx.event
     async def remove_promo(self) -> AsyncIterator[Any]:
         """Back to the full price (the code's hold is given back when its PaymentIntent is cancelled or expires)."""
-        if self.guest or self.processing or self.redirecting or self.promo_applying or not self.promo_code:
+        if self.processing or self.redirecting or self.promo_applying or not self.promo_code or not self._can_reprice():
             return
         self.promo_applying, self.promo_error, self.promo_input = True, "", ""
         yield
         async for event in self._reprice(None):
             yield event
 
+    def _can_reprice(self) -> bool:
+        """A guest's code is checked for the account of their e-mail: only once their details are in."""
+        return not self.guest or bool(self.client_secret)
+
+    def _guest_details(self) -> guest_checkout.GuestDetails:
+        return guest_checkout.GuestDetails(email=self.guest_email, name=self.guest_name,
+                                           address=self.router.session.client_ip or "unknown")
+
     async def _reprice(self, code: str | None) -> AsyncIterator[Any]:
-        user = await _signed_in_user(self)
+        user = None if self.guest else await _signed_in_user(self)
         done = await attempt(Toast("Checkout Error", CHECKOUT_FAILED, unexpected=True, signed_out=False,
                                    log=f"promotion code at checkout of agent {self.item_id}"),
                              purchases.create_payment_intent, actor=user, agent_id=self.item_id,
-                             promotion_code=code)
+                             guest=self._guest_details() if self.guest else None, promotion_code=code)
         self.promo_applying = False
         if done.failed:
             refusal = done.refusal
@@ -327,8 +344,7 @@ class CheckoutState(FormState, rx.State):
             return
         self.preparing = True
         yield
-        details = guest_checkout.GuestDetails(email=self.guest_email, name=self.guest_name,
-                                              address=self.router.session.client_ip or "unknown")
+        details = self._guest_details()
         failed = Toast(None, CHECKOUT_FAILED, unexpected=True, signed_out=False,
                        log=f"guest checkout of agent {self.item_id} could not be prepared")
         done = await attempt(failed, purchases.create_payment_intent, actor=None, agent_id=self.item_id,
@@ -372,14 +388,15 @@ class CheckoutState(FormState, rx.State):
         if self.intent_type == "setup":  # a free trial: the card is saved, the server records the trial
             started = await attempt(Toast(None, unexpected=True, signed_out=False,
                                           log=f"trial {self._subscription_id} could not be recorded"),
-                                    billing.complete_trial, actor=user, subscription_id=self._subscription_id,
-                                    agent_id=self.item_id)
+                                    _complete_trial, user, self._subscription_id, self.item_id, guest=self.guest)
             if started.failed:
                 self._payment_error(started.message)
                 return
             self.progress, self.progress_label = STEP_DONE
             self.processing, self.redirecting = False, True
-            yield rx.redirect(TRIAL_STARTED_PATH)
+            # A guest has no dashboard yet: the success page says the trial started and where the link went.
+            yield rx.redirect(f"{SUCCESS_PATH}?{urlencode({TRIAL_PARAM: self._subscription_id})}" if self.guest
+                              else TRIAL_STARTED_PATH)
             return
         done = await attempt(Toast(None, unexpected=True, signed_out=False,
                                    log=f"payment {payment_intent_id} could not be recorded"),
@@ -469,6 +486,14 @@ class PurchaseSuccessState(rx.State):
         user = await _signed_in_user(self)
         checkout = await self.get_state(CheckoutState)
         guest = user is None and checkout.guest
+        if guest and checkout._subscription_id and params.get(TRIAL_PARAM) == checkout._subscription_id:
+            # this tab's checkout started the guest's trial on the server just now (no order: nothing was paid)
+            self.guest, self.order_number = True, checkout._subscription_id[-8:]
+            self.order_agent, self.order_email = checkout.item_name, checkout.billing_email
+            self.order_total = checkout.trial_line
+            self.confirmed = True
+            yield rx.call_script(f"window.history.replaceState(null, '', {SUCCESS_PATH!r})")
+            return
         if not intent_id:
             if guest and checkout._order_id and params.get(ORDER_PARAM) == checkout._order_id:
                 order_id = checkout._order_id  # this tab's checkout recorded it on the server just now

@@ -187,6 +187,42 @@ def _purchase_cards(user: User, zone: ZoneInfo) -> list[PurchaseCard]:
             for r in records]
 
 
+@dataclass(frozen=True)
+class _Dashboard:
+    purchases: list[PurchaseCard]
+    orders: list[OrderRow]
+    favorites: list[AgentCard]
+    agents_owned: int
+    completed_orders: int
+    total_spent: str
+    application_status: str
+    application_date: str
+
+
+def _application(user: User, zone: ZoneInfo) -> tuple[str, str]:
+    """The vendor application's status and day, as the page shows them ('' without one)."""
+    application = vendors.latest_application(actor=user)
+    return (application.status, format_day(application.created_at, zone)) if application else ("", "")
+
+
+def _dashboard_reads(user: User, zone: ZoneInfo) -> _Dashboard:
+    """Everything the dashboard shows, read and built in one trip to the state pool: each trip is a hand-off
+    the event loop pays for, and eight of them made a dashboard visit the page path's dearest step
+    (benchmarks/README.md, "Websocket load")."""
+    marks = refunds.refund_marks(actor=user)
+    orders = purchases.list_orders(actor=user)
+    numbers = receipts.receipt_numbers(actor=user, orders=orders)
+    owned = catalog.purchased_agent_ids(actor=user)
+    summary = purchases.spending_summary(actor=user)
+    status, day = _application(user, zone)
+    return _Dashboard(
+        purchases=_purchase_cards(user, zone),
+        orders=[order_row(o, zone, marks.get(o.id, ""), numbers.get(o.id, "")) for o in orders],
+        favorites=[agent_card(a, owned) for a in favorites.list_favorites(actor=user).items],
+        agents_owned=summary.agents_owned, completed_orders=summary.completed_orders,
+        total_spent=money.format_totals(summary.total_spent), application_status=status, application_date=day)
+
+
 def order_row(order: Order, zone: ZoneInfo, refund: str = "", receipt_number: str = "") -> OrderRow:
     return OrderRow(
         id=order.id,
@@ -250,17 +286,25 @@ class DashboardState(FormState, SessionState):
             self.saved_first_name, self.saved_last_name, self.saved_email)
 
     @rx.event
-    def on_load(self) -> EventSpec | None:
+    async def on_load(self) -> AsyncIterator[EventSpec | None]:
+        zone = self.time_zone
         self.reset()
         tab = self.router.url.query_parameters.get("tab", "")
         self.tab = tab if tab in TABS else "purchases"
         if not self.signed_in:
             self.loading = False
-            return None
-        return rx.call_script(BROWSER_TIME_ZONE_JS, callback=DashboardState.load_data)
+            return
+        if not zone:  # the tab's first visit: the browser tells its time zone
+            yield rx.call_script(BROWSER_TIME_ZONE_JS, callback=DashboardState.load_data)
+            return
+        yield None  # the page empties and shows it is loading, with no round trip for the zone this tab told before
+        await self._load_data(zone)
 
     @rx.event
     async def load_data(self, zone_name: str) -> None:
+        await self._load_data(zone_name)
+
+    async def _load_data(self, zone_name: str) -> None:
         self.time_zone = time_zone(zone_name).key
         user = await self.viewer()
         if user is None:
@@ -271,28 +315,17 @@ class DashboardState(FormState, SessionState):
         self.loading = False
 
     async def _load(self, user: User) -> None:
-        zone = time_zone(self.time_zone)
-        await self._load_purchases(user)
-        marks = await blocking.run(refunds.refund_marks, actor=user)
-        orders = await blocking.run(purchases.list_orders, actor=user)
-        numbers = await blocking.run(receipts.receipt_numbers, actor=user, orders=orders)
-        self.orders = [order_row(o, zone, marks.get(o.id, ""), numbers.get(o.id, "")) for o in orders]
-        owned = await blocking.run(catalog.purchased_agent_ids, actor=user)
-        favourites = await blocking.run(favorites.list_favorites, actor=user)
-        self.favorites = [agent_card(a, owned) for a in favourites.items]
-        summary = await blocking.run(purchases.spending_summary, actor=user)
-        self.agents_owned = summary.agents_owned
-        self.completed_orders = summary.completed_orders
-        self.total_spent = money.format_totals(summary.total_spent)
-        await self._load_application(user)
+        d = await blocking.run(_dashboard_reads, user, time_zone(self.time_zone))
+        self.purchases, self.orders, self.favorites = d.purchases, d.orders, d.favorites
+        self.agents_owned, self.completed_orders, self.total_spent = d.agents_owned, d.completed_orders, d.total_spent
+        self.application_status, self.application_date = d.application_status, d.application_date
 
     async def _load_purchases(self, user: User) -> None:
         self.purchases = await blocking.run(_purchase_cards, user, time_zone(self.time_zone))
 
     async def _load_application(self, user: User) -> None:
-        application = await blocking.run(vendors.latest_application, actor=user)
-        self.application_status = application.status if application else ""
-        self.application_date = format_day(application.created_at, time_zone(self.time_zone)) if application else ""
+        self.application_status, self.application_date = await blocking.run(
+            _application, user, time_zone(self.time_zone))
 
     @rx.event
     def set_tab(self, tab: str) -> None:

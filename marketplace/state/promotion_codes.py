@@ -54,7 +54,7 @@ def code_row(view: promotions.CodeView, *, zone_name: str) -> CodeRow:
         off=promotions.describe(view),
         agents="All agents" if c.all_agents else f"{count} agent{'s' if count != 1 else ''}",
         expires=format_day(c.expires_at, time_zone(zone_name)) if c.expires_at else "Never",
-        uses=f"{c.redemptions} / {c.max_redemptions}" if c.max_redemptions else str(c.redemptions),
+        uses=f"{view.redemptions} / {c.max_redemptions}" if c.max_redemptions else str(view.redemptions),
         first_only=c.first_purchase_only,
         active=c.active,
     )

@@ -70,3 +70,28 @@ def test_five_subscription_checkouts_for_the_last_redemption_of_a_monthly_code_o
         assert session.get(PromotionCode, code.id).redemptions == 1
         held = session.exec(select(PromotionRedemption).where(PromotionRedemption.code_id == code.id)).all()
     assert [h.status for h in held] == ["held"]
+
+
+@rounds
+def test_a_code_without_a_limit_holds_once_per_buyer_without_counting(live_api: LiveApi, stripe_standin, make_agent,
+                                                                      round_: int):
+    """A code without a limit: its hold is one INSERT that writes nothing to the code's row. 5 buyers at once all
+    get it; one buyer's 5 checkouts at once (5 agents) end with one hold (the once-per-customer index decides,
+    the others reuse it)."""
+    agents = [make_agent(price_cents=2000, pricing_model=PricingModel.ONE_TIME) for _ in range(N)]
+    code = factories.make_promotion_code(agents, code="NOLIMIT", percent_off=25)
+    buyers = [live_api.signed_in(factories.make_user().username) for _ in range(N)]
+    body = {"agentId": agents[0].id, "promotionCode": "nolimit"}
+    answers = fire([partial(c.post, "/api/purchase/create-payment-intent", json=body) for c in buyers])
+    assert [a.status_code for a in answers] == [200] * N, [a.text for a in answers]
+    assert {a.json()["displayAmount"] for a in answers} == {"15.00"}
+
+    one = live_api.signed_in(factories.make_user().username)
+    mine = fire([partial(one.post, "/api/purchase/create-payment-intent",
+                         json={"agentId": agent.id, "promotionCode": "NOLIMIT"}) for agent in agents])
+    assert [a.status_code for a in mine] == [200] * N, [a.text for a in mine]
+    with db.session_scope() as session:
+        assert session.get(PromotionCode, code.id).redemptions == 0  # no counter for a code without a limit
+        held = session.exec(select(PromotionRedemption).where(PromotionRedemption.code_id == code.id)).all()
+    assert len(held) == N + 1 and {h.status for h in held} == {"held"}
+    assert len({h.user_id for h in held}) == N + 1

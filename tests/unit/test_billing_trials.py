@@ -276,8 +276,9 @@ def test_the_browser_and_the_webhooks_at_the_same_moment_record_one_trial(stripe
     assert [m.subject for m in mailbox.messages(buyer.email)].count("Your free trial: Race Trial Bot") == 1
 
 
-def test_a_guest_checkout_starts_paid_without_a_trial(stripe_standin, make_agent):
-    """A guest completes without a signed-in buyer, which a trial's completion needs: guests pay at once."""
+def test_a_guest_checkout_gets_the_trial_for_the_account_of_its_email(stripe_standin, make_agent):
+    """A guest is the account of their e-mail: a new one has had no trial, so it gets the agent's (its completion
+    is checked by `complete_guest_trial`, tests/api/test_guest_promotions_api.py)."""
     from marketplace.models import PlatformSetting
     from marketplace.services import guest_checkout, platform
 
@@ -286,5 +287,5 @@ def test_a_guest_checkout_starts_paid_without_a_trial(stripe_standin, make_agent
     agent = make_agent(price_cents=1500, trial_days=7)
     details = guest_checkout.GuestDetails(email="guest-trial@example.com", name="Guest", address="203.0.113.9")
     intent = purchases.create_payment_intent(actor=None, agent_id=agent.id, guest=details)
-    assert (intent.intent_type, intent.trial_days, intent.trial_used) == ("payment", 0, False)
-    assert intent.client_secret.startswith("pi_")
+    assert (intent.intent_type, intent.trial_days, intent.trial_used) == ("setup", 7, False)
+    assert intent.client_secret.startswith("seti_")

@@ -71,3 +71,30 @@ def test_init_demo_data_needs_an_admin_and_demo_mode(make_user, demo_mode, monke
     monkeypatch.setattr(settings, "demo_mode", False)
     with pytest.raises(NotFound):
         demo.init_demo_data(actor=make_user(role="admin"))
+
+
+def test_demo_seed_offers_a_trial_and_a_code_a_visitor_can_use_once():
+    """`make run`'s data shows both of issue 31's levers: a monthly agent with a 7-day trial and an active code
+    in the demo vendor's list that the demo customer can apply; a second load changes neither again."""
+    from marketplace.services import promotions
+
+    demo.seed()
+    with db.session_scope() as session:
+        vendor = session.exec(select(User).where(User.username == "vendor")).one()
+        customer = session.exec(select(User).where(User.username == "customer")).one()
+        trial = session.exec(select(Agent).where(Agent.name == demo.DEMO_TRIAL[0])).one()
+        coded = session.exec(select(Agent).where(Agent.name == demo.DEMO_CODE_AGENTS[0])).one()
+        assert (trial.pricing_model, trial.trial_days, trial.vendor_id) == ("monthly", 7, vendor.id)
+        applied = promotions.apply_code(session, code=demo.DEMO_CODE.lower(), buyer=customer, agent=coded)
+    assert applied.discount_usd_cents == coded.price_cents // 5
+    [listed] = [v for v in promotions.list_codes(actor=vendor) if v.code.code == demo.DEMO_CODE]
+    assert listed.code.active and len(listed.agent_ids) == len(demo.DEMO_CODE_AGENTS)
+
+    # The vendor ends the trial and the code: loading the demo data again brings neither back.
+    promotions.deactivate_code(actor=vendor, code_id=listed.code.id)
+    with db.session_scope() as session:
+        session.get(Agent, trial.id).trial_days = 0
+    demo.seed()
+    with db.session_scope() as session:
+        assert session.get(Agent, trial.id).trial_days == 0
+    assert [v.code.active for v in promotions.list_codes(actor=vendor) if v.code.code == demo.DEMO_CODE] == [False]

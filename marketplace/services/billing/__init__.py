@@ -27,7 +27,7 @@ from marketplace.services.billing.lifecycle import (
     list_subscriptions,
     resume_subscription,
 )
-from marketplace.services.billing.trial_start import complete_trial
+from marketplace.services.billing.trial_start import complete_guest_trial, complete_trial
 
 __all__ = [
     "CardUpdate",
@@ -35,6 +35,7 @@ __all__ = [
     "billing_now",
     "cancel_subscription",
     "card_update_path",
+    "complete_guest_trial",
     "complete_trial",
     "end_subscription_now",
     "finish_card_update",

@@ -20,7 +20,17 @@ from sqlmodel import Session, select
 from marketplace.db import session_scope
 from marketplace.integrations import billing
 from marketplace.models import Agent, PricingModel, Purchase, Subscription, SubscriptionStatus, User
-from marketplace.services import access, decisions, licenses, mail, mail_texts, money, names, promotions
+from marketplace.services import (
+    access,
+    decisions,
+    guest_checkout,
+    licenses,
+    mail,
+    mail_texts,
+    money,
+    names,
+    promotions,
+)
 from marketplace.services.billing import records
 from marketplace.services.errors import Invalid
 from marketplace.services.payment_errors import provider_errors
@@ -122,6 +132,7 @@ def _grant(session: Session, row_id: str, trial_end: datetime) -> None:
             license_key=key.key if key else "",
             ends_on=records.long_date(trial_end),
             then=_then(row),
+            sign_in_token=guest_checkout.sign_in_token(session, buyer=buyer),
         ),
     )
 

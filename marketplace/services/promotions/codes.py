@@ -8,11 +8,21 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from marketplace.db import session_scope
-from marketplace.models import Agent, PromotionCode, PromotionCodeAgent, PromotionDuration, Role, User
+from marketplace.models import (
+    Agent,
+    PromotionCode,
+    PromotionCodeAgent,
+    PromotionDuration,
+    PromotionRedemption,
+    RedemptionStatus,
+    Role,
+    User,
+)
 from marketplace.models.base import utcnow
 from marketplace.services import decisions
 from marketplace.services.errors import Conflict, Forbidden, Invalid, NotFound
@@ -56,6 +66,20 @@ def aware(moment: datetime) -> datetime:
 class CodeView:
     code: PromotionCode
     agent_ids: list[str]
+    redemptions: int = 0  # held and redeemed (counted from the rows: only a limited code keeps a counter)
+
+
+def _redemption_counts(session: Session, code_ids: list[str]) -> dict[str, int]:
+    """Holds and redemptions not released, per code. A code without a limit writes no counter at checkout
+    (one write fewer on its row: benchmarks/README.md "Promotion codes"), so lists count its rows."""
+    if not code_ids:
+        return {}
+    rows = session.exec(
+        select(PromotionRedemption.code_id, func.count())
+        .where(col(PromotionRedemption.code_id).in_(code_ids), PromotionRedemption.status != RedemptionStatus.RELEASED)
+        .group_by(col(PromotionRedemption.code_id))
+    ).all()
+    return {code_id: count for code_id, count in rows}
 
 
 def create_code(
@@ -159,10 +183,11 @@ def list_codes(*, actor: User | None, admin: bool = False, limit: int = 100, off
             if rows
             else []
         )
+        counts = _redemption_counts(session, [r.id for r in rows])
     agents: dict[str, list[str]] = {}
     for link in links:
         agents.setdefault(link.code_id, []).append(link.agent_id)
-    return [CodeView(code=r, agent_ids=sorted(agents.get(r.id, []))) for r in rows]
+    return [CodeView(code=r, agent_ids=sorted(agents.get(r.id, [])), redemptions=counts.get(r.id, 0)) for r in rows]
 
 
 def deactivate_code(*, actor: User | None, code_id: str, admin: bool = False) -> CodeView:
@@ -183,4 +208,5 @@ def deactivate_code(*, actor: User | None, code_id: str, admin: bool = False) ->
         )
         session.refresh(row)
         links = session.exec(select(PromotionCodeAgent.agent_id).where(PromotionCodeAgent.code_id == row.id)).all()
-    return CodeView(code=row, agent_ids=sorted(links))
+        counted = _redemption_counts(session, [row.id]).get(row.id, 0)
+    return CodeView(code=row, agent_ids=sorted(links), redemptions=counted)

@@ -2,10 +2,15 @@
 redemption held per buyer (`hold`), redeemed when the payment or free claim is recorded (`redeem`) and released
 when the checkout is abandoned (`release_for_intent`: its PaymentIntent was cancelled; `release_expired_holds`).
 
-The limit is counted first, then checked, in one write that cannot race: `UPDATE promotion_codes SET
-redemptions = redemptions + 1 WHERE id = ? AND active AND (max_redemptions IS NULL OR redemptions <
-max_redemptions)`; the row count decides. Once per customer is the partial unique index over redemptions not
-released; both writes are one transaction, so a loser of either causes nothing."""
+A hold is one statement, committed on its own (`db.single_statements`), so a checkout with a code queues on no
+lock held across round trips (benchmarks/README.md "Promotion codes"). Once per customer is the partial unique
+index over redemptions not released. A code without a limit needs nothing more: the hold is an `INSERT ...
+SELECT` of the code while it is active, and its `redemptions` counter is never written (lists count the rows).
+A limited code is counted first, then checked, in one write that cannot race: `UPDATE promotion_codes SET
+redemptions = redemptions + 1 WHERE id = ? AND active AND redemptions < max_redemptions`, the row count
+deciding; on PostgreSQL that UPDATE and the INSERT are one statement (`WITH taken AS (UPDATE ... RETURNING id)
+INSERT ... SELECT ... FROM taken`), on SQLite one short transaction (SQLite has no UPDATE in a WITH). Either
+way a loser of the count or of the index causes nothing."""
 
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from sqlalchemy import select as sql_select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from marketplace import db
 from marketplace.db import session_scope
 from marketplace.models import (
     Agent,
@@ -51,6 +57,7 @@ class Applied:
     discount_usd_cents: int
     duration: str
     duration_months: int | None
+    limited: bool = False  # the code has a maximum of redemptions: its hold is counted
 
 
 def discount_usd_cents(*, price_usd_cents: int, percent_off: int | None, amount_off_cents: int | None) -> int:
@@ -100,6 +107,7 @@ def apply_code(session: Session, *, code: str, buyer: User, agent: Agent) -> App
         discount_usd_cents=off,
         duration=row.duration,
         duration_months=row.duration_months,
+        limited=row.max_redemptions is not None,
     )
 
 
@@ -139,10 +147,7 @@ def _take(session: Session, code_id: str) -> bool:
         .where(
             col(PromotionCode.id) == code_id,
             ACTIVE,
-            or_(
-                col(PromotionCode.max_redemptions).is_(None),
-                col(PromotionCode.redemptions) < col(PromotionCode.max_redemptions),
-            ),
+            col(PromotionCode.redemptions) < col(PromotionCode.max_redemptions),
         )
         .values(redemptions=PromotionCode.redemptions + 1)
     ).rowcount
@@ -162,8 +167,8 @@ def hold(
     PaymentIntent for the same checkout takes nothing more). Returns the redemption's id; raises the buyer's
     refusal when the code is used up or already used by them.
 
-    The usual case is one short write transaction (count, then insert); the once-per-customer index turns
-    away a second hold, which is then told apart from a redemption."""
+    The usual case is one statement that commits by itself (see the module's docstring); the once-per-customer
+    index turns away a second hold, which is then told apart from a redemption."""
     now = utcnow()
     values = {
         "code_id": applied.code_id,
@@ -175,31 +180,86 @@ def hold(
         "held_until": now + HOLD_LIFETIME,
     }
     redemption_id = new_id()
+    row = {"id": redemption_id, "status": RedemptionStatus.HELD, "created_at": now, **values}
     refusal = USED_BY_YOU
     try:
-        with session_scope() as session:
-            taken = _take(session, applied.code_id)
-            if not taken:
-                # At the limit: holds of checkouts abandoned long ago give theirs back, then count once more.
-                expired = _release(
-                    session,
-                    col(PromotionRedemption.code_id) == applied.code_id,
-                    col(PromotionRedemption.held_until) <= now,
-                )
-                taken = bool(expired) and _take(session, applied.code_id)
-            if taken:
-                session.exec(
-                    insert(PromotionRedemption).values(
-                        id=redemption_id, status=RedemptionStatus.HELD, created_at=now, **values
-                    )
-                )
+        if not applied.limited:
+            taken = _insert_hold(_HOLD_UNLIMITED, row)
+            refusal = NOT_VALID  # deactivated since it was read
+        elif db.is_postgres():
+            taken = _insert_hold(_HOLD_COUNTED, row) or _take_back_stale(applied.code_id, row, now)
+            refusal = USED_UP
+        else:
+            taken = _hold_in_transaction(applied.code_id, row, now)
+            refusal = USED_UP
         if taken:
             return redemption_id
-        refusal = USED_UP
     except IntegrityError:
-        pass  # the buyer holds or redeemed the code already (the transaction, and its count, rolled back)
-    # Outside the transaction above (on SQLite it holds the one write lock until it ends).
+        refusal = USED_BY_YOU  # the buyer holds or redeemed the code already (the statement changed nothing)
     return _reuse(values) or _raise(refusal)
+
+
+_HOLD_COLUMNS = ("id", "status", "created_at", "code_id", "user_id", "agent_id", "payment_intent_id",
+                 "discount_cents", "currency", "held_until")
+# Named apart from every column: an execution parameter named like a column of an UPDATE joins its SET clause.
+_HOLD_ROW = {
+    name: bindparam(f"hold_{name}", type_=PromotionRedemption.__table__.c[name].type)
+    for name in _HOLD_COLUMNS
+}
+
+
+def _hold_statements() -> tuple[Any, Any]:
+    """The two single-statement holds, built once (then found in SQLAlchemy's compiled cache; the values are
+    bound at execution): a code without a limit, inserted while it is active, its row not written; and
+    (PostgreSQL) a limited code, counted first, then checked, and inserted."""
+    row = sql_select(*_HOLD_ROW.values())
+    columns = list(_HOLD_COLUMNS)
+    code_id = _HOLD_ROW["code_id"]
+    active = exists().where(col(PromotionCode.id) == code_id, ACTIVE)
+    unlimited = insert(PromotionRedemption).from_select(columns, row.where(active))
+    taken = (
+        update(PromotionCode)
+        .where(col(PromotionCode.id) == code_id, ACTIVE,
+               col(PromotionCode.redemptions) < col(PromotionCode.max_redemptions))
+        .values(redemptions=PromotionCode.redemptions + 1)
+        .returning(PromotionCode.id)
+        .cte("taken")
+    )
+    counted = insert(PromotionRedemption).from_select(columns, row.select_from(taken)).add_cte(taken)
+    # RETURNING: an INSERT ... SELECT's row count is not reported by every driver (psycopg gives -1).
+    return unlimited.returning(PromotionRedemption.id), counted.returning(PromotionRedemption.id)
+
+
+_HOLD_UNLIMITED, _HOLD_COUNTED = _hold_statements()
+
+
+def _insert_hold(statement: Any, row: dict[str, Any]) -> bool:
+    """Run one single-statement hold on its own (it commits by itself); whether it wrote its row."""
+    params = {f"hold_{name}": value for name, value in row.items()}
+    return db.single_statements(lambda connection: connection.execute(statement, params).first() is not None)
+
+
+def _hold_in_transaction(code_id: str, row: dict[str, Any], now: Any) -> bool:
+    """SQLite, a limited code: count, then insert, in one short transaction; at the limit, holds of checkouts
+    abandoned long ago give theirs back and the count is tried once more."""
+    with session_scope() as session:
+        taken = _take(session, code_id) or (_release_stale(session, code_id, now) and _take(session, code_id))
+        if taken:
+            session.exec(insert(PromotionRedemption).values(**row))
+        return taken
+
+
+def _release_stale(session: Session, code_id: str, now: Any) -> bool:
+    stale = _release(session, col(PromotionRedemption.code_id) == code_id, col(PromotionRedemption.held_until) <= now)
+    return bool(stale)
+
+
+def _take_back_stale(code_id: str, row: dict[str, Any], now: Any) -> bool:
+    """PostgreSQL, a limited code at its limit: give back holds of long-abandoned checkouts, then count again."""
+    with session_scope() as session:
+        if not _release_stale(session, code_id, now):
+            return False
+    return _insert_hold(_HOLD_COUNTED, row)
 
 
 def _reuse(values: dict[str, Any]) -> str | None:
@@ -239,7 +299,9 @@ def redeem(
     if won:
         return
     session.exec(
-        update(PromotionCode).where(col(PromotionCode.id) == code_id).values(redemptions=PromotionCode.redemptions + 1)
+        update(PromotionCode)
+        .where(col(PromotionCode.id) == code_id, col(PromotionCode.max_redemptions).is_not(None))
+        .values(redemptions=PromotionCode.redemptions + 1)
     )
     session.add(
         PromotionRedemption(
@@ -293,7 +355,7 @@ def _release(session: Session, *where: ColumnElement[bool]) -> int:
         if won:
             session.exec(
                 update(PromotionCode)
-                .where(col(PromotionCode.id) == code_id)
+                .where(col(PromotionCode.id) == code_id, col(PromotionCode.max_redemptions).is_not(None))
                 .values(redemptions=PromotionCode.redemptions - 1)
             )
             released += 1

@@ -15,6 +15,7 @@ The modules, by what they hold (each imports the others directly; callers use th
 
 from marketplace.services.checkout_terms import CHARGES_DISABLED, NO_ACCOUNT, NO_VENDOR
 from marketplace.services.purchases.checkout import (
+    GUEST_FREE_CODE,
     MIN_CHARGE_CENTS,
     OFFERED_METHODS,
     CheckoutAgent,
@@ -61,6 +62,7 @@ __all__ = [
     "DUPLICATE_REFUNDED",
     "FOREIGN_PAYMENT",
     "FREE_REASON",
+    "GUEST_FREE_CODE",
     "HANDLED",
     "INTENT_ID_RE",
     "MIN_CHARGE_CENTS",

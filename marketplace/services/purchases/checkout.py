@@ -87,6 +87,7 @@ class CheckoutAgent:
 
 
 GUEST_FREE = "Please log in to get free agents"
+GUEST_FREE_CODE = "Please sign in to use a code that makes this agent free."
 
 
 def checkout_agent(*, actor: User | None, agent_id: str, guest: bool = False) -> CheckoutAgent:
@@ -132,16 +133,18 @@ def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_che
         applied = None
         if promotion_code:
             applied = promotions.apply_code(session, code=promotion_code, buyer=buyer, agent=agent)
-        # A guest's checkout completes without a signed-in buyer, which starting a trial needs: guests pay at once.
-        as_guest = guest is not None and actor is None
-        trial_days = trials.trial_days_for(session, buyer_id=buyer.id, agent=agent) if monthly and not as_guest else 0
-        trial_used = monthly and not as_guest and agent.trial_days > 0 and trial_days == 0
+        # A guest is the account of their e-mail (guest_checkout.open_account): the code's and the trial's
+        # once-per-customer rules count that account's redemptions, orders and trials, as for anyone signed in.
+        trial_days = trials.trial_days_for(session, buyer_id=buyer.id, agent=agent) if monthly else 0
+        trial_used = monthly and agent.trial_days > 0 and trial_days == 0
     fee_rate = plans.fee_for_vendor(vendor_id=vendor_id)  # the fee of the vendor's plan at this moment
     terms = checkout_terms.price(
         buyer=buyer, agent=agent, vendor=vendor, fee_rate=fee_rate,
         discount_usd_cents=applied.discount_usd_cents if applied else 0,
         promotion_code=applied.code if applied else None, promotion_code_id=applied.code_id if applied else None)
     if applied is not None and terms.amount == 0 and not monthly:
+        if guest is not None and actor is None:
+            raise Invalid(GUEST_FREE_CODE, field="promotionCode")  # a free claim needs an account, as GUEST_FREE
         return _checkout_intent(terms, intent_id="", client_secret="", methods=[], mode="free")
     # A subscription a 100% code makes free now is started without a charge (its card saved for the renewals).
     if (terms.amount < MIN_CHARGE_CENTS and not (monthly and terms.amount == 0)) \
