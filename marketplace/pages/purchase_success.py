@@ -85,7 +85,8 @@ def guest_order() -> rx.Component:
             rx.callout.icon(rx.icon("mail")),
             rx.vstack(
                 rx.text("Check your e-mail", weight="bold", size="2"),
-                rx.text("We sent your receipt and a link to set your password to ",
+                rx.text(rx.cond(PurchaseSuccessState.trial, "We sent your trial's details",
+                                "We sent your receipt"), " and a link to set your password to ",
                         rx.text.strong(PurchaseSuccessState.order_email, word_break="break-all"),
                         ". The link works once, for 24 hours; then your agent is in My Agents.", size="2"),
                 spacing="1",
@@ -113,8 +114,10 @@ def success_card() -> rx.Component:
         rx.vstack(
             rx.center(rx.icon("circle-check", size=40, color="var(--green-9)"), width="72px", height="72px",
                       border_radius="50%", background="var(--green-a3)"),
-            rx.heading("Purchase Successful!", size="8", align="center", id="purchase-success-title", as_="h1"),
-            rx.text("Thank you for your purchase. Your AI agent is ready to use.", size="3",
+            rx.heading(rx.cond(PurchaseSuccessState.trial, "Free Trial Started!", "Purchase Successful!"), size="8",
+                       align="center", id="purchase-success-title", as_="h1"),
+            rx.text(rx.cond(PurchaseSuccessState.trial, "Nothing was charged today. Your AI agent is ready to use.",
+                            "Thank you for your purchase. Your AI agent is ready to use."), size="3",
                     color_scheme="gray", align="center"),
             rx.callout(
                 "This was a test transaction: no real charges were made.",

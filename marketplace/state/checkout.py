@@ -473,6 +473,7 @@ class PurchaseSuccessState(rx.State):
     order_email: str = ""
     order_key: str = ""  # a signed-in buyer's license key
     order_renews: str = ""  # 'Renews on {date}' for a subscription
+    trial: bool = False  # a guest's free trial started: nothing was bought or paid
 
     @rx.event
     async def on_load(self) -> AsyncIterator[Any]:
@@ -488,7 +489,7 @@ class PurchaseSuccessState(rx.State):
         guest = user is None and checkout.guest
         if guest and checkout._subscription_id and params.get(TRIAL_PARAM) == checkout._subscription_id:
             # this tab's checkout started the guest's trial on the server just now (no order: nothing was paid)
-            self.guest, self.order_number = True, checkout._subscription_id[-8:]
+            self.guest, self.trial, self.order_number = True, True, checkout._subscription_id[-8:]
             self.order_agent, self.order_email = checkout.item_name, checkout.billing_email
             self.order_total = checkout.trial_line
             self.confirmed = True

@@ -86,6 +86,7 @@ def test_a_guest_starts_the_demo_trial(page: Page, guest_checkout_on: None) -> N
     expect(page.locator("#submit-payment")).to_have_text("Start Free Trial")
     pay_with_test_card(page)
     expect(page).to_have_url(re.compile(r"/purchase-success/?$"))
+    expect(page.get_by_role("heading", name="Free Trial Started!", exact=True)).to_be_visible()
     expect(page.locator("#guest-order-agent")).to_have_text(TRIAL_AGENT)
     expect(page.locator("#check-your-email")).to_contain_text(email)
     assert "/set-password" in mail_link(page, email, f"Your free trial: {TRIAL_AGENT}", "/set-password")
