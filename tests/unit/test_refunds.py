@@ -18,6 +18,8 @@ from marketplace.models import (
     OrderStatus,
     OutboxMail,
     Purchase,
+    Receipt,
+    ReceiptKind,
     Refund,
     RefundSource,
     RefundStatus,
@@ -25,7 +27,7 @@ from marketplace.models import (
     SubscriptionStatus,
 )
 from marketplace.models.base import utcnow
-from marketplace.services import access, refunds
+from marketplace.services import access, receipts, refunds
 from marketplace.services.errors import (
     BadGateway,
     Conflict,
@@ -84,6 +86,19 @@ def test_a_split_order_is_refunded_at_once_with_transfer_and_fee_back(stripe_sta
     assert _titles(vendor.id) == ["Sale refunded"]
     assert _subjects(vendor.email) == ["Refund: Ledger Agent"]
     assert _subjects(buyer.email) == ["Your refund: Ledger Agent"]
+
+
+def test_the_refund_numbers_its_credit_note_when_the_money_goes_back(stripe_standin, shop):
+    """The credit note is numbered in the refund's own transaction, not when someone first reads it."""
+    _, agent, buyer, _ = shop
+    order = factories.make_paid_order(stripe_standin.stripe, agent, buyer)
+    receipt = receipts.receipt_of(actor=buyer, order_id=order.id).receipt  # numbered (a factory's order has none)
+    refunds.request_refund(actor=buyer, order_id=order.id, reason="Not what I needed")
+    with db.session_scope() as session:
+        notes = session.exec(select(Receipt).where(Receipt.order_id == order.id,
+                                                   Receipt.kind == ReceiptKind.CREDIT_NOTE)).all()
+    assert [(n.number, n.refers_to_number, n.total_cents) for n in notes] == [(1, int(receipt.number[2:]), 121583)]
+    assert receipts.receipt_of(actor=buyer, order_id=order.id).credit_note.number == "CN-000001"  # read: the same
 
 
 def test_the_confirmation_greets_by_name_with_thousands_separators(stripe_standin, shop, mailbox):

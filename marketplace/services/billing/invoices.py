@@ -13,6 +13,7 @@ from marketplace.services import decisions, promotions
 from marketplace.services.billing import lifecycle, records
 from marketplace.services.errors import Conflict, Forbidden, Invalid
 from marketplace.services.payment_errors import provider_errors
+from marketplace.services.receipts import issue as receipts
 
 NOT_PAID = "Payment was not successful"
 MISMATCH = "Payment does not match this purchase"
@@ -87,8 +88,10 @@ def _settle(done: records.Recorded) -> records.Recorded:
                                             reverse_split=order.commission_split_enabled,
                                             idempotency_key=f"refund-{order.payment_intent_id}")
     with session_scope() as session:
-        decisions.claim_any(session, Order, Order.id == order.id, Order.status != OrderStatus.REFUNDED,
-                            values={"status": OrderStatus.REFUNDED, "refund_id": refund_id, "refunded_at": utcnow()})
+        if decisions.claim_any(session, Order, Order.id == order.id, Order.status != OrderStatus.REFUNDED,
+                               values={"status": OrderStatus.REFUNDED, "refund_id": refund_id,
+                                       "refunded_at": utcnow()}):
+            receipts.issue_credit_note(session, session.get_one(Order, order.id))
     if order.subscription_id:
         lifecycle.end_subscription_now(subscription_id=order.subscription_id)
     log.info("duplicate subscription payment %s refunded (%s)", order.payment_intent_id, refund_id)

@@ -379,9 +379,11 @@ def _refund_duplicate(done: Completion) -> Completion:
     refund_id = _refund(order.payment_intent_id, split=order.commission_split_enabled,
                         why="the buyer already owned the agent")
     with session_scope() as session:  # the browser and a webhook may both get here: the first one marks it
-        decisions.claim_any(session, Order, Order.id == order.id, Order.status != OrderStatus.REFUNDED,
-                            values={"status": OrderStatus.REFUNDED, "refund_id": refund_id})
+        marked = decisions.claim_any(session, Order, Order.id == order.id, Order.status != OrderStatus.REFUNDED,
+                                     values={"status": OrderStatus.REFUNDED, "refund_id": refund_id})
         stored = session.exec(select(Order).where(Order.id == order.id)).one()
+        if marked:
+            receipts.issue_credit_note(session, stored)
     return Completion(order=stored, purchase=None, created=done.created)
 
 

@@ -2,10 +2,11 @@
 
 A receipt is numbered at payment (`issue_at_payment`), in the transaction that records the paid order (purchase
 completion and its webhook, a subscription's paid invoice, a renewal), with the card the payment's retrieval
-already gave: numbers follow the order of payment and nothing asks Stripe when a receipt is read. An order that
-has none (paid before receipts were numbered at payment, demo data, or refunded as a duplicate first payment) and
-every credit note are numbered the first time they are read (`ensure`). What a document says is copied from the
-order, the buyer's profile and the vendor at that moment and never changes afterwards."""
+already gave: numbers follow the order of payment and nothing asks Stripe when a receipt is read. A credit note is
+numbered in the transaction that marks its order refunded (`issue_credit_note`). An order that has no receipt (paid
+before receipts were numbered at payment, demo data) has both documents numbered the first time they are read
+(`ensure`). What a document says is copied from the order, the buyer's profile and the vendor at that moment and
+never changes afterwards."""
 
 from __future__ import annotations
 
@@ -159,6 +160,22 @@ def issue_at_payment(session: Session, order: Order, *, buyer: User | None, sell
     rolled-back payment gives its number back. Call it last in that transaction: on PostgreSQL the counter's row
     stays locked until the commit, which queues the next payment's receipt behind this one."""
     row = receipt_row(order, buyer=buyer, seller_name=seller_name, card=card)
+    write_numbered(session, row)
+    return row
+
+
+def issue_credit_note(session: Session, order: Order) -> Receipt | None:
+    """Number the credit note of `order` in the transaction that marks it refunded (after the claim that only
+    one refund wins), so a refund's credit note is numbered when the money goes back, as its receipt was when it
+    came in. None for an order whose receipt was never numbered (paid before receipts were numbered at payment):
+    both of its documents are numbered when first read (`ensure`)."""
+    documents = documents_of(session, [order.id])
+    if (found := documents.get((order.id, ReceiptKind.CREDIT_NOTE))) is not None:
+        return found
+    receipt = documents.get((order.id, ReceiptKind.RECEIPT))
+    if receipt is None:
+        return None
+    row = _snapshot(session, order, ReceiptKind.CREDIT_NOTE, receipt)
     write_numbered(session, row)
     return row
 

@@ -38,6 +38,7 @@ from marketplace.services import access, audit, decisions, mail, mail_texts, mon
 from marketplace.services.billing import lifecycle
 from marketplace.services.errors import DomainError
 from marketplace.services.payment_errors import provider_errors
+from marketplace.services.receipts import issue as receipts
 from marketplace.services.refunds.rules import REFUND_FAILED
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,7 @@ def settle(refund_id: str, *, stripe_refund_id: str, audit_entry: Audit | None =
                                                 "refund_id": stripe_refund_id})
         order = session.exec(select(Order).where(Order.id == refund.order_id)).one()
         if order_won:
+            receipts.issue_credit_note(session, order)
             end_access(session, order, now)
             _tell(session, order, refund, tell_buyer=tell_buyer)
             webhooks.enqueue(session, vendor_id=order.vendor_id, type=webhooks.events.REFUND_COMPLETED,
