@@ -29,7 +29,7 @@ from marketplace.models import (
 )
 from marketplace.models.base import utcnow
 from marketplace.services import access, billing, purchases
-from marketplace.services.billing import customers, lifecycle, records
+from marketplace.services.billing import customers, lifecycle, payment_methods, records
 from marketplace.services.errors import BadGateway, Conflict, Forbidden, Invalid, NotFound, Unauthorized
 from tests import factories
 from tests.payments_fixtures import on_clock, set_platform, sign
@@ -349,6 +349,8 @@ def test_a_failed_renewal_gives_a_grace_period_and_a_new_card_recovers_it(app_we
         billing.finish_card_update(actor=factories.make_user(), subscription_id=row.id, setup_intent_id=setup_id)
     with pytest.raises(Invalid):
         billing.finish_card_update(actor=buyer, subscription_id=row.id, setup_intent_id="nope")
+    with payment_methods.cards_claimed(buyer), pytest.raises(Conflict, match="being changed in another window"):
+        billing.finish_card_update(actor=buyer, subscription_id=row.id, setup_intent_id=setup_id)  # the Payment tab
     view = billing.finish_card_update(actor=buyer, subscription_id=row.id, setup_intent_id=setup_id)
     assert view.status == SubscriptionStatus.ACTIVE
     row = _row(row.id)

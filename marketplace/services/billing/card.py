@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from marketplace.db import session_scope
 from marketplace.integrations import billing
 from marketplace.models import User
-from marketplace.services.billing import lifecycle, records
+from marketplace.services.billing import lifecycle, payment_methods, records
 from marketplace.services.errors import Conflict, Forbidden, Invalid
 from marketplace.services.payment_errors import provider_errors
 from marketplace.services.permissions import require_user
@@ -57,7 +57,9 @@ def finish_card_update(*, actor: User | None, subscription_id: str,
     if intent.status != "succeeded" or not intent.payment_method:
         raise Invalid(SETUP_NOT_DONE)
     declined: str | None = None
-    with provider_errors():
+    # The customer's cards lease, as the Payment tab's default and remove take it: a card removed there at this
+    # moment cannot be detached under the subscription this makes it the default of.
+    with payment_methods.cards_claimed(user), provider_errors():
         billing.set_default_payment_method(stripe_id, intent.payment_method)
         for invoice in billing.open_invoices(stripe_id):
             try:

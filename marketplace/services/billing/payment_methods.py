@@ -10,9 +10,9 @@ newest live subscription names (the checkout saves the card on the subscription 
 Making a card the default and removing one take several Stripe calls each; run at the same moment on the same
 card they could interleave (the default set on a subscription, then the card detached under it) and leave a
 subscription with no card at Stripe. So each is one decision per customer: it first claims the customer's
-`cards_busy_until` lease with one conditional UPDATE (`_cards_claimed`), reads the cards only after, and a
+`cards_busy_until` lease with one conditional UPDATE (`cards_claimed`), reads the cards only after, and a
 second change meanwhile is refused with `CARDS_BUSY`. The lease (a minute, longer than the Stripe calls take)
-frees a customer whose request died.
+frees a customer whose request died. The update-card page (`card.finish_card_update`) takes the same lease.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def _owned_card(customer: str, payment_method_id: str) -> cards.Card:
 
 
 @contextmanager
-def _cards_claimed(user: User) -> Iterator[None]:
+def cards_claimed(user: User) -> Iterator[None]:
     """Hold the customer's cards lease for the block: one conditional UPDATE decides, so of two changes at the
     same moment one goes on and the other gets Conflict(CARDS_BUSY) having called Stripe for nothing. Given back
     at the end (unless it ran out and another request holds it now)."""
@@ -137,7 +137,7 @@ def make_default(*, actor: User | None, payment_method_id: object) -> list[Saved
     subscription's own card (which would otherwise win over the customer's). Answers the cards as they are."""
     user = require_user(actor)
     customer = _checked_id(user, payment_method_id)
-    with _cards_claimed(user):
+    with cards_claimed(user):
         card = _owned_card(customer, str(payment_method_id))  # read after claiming: not detached meanwhile
         with provider_errors():
             cards.set_default_card(customer, card.id)
@@ -152,7 +152,7 @@ def remove_card(*, actor: User | None, payment_method_id: object) -> list[SavedC
     cards that are left."""
     user = require_user(actor)
     customer = _checked_id(user, payment_method_id)
-    with _cards_claimed(user):
+    with cards_claimed(user):
         card = _owned_card(customer, str(payment_method_id))
         with provider_errors():  # read after claiming: no default can move onto this card meanwhile
             subscriptions = billing.live_subscriptions(customer)
