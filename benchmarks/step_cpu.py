@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.load import reset_database, reset_redis, serve
+from benchmarks.load import serve
 from benchmarks.server import ROOT
-from benchmarks.ws_load import DEFAULT_PG_URL, DEFAULT_REDIS_URL, OUT, WEB_DIR, processes
+from benchmarks.ws_load import DEFAULT_PG_URL, DEFAULT_REDIS_URL, OUT, WEB_DIR, fresh_database, processes
 
 SQLITE_PATH = OUT / "step_cpu.db"
 BUDGETS_MS = {"field set": 0.5, "navigation": 3.0, "visit mix": 6.0}
@@ -231,15 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--slow-ms", type=int, default=0, help="report loop callbacks over this many ms")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
-    OUT.mkdir(parents=True, exist_ok=True)
-    if args.db == "postgresql":
-        database_url, redis_url = args.pg_url, args.redis_url
-        reset_database(database_url)
-        reset_redis(redis_url)
-        database = database_url.rsplit("/", 1)[1].split("?")[0]
-    else:
-        SQLITE_PATH.unlink(missing_ok=True)
-        database_url, redis_url, database = f"sqlite:///{SQLITE_PATH}", "", ""
+    database_url, redis_url, database = fresh_database(args.db, args.pg_url, args.redis_url, SQLITE_PATH)
     extra = {"TRUSTED_PROXIES": "127.0.0.1, ::1", "RATE_LIMIT_REVIEWS": "0", "SLOW_CALLBACK_MS": str(args.slow_ms)}
     log = OUT / f"step-cpu-{args.db}-server.log"
     print(f"==> step CPU, {args.db}: starting the app", flush=True)

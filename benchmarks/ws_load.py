@@ -216,6 +216,18 @@ def summarise(samples: list[list[Any]]) -> tuple[list[Row], list[str]]:
     return rows, errors
 
 
+def fresh_database(db: str, pg_url: str, redis_url: str, sqlite_path: Path) -> tuple[str, str, str]:
+    """A wiped database for a run: (its URL, the Redis URL or "" for states in memory, the PostgreSQL database's
+    name or "")."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    if db == "postgresql":
+        reset_database(pg_url)
+        reset_redis(redis_url)
+        return pg_url, redis_url, pg_url.rsplit("/", 1)[1].split("?")[0]
+    sqlite_path.unlink(missing_ok=True)
+    return f"sqlite:///{sqlite_path}", "", ""
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.ws_load", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -237,15 +249,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.db == "sqlite" and args.workers != 1:
         sys.exit("SQLite runs one worker (no Redis): --workers 1")
 
-    OUT.mkdir(parents=True, exist_ok=True)
-    if args.db == "postgresql":
-        database_url, redis_url = args.pg_url, args.redis_url
-        reset_database(database_url)
-        reset_redis(redis_url)
-        database = database_url.rsplit("/", 1)[1].split("?")[0]
-    else:
-        SQLITE_PATH.unlink(missing_ok=True)
-        database_url, redis_url, database = f"sqlite:///{SQLITE_PATH}", "", ""
+    database_url, redis_url, database = fresh_database(args.db, args.pg_url, args.redis_url, SQLITE_PATH)
     tag = f"ws-{args.db}-{args.browsers}x{args.workers}"
     extra = {"TRUSTED_PROXIES": "127.0.0.1, ::1"}
     print(f"==> {tag}: starting the app", flush=True)

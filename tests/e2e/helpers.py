@@ -42,6 +42,13 @@ def pay_with_test_card(page: Page) -> None:
     page.click("#submit-payment")
 
 
+def charged_agents(page: Page) -> list[dict]:
+    """Live demo agents whose checkout takes a payment: priced, and without a free trial (a trial's checkout pays
+    nothing and leads to My Agents, not to Purchase Successful)."""
+    agents = page.request.get("/api/agents", params={"limit": 50}).json()
+    return [a for a in agents if float(a["price"]) > 0 and not a.get("trialDays")]
+
+
 def buy(page: Page, agent_id: str) -> None:
     """The signed-in customer pays for the agent with the good test card and reaches Purchase Successful."""
     open_page(page, f"/checkout/{agent_id}")

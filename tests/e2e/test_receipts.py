@@ -10,15 +10,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import PHONE, buy, dollars, expect_toast, open_page, phone, shot, sign_up
+from tests.e2e.helpers import PHONE, buy, charged_agents, dollars, expect_toast, open_page, phone, shot, sign_up
 from tests.unit.test_receipts import pdf_text
 
 pytestmark = pytest.mark.e2e
 
 
 def _paid_agent(page: Page, skip: int) -> dict:
-    agents = page.request.get("/api/agents", params={"limit": 50}).json()
-    return [a for a in agents if float(a["price"]) > 0][skip]
+    return charged_agents(page)[skip]
 
 
 def _receipt_details(page: Page) -> None:

@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from tests.e2e.helpers import (
     DEMO_ADMIN,
     buy,
+    charged_agents,
     expect_fits_phone,
     expect_toast,
     open_page,
@@ -27,9 +28,7 @@ pytestmark = pytest.mark.e2e
 
 def _paid_agent(page: Page, skip: int) -> dict:
     """A live paid demo agent with files (every demo agent has some); `skip` picks different ones per test."""
-    agents = page.request.get("/api/agents", params={"limit": 50}).json()
-    paid = [a for a in agents if float(a["price"]) > 0]
-    return paid[skip]
+    return charged_agents(page)[skip]
 
 
 def _orders(page: Page) -> None:
