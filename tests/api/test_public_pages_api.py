@@ -34,6 +34,13 @@ def test_live_agent_page_is_readable_without_javascript(client, make_user):
         assert shown in text
 
 
+def test_a_free_trial_is_in_the_page_bots_read(client, make_user):
+    agent = make_agent(make_user("acme", role=Role.VENDOR, vendor_approved=True), "TrialBot", price_cents=1999,
+                       trial_days=7)
+    text = " ".join(read(client.get(f"/agents/{agent.id}").text).text)
+    assert "Free for 7 days, then $19.99/month" in text
+
+
 def test_agent_pages_that_are_not_live_answer_404(client, make_user):
     vendor = make_user("acme", role=Role.VENDOR, vendor_approved=True)
     hidden = [make_agent(vendor, "P", status=AgentStatus.PENDING), make_agent(vendor, "R", status=AgentStatus.REJECTED),

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from marketplace.models import AgentPublic, CategoryPublic
-from marketplace.services import catalog
+from marketplace.services import catalog, pricing
 from marketplace.services.errors import DomainError
 from marketplace.services.seo import addresses, page_head
 from marketplace.services.seo.page_head import PageHead
@@ -79,6 +79,10 @@ def agent_page(agent_id: str) -> PublicPage:
             links=[Link(href="/agents", text="Browse Agents")]))
     agent = AgentPublic.model_validate_json(found)
     facts = [("Price", page_head.agent_price_label(agent)), ("Rating", rating_text(agent))]
+    offer = pricing.trial_offer(trial_days=agent.trial_days, pricing_model=agent.pricing_model,
+                                price_cents=page_head.price_cents(agent))
+    if offer:  # what the page's own offer says, for bots and link previews too
+        facts.insert(1, ("Free trial", offer))
     if agent.vendor is not None:
         facts.append(("Vendor", agent.vendor.username))
     if agent.tags:
