@@ -6,16 +6,17 @@ requests; the limits are settings (`RATE_LIMIT_*`), so tests and deployments can
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import BigInteger, Integer, String, and_, bindparam, case, delete, func, literal, or_, union_all
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import CursorResult, Result
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.elements import BindParameter, ColumnElement
@@ -29,6 +30,9 @@ from marketplace.models.base import utcnow
 from marketplace.services.errors import TooManyRequests
 
 MAX_KEY = 255
+DEADLOCK = "40P01"  # PostgreSQL's SQLSTATE for a deadlock it broke by failing one of the transactions
+COUNTING_ATTEMPTS = 3
+T = TypeVar("T")
 KEEP = timedelta(days=1)  # purge: no window is longer
 
 
@@ -125,7 +129,7 @@ def counted_rows(slots: int) -> Subquery:
     counter = RateLimitCounter.__table__
     names, caps, window = _bound(slots)
     held = select(counter.c.key, counter.c.window_start, counter.c.count).where(
-        counter.c.key.in_(names)).with_for_update().cte("rl_held")
+        counter.c.key.in_(names)).order_by(counter.c.key).with_for_update().cte("rl_held")  # locked in key order
     over = _over(held, names, caps, window)
     steps: list[CTE] = []
     for n in range(slots):
@@ -177,13 +181,36 @@ def window(*, limits: Sequence[tuple[str, int]], window_seconds: int) -> Window:
                   now=utcnow().timestamp())
 
 
+def retry_deadlocks(count: Callable[[], T]) -> T:
+    """`count()` again when PostgreSQL broke a deadlock by failing it. Counting locks the keys' existing rows first
+    and creates the missing ones after, so two requests that race to create a window's rows can lock the same two
+    rows in opposite orders; PostgreSQL fails one of them (after `deadlock_timeout`), whose retry then finds every
+    row there and locks them in key order. `count` must have undone its own work when it fails (its own statement in
+    autocommit, or a savepoint)."""
+    for attempt in range(COUNTING_ATTEMPTS):
+        try:
+            return count()
+        except DBAPIError as error:
+            if getattr(error.orig, "sqlstate", None) != DEADLOCK or attempt == COUNTING_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
 def hit_counters(session: Session, *, limits: Sequence[tuple[str, int]], window_seconds: int, message: str) -> None:
     """Count one request under each `(key, limit)` (distinct keys), all or none (`counting`), in the caller's
     transaction; `TooManyRequests` when any key is at its limit."""
     request = window(limits=limits, window_seconds=window_seconds)
     dialect = session.get_bind().dialect.name
     statement = counting_statement(dialect, len(request.limits))
-    request.refuse_unless(counted(dialect, session.execute(statement, request.params())), message)
+    if dialect == "sqlite":  # one writer: no deadlock
+        request.refuse_unless(counted(dialect, session.execute(statement, request.params())), message)
+        return
+
+    def count() -> int:
+        with session.begin_nested():  # a deadlock undoes this statement only, and its locks
+            return counted(dialect, session.execute(statement, request.params()))
+
+    request.refuse_unless(retry_deadlocks(count), message)
 
 
 def purge() -> None:

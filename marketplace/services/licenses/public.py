@@ -178,8 +178,9 @@ def _validate_statement(dialect: str, slots: int) -> Select[*tuple[Any, ...]]:
 def _count_and_read(connection: Connection, counters: ratelimit.Window,
                     params: dict[str, object]) -> Row[*tuple[Any, ...]] | None:
     dialect, slots = connection.dialect.name, len(counters.limits)
-    if dialect == "postgresql":
-        row = connection.execute(_validate_statement(dialect, slots), {**counters.params(), **params}).one()
+    if dialect == "postgresql":  # its own statement in autocommit: a deadlock undid it, and it runs again
+        row = ratelimit.retry_deadlocks(lambda: connection.execute(
+            _validate_statement(dialect, slots), {**counters.params(), **params}).one())
         counters.refuse_unless(row.counted, TOO_MANY)
         return row
     # SQLite has no data-modifying CTE: the counting statement (it commits by itself), then the read.
