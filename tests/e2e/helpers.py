@@ -42,6 +42,21 @@ def pay_with_test_card(page: Page) -> None:
     page.click("#submit-payment")
 
 
+def advance_demo_clock(page: Page, days: int) -> None:
+    """Move the demo's Stripe test clock on by `days`, as the demo admin does from the testing center (renewals,
+    trial ends and their webhooks run meanwhile)."""
+    assert page.context.browser is not None
+    admin = new_context(page.context.browser, base_url=same_origin(page)["Origin"])
+    try:
+        admin_page = admin.new_page()
+        sign_in(admin_page, *DEMO_ADMIN, api=True)
+        moved = admin_page.request.post("/api/dev/advance-clock", data={"days": days}, headers=same_origin(page),
+                                        timeout=120_000)
+        assert moved.ok, moved.text()
+    finally:
+        admin.close()
+
+
 def charged_agents(page: Page) -> list[dict]:
     """Live demo agents whose checkout takes a payment: priced, and without a free trial (a trial's checkout pays
     nothing and leads to My Agents, not to Purchase Successful)."""

@@ -9,9 +9,9 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import new_context, open_page
+from tests.e2e.conftest import open_page
 from tests.e2e.helpers import (
-    DEMO_ADMIN,
+    advance_demo_clock,
     expect_fits_phone,
     pay_with_test_card,
     phone,
@@ -72,7 +72,7 @@ def _subscribe_with_code(page: Page, code: str, agent: dict, shots: str) -> tupl
 def test_a_monthly_code_at_desktop_width_and_its_discounted_renewal_in_orders(page: Page) -> None:
     code, agent = _vendor_code(page)
     total, off = _subscribe_with_code(page, code, agent, "monthly-code")
-    _advance_demo_clock(page, 32)  # past the renewal and the hour before Stripe charges it
+    advance_demo_clock(page, 32)  # past the renewal and the hour before Stripe charges it
     open_page(page, "/dashboard?tab=orders")
     rows = page.locator(".order-row").filter(has_text=agent["name"])
     expect(rows).to_have_count(2)
@@ -90,14 +90,3 @@ def test_a_monthly_code_on_a_phone(page: Page) -> None:
     expect_fits_phone(page, ".order-discount", "monthly-code-phone-orders")
 
 
-def _advance_demo_clock(page: Page, days: int) -> None:
-    assert page.context.browser is not None
-    admin = new_context(page.context.browser, base_url=same_origin(page)["Origin"])
-    try:
-        admin_page = admin.new_page()
-        sign_in(admin_page, *DEMO_ADMIN, api=True)
-        moved = admin_page.request.post("/api/dev/advance-clock", data={"days": days}, headers=same_origin(page),
-                                        timeout=120_000)
-        assert moved.ok, moved.text()
-    finally:
-        admin.close()

@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import new_context, open_page
 from tests.e2e.helpers import (
-    DEMO_ADMIN,
+    advance_demo_clock,
     buy,
     expect_fits_phone,
     expect_toast,
@@ -114,7 +114,7 @@ def test_advancing_the_demo_clock_shows_the_renewal_in_orders_and_in_the_vendors
     agent_id = live_agent_id(page, "Newsletter Navigator")
     assert page.request.get(f"/api/agents/{agent_id}").json()["vendor"]["username"] == "vendor"
     buy(page, agent_id)
-    _advance_demo_clock(page, 32)  # past a 31-day month's renewal and the hour before it is charged
+    advance_demo_clock(page, 32)  # past a 31-day month's renewal and the hour before it is charged
     assert page.context.browser is not None
     vendor = new_context(page.context.browser, base_url=same_origin(page)["Origin"])
     try:
@@ -134,19 +134,6 @@ def test_advancing_the_demo_clock_shows_the_renewal_in_orders_and_in_the_vendors
     expect(card.locator(".subscription-renewal")).to_have_text(RENEWS)
 
 
-def _advance_demo_clock(page: Page, days: int) -> None:
-    assert page.context.browser is not None
-    admin = new_context(page.context.browser, base_url=same_origin(page)["Origin"])
-    try:
-        admin_page = admin.new_page()
-        sign_in(admin_page, *DEMO_ADMIN, api=True)
-        moved = admin_page.request.post("/api/dev/advance-clock", data={"days": days}, headers=same_origin(page),
-                                        timeout=120_000)
-        assert moved.ok, moved.text()
-    finally:
-        admin.close()
-
-
 def test_a_failed_renewal_shows_the_update_card_link_and_a_new_card_recovers_it(page: Page) -> None:
     buyer = sign_up(page, "declined")
     buy(page, live_agent_id(page, "Refund Resolver"))
@@ -158,7 +145,7 @@ def test_a_failed_renewal_shows_the_update_card_link_and_a_new_card_recovers_it(
                       headers=secret).json()["data"]
     httpx.post(f"{standin}/_standin/payment_methods/{sub['default_payment_method']}/decline_later",
                json={"decline_code": "insufficient_funds"}).raise_for_status()
-    _advance_demo_clock(page, 32)
+    advance_demo_clock(page, 32)
 
     open_page(page, "/dashboard")
     card = page.locator(".purchase-card[data-agent='Refund Resolver']")
