@@ -28,9 +28,7 @@ def order_receipt(order_id: str, user: OptionalUser) -> HTMLResponse:
             responses={200: {"content": {"application/pdf": {}}, "description": "The receipt as a PDF"}})
 def order_receipt_pdf(order_id: str, user: OptionalUser) -> Response:
     """The same receipt (and credit note) as a PDF download."""
-    view = receipts.receipt_of(actor=user, order_id=order_id)
-    headers = {**_PRIVATE, "Content-Disposition": f'attachment; filename="{receipts.pdf_filename(view)}"'}
-    return Response(receipts.pdf(view), media_type="application/pdf", headers=headers)
+    return _pdf(receipts.receipt_of(actor=user, order_id=order_id))
 
 
 @router.get("/vendor/plan/payments/{payment_id}/receipt", response_class=Response,
@@ -45,6 +43,10 @@ def plan_payment_receipt(payment_id: str, user: OptionalUser) -> HTMLResponse:
             responses={200: {"content": {"application/pdf": {}}, "description": "The plan receipt as a PDF"}})
 def plan_payment_receipt_pdf(payment_id: str, user: OptionalUser) -> Response:
     """The same receipt as a PDF download."""
-    view = receipts.plan_receipt_of(actor=user, payment_id=payment_id)
+    return _pdf(receipts.plan_receipt_of(actor=user, payment_id=payment_id))
+
+
+def _pdf(view: receipts.ReceiptView) -> Response:
+    """A receipt (and its credit note) as a private PDF download."""
     headers = {**_PRIVATE, "Content-Disposition": f'attachment; filename="{receipts.pdf_filename(view)}"'}
     return Response(receipts.pdf(view), media_type="application/pdf", headers=headers)

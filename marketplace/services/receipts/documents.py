@@ -77,12 +77,17 @@ def document(row: Receipt) -> Document:
         order_id=row.order_id or "")
 
 
+def readable_by(user: User, payer_id: str | None) -> bool:
+    """A receipt is read by whoever paid it and by admins; anyone else is told there is none."""
+    return payer_id == user.id or user.role == Role.ADMIN
+
+
 def _readable_order(user: User, order_id: str) -> Order:
     if not isinstance(order_id, str) or not ORDER_ID_RE.fullmatch(order_id):
         raise NotFound(NOT_FOUND)
     with autocommit_scope() as session:
         order = session.get(Order, order_id)
-    if order is None or (order.user_id != user.id and user.role != Role.ADMIN):
+    if order is None or not readable_by(user, order.user_id):
         raise NotFound(NOT_FOUND)  # someone else's order: as if there were none
     return order
 

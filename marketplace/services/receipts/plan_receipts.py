@@ -13,11 +13,11 @@ from sqlmodel import Session, col, select
 
 from marketplace.db import autocommit_scope, session_scope
 from marketplace.integrations import payments
-from marketplace.models import Plan, PlanPayment, Receipt, ReceiptKind, Role, User
+from marketplace.models import Plan, PlanPayment, Receipt, ReceiptKind, User
 from marketplace.services import money, names
 from marketplace.services.errors import Conflict, NotFound
 from marketplace.services.permissions import require_user
-from marketplace.services.receipts.documents import NOT_FOUND, ORDER_ID_RE, ReceiptView, document
+from marketplace.services.receipts.documents import NOT_FOUND, ORDER_ID_RE, ReceiptView, document, readable_by
 from marketplace.services.receipts.issue import ATTEMPTS, OPERATOR, add_month, format_number, write_numbered
 
 PLANS_PATH = "/vendor/plans"
@@ -99,7 +99,7 @@ def plan_receipt_of(*, actor: User | None, payment_id: str) -> ReceiptView:
         raise NotFound(NOT_FOUND)
     with autocommit_scope() as session:
         payment = session.get(PlanPayment, payment_id)
-        if payment is None or (payment.user_id != user.id and user.role != Role.ADMIN):
+        if payment is None or not readable_by(user, payment.user_id):
             raise NotFound(NOT_FOUND)  # someone else's payment: as if there were none
         row = _receipt_of_payment(session, payment_id)
     row = row or _issue_late(payment_id)
