@@ -14,9 +14,13 @@ way a loser of the count or of the index causes nothing."""
 
 from __future__ import annotations
 
+import contextvars
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Exists, bindparam, exists, insert, or_, update
 from sqlalchemy import select as sql_select
@@ -46,6 +50,11 @@ USED_BY_YOU = "You have already used this code."
 FIRST_PURCHASE_ONLY = "This code is for first purchases only."
 
 HOLD_LIFETIME = timedelta(hours=24)  # an abandoned checkout's hold is given back after this at the latest
+
+T = TypeVar("T")
+# Holds taken while their checkout opens at Stripe (`hold_alongside`): one thread per checkout at once, as many
+# as the single-statement pool's connections.
+_holding = ThreadPoolExecutor(max_workers=20, thread_name_prefix="code-hold")
 
 
 @dataclass(frozen=True)
@@ -197,6 +206,24 @@ def hold(
     except IntegrityError:
         refusal = USED_BY_YOU  # the buyer holds or redeemed the code already (the statement changed nothing)
     return _reuse(values) or _raise(refusal)
+
+
+def hold_alongside(opening: Callable[[], T], *, applied: Applied, **hold_args: Any) -> T:
+    """`opening()` (a checkout's PaymentIntent at Stripe) while the code's redemption is held on another thread:
+    the two waits overlap, so a code adds the longer of them to checkout instead of their sum (the hold's write
+    waits behind other writers: SQLite's one writer lock, PostgreSQL's foreign-key locks on the code's row). The
+    hold's refusal is raised once both are done; what `opening` made is then not handed out (an intent nobody
+    has the client secret of cannot be paid). When `opening` fails, a hold it overlapped is given back. Only for
+    an opening that leaves nothing behind when refused: a subscription is opened after its hold (`hold`)."""
+    holding: Future[str] = _holding.submit(contextvars.copy_context().run, partial(hold, applied=applied, **hold_args))
+    try:
+        opened = opening()
+    except BaseException:
+        if holding.exception() is None:  # waits for the hold: given back before the failure is answered
+            release(redemption_id=holding.result())
+        raise
+    holding.result()
+    return opened
 
 
 _HOLD_COLUMNS = ("id", "status", "created_at", "code_id", "user_id", "agent_id", "payment_intent_id",
@@ -370,8 +397,8 @@ def release(*, redemption_id: str) -> int:
 
 def release_for_intent(*, payment_intent_id: str, metadata: dict[str, str]) -> int:
     """The checkout of this PaymentIntent was abandoned (cancelled): the hold of the code and buyer its metadata
-    names goes back to the code. The hold does not name its PaymentIntent (checkout takes it before the intent
-    exists, and one write fewer keeps a checkout with a code as fast as one without: benchmarks/README.md);
+    names goes back to the code. The hold does not name its PaymentIntent (checkout takes it while the intent
+    opens, and one write fewer keeps a checkout with a code as fast as one without: benchmarks/README.md);
     a free claim's hold, which names its own, is never cancelled by Stripe."""
     code_id, user_id = metadata.get("promotionCodeId"), metadata.get("userId")
     if not code_id or not user_id:

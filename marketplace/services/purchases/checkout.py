@@ -169,16 +169,13 @@ def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_che
                 destination=route.destination,
             )
 
-    held = promotions.hold(applied=applied, buyer_id=buyer.id, agent_id=agent_id, discount_cents=terms.discount_amount,
-                           currency=terms.currency) if applied is not None else None
-    try:
+    def opening() -> payments.Intent:
         intent = open_intent(key)
-        if intent.status == "canceled":
-            intent = open_intent(f"{key}-after-{intent.id}")
-    except Exception:
-        if held is not None:
-            promotions.release(redemption_id=held)
-        raise
+        return open_intent(f"{key}-after-{intent.id}") if intent.status == "canceled" else intent
+
+    intent = opening() if applied is None else promotions.hold_alongside(
+        opening, applied=applied, buyer_id=buyer.id, agent_id=agent_id, discount_cents=terms.discount_amount,
+        currency=terms.currency)
     if intent.status in ("succeeded", "processing", "requires_capture"):
         # The reused intent was already paid (the page closed before completing): record it, don't charge again.
         if intent.status == "succeeded":
