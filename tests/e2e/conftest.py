@@ -88,7 +88,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     outcome = yield
     report = outcome.get_result()
     log, start = item.config.stash.get(APP_LOG, None), item.stash.get(LOG_START, None)
-    if report.failed and log is not None and start is not None:
+    # The session's app (and its log) is gone when the last test's teardown fails after it was stopped.
+    if report.failed and log is not None and start is not None and log.exists():
         report.sections.append(("app log during the test (last 8,000 characters)", logged_since(log, start)[-8000:]))
 
 
