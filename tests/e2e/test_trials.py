@@ -163,7 +163,7 @@ def _trial_with_code(page: Page, agent: dict[str, str], shots: str) -> None:
     assert (row["totalAmount"], row["promotionCode"], row["discountAmount"]) == ("22.49", code, "7.50")
     # The vendor's share and the platform's fee are both taken from the discounted price.
     assert Decimal(row["vendorEarnings"]) + Decimal(row["platformFee"]) == Decimal("22.49")
-    _keep(page, on_phone, ".sale-discount", f"{shots}-vendor-sales")
+    _keep(page, on_phone, f".sale-row[data-order='{row['orderId']}'] .sale-discount", f"{shots}-vendor-sales")
 
 
 def _keep(page: Page, on_phone: bool, marker: str, name: str) -> None:
