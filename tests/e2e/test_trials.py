@@ -171,7 +171,7 @@ def _keep(page: Page, on_phone: bool, marker: str, name: str) -> None:
     if on_phone:
         expect_fits_phone(page, marker, name)
         return
-    page.locator(marker).scroll_into_view_if_needed()
+    expect(page.locator(marker)).to_be_visible()
     shot(page, name)
 
 
