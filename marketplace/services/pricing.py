@@ -27,6 +27,7 @@ DUE_TODAY, TOTAL = "Due today", "Total"
 THEN_MONTHLY = "Then {amount}/month from {date}"
 THEN_DISCOUNTED = "Then {amount} on {date}, {monthly}/month after the discount"
 CODE_MONTHS = "{months}, then {monthly}/month"
+CODE_DISCOUNT = "Code {code}: {amount}"
 
 
 def one_month_after(moment: datetime) -> datetime:
@@ -71,6 +72,14 @@ def order_kind_label(kind: str) -> str:
     """What a charge was for, as sales lists label it: 'Purchase' (a licence or a free claim), 'Subscription' (a
     subscription's first payment) or 'Renewal'."""
     return ORDER_KIND_LABELS.get(kind, kind.title())
+
+
+def code_discount_line(*, code: str | None, discount: int, currency: str) -> str:
+    """What a promotion code took off a charge, as the buyer's Orders and the vendor's sales say it: 'Code SPRING:
+    -$7.50'; '' for a charge no code discounted (or once the code's months are over)."""
+    if not code or not discount:
+        return ""
+    return CODE_DISCOUNT.format(code=code, amount=money.format_amount(-discount, currency))
 
 
 def due_later_line(*, next_charge: int, monthly: int, currency: str, starts_on: str, every_month: bool) -> str:

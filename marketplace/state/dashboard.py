@@ -235,8 +235,8 @@ def order_row(order: Order, zone: ZoneInfo, refund: str = "", receipt_number: st
         refund=refund,
         receipt_number=receipt_number,
         receipt_url=receipts.receipt_path(order.id) if receipt_number else "",
-        discount=(f"Code {order.promotion_code}: {money.format_amount(-order.discount_cents, order.currency)}"
-                  if order.promotion_code and order.discount_cents else ""),
+        discount=pricing.code_discount_line(code=order.promotion_code, discount=order.discount_cents,
+                                            currency=order.currency),
     )
 
 

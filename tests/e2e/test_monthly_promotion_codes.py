@@ -15,11 +15,10 @@ from tests.e2e.helpers import (
     expect_fits_phone,
     pay_with_test_card,
     phone,
-    same_origin,
     shot,
     sign_in,
     sign_up,
-    unique,
+    vendor_code,
 )
 
 
@@ -34,10 +33,7 @@ def _vendor_code(page: Page) -> tuple[str, dict]:
     agents = page.request.get("/api/vendor/agents").json()
     agent = next(a for a in agents if a["pricingModel"] == "monthly" and a["status"] == "approved"
                  and not a.get("trialDays") and a["name"] != "Newsletter Navigator")
-    code = unique("MONTHS").upper()[:32]
-    made = page.request.post("/api/vendor/promotion-codes", headers=same_origin(page), data={
-        "code": code, "percentOff": 25, "agentIds": [agent["id"]], "duration": "repeating", "durationMonths": 3})
-    assert made.status == 201, made.text()
+    code = vendor_code(page, agent["id"], "MONTHS")
     page.context.clear_cookies()
     return code, agent
 

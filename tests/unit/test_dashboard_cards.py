@@ -1,7 +1,9 @@
-"""What the dashboard shows for a purchase and an order: split badge numbers, direct-payment reasons, dates."""
+"""What the dashboard shows for a purchase and an order: split badge numbers, direct-payment reasons, dates, and the
+promotion code of an order and of a vendor's sale."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
@@ -9,8 +11,10 @@ from zoneinfo import ZoneInfo
 from marketplace.models import Agent, Order, Purchase
 from marketplace.services import status_labels
 from marketplace.services.purchases import PurchaseRecord
+from marketplace.services.vendors.sales import SaleRecord
 from marketplace.state.dashboard import order_row, purchase_card
 from marketplace.state.display import format_day, format_day_time, time_zone
+from marketplace.state.vendors.dashboard import _sale_row
 
 WHEN = datetime(2025, 1, 5, 15, 4, tzinfo=UTC)
 UTC_ZONE = ZoneInfo("UTC")
@@ -91,3 +95,20 @@ def test_statuses_read_in_one_set_of_words():
         "Active", "Past due", "Cancelled", "Trial"]
     assert [status_labels.order_label(s) for s in ("completed", "refunded", "failed")] == [
         "Completed", "Refunded", "Failed"]
+
+
+def test_an_order_and_the_vendors_sale_say_the_code_and_what_it_took_off():
+    coded = {"promotion_code": "TRIAL25", "discount_cents": 750, "total_amount_cents": 2249}
+    assert order_row(_order(**coded), UTC_ZONE).discount == "Code TRIAL25: -$7.50"
+    assert order_row(_order(currency="eur", **coded), UTC_ZONE).discount == "Code TRIAL25: -€7.50"
+    assert order_row(_order(), UTC_ZONE).discount == ""
+    # A code whose months are over discounts nothing: the renewal is snapshotted without it.
+    assert order_row(_order(promotion_code="TRIAL25", discount_cents=0), UTC_ZONE).discount == ""
+    sale = SaleRecord(order_id="o" * 32, agent_id="a" * 32, agent_name="Data Wizard", customer_email="c@example.com",
+                      created_at=WHEN, currency="usd", total_amount_cents=2249, price_usd_cents=2249,
+                      vendor_earnings_cents=1799, platform_fee_cents=450, commission_rate=Decimal(20), split=False,
+                      split_block_reason=None, payment_intent_id="pi_1", exchange_rate=Decimal(1),
+                      kind="subscription", promotion_code="TRIAL25", discount_cents=750)
+    row = _sale_row(sale, UTC_ZONE)
+    assert (row.total, row.discount, row.kind) == ("$22.49", "Code TRIAL25: -$7.50", "Subscription")
+    assert _sale_row(replace(sale, promotion_code=None, discount_cents=0), UTC_ZONE).discount == ""

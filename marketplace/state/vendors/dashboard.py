@@ -47,6 +47,7 @@ class SaleRow:
     split_label: str
     reason: str
     kind: str = ""  # Purchase | Subscription | Renewal
+    discount: str = ""  # 'Code SPRING: -$7.50' when a promotion code lowered the total
 
 
 @dataclass
@@ -307,6 +308,8 @@ def _sale_row(sale: sales.SaleRecord, zone: ZoneInfo) -> SaleRow:
         split_label=money.split_label(sale.commission_rate),
         reason=sale.split_block_reason or "",
         kind=pricing.order_kind_label(sale.kind),
+        discount=pricing.code_discount_line(code=sale.promotion_code, discount=sale.discount_cents,
+                                            currency=sale.currency),
     )
 
 
