@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
@@ -16,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode
 import reflex as rx
 from reflex.event import EventSpec
 
-from marketplace.models import AgentPage, AgentPublic, CategoryPublic, StatsPublic
+from marketplace.models import AgentPublic, CategoryPublic, StatsPublic
 from marketplace.services import auth, catalog, images, money, pricing
 from marketplace.services.catalog.search import MAX_QUERY_LENGTH
 from marketplace.services.errors import DomainError
@@ -192,13 +194,48 @@ def agents_url(**params: str | list[str]) -> str:
 # ---- landing and home ---------------------------------------------------------------------------
 
 
-def _shown_page(query: dict[str, Any], page: int) -> tuple[int, AgentPage]:
-    """The page of agents asked for; paged past the end (the list shrank), the last page and its number."""
-    result = catalog.list_agents(**query)
-    if result.total and not result.items and page > 1:
+class _ListingCards:
+    """The cards of listing pages, built once per page: a page comes from the catalogue's cache (the same JSON text
+    until the catalogue changes), and parsing it and building its cards was most of what a filter change or a
+    visit of `/agents` did for it. Kept by the page's text (a string's hash is computed once), least recently used
+    dropped first. The cards are shared by every tab showing the page: no handler changes a card in place, and the
+    viewer's "bought" marks are put on copies (`with_bought`)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._cards: OrderedDict[str, tuple[AgentCard, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def cards(self, listing: catalog.AgentListing) -> tuple[AgentCard, ...]:
+        with self._lock:
+            found = self._cards.get(listing.json)
+            if found is not None:
+                self._cards.move_to_end(listing.json)
+                return found
+        built = tuple(agent_card(a) for a in listing.page().items)
+        with self._lock:
+            self._cards[listing.json] = built
+            while len(self._cards) > self.capacity:
+                self._cards.popitem(last=False)
+        return built
+
+
+_listing_cards = _ListingCards(256)
+
+
+def with_bought(cards: Iterable[AgentCard], bought: set[str] | frozenset[str]) -> list[AgentCard]:
+    """The shared cards, each the viewer bought marked on a copy of its own."""
+    return [dataclasses.replace(c, bought=True) if c.id in bought else c for c in cards]
+
+
+def _shown_page(query: dict[str, Any], page: int) -> tuple[int, int, tuple[AgentCard, ...]]:
+    """The page of agents asked for as (page number, total, cards); paged past the end (the list shrank), the last
+    page and its number."""
+    result = catalog.list_agents_json(**query)
+    if result.total and result.json == "[]" and page > 1:
         page = (result.total + PAGE_SIZE - 1) // PAGE_SIZE
-        result = catalog.list_agents(**{**query, "offset": (page - 1) * PAGE_SIZE})
-    return page, result
+        result = catalog.list_agents_json(**{**query, "offset": (page - 1) * PAGE_SIZE})
+    return page, result.total, _listing_cards.cards(result)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -214,14 +251,14 @@ def _home_reads(token: str | None) -> _Home:
     hand-off, and the cards built here are work the loop does not do. All but the viewer's purchases come from
     the catalogue's cache. The spec: a failed featured load shows no agents rather than an error."""
     try:
-        featured = catalog.list_agents(featured=True, limit=FEATURED_LIMIT).items
+        featured = _listing_cards.cards(catalog.list_agents_json(featured=True, limit=FEATURED_LIMIT))
     except DomainError:
-        featured = []
-    bought = frozenset(catalog.purchased_agent_ids(actor=auth.user_for_token(token)) if featured else ())
+        featured = ()
+    bought = frozenset(catalog.purchased_agent_ids(actor=auth.user_for_token(token)) if featured and token else ())
     categories = catalog.list_categories()
     return _Home(stats=catalog.stats(), categories=[category_card(c) for c in categories[:HOME_CATEGORY_LIMIT]],
                  category_options=[Option(ALL, "All categories"), *(Option(c.slug, c.name) for c in categories)],
-                 featured=[agent_card(a, bought) for a in featured])
+                 featured=with_bought(featured, bought))
 
 
 class HomeState(ViewerMixin, rx.State):
@@ -316,7 +353,9 @@ class BrowseState(ViewerMixin, rx.State):
     category_options: list[Option] = []
     price_options: list[Option] = options(BROWSE_PRICES, PRICE_LABELS)
     rating_options: list[Option] = options(RATING_LABELS, RATING_LABELS)
-    _category_names: dict[str, str] = {}
+    # (slug, name) pairs: a tuple, which Reflex hands back as it is; a dict came back wrapped in its mutation proxy,
+    # which made each of `_update_options`' lookups a wrapped call.
+    _category_names: tuple[tuple[str, str], ...] = ()
     # Agents per filter option under the other filters (`catalog.agent_facets`), shown beside the options.
     _category_counts: dict[str, int] = {}
     _price_counts: dict[str, int] = {}
@@ -382,7 +421,7 @@ class BrowseState(ViewerMixin, rx.State):
 
     def _resolve_category(self, ref: str, categories: list[CategoryPublic]) -> str:
         """A slug for the select: numeric ids (the landing page links by id) become their slug."""
-        self._category_names = {c.slug: c.name for c in categories}
+        self._category_names = tuple((c.slug, c.name) for c in categories)
         if ref in ("", ALL, ANY):
             return ALL
         if ref.isdigit():
@@ -391,7 +430,7 @@ class BrowseState(ViewerMixin, rx.State):
         return ref
 
     def _update_options(self) -> None:
-        names = self._category_names
+        names = dict(self._category_names)
         values = list(BROWSE_CATEGORIES)
         if self.category != ALL and self.category not in values:
             values.append(self.category)
@@ -425,15 +464,14 @@ class BrowseState(ViewerMixin, rx.State):
 
     async def _fetch(self, *, reread_bought: bool = False) -> None:
         if reread_bought:
-            self._bought = sorted(await blocking.run(catalog.purchased_agent_ids, actor=await self.viewer()))
+            viewer = await self.viewer()  # signed out: no purchases to read
+            self._bought = sorted(await blocking.run(catalog.purchased_agent_ids, actor=viewer)) if viewer else []
         done = await attempt(QUIET, _shown_page, self._query(), self.page)
         if done.failed:
             self.cards, self.total, self.failed = [], 0, done.message
             return
-        self.page, result = done.value
-        bought = set(self._bought)
-        self.cards = [agent_card(a, bought) for a in result.items]
-        self.total = result.total
+        self.page, self.total, cards = done.value
+        self.cards = with_bought(cards, set(self._bought))
         self.failed = ""
 
     async def _count_options(self) -> None:

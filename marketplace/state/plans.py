@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -49,6 +50,17 @@ def plan_option(plan: plans.PlanView) -> PlanOption:
                       support=SUPPORT.get(plan.id, ""), featured=plan.id == FEATURED_PLAN, is_free=plan.is_free)
 
 
+@functools.lru_cache(maxsize=4)
+def _options(offer: tuple[plans.PlanView, ...]) -> tuple[PlanOption, ...]:
+    return tuple(plan_option(plan) for plan in offer)
+
+
+def offer() -> list[PlanOption]:
+    """The landing page's plans: the plans come from the catalogue's cache, and their options are built once per
+    version of them (shared by every tab: no handler changes one in place)."""
+    return list(_options(tuple(plans.list_plans())))
+
+
 class OfferState(rx.State):
     """The landing page's pricing section."""
 
@@ -60,5 +72,5 @@ class OfferState(rx.State):
         if not self.loading:  # a new tab starts loading: no delta to send for it
             self.loading = True
             yield
-        self.plans = [plan_option(plan) for plan in await blocking.run(plans.list_plans)]
+        self.plans = await blocking.run(offer)
         self.loading = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from http.cookies import CookieError, SimpleCookie
 
@@ -38,6 +39,18 @@ def toast_on_load(title: str, description: str, *, error: bool = False) -> Event
     return rx.call_script(json.dumps(payload), callback=SessionEvents.show_flash)
 
 
+@functools.lru_cache(maxsize=1024)
+def session_token(cookie_header: str) -> str | None:
+    """The session cookie's value in a Cookie header. Every handler that asks who is signed in reads it, and a tab
+    sends the same header with each of its events: parsed once per header (`SimpleCookie` is a regex scan)."""
+    try:
+        jar = SimpleCookie(cookie_header)
+    except CookieError:
+        return None
+    morsel = jar.get(SESSION_COOKIE)
+    return morsel.value if morsel else None
+
+
 class ViewerMixin(rx.State, mixin=True):
     """Who is asking, read from the websocket's cookie and address; holds no fields.
 
@@ -47,13 +60,7 @@ class ViewerMixin(rx.State, mixin=True):
     """
 
     def _token(self) -> str | None:
-        raw = self.router.headers.cookie or ""
-        try:
-            jar = SimpleCookie(raw)
-        except CookieError:
-            return None
-        morsel = jar.get(SESSION_COOKIE)
-        return morsel.value if morsel else None
+        return session_token(self.router.headers.cookie or "")
 
     def _client_address(self) -> str:
         """The websocket's client as per-address limits count it, by the same rule as the API's requests."""
@@ -62,8 +69,9 @@ class ViewerMixin(rx.State, mixin=True):
 
     async def viewer(self) -> User | None:
         """The signed-in user as the services see it, on a worker thread (a Redis GET when the answer is kept, see
-        `services/session_cache`; else one query)."""
-        return await blocking.run(auth.user_for_token, self._token())
+        `services/session_cache`; else one query). Signed out (no session cookie): None, with no trip to it."""
+        token = self._token()
+        return await blocking.run(auth.user_for_token, token) if token else None
 
 
 class SessionState(ViewerMixin, rx.State):

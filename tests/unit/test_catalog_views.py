@@ -1,12 +1,17 @@
-"""The display records the catalog pages render: prices, ratings, tag truncation, status labels, /agents links."""
+"""The display records the catalog pages render: prices, ratings, tag truncation, status labels, /agents links; listing
+pages' cards built once per page; the session token read from the cookie header."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 from marketplace.models import AgentPublic, CategoryRef, VendorRef
+from marketplace.services.auth import SESSION_COOKIE
+from marketplace.services.catalog.listing import AGENT_LIST, AgentListing
+from marketplace.state import catalog as catalog_state
 from marketplace.state.agent_detail import agent_view, long_date
 from marketplace.state.catalog import agent_card, agents_url, price_parts, rating_label
+from marketplace.state.session import session_token
 
 
 def _agent(**fields: object) -> AgentPublic:
@@ -102,3 +107,25 @@ def test_address_filter_values_read_as_the_service_reads_them() -> None:
     ]
     assert catalog.parse_filters(price="100 ", rating="4 ").price == catalog.PRICE_RANGES["100+"]
     assert catalog.parse_filters(rating="3").min_rating == 3.0
+
+
+def test_a_listing_page_cards_are_built_once_and_bought_marks_go_on_copies(monkeypatch) -> None:
+    listing = AgentListing(json=AGENT_LIST.dump_json([_agent(), _agent(id="a2", name="Other")], by_alias=True)
+                           .decode(), total=2)
+    built: list[str] = []
+    real = catalog_state.agent_card
+    monkeypatch.setattr(catalog_state, "agent_card", lambda agent, *a: built.append(agent.id) or real(agent, *a))
+    cards = catalog_state._listing_cards.cards(listing)
+    again = catalog_state._listing_cards.cards(AgentListing(json=listing.json, total=2))
+    assert again is cards and built == ["a1", "a2"]  # the same page text: the same cards, built once
+    assert cards == tuple(agent_card(a) for a in listing.page().items)
+    marked = catalog_state.with_bought(cards, {"a2"})
+    assert [c.bought for c in marked] == [False, True] and marked[0] is cards[0]
+    assert [c.bought for c in cards] == [False, False]  # the shared cards keep no viewer's marks
+
+
+def test_the_session_token_is_read_from_the_cookie_header() -> None:
+    assert session_token(f"theme=dark; {SESSION_COOKIE}=abc123; other=1") == "abc123"
+    assert session_token("theme=dark") is None
+    assert session_token("") is None
+    assert session_token(f'{SESSION_COOKIE}="unterminated') is None  # unparsable: no session

@@ -9,13 +9,14 @@ from decimal import Decimal
 
 import pytest
 
-from marketplace.services import money
+from marketplace.services import money, plans
 from marketplace.services.plans import CurrentPlan, PlanView
 from marketplace.services.plans.revenue import PlanRevenue
 from marketplace.state.admin.plans import form_text, plan_draft
 from marketplace.state.admin.sales import plan_revenue_view
-from marketplace.state.plans import limit_label, plan_option, price_label
+from marketplace.state.plans import limit_label, offer, plan_option, price_label
 from marketplace.state.vendors.plans import agents_label, change_kind, confirmation, period_label
+from tests import factories
 
 WHEN = datetime(2026, 1, 5, tzinfo=UTC)
 FREE = PlanView(id="free", name="Free", monthly_price_cents=0, agent_limit=3, fee_percent=Decimal("20.00"),
@@ -113,3 +114,11 @@ def test_plan_revenue_lines():
     assert (line.name, line.revenue, line.vendors) == ("Pro", "$87.00", "1 vendor now")
     assert plan_revenue_view(PlanRevenue(plan_id="enterprise", plan_name="Enterprise", revenue_cents=0,
                                           vendors=0)).vendors == "0 vendors now"
+
+
+def test_the_landing_page_offer_is_built_once_per_version_of_the_plans() -> None:
+    first = offer()
+    assert first == [plan_option(plan) for plan in plans.list_plans()]
+    assert all(a is b for a, b in zip(offer(), first, strict=True))  # the same plans: the same options
+    plans.update_plan(actor=factories.make_admin(), plan_id="pro", name="Pro+")
+    assert [option.name for option in offer()] == ["Free", "Pro+", "Enterprise"]

@@ -1,18 +1,21 @@
-"""One agent, its reviews, the categories and the stats are cached per catalog version (services/catalog/reads.py);
-every change any of them shows must move the version (revisions 0004 and 0014) and so refresh them at once."""
+"""One agent, its reviews, the categories, the stats and the plans on offer are cached per catalog version
+(services/catalog/reads.py); every change any of them shows must move the version (revisions 0004, 0014 and 0041)
+and so refresh them at once."""
 
 import json
+from decimal import Decimal
 
 import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
 from marketplace import db
-from marketplace.models import Agent, Purchase, Review, Role, User
+from marketplace.models import FREE_PLAN_ID, Agent, Plan, PlatformSetting, Purchase, Review, Role, User
 from marketplace.models.base import utcnow
-from marketplace.services import catalog, reviews
+from marketplace.services import catalog, plans, platform, reviews
 from marketplace.services.catalog import reads
 from marketplace.services.errors import NotFound
+from tests import factories
 from tests.catalog_helpers import statements
 from tests.factories import make_agent, make_buyer, make_category
 
@@ -130,3 +133,81 @@ def test_cache_off_reads_the_database_every_time(agent, monkeypatch):
     monkeypatch.setattr(reads.cache, "capacity", 0)
     served_reads()
     assert len(statements(lambda: catalog.stats_json())) == 3
+
+
+def fresh_plans() -> list[plans.PlanView]:
+    capacity, reads.cache.capacity = reads.cache.capacity, 0
+    try:
+        return plans.list_plans()
+    finally:
+        reads.cache.capacity = capacity
+
+
+def test_a_repeated_plans_read_runs_no_query_of_its_own():
+    """The landing page's plans come from the cache: no statement reads the plans or the settings again."""
+    first = plans.list_plans()
+    executed = statements(plans.list_plans)
+    # At most the version row (PostgreSQL, within the moment after this process wrote), else nothing.
+    assert len(executed) <= 1 and all("catalog_version" in s for s in executed)
+    assert plans.list_plans() == first == fresh_plans()
+    assert [p.id for p in first] == ["free", "pro", "enterprise"]
+
+
+def test_every_change_the_plans_show_is_read_next_time():
+    """Each writer of what a plan shows (the admin's plan edit, the commission rate that is the Free plan's fee,
+    a row changed or added by other means) moves the version, so the next read shows it."""
+    admin = factories.make_admin()
+
+    def change(fn) -> list[plans.PlanView]:
+        before = version()
+        plans.list_plans()
+        fn()
+        assert version() > before
+        served = plans.list_plans()
+        assert served == fresh_plans()
+        return served
+
+    def by_id(offer: list[plans.PlanView]) -> dict[str, plans.PlanView]:
+        return {p.id: p for p in offer}
+
+    edited = change(lambda: plans.update_plan(actor=admin, plan_id="pro", name="Pro+", monthly_price="35",
+                                              agent_limit="50", fee_percent="8%"))
+    assert (by_id(edited)["pro"].name, by_id(edited)["pro"].monthly_price_cents, by_id(edited)["pro"].agent_limit,
+            by_id(edited)["pro"].fee_percent) == ("Pro+", 3500, 50, Decimal("8.00"))
+    fee = change(lambda: plans.update_plan(actor=admin, plan_id=FREE_PLAN_ID, fee_percent="15%"))
+    assert by_id(fee)[FREE_PLAN_ID].fee_percent == Decimal("15.00")
+    rate = change(lambda: platform.set_commission_rate(actor=admin, value="12%"))
+    assert by_id(rate)[FREE_PLAN_ID].fee_percent == Decimal("12.00")
+
+    def raw_edit() -> None:
+        with db.session_scope() as session:
+            session.get(Plan, "enterprise").sort_order = -1
+
+    assert change(raw_edit)[0].id == "enterprise"
+
+    def setting_deleted() -> None:  # back to the default rate
+        with db.session_scope() as session:
+            session.delete(session.get(PlatformSetting, platform.COMMISSION_RATE))
+
+    assert by_id(change(setting_deleted))[FREE_PLAN_ID].fee_percent == Decimal("20.00")
+
+
+def test_an_anonymous_visit_of_the_public_pages_does_no_database_work(agent):
+    """What `/`, `/agents`, `/agents/{id}` and `/categories` read for a signed-out visitor, once read, comes from
+    the cache: besides the cache's check of the catalog version (none on SQLite, whose check has a connection of
+    its own, nor on PostgreSQL once its listener has caught up), no statement."""
+    from marketplace.services import agent_page
+    from marketplace.state import catalog as catalog_state
+
+    browse = {"sort": catalog_state.DEFAULT_SORT, "limit": catalog_state.PAGE_SIZE, "offset": 0}
+
+    def visit() -> None:
+        catalog_state._home_reads(None)
+        plans.list_plans()
+        catalog.list_categories()
+        catalog_state._shown_page(browse, 1)
+        catalog.agent_facets()
+        agent_page.agent_page(agent_id=agent.id, actor=None)
+
+    visit()
+    assert [s for s in statements(visit) if "catalog_version" not in s] == []

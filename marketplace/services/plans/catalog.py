@@ -4,6 +4,11 @@ Plans are rows, seeded with the spec's three. The Free plan's fee is no column o
 commission rate setting (`services/platform`), so editing the Free plan's fee edits that setting and editing the
 setting changes the Free plan's fee. An edit is validated first (the fee as the commission rate is), then
 claimed on the plan's row and audited in the same transaction; later charges and subscriptions use it.
+
+The public list (`list_plans`: every visit of the landing page) is kept per process under the catalog version,
+as the catalogue's other public reads are (`services/catalog/reads.py`): any write to `plans` or
+`platform_settings` moves the version in its own commit (revision 0041), so the next read sees it. Reads inside a
+caller's transaction (`plans_in`, `plan_in`: fees charged, plan changes) still read the rows.
 """
 
 from __future__ import annotations
@@ -13,12 +18,14 @@ from datetime import datetime
 from decimal import Decimal
 
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
 from marketplace.db import is_postgres, session_scope
 from marketplace.models import FREE_PLAN_ID, Plan, User, VendorPlan
 from marketplace.models.base import utcnow
 from marketplace.services import audit, money, platform
+from marketplace.services.catalog import reads
 from marketplace.services.decisions import claim
 from marketplace.services.errors import Conflict, Invalid, NotFound
 from marketplace.services.permissions import require_admin
@@ -90,10 +97,15 @@ def plans_in(session: Session) -> list[PlanView]:
     return [_view(session, row) for row in session.exec(select(Plan).order_by(Plan.sort_order, Plan.id))]
 
 
+def _plans(conn: Connection) -> tuple[PlanView, ...]:
+    with Session(bind=conn) as session:
+        return tuple(plans_in(session))
+
+
 def list_plans() -> list[PlanView]:
-    """The plans on offer, cheapest first (public: the landing page and `GET /api/plans`)."""
-    with session_scope() as session:
-        return plans_in(session)
+    """The plans on offer, cheapest first (public: the landing page and `GET /api/plans`); cached per catalog
+    version, so a visit costs no database work once read (the views are frozen: the kept tuple is shared)."""
+    return list(reads.cached(("plans",), _plans) or ())
 
 
 def plan_in(session: Session, plan_id: str) -> PlanView:
