@@ -52,14 +52,14 @@ def test_waiting_for_the_interpreter_while_other_threads_compute_is_not_held(
 
     def computes() -> None:
         while not done.is_set():
-            sum(range(1000))
+            sum(range(4_000_000))  # one C call: it keeps the interpreter lock for tens of ms
 
     async def works_briefly_among_busy_threads() -> None:
-        deadline = time.thread_time() + 0.005  # 5 ms of the loop's own CPU
+        deadline = time.thread_time() + 0.008  # 8 ms of the loop's own CPU: past the 5 ms switch interval
         while time.thread_time() < deadline:
             sum(range(100))
 
-    busy = [threading.Thread(target=computes) for _ in range(4)]
+    busy = [threading.Thread(target=computes) for _ in range(2)]
     for thread in busy:
         thread.start()
     try:
