@@ -1,7 +1,8 @@
 """Promotion codes in a real browser against the Stripe stand-in: the demo vendor makes a code for one of its
 one-time agents on its dashboard; customers apply it at checkout at 1280 and 390 px, see the code, the discount
 and the new total (a refused code says why under the field and leaves the checkout as it was), and pay the
-discounted amount; the order carries the code and the discount."""
+discounted amount; the order carries the code and the discount, and the admin's commissions say both at 1280 and
+390 px."""
 
 from __future__ import annotations
 
@@ -10,7 +11,17 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.e2e.conftest import open_page
-from tests.e2e.helpers import expect_toast, pay_with_test_card, phone, shot, sign_in, sign_up, unique
+from tests.e2e.helpers import (
+    DEMO_ADMIN,
+    expect_fits_phone,
+    expect_toast,
+    pay_with_test_card,
+    phone,
+    shot,
+    sign_in,
+    sign_up,
+    unique,
+)
 
 
 def _vendor_makes_a_code(page: Page) -> tuple[str, str, str]:
@@ -39,7 +50,8 @@ def _vendor_makes_a_code(page: Page) -> tuple[str, str, str]:
     return code, agent["id"], agent["name"]
 
 
-def _apply_and_pay(page: Page, code: str, agent_id: str, *, full: str, discounted: str, off: str, name: str) -> None:
+def _apply_and_pay(page: Page, code: str, agent_id: str, *, full: str, discounted: str, off: str, name: str) -> str:
+    """A new customer pays with the code; returns the order's id."""
     sign_up(page, "coder")
     open_page(page, f"/checkout/{agent_id}")
     expect(page.locator("#submit-payment")).to_have_text(f"Complete Payment • {full}")
@@ -68,6 +80,22 @@ def _apply_and_pay(page: Page, code: str, agent_id: str, *, full: str, discounte
         code,
         off,
     )
+    return order["id"]
+
+
+def _admin_sees_the_codes(page: Page, orders: list[str], line: str) -> None:
+    """The admin's Recent Commission Earnings: each sale paid with the code says it under the sale amount, in the
+    words of the buyer's Orders, in the table at 1280 px and on the sale's card at 390 px."""
+    page.context.clear_cookies()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    sign_in(page, *DEMO_ADMIN, api=True)
+    open_page(page, "/admin?tab=sales")
+    for order in orders:
+        expect(page.locator(f".commission-row[data-order='{order}'] .commission-discount")).to_have_text(line)
+    shot(page, "promotion-code-admin-commissions")
+    marker = f".commission-row[data-order='{orders[-1]}'] .commission-discount"
+    expect_fits_phone(page, marker, "promotion-code-admin-commissions-phone")
+    expect(page.locator(marker)).to_have_text(line)
 
 
 def test_a_vendors_code_is_applied_and_paid_at_desktop_and_phone_width(page: Page) -> None:
@@ -76,7 +104,8 @@ def test_a_vendors_code_is_applied_and_paid_at_desktop_and_phone_width(page: Pag
     cents = round(float(price) * 100)
     off_cents = (cents * 20 + 50) // 100
     full, discounted, off = (f"${cents / 100:,.2f}", f"${(cents - off_cents) / 100:,.2f}", f"-${off_cents / 100:,.2f}")
-    _apply_and_pay(page, code, agent_id, full=full, discounted=discounted, off=off, name="desktop")
+    paid = [_apply_and_pay(page, code, agent_id, full=full, discounted=discounted, off=off, name="desktop")]
     page.context.clear_cookies()
     phone(page)
-    _apply_and_pay(page, code, agent_id, full=full, discounted=discounted, off=off, name="phone")
+    paid.append(_apply_and_pay(page, code, agent_id, full=full, discounted=discounted, off=off, name="phone"))
+    _admin_sees_the_codes(page, paid, f"Code {code}: {off}")

@@ -1,4 +1,5 @@
-"""What the admin panel's own tabs make of the services' answers: table rows, commission labels, audit text."""
+"""What the admin panel's own tabs make of the services' answers: table rows, commission labels and promotion
+codes, audit text."""
 
 from __future__ import annotations
 
@@ -79,6 +80,20 @@ def test_commission_entry_labels_the_split_with_the_orders_own_rate():
     direct = _commission_view(_commission(commission_split_enabled=False, vendor_amount_cents=0), ZoneInfo("UTC"))
     assert (direct.payment_type, direct.vendor_payout) == ("Direct", "N/A")
     assert split.date == "Jan 5, 2025 • 11:30 PM"
+
+
+def test_commission_entry_says_the_code_and_what_it_took_off_as_the_buyer_and_vendor_read_it():
+    coded = _commission(sale_amount_cents=2249, charged_amount_cents=2249, promotion_code="TRIAL25",
+                        discount_cents=750)
+    entry = _commission_view(coded, ZoneInfo("UTC"))
+    assert (entry.sale_amount, entry.discount) == ("$22.49", "Code TRIAL25: -$7.50")
+    # The discount is what the buyer saw taken off, in the currency charged (the sale amount is the USD figure).
+    euros = _commission(sale_amount_cents=2445, currency="eur", charged_amount_cents=2249, promotion_code="TRIAL25",
+                        discount_cents=750)
+    assert _commission_view(euros, ZoneInfo("UTC")).discount == "Code TRIAL25: -€7.50"
+    assert _commission_view(_commission(), ZoneInfo("UTC")).discount == ""
+    # A renewal after the code's months snapshots the code without a discount: no line.
+    assert _commission_view(_commission(promotion_code="TRIAL25", discount_cents=0), ZoneInfo("UTC")).discount == ""
 
 
 def test_audit_details_read_as_text_without_empty_values():

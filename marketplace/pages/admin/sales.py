@@ -98,7 +98,14 @@ def _row(entry: CommissionView) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.text(entry.agent, weight="medium")),
         rx.table.cell(order_kind),
-        rx.table.cell(rx.text(entry.sale_amount, text_decoration=struck)),
+        rx.table.cell(rx.vstack(rx.text(entry.sale_amount, text_decoration=struck, class_name="commission-sale"),
+                                rx.cond(entry.discount != "",
+                                        # wraps in the table: kept on one line it pushed the Date column past
+                                        # the card's edge at 1280 px
+                                        rx.text(entry.discount, size="1", color="var(--green-11)",
+                                                class_name="commission-discount")),
+                                # the lines follow the cell's text-align: right, as every figure, on a phone's card
+                                spacing="0", align="stretch")),
         rx.table.cell(kind),
         rx.table.cell(commission, class_name="commission-amount"),
         rx.table.cell(rx.text(entry.vendor_payout, text_decoration=struck)),

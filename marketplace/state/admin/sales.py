@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import reflex as rx
 
 from marketplace.models import User
-from marketplace.services import money
+from marketplace.services import money, pricing
 from marketplace.services.admin import sales as admin_sales
 from marketplace.services.plans.revenue import PlanRevenue
 from marketplace.state import blocking
@@ -48,10 +48,12 @@ class CommissionView:
     time: str = ""  # '3:04 PM'
     kind: str = ""  # Purchase | Subscription | Renewal
     refunded: bool = False  # given back: shown, not summed
+    discount: str = ""  # 'Code SPRING: -$7.50' (in the currency charged), '' without a code
 
 
 def _commission_view(row: admin_sales.CommissionRow, zone: ZoneInfo) -> CommissionView:
-    """The split is labelled with the order's own snapshotted rate (80/20 at the default 20%)."""
+    """The split is labelled with the order's own snapshotted rate (80/20 at the default 20%); a code's line is
+    worded as the buyer's Orders and the vendor's sales word it."""
     split = row.commission_split_enabled
     date = format_day_time(row.created_at, zone)
     day, _, time = date.partition(" • ")
@@ -62,6 +64,8 @@ def _commission_view(row: admin_sales.CommissionRow, zone: ZoneInfo) -> Commissi
         vendor_payout=money.format_amount(row.vendor_amount_cents, "usd") if split else "N/A",
         customer=row.customer_email or "", date=date, day=day, time=time, kind=row.kind_label,
         refunded=row.refunded,
+        discount=pricing.code_discount_line(code=row.promotion_code, discount=row.discount_cents,
+                                            currency=row.currency),
     )
 
 
