@@ -5,7 +5,6 @@ free claim with the code, and a cancelled or expired checkout gives its hold bac
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
@@ -16,7 +15,6 @@ from marketplace.integrations import payments
 from marketplace.models import PricingModel, PromotionCode, PromotionRedemption, RedemptionStatus
 from marketplace.models.base import utcnow
 from marketplace.services import purchases
-from marketplace.services.promotions import redemptions
 from tests import factories
 from tests.payments_fixtures import event_body, sign
 
@@ -284,39 +282,18 @@ def test_the_five_refusals(client, login, stripe_standin, buyer, make_agent):
     assert _checkout(client, agent).status_code == 200
 
 
-def test_the_hold_is_taken_while_the_intent_opens(client, login, stripe_standin, buyer, make_agent, monkeypatch):
-    """The two waits overlap (benchmarks/README.md "Promotion codes"): the hold waits for the PaymentIntent to
-    be opening and would time out if checkout took them one after the other."""
-    agent = _one_time(make_agent)
-    code = factories.make_promotion_code([agent], code="MEANWHILE")
-    opening = threading.Event()
-    open_intent, hold = payments.create_payment_intent, redemptions.hold
-
-    def opening_intent(**kwargs):
-        opening.set()
-        return open_intent(**kwargs)
-
-    def holding(**kwargs):
-        assert opening.wait(timeout=10), "the hold was taken before the PaymentIntent started opening"
-        return hold(**kwargs)
-
-    monkeypatch.setattr(payments, "create_payment_intent", opening_intent)
-    monkeypatch.setattr(redemptions, "hold", holding)
-    login(buyer)
-    answer = _checkout(client, agent, "MEANWHILE")
-    assert answer.status_code == 200, answer.text
-    assert [r.status for r in _redemptions(code.id)] == [RedemptionStatus.HELD]
-
-
-def test_a_refused_hold_hands_out_no_intent(client, login, stripe_standin, buyer, make_agent):
-    """A code used up between its read and its hold: the intent opened meanwhile is not answered (nobody has its
-    client secret, so it cannot be paid)."""
+def test_a_refused_hold_opens_no_intent(client, login, stripe_standin, buyer, make_agent, monkeypatch):
+    """A code used up between its read and its hold: the hold comes first, so nothing is opened at Stripe and
+    nothing is answered that could be paid."""
     agent = _one_time(make_agent)
     factories.make_promotion_code([agent], code="JUSTGONE", max_redemptions=1, redemptions=1)
+    opened: list[dict] = []
+    open_intent = payments.create_payment_intent
+    monkeypatch.setattr(payments, "create_payment_intent", lambda **kw: opened.append(kw) or open_intent(**kw))
     login(buyer)
     answer = _checkout(client, agent, "JUSTGONE")
     assert answer.status_code == 400 and answer.json()["message"] == "This code has been used up."
-    assert "clientSecret" not in answer.json()
+    assert "clientSecret" not in answer.json() and opened == []
 
 
 def test_a_hold_is_given_back_when_the_intent_cannot_open(

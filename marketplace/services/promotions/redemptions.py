@@ -1,6 +1,7 @@
 """A code at checkout: is it valid for this buyer and agent (`apply_code`, the issue's five refusals), then one
-redemption held per buyer (`hold`), redeemed when the payment or free claim is recorded (`redeem`) and released
-when the checkout is abandoned (`release_for_intent`: its PaymentIntent was cancelled; `release_expired_holds`).
+redemption held per buyer for the checkout (`holding`), redeemed when the payment or free claim is recorded
+(`redeem`) and released when the checkout is abandoned (`release_for_intent`: its PaymentIntent was cancelled;
+`release_expired_holds`).
 
 A hold is one statement, committed on its own (`db.single_statements`), so a checkout with a code queues on no
 lock held across round trips (benchmarks/README.md "Promotion codes"). Once per customer is the partial unique
@@ -14,13 +15,11 @@ way a loser of the count or of the index causes nothing."""
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlalchemy import ColumnElement, Exists, bindparam, exists, insert, or_, update
 from sqlalchemy import select as sql_select
@@ -51,10 +50,6 @@ FIRST_PURCHASE_ONLY = "This code is for first purchases only."
 
 HOLD_LIFETIME = timedelta(hours=24)  # an abandoned checkout's hold is given back after this at the latest
 
-T = TypeVar("T")
-# Holds taken while their checkout opens at Stripe (`hold_alongside`): one thread per checkout at once, as many
-# as the single-statement pool's connections.
-_holding = ThreadPoolExecutor(max_workers=20, thread_name_prefix="code-hold")
 
 
 @dataclass(frozen=True)
@@ -89,13 +84,14 @@ def apply_code(session: Session, *, code: str, buyer: User, agent: Agent) -> App
     `hold`."""
     text = normalise(code) if isinstance(code, str) else ""
     found = (
-        session.execute(_APPLY, {"code": text, "agent": agent.id, "buyer": buyer.id}).first()
+        session.connection().execute(_APPLY, {"code": text, "agent": agent.id, "buyer": buyer.id}).first()
         if CODE_RE.match(text)
         else None
     )
     if found is None:
         raise _refuse(NOT_VALID)
-    row, listed, used, bought, held = found
+    row = found
+    listed, used, bought, held = found.listed, found.used, found.bought, found.held
     if row.expires_at is not None and aware(row.expires_at) <= utcnow():
         raise _refuse(EXPIRED)
     if not row.all_agents and (not listed or (row.vendor_id is not None and row.vendor_id != agent.vendor_id)):
@@ -131,11 +127,14 @@ def _mine(status: str) -> Exists:
 # Built once (the statement is then found in SQLAlchemy's compiled cache): the active code with this text, and
 # whether it lists the agent, the buyer redeemed it, the buyer paid for anything before, the buyer holds it.
 _APPLY = sql_select(
-    PromotionCode,
-    exists().where(PromotionCodeAgent.code_id == PromotionCode.id, PromotionCodeAgent.agent_id == bindparam("agent")),
-    _mine(RedemptionStatus.REDEEMED),
-    exists().where(Order.user_id == bindparam("buyer"), col(Order.total_amount_cents) > 0),
-    _mine(RedemptionStatus.HELD),
+    *(PromotionCode.__table__.c[name] for name in (
+        "id", "code", "percent_off", "amount_off_cents", "all_agents", "vendor_id", "expires_at", "max_redemptions",
+        "redemptions", "first_purchase_only", "duration", "duration_months")),
+    exists().where(PromotionCodeAgent.code_id == PromotionCode.id,
+                   PromotionCodeAgent.agent_id == bindparam("agent")).label("listed"),
+    _mine(RedemptionStatus.REDEEMED).label("used"),
+    exists().where(Order.user_id == bindparam("buyer"), col(Order.total_amount_cents) > 0).label("bought"),
+    _mine(RedemptionStatus.HELD).label("held"),
 ).where(PromotionCode.code == bindparam("code"), ACTIVE)
 
 
@@ -208,22 +207,21 @@ def hold(
     return _reuse(values) or _raise(refusal)
 
 
-def hold_alongside(opening: Callable[[], T], *, applied: Applied, **hold_args: Any) -> T:
-    """`opening()` (a checkout's PaymentIntent at Stripe) while the code's redemption is held on another thread:
-    the two waits overlap, so a code adds the longer of them to checkout instead of their sum (the hold's write
-    waits behind other writers: SQLite's one writer lock, PostgreSQL's foreign-key locks on the code's row). The
-    hold's refusal is raised once both are done; what `opening` made is then not handed out (an intent nobody
-    has the client secret of cannot be paid). When `opening` fails, a hold it overlapped is given back. Only for
-    an opening that leaves nothing behind when refused: a subscription is opened after its hold (`hold`)."""
-    holding: Future[str] = _holding.submit(contextvars.copy_context().run, partial(hold, applied=applied, **hold_args))
+@contextmanager
+def holding(*, applied: Applied | None, **hold_args: Any) -> Iterator[str | None]:
+    """The code's redemption held (`hold`) for the checkout opened inside, and given back if that opening
+    fails. Held first: a refused code opens nothing at Stripe. (Holding on another thread while the intent
+    opened was tried: the hand-off cost more CPU than the overlap saved once the host is saturated,
+    benchmarks/README.md "Promotion codes".) `applied` None: no code, nothing held."""
+    if applied is None:
+        yield None
+        return
+    redemption_id = hold(applied=applied, **hold_args)
     try:
-        opened = opening()
+        yield redemption_id
     except BaseException:
-        if holding.exception() is None:  # waits for the hold: given back before the failure is answered
-            release(redemption_id=holding.result())
+        release(redemption_id=redemption_id)
         raise
-    holding.result()
-    return opened
 
 
 _HOLD_COLUMNS = ("id", "status", "created_at", "code_id", "user_id", "agent_id", "payment_intent_id",
@@ -390,14 +388,14 @@ def _release(session: Session, *where: ColumnElement[bool]) -> int:
 
 
 def release(*, redemption_id: str) -> int:
-    """A hold whose checkout could not open (the provider failed) goes back to the code."""
+    """A hold whose checkout could not open (the provider failed) goes back to the code (`holding`)."""
     with session_scope() as session:
         return _release(session, col(PromotionRedemption.id) == redemption_id)
 
 
 def release_for_intent(*, payment_intent_id: str, metadata: dict[str, str]) -> int:
     """The checkout of this PaymentIntent was abandoned (cancelled): the hold of the code and buyer its metadata
-    names goes back to the code. The hold does not name its PaymentIntent (checkout takes it while the intent
+    names goes back to the code. The hold does not name its PaymentIntent (checkout takes it before the intent
     opens, and one write fewer keeps a checkout with a code as fast as one without: benchmarks/README.md);
     a free claim's hold, which names its own, is never cancelled by Stripe."""
     code_id, user_id = metadata.get("promotionCodeId"), metadata.get("userId")

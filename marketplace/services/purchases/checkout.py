@@ -173,9 +173,9 @@ def create_payment_intent(*, actor: User | None, agent_id: str, guest: guest_che
         intent = open_intent(key)
         return open_intent(f"{key}-after-{intent.id}") if intent.status == "canceled" else intent
 
-    intent = opening() if applied is None else promotions.hold_alongside(
-        opening, applied=applied, buyer_id=buyer.id, agent_id=agent_id, discount_cents=terms.discount_amount,
-        currency=terms.currency)
+    with promotions.holding(applied=applied, buyer_id=buyer.id, agent_id=agent_id,
+                            discount_cents=terms.discount_amount, currency=terms.currency):
+        intent = opening()
     if intent.status in ("succeeded", "processing", "requires_capture"):
         # The reused intent was already paid (the page closed before completing): record it, don't charge again.
         if intent.status == "succeeded":
@@ -190,20 +190,12 @@ def _subscribe(terms: checkout_terms.CheckoutTerms, *, buyer: User, agent_name: 
                applied: promotions.Applied | None, trial_used: bool) -> CheckoutIntent:
     """A monthly agent's checkout: its subscription, with the code's Stripe coupon (whose hold is given back if
     the subscription cannot be opened, or when it expires unpaid: services/billing/invoices)."""
-    coupon_id = held = None
-    if applied is not None:
-        held = promotions.hold(applied=applied, buyer_id=buyer.id, agent_id=terms.agent_id,
-                               discount_cents=terms.discount_amount, currency=terms.currency)
-    try:
-        if applied is not None:
-            coupon_id = subscribe.coupon_for(terms=terms, duration=applied.duration,
-                                             duration_months=applied.duration_months)
+    with promotions.holding(applied=applied, buyer_id=buyer.id, agent_id=terms.agent_id,
+                            discount_cents=terms.discount_amount, currency=terms.currency):
+        coupon_id = None if applied is None else subscribe.coupon_for(
+            terms=terms, duration=applied.duration, duration_months=applied.duration_months)
         sub, row_id = subscribe.open_subscription(buyer=buyer, agent_name=agent_name, terms=terms,
                                                   coupon_id=coupon_id)
-    except Exception:
-        if held is not None:
-            promotions.release(redemption_id=held)
-        raise
     months = promotions.checkout_months(applied.duration, applied.duration_months) if applied else None
     every_month = applied is not None and applied.duration == PromotionDuration.FOREVER
     trial_days = terms.trial_days or 0

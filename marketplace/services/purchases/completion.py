@@ -431,12 +431,7 @@ def claim_free_agent(*, actor: User | None, agent_id: str, promotion_code: str |
         vendor_contact=None,  # a free claim sends no sale e-mail
         vendor_webhooks=None,  # the vendor's endpoints are read when the claim is recorded
     )
-    if applied is None:
-        return _record(verified)
-    held = promotions.hold(applied=applied, buyer_id=buyer.id, agent_id=agent_id, discount_cents=terms.discount_amount,
-                           currency="usd", payment_intent_id=verified.intent.id)
-    try:
-        return _record(verified)  # redeems the hold with the order
-    except Exception:
-        promotions.release(redemption_id=held)
-        raise
+    with promotions.holding(applied=applied, buyer_id=buyer.id, agent_id=agent_id,
+                            discount_cents=terms.discount_amount, currency="usd",
+                            payment_intent_id=verified.intent.id):
+        return _record(verified)  # redeems a code's hold with the order
