@@ -127,10 +127,24 @@ def _round(
 
 
 def _cpu_seconds(pid: int) -> float:
-    """The app process's CPU so far (user + system, all threads): what each variant costs the server, which on a
-    saturated host is what its latency grows with."""
+    """A process's CPU so far (user + system, all threads): what each variant costs the server and the stand-in,
+    which on a saturated host is what latency grows with."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _standin_pid(stripe_base: str) -> int | None:
+    """The stand-in's process (it answers on `stripe_base`'s port), to count what each variant costs it too."""
+    port = stripe_base.rsplit(":", 1)[1]
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                args = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"dev.stripe_standin" in args and port.encode() in args:
+                return int(proc.name)
+    return None
 
 
 def _pick(samples: list[float], q: float) -> float:
@@ -171,12 +185,16 @@ def run(url: str, *, customers: int, rounds: int, limit: int | None = None) -> d
             _round(base, origin, pool, coded, CODE, per_round // 2)
             results: dict[str, list[float]] = {"without": [], "with": []}
             errors = {"without": 0, "with": 0}
-            cpu = {"without": 0.0, "with": 0.0}
+            standin = _standin_pid(payment_env["STRIPE_API_BASE"])
+            cpu = {f"{name}_{part}": 0.0 for name in ("without", "with") for part in ("app", "standin", "client")}
             for _ in range(rounds):
                 for name, agent, code in (("without", plain, None), ("with", coded, CODE)):
-                    before = _cpu_seconds(app.pid)
+                    before = (_cpu_seconds(app.pid), _cpu_seconds(standin) if standin else 0.0, time.process_time())
                     samples, failed = _round(base, origin, pool, agent, code, per_round)
-                    cpu[name] += _cpu_seconds(app.pid) - before
+                    after = (_cpu_seconds(app.pid), _cpu_seconds(standin) if standin else 0.0, time.process_time())
+                    for part, spent in zip(("app", "standin", "client"), map(float.__sub__, after, before),
+                                           strict=True):
+                        cpu[f"{name}_{part}"] += spent
                     results[name] += samples
                     errors[name] += failed
     out: dict[str, float] = {}
@@ -184,7 +202,8 @@ def run(url: str, *, customers: int, rounds: int, limit: int | None = None) -> d
         out[f"{name}_p50"], out[f"{name}_p99"] = _pick(samples, 0.50), _pick(samples, 0.99)
         out[f"{name}_n"], out[f"{name}_errors"] = len(samples), errors[name]
         out[f"{name}_mean"] = statistics.mean(samples) if samples else 0.0
-        out[f"{name}_cpu"] = cpu[name] * 1000 / (len(samples) + errors[name]) if samples else 0.0
+        for part in ("app", "standin", "client"):
+            out[f"{name}_{part}"] = cpu[f"{name}_{part}"] * 1000 / (len(samples) + errors[name]) if samples else 0.0
     out["ratio"] = out["with_p99"] / out["without_p99"] if out["without_p99"] else 0.0
     out["load"] = os.getloadavg()[0]
     return out
@@ -199,12 +218,13 @@ def main() -> None:
                         help="give the code a limit (its holds are then counted on its row)")
     args = parser.parse_args()
     r = run(args.database_url, customers=args.customers, rounds=args.rounds, limit=args.max_redemptions)
-    print("\n| variant | n | p50 ms | p99 ms | mean ms | app CPU ms / request | errors |\n"
+    print("\n| variant | n | p50 ms | p99 ms | mean ms | CPU ms / request: app, stand-in, client | errors |\n"
           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in ("without", "with"):
         print(
             f"| {name} a code | {r[f'{name}_n']:.0f} | {r[f'{name}_p50']:.1f} | {r[f'{name}_p99']:.1f} | "
-            f"{r[f'{name}_mean']:.1f} | {r[f'{name}_cpu']:.1f} | {r[f'{name}_errors']:.0f} |"
+            f"{r[f'{name}_mean']:.1f} | {r[f'{name}_app']:.1f}, {r[f'{name}_standin']:.1f}, "
+            f"{r[f'{name}_client']:.1f} | {r[f'{name}_errors']:.0f} |"
         )
     verdict = "PASS" if r["ratio"] <= BUDGET and not r["with_errors"] else "FAIL"
     limit = f"code limited to {args.max_redemptions}" if args.max_redemptions else "code without a limit"
