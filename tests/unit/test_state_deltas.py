@@ -1,4 +1,4 @@
-"""Pages send what changed: the dashboard keeps the lists a visit shows again.
+"""Pages send what changed: the dashboard keeps the lists a visit shows again, `/agents` its filter options.
 
 Reflex sends a delta for every field set, equal or not. These drive the real handlers on a state tree as a tab has
 it (the reads against the test database) and read the delta Reflex would send after each visit: an unchanged list
@@ -17,6 +17,7 @@ from reflex.state import State
 import marketplace.marketplace  # noqa: F401  (registers every page's state)
 from marketplace.models import User
 from marketplace.services import favorites
+from marketplace.state.catalog import BrowseState
 from marketplace.state.changes import assign, reset_changed
 from marketplace.state.dashboard import DashboardState
 from marketplace.state.session import SessionState
@@ -36,6 +37,7 @@ class Tab:
             return self.viewer
 
         monkeypatch.setattr(DashboardState, "viewer", viewer)
+        monkeypatch.setattr(BrowseState, "viewer", viewer)
 
     def state(self, cls: type) -> Any:
         return self.root.get_substate(cls.get_full_name().split(".")[1:])
@@ -156,6 +158,19 @@ def test_the_first_visit_asks_the_browsers_time_zone_and_the_next_ones_do_not(ta
     tab.visit_dashboard()
     assert dashboard.time_zone == "Europe/Berlin"
     assert tab.deltas(DashboardState, "on_load")[-1].get("time_zone") is None
+
+
+def test_agents_sends_its_filter_options_only_when_they_change(tab: Tab):
+    make_agent()
+    tab.sign_in(make_user())
+    first = tab.deltas(BrowseState, "on_load")
+    assert "cards" in _sent(first)
+    again = tab.deltas(BrowseState, "on_load")
+    assert _sent(again) & {"category_options", "price_options", "rating_options", "cards", "search", "page"} == set()
+    make_agent(price_cents=0)  # a free agent: the price filter's counts change
+    changed = tab.deltas(BrowseState, "on_load")
+    assert sum("price_options" in delta for delta in changed) == 1
+    assert "cards" in _sent(changed)
 
 
 def test_assign_and_reset_changed_set_only_what_differs(tab: Tab):
