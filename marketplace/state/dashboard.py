@@ -45,7 +45,7 @@ from marketplace.state.display import (
 )
 from marketplace.state.forms import FormState, focus_first_error, take_submitted
 from marketplace.state.service_calls import Toast, attempt
-from marketplace.state.session import SessionState
+from marketplace.state.session import SessionState, forget_on_user_change
 
 TABS = ("purchases", "favorites", "orders", "profile", "payment", "account")
 # What each visit reads (`_load`) and copies from the session (`_remember_profile`): kept between visits of the
@@ -348,6 +348,10 @@ class DashboardState(FormState, SessionState):
         if tab in TABS:
             self.tab = tab
 
+    def _forget_lists(self) -> None:
+        """Signed out, or another user found in the tab (`SessionEvents`): nothing of the lists stays."""
+        reset_changed(self, keep=("time_zone",))
+
     # --- downloads ---------------------------------------------------------------------------------------
 
     @rx.event
@@ -569,3 +573,6 @@ class DashboardState(FormState, SessionState):
             await self._load_application(user)
         self.applying = False
         yield rx.toast("Application Submitted", description="Your vendor application has been submitted for review.")
+
+
+forget_on_user_change(DashboardState, DashboardState._forget_lists)

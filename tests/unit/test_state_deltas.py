@@ -20,7 +20,7 @@ from marketplace.services import favorites
 from marketplace.state.catalog import BrowseState
 from marketplace.state.changes import assign, reset_changed
 from marketplace.state.dashboard import DashboardState
-from marketplace.state.session import SessionState
+from marketplace.state.session import SessionEvents, SessionState
 from tests.factories import make_agent, make_purchase, make_user
 
 LISTS = ("purchases", "orders", "favorites", "agents_owned", "completed_orders", "total_spent")
@@ -38,6 +38,7 @@ class Tab:
 
         monkeypatch.setattr(DashboardState, "viewer", viewer)
         monkeypatch.setattr(BrowseState, "viewer", viewer)
+        monkeypatch.setattr(SessionEvents, "viewer", viewer)
 
     def state(self, cls: type) -> Any:
         return self.root.get_substate(cls.get_full_name().split(".")[1:])
@@ -138,6 +139,28 @@ def test_another_user_in_the_same_tab_never_sees_the_previous_lists(tab: Tab):
     signed_out = tab.visit_dashboard()
     assert signed_out[0]["purchases"] == [] and signed_out[0]["favorites"] == []
     assert (dashboard.purchases, dashboard.favorites) == ([], [])
+
+
+def test_signing_out_or_another_user_on_any_page_forgets_the_lists(tab: Tab):
+    """The tab's states outlive its page loads, and each page load's hydrate sends them: the lists go when the user
+    signs out or another user is found signed in, not only on the next dashboard visit."""
+    buyer = make_user()
+    make_purchase(buyer, make_agent())
+    tab.sign_in(buyer)
+    tab.visit_dashboard()
+    dashboard = tab.state(DashboardState)
+    tab.deltas(SessionEvents, "logout")
+    assert (dashboard.purchases, dashboard.orders, dashboard.total_spent) == ([], [], "$0.00")
+
+    tab.sign_in(buyer)
+    tab.visit_dashboard()
+    assert dashboard.purchases != []
+    tab.viewer = make_user()  # another sign-in in the browser; this tab's next page load finds it
+    tab.deltas(SessionEvents, "load")
+    assert (dashboard.purchases, dashboard.orders) == ([], [])
+    again = tab.visit_dashboard()
+    assert again[0].get("purchases") is None  # emptied before: nothing of the first user's to empty again
+    assert dashboard.purchases == []
 
 
 def test_a_session_that_ended_between_visits_empties_the_lists(tab: Tab):
