@@ -16,7 +16,7 @@ from reflex.state import State
 
 import marketplace.marketplace  # noqa: F401  (registers every page's state)
 from marketplace.models import User
-from marketplace.services import favorites
+from marketplace.services import auth, favorites
 from marketplace.state.catalog import BrowseState
 from marketplace.state.changes import assign, reset_changed
 from marketplace.state.dashboard import DashboardState
@@ -31,14 +31,14 @@ class Tab:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.root = State(_reflex_internal_init=True)  # type: ignore[call-arg]
-        self.viewer: User | None = None
+        self.viewer: User | None = None  # whom the tab's session cookie belongs to
 
-        async def viewer(_state: object) -> User | None:
-            return self.viewer
+        def token(_state: object) -> str | None:
+            return "session-token" if self.viewer is not None else None
 
-        monkeypatch.setattr(DashboardState, "viewer", viewer)
-        monkeypatch.setattr(BrowseState, "viewer", viewer)
-        monkeypatch.setattr(SessionEvents, "viewer", viewer)
+        for state in (DashboardState, BrowseState, SessionEvents):
+            monkeypatch.setattr(state, "_token", token)
+        monkeypatch.setattr(auth, "user_for_token", lambda _token: self.viewer)
 
     def state(self, cls: type) -> Any:
         return self.root.get_substate(cls.get_full_name().split(".")[1:])
