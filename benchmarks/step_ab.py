@@ -41,12 +41,13 @@ AB_DIR = OUT / "ab"
 SIDES = ("base", "head")
 
 
-def checkout(revision: str) -> tuple[Path, str]:
-    """The revision's files under data/bench/ab/<commit> (kept, with their build, for the next run), sharing this
-    project's virtualenv and tools; and the commit."""
+def checkout(revision: str, side: str) -> tuple[Path, str]:
+    """The revision's files under data/bench/ab/<side>-<commit> (kept, with their build, for the next run; one per
+    side, so that a revision against itself, the method's own noise, builds twice), sharing this project's
+    virtualenv and tools; and the commit."""
     commit = subprocess.run(["git", "rev-parse", "--short", revision], cwd=ROOT, check=True, capture_output=True,
                             text=True).stdout.strip()
-    root = AB_DIR / commit
+    root = AB_DIR / f"{side}-{commit}"
     if not (root / "scripts" / "run.sh").exists():
         archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=ROOT, check=True,
                                  capture_output=True).stdout
@@ -102,7 +103,7 @@ async def _drive(sides: list[Side], repeat: int, log: Callable[[str], None]) -> 
         sites = {}
         for side in sides:
             agents = await (await http.get(f"{side.server.base}/api/agents", params={"limit": 100})).json()
-            frontend = wb.Frontend.read(AB_DIR / side.commit / ".web-bench")
+            frontend = wb.Frontend.read(AB_DIR / f"{side.name}-{side.commit}" / ".web-bench")
             sites[side.name] = (wb.Site(base=side.server.base, standin=side.server.standin, frontend=frontend,
                                         agents=agents, wait=(0.0, 0.0)), agents)
             side.browsers = [counting(site=sites[side.name][0], session=s, address=f"198.18.1.{i % 250 + 1}",
@@ -197,7 +198,7 @@ def give_lists(sessions: Path, agent_ids: list[str]) -> None:
 
 @contextlib.contextmanager
 def _served(name: str, revision: str, repeat: int) -> Iterator[Side]:
-    root, commit = checkout(revision)
+    root, commit = checkout(revision, name)
     database_url, _, _ = fresh_database("sqlite", "", "", AB_DIR / f"{name}.db")
     log = AB_DIR / f"{name}-server.log"
     print(f"==> {name}: {revision} ({commit}), building and serving (log: {log})", flush=True)
@@ -222,14 +223,16 @@ def report(sides: list[Side], loads: tuple[float, float], rounds: int) -> None:
     base, head = sides
     print(f"\n## interleaved A/B: {base.commit} (base) against {head.commit} (head), SQLite, one worker each, "
           f"{len(next(iter(base.cpu.values())))} of each kind\n")
-    print("| step | base CPU (ms, median / mean) | head | difference (medians) | updates base / head |"
-          " bytes sent base / head |")
+    print("| step | base CPU (ms, median / mean) | head | head - base, paired (mean +- s.e.) |"
+          " updates base / head | bytes sent base / head |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for kind_name in base.cpu:
         b, h = base.cpu[kind_name], head.cpu[kind_name]
+        pairs = [after - before for before, after in zip(b, h, strict=True)]  # the same step, side by side
+        error = statistics.stdev(pairs) / len(pairs) ** 0.5 if len(pairs) > 1 else float("nan")
         print(f"| {kind_name} | {statistics.median(b):.2f} / {statistics.mean(b):.2f} | "
               f"{statistics.median(h):.2f} / {statistics.mean(h):.2f} | "
-              f"{statistics.median(h) - statistics.median(b):+.2f} | "
+              f"{statistics.mean(pairs):+.2f} +- {error:.2f} | "
               f"{statistics.mean(base.updates[kind_name]):.1f} / {statistics.mean(head.updates[kind_name]):.1f} | "
               f"{statistics.mean(base.sent[kind_name]):,.0f} / {statistics.mean(head.sent[kind_name]):,.0f} |")
     print(f"\nidle workers: {base.worker.idle_rate * 1000:.1f} / {head.worker.idle_rate * 1000:.1f} ms of CPU per s "
