@@ -121,8 +121,9 @@ class Server:
 
 @contextlib.contextmanager
 def serve(pg_url: str, redis_url: str, workers: int, log_path: Path,
-          extra_env: dict[str, str] | None = None) -> Iterator[Server]:
-    """`scripts/run.sh` with Redis and `workers` backend workers; stopped (its process group) afterwards."""
+          extra_env: dict[str, str] | None = None, root: Path = ROOT) -> Iterator[Server]:
+    """`scripts/run.sh` (of the checkout `root`) with Redis and `workers` backend workers; stopped (its process
+    group) afterwards."""
     port, standin_port = free_port(), free_port()
     tmp = Path(tempfile.mkdtemp(prefix="marketplace-load-"))
     env = {
@@ -147,7 +148,8 @@ def serve(pg_url: str, redis_url: str, workers: int, log_path: Path,
         env.pop(name, None)
     base = f"http://127.0.0.1:{port}"
     try:
-        with running(["bash", "scripts/run.sh"], env=env, log_path=log_path, ready_url=f"{base}/") as process:
+        with running(["bash", "scripts/run.sh"], env=env, log_path=log_path, ready_url=f"{base}/",
+                     cwd=root) as process:
             yield Server(base, f"http://127.0.0.1:{standin_port}", process.pid)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -33,14 +33,15 @@ def tool_path() -> str:
 
 @contextlib.contextmanager
 def running(command: list[str], *, env: dict[str, str], log_path: Path, ready_url: str | None,
-            timeout: float = 900) -> Iterator[subprocess.Popen[bytes]]:
+            timeout: float = 900, cwd: Path = ROOT) -> Iterator[subprocess.Popen[bytes]]:
     """Run `command` in its own process group until the block ends, once `ready_url` answers 200 (or at once).
+    `cwd`: the checkout to run in (another revision's, for `benchmarks/step_ab.py`).
 
     A build rewrites reflex.lock/ from the benchmark's web folder, so the project's files are put back after."""
-    lock_files = {p: p.read_bytes() for p in (ROOT / "reflex.lock").glob("*") if p.is_file()}
+    lock_files = {p: p.read_bytes() for p in (cwd / "reflex.lock").glob("*") if p.is_file()}
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("w") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
                                    start_new_session=True)
     try:
         deadline = time.monotonic() + timeout

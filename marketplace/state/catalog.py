@@ -25,6 +25,7 @@ from marketplace.services.errors import DomainError
 from marketplace.services.seo import public_pages
 from marketplace.services.text import is_digits
 from marketplace.state import blocking
+from marketplace.state.changes import assign
 from marketplace.state.forms import take_submitted
 from marketplace.state.service_calls import QUIET, attempt
 from marketplace.state.session import ViewerMixin
@@ -282,11 +283,10 @@ class HomeState(ViewerMixin, rx.State):
             self.loading = True
             yield
         home = await blocking.run(_home_reads, self._token())
-        self.total_agents, self.total_categories, self.total_users = (
-            home.stats.total_agents, home.stats.total_categories, home.stats.total_users,
-        )
-        self.categories, self.category_options, self.featured = home.categories, home.category_options, home.featured
-        self.loading = False
+        # A tab that comes back to the page is sent what changed since (a new agent, a sale's count), not it all.
+        assign(self, total_agents=home.stats.total_agents, total_categories=home.stats.total_categories,
+               total_users=home.stats.total_users, categories=home.categories,
+               category_options=home.category_options, featured=home.featured, loading=False)
 
     @rx.event
     def set_query(self, value: str) -> None:
@@ -407,16 +407,17 @@ class BrowseState(ViewerMixin, rx.State):
         first: dict[str, str] = {}
         for name, value in pairs:
             first.setdefault(name, value.strip())
-        self.search = first.get("search", "")
-        self.price = catalog.price_filter(first.get("price"))
-        self.rating = catalog.rating_filter(first.get("rating"))
+        search = first.get("search", "")
         sort = first.get("sort", "").lower()
-        self.sort = sort if sort in SORT_LABELS or (sort == RELEVANCE and self.search) else ""
         wanted = [v.strip().lower() for n, v in pairs if n == "tag" and v.strip()]
-        self.tags = list(dict.fromkeys(wanted))[: catalog.MAX_TAGS]
         page = first.get("page", "1")
-        self.page = int(page) if is_digits(page) and 0 < int(page) <= 100_000 else 1
-        self.category = self._resolve_category(first.get("category", ALL).lower(), categories)
+        # Set only what the address changed: a visit of the address the page showed last sends no filter again.
+        assign(self, search=search, price=catalog.price_filter(first.get("price")),
+               rating=catalog.rating_filter(first.get("rating")),
+               sort=sort if sort in SORT_LABELS or (sort == RELEVANCE and search) else "",
+               tags=list(dict.fromkeys(wanted))[: catalog.MAX_TAGS],
+               page=int(page) if is_digits(page) and 0 < int(page) <= 100_000 else 1,
+               category=self._resolve_category(first.get("category", ALL).lower(), categories))
         return first.get("page")
 
     def _resolve_category(self, ref: str, categories: list[CategoryPublic]) -> str:
@@ -430,17 +431,20 @@ class BrowseState(ViewerMixin, rx.State):
         return ref
 
     def _update_options(self) -> None:
+        """The filters' options, set where they changed: a navigation builds them before the cards (the filters
+        of the address) and again with the counts, and sending all three lists each time was most of `/agents`'
+        delta."""
         names = dict(self._category_names)
         values = list(BROWSE_CATEGORIES)
         if self.category != ALL and self.category not in values:
             values.append(self.category)
         labels = {v: names.get(v, v.replace("-", " ").title()) for v in values}
-        self.category_options = [Option(ALL, "All categories"), *options(values, labels, self._category_counts)]
         prices = list(BROWSE_PRICES)
         if self.price not in prices:
             prices.append(self.price)
-        self.price_options = options(prices, PRICE_LABELS, self._price_counts)
-        self.rating_options = options(RATING_LABELS, RATING_LABELS, self._rating_counts)
+        assign(self, category_options=[Option(ALL, "All categories"), *options(values, labels, self._category_counts)],
+               price_options=options(prices, PRICE_LABELS, self._price_counts),
+               rating_options=options(RATING_LABELS, RATING_LABELS, self._rating_counts))
 
     def _address(self) -> str:
         url = agents_url(search=self.search.strip(), category=self.category, price=self.price, rating=self.rating,
@@ -468,11 +472,10 @@ class BrowseState(ViewerMixin, rx.State):
             self._bought = sorted(await blocking.run(catalog.purchased_agent_ids, actor=viewer)) if viewer else []
         done = await attempt(QUIET, _shown_page, self._query(), self.page)
         if done.failed:
-            self.cards, self.total, self.failed = [], 0, done.message
+            assign(self, cards=[], total=0, failed=done.message)
             return
-        self.page, self.total, cards = done.value
-        self.cards = with_bought(cards, set(self._bought))
-        self.failed = ""
+        page, total, cards = done.value
+        assign(self, page=page, total=total, cards=with_bought(cards, set(self._bought)), failed="")
 
     async def _count_options(self) -> None:
         """The counts beside the filter options, read after the cards are shown (a search's counts group all its
@@ -522,7 +525,7 @@ class BrowseState(ViewerMixin, rx.State):
             yield
         self._update_options()
         await self._fetch(reread_bought=True)
-        self.loading = False
+        assign(self, loading=False)
         self._shown = self._address()
         if asked is not None and asked != (str(self.page) if self.page > 1 else None):
             # ?page=99 of 3 pages (or page=0, page=x): the address says what is shown, in place of what was asked

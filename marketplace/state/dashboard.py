@@ -17,6 +17,7 @@ from reflex.event import EventSpec
 from marketplace.models import ApplicationStatus, Order, Role, User
 from marketplace.models.commerce import OrderPublic
 from marketplace.services import (
+    auth,
     billing,
     catalog,
     downloads,
@@ -35,6 +36,7 @@ from marketplace.services.vendors import applications as vendors
 from marketplace.state import blocking
 from marketplace.state.browser import download_js
 from marketplace.state.catalog import AgentCard, agent_card
+from marketplace.state.changes import assign, reset_changed
 from marketplace.state.display import (
     BROWSER_TIME_ZONE_JS,
     format_day,
@@ -44,9 +46,14 @@ from marketplace.state.display import (
 )
 from marketplace.state.forms import FormState, focus_first_error, take_submitted
 from marketplace.state.service_calls import Toast, attempt
-from marketplace.state.session import SessionState
+from marketplace.state.session import SessionState, forget_on_user_change
 
 TABS = ("purchases", "favorites", "orders", "profile", "payment", "account")
+# What each visit reads (`_load`) and copies from the session (`_remember_profile`): kept between visits of the
+# same user, and set where they changed.
+_READS = ("purchases", "orders", "favorites", "agents_owned", "completed_orders", "total_spent", "application_status",
+          "application_date", "saved_first_name", "saved_last_name", "saved_email", "saved_pending_email",
+          "can_apply")
 _PROFILE_FIELDS = {"firstName": "first_name", "lastName": "last_name", "email": "email",
                    "currentPassword": "current_password"}
 
@@ -223,6 +230,13 @@ def _dashboard_reads(user: User, zone: ZoneInfo) -> _Dashboard:
         total_spent=money.format_totals(summary.total_spent), application_status=status, application_date=day)
 
 
+def _dashboard_for(token: str | None, zone: ZoneInfo) -> tuple[User | None, _Dashboard | None]:
+    """Who the session cookie says and, signed in, everything the dashboard shows, in one trip to the state pool:
+    a trip of its own to ask who is signed in was a second hand-off on every visit."""
+    user = auth.user_for_token(token) if token else None
+    return user, (_dashboard_reads(user, zone) if user is not None else None)
+
+
 def order_row(order: Order, zone: ZoneInfo, refund: str = "", receipt_number: str = "") -> OrderRow:
     return OrderRow(
         id=order.id,
@@ -241,13 +255,14 @@ def order_row(order: Order, zone: ZoneInfo, refund: str = "", receipt_number: st
 
 
 class DashboardState(FormState, SessionState):
-    """The dashboard of the signed-in user; reset on every visit (the tab's state outlives page loads)."""
+    """The dashboard of the signed-in user; reset on every visit (the tab's state outlives page loads), but for the
+    lists its user sees again (`on_load`)."""
 
     FORM_FIELDS: ClassVar[dict[str, str]] = {f"form_{name}": name for name in _PROFILE_FIELDS.values()}
 
     tab: str = "purchases"
     loading: bool = True
-    time_zone: str = "UTC"
+    time_zone: str = ""  # the browser's, told on the tab's first visit
     purchases: list[PurchaseCard] = []
     favorites: list[AgentCard] = []  # the catalog's card record; `bought` marks 'Already purchased'
     orders: list[OrderRow] = []
@@ -279,6 +294,8 @@ class DashboardState(FormState, SessionState):
     applying: bool = False
     application_status: str = ""
     application_date: str = ""
+    # The user whose lists and figures (`_READS`) the fields hold: the tab's user while they are kept.
+    _lists_of: str = ""
 
     @rx.var
     def profile_changed(self) -> bool:
@@ -287,50 +304,60 @@ class DashboardState(FormState, SessionState):
 
     @rx.event
     async def on_load(self) -> AsyncIterator[EventSpec | None]:
-        zone = self.time_zone
-        self.reset()
+        """A visit: the page shows it is loading, then what the reads found. The lists a visit shows again are
+        kept, and `_load` sets only what changed: Reflex sends every field set, and re-sending each list twice
+        per visit (emptied, then filled) was a fifth of a visit's CPU (benchmarks/README.md, issue 35). A tab
+        whose user is no longer the lists' owner (signed out, or another user signed in) empties them here."""
+        mine = self.signed_in and self._lists_of == self.user_id
+        reset_changed(self, keep=("time_zone", "_lists_of", *_READS) if mine else ("time_zone",))
         tab = self.router.url.query_parameters.get("tab", "")
-        self.tab = tab if tab in TABS else "purchases"
+        assign(self, tab=tab if tab in TABS else "purchases")
         if not self.signed_in:
             self.loading = False
             return
-        if not zone:  # the tab's first visit: the browser tells its time zone
+        if not self.time_zone:  # the tab's first visit: the browser tells its time zone
             yield rx.call_script(BROWSER_TIME_ZONE_JS, callback=DashboardState.load_data)
             return
-        yield None  # the page empties and shows it is loading, with no round trip for the zone this tab told before
-        await self._load_data(zone)
+        yield None  # the page shows it is loading, with no round trip for the zone this tab told before
+        await self._load_data(self.time_zone)
 
     @rx.event
     async def load_data(self, zone_name: str) -> None:
         await self._load_data(zone_name)
 
     async def _load_data(self, zone_name: str) -> None:
-        self.time_zone = time_zone(zone_name).key
-        user = await self.viewer()
-        if user is None:
+        assign(self, time_zone=time_zone(zone_name).key)
+        user, d = await blocking.run(_dashboard_for, self._token(), time_zone(self.time_zone))
+        if user is None or d is None:
             self._apply(None)
+            reset_changed(self, keep=("time_zone", "tab"))
         else:
-            await self._load(user)
+            self._show(user, d)
         self._remember_profile()
         self.loading = False
 
-    async def _load(self, user: User) -> None:
-        d = await blocking.run(_dashboard_reads, user, time_zone(self.time_zone))
-        self.purchases, self.orders, self.favorites = d.purchases, d.orders, d.favorites
-        self.agents_owned, self.completed_orders, self.total_spent = d.agents_owned, d.completed_orders, d.total_spent
-        self.application_status, self.application_date = d.application_status, d.application_date
+    def _show(self, user: User, d: _Dashboard) -> None:
+        if self._lists_of != user.id:
+            self._lists_of = user.id
+        assign(self, purchases=d.purchases, orders=d.orders, favorites=d.favorites, agents_owned=d.agents_owned,
+               completed_orders=d.completed_orders, total_spent=d.total_spent,
+               application_status=d.application_status, application_date=d.application_date)
 
     async def _load_purchases(self, user: User) -> None:
-        self.purchases = await blocking.run(_purchase_cards, user, time_zone(self.time_zone))
+        assign(self, purchases=await blocking.run(_purchase_cards, user, time_zone(self.time_zone)))
 
     async def _load_application(self, user: User) -> None:
-        self.application_status, self.application_date = await blocking.run(
-            _application, user, time_zone(self.time_zone))
+        status, day = await blocking.run(_application, user, time_zone(self.time_zone))
+        assign(self, application_status=status, application_date=day)
 
     @rx.event
     def set_tab(self, tab: str) -> None:
         if tab in TABS:
             self.tab = tab
+
+    def _forget_lists(self) -> None:
+        """Signed out, or another user found in the tab (`SessionEvents`): nothing of the lists stays."""
+        reset_changed(self, keep=("time_zone",))
 
     # --- downloads ---------------------------------------------------------------------------------------
 
@@ -469,9 +496,8 @@ class DashboardState(FormState, SessionState):
     # --- profile -----------------------------------------------------------------------------------------
 
     def _remember_profile(self) -> None:
-        self.saved_first_name, self.saved_last_name = self.first_name, self.last_name
-        self.saved_email, self.saved_pending_email = self.email, self.pending_email
-        self.can_apply = self.role == Role.USER
+        assign(self, saved_first_name=self.first_name, saved_last_name=self.last_name, saved_email=self.email,
+               saved_pending_email=self.pending_email, can_apply=self.role == Role.USER)
 
     @rx.event
     def start_editing(self) -> None:
@@ -554,3 +580,6 @@ class DashboardState(FormState, SessionState):
             await self._load_application(user)
         self.applying = False
         yield rx.toast("Application Submitted", description="Your vendor application has been submitted for review.")
+
+
+forget_on_user_change(DashboardState, DashboardState._forget_lists)

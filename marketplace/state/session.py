@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from http.cookies import CookieError, SimpleCookie
+from typing import Any
 
 import reflex as rx
 from reflex.event import EventSpec
@@ -17,6 +19,14 @@ from marketplace.state import blocking
 from marketplace.state.browser import error_message, fetch_api
 
 FLASH_KEY = "mp-flash"
+# Page states that keep the signed-in user's own lists between visits (the dashboard), each with what empties them:
+# a tab's states outlive its page loads, and each page load's hydrate sends them all to whoever uses the tab next.
+_USER_LISTS: list[tuple[type[rx.State], Callable[[Any], None]]] = []
+
+
+def forget_on_user_change(state: type[rx.State], forget: Callable[[Any], None]) -> None:
+    """Have `forget(state)` run when the tab's user signs out (`logout`) or another user is found signed in."""
+    _USER_LISTS.append((state, forget))
 
 
 def flash_and_go(title: str, description: str, path: str = "/") -> EventSpec:
@@ -144,11 +154,19 @@ class SessionEvents(SessionState):
     event is sent to, and the states that edit the session's fields (the dashboard with its lists, account
     security) subclass `SessionState`; an event here loads this, its parents and nothing else."""
 
+    async def _forget_user_lists(self) -> None:
+        for state, forget in _USER_LISTS:
+            forget(await self.get_state(state))
+
     @rx.event
     async def load(self) -> None:
         """Every page's first on_load. A toast left by the previous page is shown by the toaster itself
-        (`components/flash_toaster.py`)."""
+        (`components/flash_toaster.py`). A tab whose user changed (a session that ended, another sign-in)
+        forgets the previous user's lists."""
+        before = self.user_id
         self._apply(await self.viewer())
+        if before and self.user_id != before:
+            await self._forget_user_lists()
         if self.demo_mode != settings.demo_enabled:
             self.demo_mode = settings.demo_enabled
         if not self.checked:
@@ -189,7 +207,10 @@ class SessionEvents(SessionState):
         return rx.toast.error("Could not send the e-mail", description=error_message(result) or "Please try again.")
 
     @rx.event
-    def logout(self) -> EventSpec:
+    async def logout(self) -> EventSpec:
+        """Sign out; the tab's states forget the user's lists first, or the next page's hydrate would send them
+        again."""
+        await self._forget_user_lists()
         return rx.call_script(
             "fetch('/api/logout', {method: 'POST', credentials: 'include'})"
             ".finally(() => window.location.assign('/'))"

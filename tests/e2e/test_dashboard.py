@@ -167,6 +167,42 @@ def test_favorites_show_agents_and_already_purchased(page: Page) -> None:
         page.request.delete("/api/favorites", data={"agentId": by_name[name]["id"]}, headers={"Origin": origin})
 
 
+def test_a_later_visit_shows_what_changed_and_the_next_user_only_their_own(page: Page) -> None:
+    """The dashboard keeps the lists a visit shows again (it sends only what changed): a favourite added meanwhile
+    shows on the next visit inside the app, and another user signed in in the same tab sees nothing of the
+    first user's."""
+    sign_in(page, "maria", "customer123")
+    agents = page.request.get("/api/agents?limit=100").json()
+    adcraft = next(a for a in (agents["items"] if isinstance(agents, dict) else agents) if a["name"] == "AdCraft")
+    _dashboard(page)
+    expect(page.locator(".purchase-card")).to_have_count(15)
+    origin = page.evaluate("location.origin")
+    added = page.request.post("/api/favorites", data={"agentId": adcraft["id"]}, headers={"Origin": origin})
+    assert added.ok, added.text()
+    try:
+        page.get_by_role("link", name="Browse Agents").first.click()  # away and back, inside the app
+        expect(page).to_have_url(re.compile(r"/agents/?$"))
+        page.click("#avatar-menu")
+        page.get_by_role("menuitem", name="Dashboard").click()
+        expect(page.locator("#summary-agents-value")).to_have_text("15")
+        page.click("#tab-favorites")
+        expect(page.locator("a.favorite-card", has_text="AdCraft")).to_be_visible()
+    finally:
+        page.request.delete("/api/favorites", data={"agentId": adcraft["id"]}, headers={"Origin": origin})
+
+    page.click("#avatar-menu")
+    page.get_by_role("menuitem", name="Log out").click()
+    expect(page.get_by_role("link", name="Sign In", exact=True)).to_be_visible()
+    sign_up(page, "next", form=True)  # in the same tab: someone who bought nothing, with no favourites
+    page.click("#avatar-menu")
+    page.get_by_role("menuitem", name="Dashboard").click()
+    expect(page.locator("#summary-agents-value")).to_have_text("0")
+    expect(page.locator("#purchases-empty")).to_be_visible()
+    expect(page.locator(".purchase-card")).to_have_count(0)
+    page.click("#tab-favorites")
+    expect(page.locator("#favorites-empty")).to_be_visible()
+
+
 def test_profile_edit_validates_and_saves(page: Page) -> None:
     username = sign_up(page, "dash", form=True)
     _dashboard(page, "profile")
