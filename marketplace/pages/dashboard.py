@@ -51,7 +51,7 @@ def _summary_card(name: str, tab: str, title: str, icon: str, value: Var, captio
             rx.vstack(
                 rx.text(title, size=rx.breakpoints(initial="1", md="2"), weight="medium", color_scheme="gray"),
                 rx.cond(DashboardState.loading, rx.spinner(size="2"),
-                        rx.heading(rx.el.p(value), size=rx.breakpoints(initial="4", md="7"), overflow_wrap="anywhere",
+                        rx.heading(rx.el.p(value), size=rx.breakpoints(initial="3", md="7"), overflow_wrap="anywhere",
                                    id=f"summary-{name}-value", as_child=True)),
                 rx.text(caption, size="1", color_scheme="gray", display=wide_only),
                 spacing="1", min_width="0",
