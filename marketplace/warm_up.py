@@ -9,7 +9,12 @@ served (measured with the loop timed around each callback, benchmarks/README.md 
   the first delta carrying a page's rows paid ~20 ms;
 - the default snapshot of every state, which each hydrate is diffed against (`_diff_against_initial_state`), is
   computed by the first hydrate of a process that did not compile the frontend: 5-12 ms;
-- anyio's asyncio backend is imported by the first `to_thread` call (serving a page file): ~10 ms.
+- anyio's asyncio backend is imported by the first `to_thread` call (serving a page file): ~10 ms;
+- and, later on, the garbage collector's full collections walked every object the worker had made at start-up
+  (migrations, the API's route contexts, the states' classes and caches): 60-110 ms of CPU each, on whichever
+  callback they fell (the browser suite's loop watch counts them apart, `loop_watch.py`). Once start-up is done,
+  those objects live as long as the worker: they are collected once and frozen (`gc.freeze`, as Reflex does in
+  the parent process before it forks the workers), and later collections walk only what came after.
 
 Lifespan start-up runs before the worker accepts a connection (Granian and Uvicorn wait for it), so no browser
 waits on any of this. The caches above are per process, so they are filled on a thread of the state pool (the
@@ -23,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gc
 import typing
 from collections.abc import AsyncIterator, Iterator
 
@@ -84,4 +90,6 @@ async def before_serving(api: FastAPI) -> AsyncIterator[None]:
     """The lifespan step (see the module's docstring): the worker serves once it is done."""
     await blocking.run(_fill_process_caches, api)
     await anyio.to_thread.run_sync(_nothing)
+    gc.collect()
+    gc.freeze()
     yield

@@ -1,9 +1,11 @@
 """The start-up warm-up (`marketplace/warm_up.py`) fills the per-process caches that a cold worker's first request
-or tab would otherwise fill on its event loop, before the worker serves; and it runs no SQL."""
+or tab would otherwise fill on its event loop, and freezes start-up's objects, before the worker serves; and it
+runs no SQL."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import reflex.state as reflex_state
 from reflex.state import State, all_base_state_classes
@@ -51,12 +53,15 @@ def test_the_warm_up_fills_the_first_requests_caches_and_runs_no_statement():
     event.listen(db.engine(), "before_cursor_execute", seen)
     try:
         asyncio.run(_run_before_serving())
+        frozen = gc.get_freeze_count()
     finally:
         event.remove(db.engine(), "before_cursor_execute", seen)
+        gc.unfreeze()  # this test process is no worker: its later garbage must stay collectable
 
     assert statements == []
     assert routing.documented_templates.cache_info().currsize == 1  # FastAPI's route contexts built with them
     assert State in reflex_state._initial_snapshot_cache  # the default snapshot every hydrate is diffed against
+    assert frozen > 0  # start-up's objects, kept out of every later full collection
     for lookup in (serializers.get_serializer, serializers.get_serializer_type):
         before = lookup.cache_info()
         lookup(AgentCard)
