@@ -4,7 +4,8 @@ A worker is a process of its own (with Redis the app runs several), and its cach
 first request or tab that reached a cold worker filled them on the worker's one event loop, stalling every tab it
 served (measured with the loop timed around each callback, benchmarks/README.md "CPU per step", issue 35):
 - FastAPI 0.165 builds the route contexts of its included routers (a pydantic adapter per parameter, 154 routes)
-  on the first `/api` request, where `api/routing.MethodGuard` reads the documented paths from them: 220-520 ms;
+  when it first routes a request, any request (pages are mounted behind the API's routes), and
+  `api/routing.MethodGuard` reads the documented paths from them: 220-240 ms of CPU;
 - Reflex looks up a serializer once per type (`get_serializer`, cached per process, through ABC subclass checks):
   the first delta carrying a page's rows paid ~20 ms;
 - the default snapshot of every state, which each hydrate is diffed against (`_diff_against_initial_state`), is

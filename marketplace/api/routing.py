@@ -36,8 +36,8 @@ class _Template:
 def documented_templates(api: FastAPI) -> tuple[_Template, ...]:
     """The documented paths (those the OpenAPI document lists) and their methods, read from the routes: building
     the OpenAPI document itself costs seconds, paid by the first request of every app instance. Reading the
-    routes still makes FastAPI build every included route's context (220-520 ms): once per process, at start-up
-    (`marketplace/warm_up.py`), after every router is included."""
+    routes makes FastAPI build every included route's context (~220 ms), as its first routed request would:
+    once per process, at start-up (`marketplace/warm_up.py`), after every router is included."""
     documented: dict[str, set[str]] = {}
     for route in iter_route_contexts(api.routes):  # as `api.openapi()` walks them, included routers too
         if isinstance(route.original_route, APIRoute) and route.include_in_schema and route.path_format:
