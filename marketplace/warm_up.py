@@ -33,10 +33,10 @@ import gc
 import typing
 from collections.abc import AsyncIterator, Iterator
 
-import anyio.to_thread
 from fastapi import FastAPI
 from reflex.state import BaseState, State, _diff_against_initial_state
-from reflex_base.utils import serializers
+from reflex.utils import serializers
+from starlette.concurrency import run_in_threadpool
 
 from marketplace.api import routing
 from marketplace.state import blocking
@@ -83,14 +83,14 @@ def _fill_process_caches(api: FastAPI) -> None:
 
 
 def _nothing() -> None:
-    """A call for anyio's first worker thread to run."""
+    """A call for anyio's first worker thread to run (importing its asyncio backend)."""
 
 
 @contextlib.asynccontextmanager
 async def before_serving(api: FastAPI) -> AsyncIterator[None]:
     """The lifespan step (see the module's docstring): the worker serves once it is done."""
     await blocking.run(_fill_process_caches, api)
-    await anyio.to_thread.run_sync(_nothing)
+    await run_in_threadpool(_nothing)  # anyio's `to_thread`, as Starlette's file responses call it
     gc.collect()
     gc.freeze()
     yield

@@ -9,7 +9,7 @@ import gc
 
 import reflex.state as reflex_state
 from reflex.state import State, all_base_state_classes
-from reflex_base.utils import serializers
+from reflex.utils import serializers
 from sqlalchemy import event
 
 import marketplace.marketplace as app_module
