@@ -7,7 +7,7 @@ from functools import partial
 
 import reflex as rx
 
-from marketplace import loop_watch, migrate
+from marketplace import loop_watch, migrate, warm_up
 from marketplace.api import admission
 from marketplace.api.app import create_api
 from marketplace.components.flash_toaster import flash_toaster
@@ -69,24 +69,26 @@ def _on_start() -> None:
     plans.ensure_plans()
     auth.purge_expired()
     ratelimit.purge()
-    _watch_the_loop()
 
 
 def _watch_the_loop() -> None:
-    """With `SLOW_CALLBACK_MS`, report each callback that holds this worker's event loop longer. Last in
-    start-up: compiling and migrating may hold it, no browser is being served yet."""
+    """With `SLOW_CALLBACK_MS`, report each callback that holds this worker's event loop longer. After the
+    start-up steps (migrating, the warm-up) and before the background loops: no browser is being served yet."""
     if settings.slow_callback_ms > 0:
         loop_watch.watch(asyncio.get_running_loop(), settings.slow_callback_ms)
 
 
+api = create_api()
 app = rx.App(
-    api_transformer=create_api(),
+    api_transformer=api,
     toaster=flash_toaster(visible_toasts=1, duration=5000, close_button=True, position="bottom-right"),
     hydrate_fallback=loading_frame,  # addresses without a prerendered page show the frame, not a blank page
 )
 # Link previews need an absolute image address: the site's preview image rather than Reflex's relative favicon.
 add_page = partial(app.add_page, image=addresses.absolute(previews.site_preview_path()))
 app.register_lifespan_task(_on_start)
+app.register_lifespan_task(warm_up.before_serving, api=api)  # the worker's one-time costs, before it serves
+app.register_lifespan_task(_watch_the_loop)
 app.register_lifespan_task(uploads.sweep_forever)  # unattached uploads expire and are deleted
 app.register_lifespan_task(mail_outbox.send_forever)  # sends the mail outbox from the app's process
 app.register_lifespan_task(scanning.scan_forever)  # scans stored files off the requests, rescans daily

@@ -78,7 +78,8 @@ echo "==> browser tests (database: ${E2E_DATABASE_URL:-SQLite}, state: ${E2E_RED
 # summary info"); a test that fails twice fails the suite. The ones that passed on the second try are open bugs,
 # not noise: read them in the summary. Causes found and fixed: toasts missed after a stall (now recorded as they
 # appear, `expect_toast`); the loop watch blaming a state for interpreter-lock and CPU contention
-# (marketplace/loop_watch.py). Found, not yet fixed (issue 35): with PostgreSQL and Redis the app runs several
-# workers, the suite's warm-up reaches one, and another worker's first hydrate can hold its loop ~50 ms of its own
-# work (its default snapshot of every state, first use of code paths).
+# (marketplace/loop_watch.py). The last one found (issue 35): with PostgreSQL and Redis the app runs several
+# workers, the suite's warm-up reaches one, and another worker's first hydrate held its loop ~50 ms of its own work
+# (its default snapshot of every state, first serializer look-ups); each worker now pays those before it serves
+# (marketplace/warm_up.py). The retry stays until a full run with PostgreSQL and Redis passes without it.
 env -u TEST_DATABASE_URL python -m pytest tests/e2e -q -p no:cacheprovider -m "$MARKS" --reruns 1 --rerun-show-tracebacks

@@ -32,9 +32,12 @@ class _Template:
     methods: frozenset[str]
 
 
-def _templates(api: FastAPI) -> list[_Template]:
+@lru_cache(maxsize=8)
+def documented_templates(api: FastAPI) -> tuple[_Template, ...]:
     """The documented paths (those the OpenAPI document lists) and their methods, read from the routes: building
-    the OpenAPI document itself costs seconds, paid by the first request of every app instance."""
+    the OpenAPI document itself costs seconds, paid by the first request of every app instance. Reading the
+    routes makes FastAPI build every included route's context (~220 ms), as its first routed request would:
+    once per process, at start-up (`marketplace/warm_up.py`), after every router is included."""
     documented: dict[str, set[str]] = {}
     for route in iter_route_contexts(api.routes):  # as `api.openapi()` walks them, included routers too
         if isinstance(route.original_route, APIRoute) and route.include_in_schema and route.path_format:
@@ -45,7 +48,7 @@ def _templates(api: FastAPI) -> list[_Template]:
         pattern = re.compile("[^/]+".join(re.escape(piece) for piece in _PARAMETER.split(path)))
         literal = tuple(_PARAMETER.search(segment) is None for segment in path.split("/"))
         templates.append(_Template(pattern, literal, frozenset(operations)))
-    return templates
+    return tuple(templates)
 
 
 def _method_not_allowed(allowed: list[str]) -> JSONResponse:
@@ -59,17 +62,14 @@ class MethodGuard:
     def __init__(self, app: ASGIApp, api: FastAPI) -> None:
         self.app = app
         self.api = api
-        self._templates: list[_Template] | None = None
         # Every /api request asks: remembered per path (bounded), rather than matching each template each time.
         self.documented = lru_cache(maxsize=4096)(self._documented)
 
     def _documented(self, path: str) -> tuple[str, ...] | None:
         """The documented methods of `path`, from the most literal templates it matches; None when none does."""
-        if self._templates is None:  # built on first use: every router is included by then
-            self._templates = _templates(self.api)
         best: tuple[bool, ...] | None = None
         methods: set[str] = set()
-        for template in self._templates:
+        for template in documented_templates(self.api):  # every router is included by the first request
             if template.pattern.fullmatch(path):
                 if best is None or template.literal > best:
                     best, methods = template.literal, set(template.methods)

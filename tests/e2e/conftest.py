@@ -118,9 +118,13 @@ def _empty_postgres(url: str) -> None:
 
 
 def _warm_up(browser: Browser, base: str) -> None:
-    """One page load before any test: a cold worker's first events pay one-time costs (Reflex's first deltas,
-    modules imported on first use) that the loop watch would blame on whichever test's state came first. A new
-    tab's first events can still hold the loop 50-70 ms later on (an open question, not a start-up cost)."""
+    """One page load before any test: the app hydrates a page before the first test's clock starts. The
+    one-time costs a cold worker's first events paid (FastAPI's route contexts, Reflex's serializer look-ups and
+    default snapshot) each worker now pays before it serves (`marketplace/warm_up.py`): measured, a cold worker's
+    first tab held its loop 8-10 ms of CPU as later tabs do, where it held 23-28 ms (and its first request
+    220-240 ms). This load is kept until a full run with several workers passes without it. Longer holds later on
+    were full garbage collections falling in a callback (the loop watch counts them apart): start-up's objects
+    are frozen out of them, a worker's tabs and requests since are not."""
     context = new_context(browser, base_url=base)
     try:
         page = context.new_page()
