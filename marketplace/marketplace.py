@@ -7,7 +7,7 @@ from functools import partial
 
 import reflex as rx
 
-from marketplace import loop_watch, migrate, warm_up
+from marketplace import loop_watch, migrate, state_lock, warm_up
 from marketplace.api import admission
 from marketplace.api.app import create_api
 from marketplace.components.flash_toaster import flash_toaster
@@ -60,6 +60,9 @@ from marketplace.state.plans import OfferState
 from marketplace.state.session import SessionEvents
 from marketplace.state.vendors.page import VendorState
 from marketplace.state.vendors.wizard import WizardState
+
+# A tab's Redis state lock is released even when a cancelled event had just taken it (marketplace/state_lock.py).
+state_lock.install()
 
 
 def _on_start() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -12,10 +13,11 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Frame, Page, WebSocket, expect, sync_playwright
 
 from tests.ports import free_port
 
@@ -72,6 +74,8 @@ SLOW_CALLBACK = re.compile(r"Executing .+? took \d+\.\d+ seconds")
 STATE_EVENT = "name='reflex_event|"
 APP_LOG = pytest.StashKey[Path]()
 LOG_START = pytest.StashKey[int]()  # where the app's log stood when a test began
+BROWSER_LOG = pytest.StashKey[list[str]]()  # what the test's page saw (`record_browser`)
+FRAME_CHARS = 300  # of each websocket frame in that record: enough for the event's name and the delta's states
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -91,6 +95,34 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     # The session's app (and its log) is gone when the last test's teardown fails after it was stopped.
     if report.failed and log is not None and start is not None and log.exists():
         report.sections.append(("app log during the test (last 8,000 characters)", logged_since(log, start)[-8000:]))
+    if report.failed and (seen := item.stash.get(BROWSER_LOG, None)):
+        report.sections.append(("browser during the test: navigations, console, websockets (last 12,000 characters)",
+                                "\n".join(seen)[-12000:] + _tab_lock(seen)))
+
+
+# The tab's session token in the record: in its event websocket's address, or as Reflex renamed the tab.
+TAB_TOKEN = re.compile(r'token=([0-9a-f-]{36})|"new_token",\s*"([0-9a-f-]{36})"')
+
+
+def _tab_lock(seen: list[str]) -> str:
+    """With Redis: who holds the state lock of the page's tab now. A page whose hydrate waits for that lock (held
+    by an event of the tab's previous page until the lock expires) otherwise fails with nothing in either log."""
+    tokens = [a or b for a, b in TAB_TOKEN.findall("\n".join(seen))]
+    if not (url := os.environ.get("E2E_REDIS_URL")) or not tokens:
+        return ""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=2)
+    try:
+        key = f"{tokens[-1]}_lock"
+        holder, left = cast(bytes | None, client.get(key)), client.pttl(key)
+    except redis.RedisError as error:
+        return f"\nthe tab's state lock could not be read: {error}"
+    finally:
+        client.close()
+    if holder is None:
+        return f"\nthe tab's state lock ({key}) is free"
+    return f"\nthe tab's state lock ({key}) is held by {holder.decode(errors='replace')}, for {left} ms more"
 
 
 def _wait_for(url: str, proc: subprocess.Popen, log: Path, timeout: float = 300) -> None:
@@ -242,11 +274,40 @@ def new_context(browser: Browser, **options: object) -> BrowserContext:
     return context
 
 
+def record_browser(page: Page, seen: list[str]) -> None:
+    """Write into `seen` what the page does that a failure's traceback does not tell: its navigations, console
+    messages, uncaught errors and event websockets (opened, each frame's start, refused, closed), each with the
+    seconds since the record began. A page that never hydrates shows here whether its socket was refused, never
+    answered, or answered without the hydrate's update."""
+    began, sockets = time.monotonic(), itertools.count(1)
+
+    def note(text: str) -> None:
+        seen.append(f"{time.monotonic() - began:7.3f} {text}")
+
+    def socket(ws: WebSocket) -> None:
+        name = f"ws#{next(sockets)}"
+        note(f"{name} opened {ws.url}")
+        ws.on("framesent", lambda frame: note(f"{name} > {str(frame)[:FRAME_CHARS]}"))
+        ws.on("framereceived", lambda frame: note(f"{name} < {str(frame)[:FRAME_CHARS]}"))
+        ws.on("socketerror", lambda error: note(f"{name} error: {error}"))
+        ws.on("close", lambda _: note(f"{name} closed"))
+
+    def navigated(frame: Frame) -> None:
+        if frame == page.main_frame:
+            note(f"navigated to {frame.url}")
+
+    page.on("framenavigated", navigated)
+    page.on("console", lambda message: note(f"console.{message.type}: {message.text[:1000]}"))
+    page.on("pageerror", lambda error: note(f"page error: {error}"))
+    page.on("websocket", socket)
+
+
 @pytest.fixture
 def page(browser: Browser, app_server: str, request: pytest.FixtureRequest) -> Iterator[Page]:
     context = new_context(browser, base_url=app_server, viewport={"width": 1280, "height": 900})
     context.set_default_timeout(15_000)
     pg = context.new_page()
+    record_browser(pg, request.node.stash.setdefault(BROWSER_LOG, []))
     yield pg
     ARTIFACTS.mkdir(exist_ok=True)
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
