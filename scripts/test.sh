@@ -74,12 +74,10 @@ if [[ "${E2E_DATABASE_URL:-}" == postgresql* ]] && [ -n "${E2E_REDIS_URL:-}" ]; 
   MARKS="e2e"
 fi
 echo "==> browser tests (database: ${E2E_DATABASE_URL:-SQLite}, state: ${E2E_REDIS_URL:-in memory}; -m \"$MARKS\")"
-# A browser test that fails is run once more, and the summary prints its first failure in full ("rerun test
-# summary info"); a test that fails twice fails the suite. The ones that passed on the second try are open bugs,
-# not noise: read them in the summary. Causes found and fixed: toasts missed after a stall (now recorded as they
-# appear, `expect_toast`); the loop watch blaming a state for interpreter-lock and CPU contention
-# (marketplace/loop_watch.py). The last one found (issue 35): with PostgreSQL and Redis the app runs several
-# workers, the suite's warm-up reaches one, and another worker's first hydrate held its loop ~50 ms of its own work
-# (its default snapshot of every state, first serializer look-ups); each worker now pays those before it serves
-# (marketplace/warm_up.py). The retry stays until a full run with PostgreSQL and Redis passes without it.
-env -u TEST_DATABASE_URL python -m pytest tests/e2e -q -p no:cacheprovider -m "$MARKS" --reruns 1 --rerun-show-tracebacks
+# No retries: a browser test that fails fails the suite (issue 35). Causes of earlier one-off failures, each
+# found and fixed: toasts missed after a stall (recorded as they appear, `expect_toast`); the loop watch blaming a
+# state for interpreter-lock and CPU contention (marketplace/loop_watch.py); a cold worker's first hydrate paying
+# its one-time costs on the loop (marketplace/warm_up.py); a tab's Redis lock left by a cancelled event, which
+# kept the next page from hydrating for 30 s (marketplace/state_lock.py). A failure's report shows the page's
+# navigations, console and socket frames, and who held the tab's lock (tests/e2e/conftest.py).
+env -u TEST_DATABASE_URL python -m pytest tests/e2e -q -p no:cacheprovider -m "$MARKS"
