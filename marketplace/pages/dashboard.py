@@ -58,7 +58,7 @@ def _summary_card(name: str, tab: str, title: str, icon: str, value: Var, captio
             ),
             rx.spacer(),
             rx.box(rx.icon(icon, size=22, color="var(--accent-9)"), display=wide_only),
-            width="100%",
+            width="100%", spacing=rx.breakpoints(initial="0", md="3"),  # no gap beside the hidden icon on phones
         ),
         size=rx.breakpoints(initial="1", md="2"),
         on_click=DashboardState.set_tab(tab),
