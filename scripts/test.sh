@@ -83,9 +83,8 @@ echo "==> browser tests (database: ${E2E_DATABASE_URL:-SQLite}, state: ${E2E_RED
 # for 30 s (marketplace/state_lock.py). A failure's report shows the page's navigations, console and socket
 # frames, and who held the tab's lock (tests/e2e/conftest.py). With PostgreSQL and Redis the suite passed a full
 # run without this retry on a quiet host; with the CPU made busy two failures are still open: the vendor
-# application's submit click sent no event, and the wizard's Next click after the tags left it on step 1. Likely
-# one cause (not yet proven): the click's press blurs the field, the field's value is sent on blur, and the
-# answer changes the layout above the button (an error line removed; the tag chips added) before the release,
-# so press and release land on different elements. A person clicking as soon as they stop typing can lose the
-# click the same way. The retry stays until this is fixed.
+# application's submit click sent no event, and the wizard's Next click after the tags left it on step 1. Both
+# are a click whose press takes the focus from a field (which sends its value) and whose release comes after the
+# answer: reproduced at will that way (press, wait for the answer, release), and still lost when the button does
+# not move, so not the layout alone; the cause is open. The retry stays until it is fixed.
 env -u TEST_DATABASE_URL python -m pytest tests/e2e -q -p no:cacheprovider -m "$MARKS" --reruns 1 --rerun-show-tracebacks
