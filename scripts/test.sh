@@ -85,6 +85,6 @@ echo "==> browser tests (database: ${E2E_DATABASE_URL:-SQLite}, state: ${E2E_RED
 # run without this retry on a quiet host; with the CPU made busy two failures are still open: the vendor
 # application's submit click sent no event, and the wizard's Next click after the tags left it on step 1. Both
 # are a click whose press takes the focus from a field (which sends its value) and whose release comes after the
-# answer: reproduced at will that way (press, wait for the answer, release), and still lost when the button does
+# answer: the wizard's reproduced at will that way (press, wait for the answer, release), still lost when Next does
 # not move, so not the layout alone; the cause is open. The retry stays until it is fixed.
 env -u TEST_DATABASE_URL python -m pytest tests/e2e -q -p no:cacheprovider -m "$MARKS" --reruns 1 --rerun-show-tracebacks
